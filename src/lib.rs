@@ -1,0 +1,8 @@
+//! moonloop: a host that runs games written in Luau.
+#![warn(missing_docs)]
+
+pub mod clock;
+pub mod error;
+
+pub use clock::{Clock, ClockSpec};
+pub use error::{Error, Result};
