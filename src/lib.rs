@@ -6,3 +6,9 @@ pub mod error;
 
 pub use clock::{Clock, ClockSpec};
 pub use error::{Error, Result};
+pub mod cues;
+pub mod engine;
+pub mod input;
+pub mod lua;
+pub mod replay;
+pub mod state;

@@ -1,0 +1,409 @@
+//! Engine: one frame in the order SPEC.md gives, driven by a clock.
+//!
+//! The engine knows nothing of Luau. A [`Game`] supplies `update` and
+//! `render`; the engine owns the clock, the frame counter, simulated time,
+//! the input frame and the cue log, and can be stepped from a Rust test with
+//! no window, no GPU and no script.
+
+use std::time::Instant;
+
+use crate::clock::Clock;
+use crate::cues::CueLog;
+use crate::error::{Error, Result};
+use crate::input::{InputFrame, Script};
+use crate::replay::ReplayWriter;
+
+/// What `update` may use (C1): the frame's input, and the cue log it plays
+/// cues into.
+#[derive(Debug)]
+pub struct UpdateCtx<'a> {
+    /// The delivered frame's number, counted from 1.
+    pub frame: u64,
+    /// The frame's input.
+    pub input: &'a InputFrame,
+    /// Where played cues go.
+    pub cues: &'a mut CueLog,
+}
+
+/// What `render` may use (C2). The scene and screen layer join it with the
+/// renderer; `render` gets nothing that reads input or plays a cue.
+#[derive(Debug)]
+pub struct RenderCtx {
+    /// The delivered frame's number, counted from 1.
+    pub frame: u64,
+}
+
+/// A game the engine steps: the part that is the author's.
+pub trait Game {
+    /// Runs step 5: advances the game's state by `dt` seconds.
+    ///
+    /// # Errors
+    /// The update failed; the game keeps the state it had.
+    fn update(&mut self, ctx: UpdateCtx<'_>, dt: f64) -> Result;
+
+    /// Runs step 6: poses the scene and draws the screen layer from the state.
+    ///
+    /// # Errors
+    /// The render failed; nothing is lost.
+    fn render(&mut self, ctx: RenderCtx) -> Result;
+}
+
+/// What one tick did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tick {
+    /// The clock declined: nothing advanced.
+    Declined,
+    /// A frame ran (possibly with errors, see [`Engine::frame_errors`]).
+    Delivered,
+}
+
+/// The frame loop's state: a game, its clock, and what the frames left.
+pub struct Engine<G> {
+    clock: Box<dyn Clock>,
+    game: G,
+    frame: u64,
+    time: f64,
+    last_dt: f64,
+    input: InputFrame,
+    cues: CueLog,
+    script: Option<Script>,
+    replay: Option<ReplayWriter>,
+    paused: bool,
+    errors: Vec<Error>,
+}
+
+impl<G: Game> Engine<G> {
+    /// Creates an engine stepping `game` by `clock`, with no frames run.
+    pub fn new(game: G, clock: Box<dyn Clock>) -> Self {
+        Engine {
+            clock,
+            game,
+            frame: 0,
+            time: 0.0,
+            last_dt: 0.0,
+            input: InputFrame::default(),
+            cues: CueLog::default(),
+            script: None,
+            replay: None,
+            paused: false,
+            errors: Vec::with_capacity(2),
+        }
+    }
+
+    /// Replaces the clock; the next tick asks the new one.
+    pub fn set_clock(&mut self, clock: Box<dyn Clock>) {
+        self.clock = clock;
+    }
+
+    /// Feeds scripted input: each event is queued on the frame it is due.
+    pub fn set_script(&mut self, script: Script) {
+        self.script = Some(script);
+    }
+
+    /// Records every delivered delta and applied input event to `writer`.
+    pub fn set_replay_writer(&mut self, writer: ReplayWriter) {
+        self.replay = Some(writer);
+    }
+
+    /// Replaces the input frame (to give it the game's actions).
+    pub fn set_input(&mut self, input: InputFrame) {
+        self.input = input;
+    }
+
+    /// Runs one tick at host time `now`, in SPEC order.
+    ///
+    /// Errors from `update` and `render` do not stop the frame: the state
+    /// stays the last good one, later steps still run, and the errors are
+    /// kept in [`Engine::frame_errors`] until the next delivered frame.
+    pub fn tick(&mut self, now: Instant) -> Tick {
+        // 1. The clock is called once; a declined tick ends the frame.
+        if self.paused {
+            return Tick::Declined;
+        }
+        let Some(dt) = self.clock.tick(now) else {
+            return Tick::Declined;
+        };
+        self.errors.clear();
+
+        // 2. The frame counter, simulated time and the last delta advance.
+        self.frame += 1;
+        self.time += dt;
+        self.last_dt = dt;
+        self.begin_input(dt);
+
+        // 3-4. The surfaces follow the window (the renderer's part).
+
+        // 5. update runs; its result replaces the state.
+        let ctx = UpdateCtx {
+            frame: self.frame,
+            input: &self.input,
+            cues: &mut self.cues,
+        };
+        if let Err(err) = self.game.update(ctx, dt) {
+            self.errors.push(err);
+        }
+
+        // 6. render runs.
+        if let Err(err) = self.game.render(RenderCtx { frame: self.frame }) {
+            self.errors.push(err);
+        }
+
+        // 7-10. The scene is drawn, recorded, overlaid and presented (the
+        // renderer's part).
+
+        // 11. The input frame closes.
+        self.input.close();
+        Tick::Delivered
+    }
+
+    fn begin_input(&mut self, dt: f64) {
+        if let Some(script) = &mut self.script {
+            script.feed(self.frame, self.time, &mut self.input);
+        }
+        match &mut self.replay {
+            None => self.input.begin(|_| {}),
+            Some(replay) => {
+                let mut result = replay.frame(self.frame, dt);
+                self.input.begin(|event| {
+                    if result.is_ok() {
+                        result = replay.event(event);
+                    }
+                });
+                if let Err(err) = result {
+                    self.errors.push(err);
+                }
+            }
+        }
+    }
+
+    /// Runs `ticks` ticks, as a test or a script steps the game.
+    ///
+    /// # Errors
+    /// The first error of a delivered frame stops the advance and is
+    /// returned (S4: under an explicit advance, errors reach the caller).
+    pub fn advance(&mut self, ticks: u64) -> Result {
+        for _ in 0..ticks {
+            // Scripted clocks ignore the timestamp; only real-time ones need it.
+            let now = if self.clock.is_real_time() {
+                Instant::now()
+            } else {
+                START.with(|start| *start)
+            };
+            self.tick(now);
+            if !self.errors.is_empty() {
+                return Err(self.errors.remove(0));
+            }
+        }
+        Ok(())
+    }
+
+    /// Returns the errors of the last delivered frame.
+    pub fn frame_errors(&self) -> &[Error] {
+        &self.errors
+    }
+
+    /// Pauses the simulation: ticks are declined until [`Engine::resume`].
+    pub fn pause(&mut self) {
+        self.paused = true;
+    }
+
+    /// Resumes the simulation; the clock starts afresh (a wall clock's
+    /// first delta is 0, K1).
+    pub fn resume(&mut self) {
+        if self.paused {
+            self.paused = false;
+            self.clock.resume();
+        }
+    }
+
+    /// Returns the number of delivered frames.
+    pub fn frame(&self) -> u64 {
+        self.frame
+    }
+
+    /// Returns simulated time: the sum of delivered deltas, in seconds.
+    pub fn time(&self) -> f64 {
+        self.time
+    }
+
+    /// Returns the last delivered delta, in seconds.
+    pub fn last_dt(&self) -> f64 {
+        self.last_dt
+    }
+
+    /// Returns the game.
+    pub fn game(&self) -> &G {
+        &self.game
+    }
+
+    /// Returns the game, to change it between frames.
+    pub fn game_mut(&mut self) -> &mut G {
+        &mut self.game
+    }
+
+    /// Returns the input frame, to queue live input between frames.
+    pub fn input_mut(&mut self) -> &mut InputFrame {
+        &mut self.input
+    }
+
+    /// Returns the cue log.
+    pub fn cues(&self) -> &CueLog {
+        &self.cues
+    }
+
+    /// Returns the cue log, to drain it.
+    pub fn cues_mut(&mut self) -> &mut CueLog {
+        &mut self.cues
+    }
+
+    /// Says whether the script (if any) has fed all its events.
+    pub fn script_done(&self) -> bool {
+        self.script.as_ref().is_none_or(Script::is_done)
+    }
+
+    /// Writes any buffered replay log to disk.
+    ///
+    /// # Errors
+    /// The log could not be written.
+    pub fn flush(&mut self) -> Result {
+        match &mut self.replay {
+            Some(replay) => replay.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+thread_local! {
+    /// The timestamp an explicit advance hands a scripted clock, which ignores it.
+    static START: Instant = Instant::now();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::{ConstantClock, ListClock};
+    use crate::input::{Binding, InputEvent, Key};
+
+    /// A game in plain Rust: counts what it saw.
+    #[derive(Default)]
+    struct Probe {
+        updates: Vec<(u64, f64)>,
+        renders: u64,
+        space_pressed: Vec<u64>,
+        fail_update_on: Option<u64>,
+    }
+
+    impl Game for Probe {
+        fn update(&mut self, ctx: UpdateCtx<'_>, dt: f64) -> Result {
+            if self.fail_update_on == Some(ctx.frame) {
+                return Err(Error::Script("boom".into()));
+            }
+            self.updates.push((ctx.frame, dt));
+            let space = Binding::Key(Key::from_name("space").unwrap());
+            if ctx.input.pressed(space) {
+                self.space_pressed.push(ctx.frame);
+            }
+            if ctx.frame % 2 == 0 {
+                ctx.cues.play(ctx.frame, "even", 1.0, 1.0, 0.0);
+            }
+            Ok(())
+        }
+
+        fn render(&mut self, _ctx: RenderCtx) -> Result {
+            self.renders += 1;
+            Ok(())
+        }
+    }
+
+    fn clock(deltas: &[Option<f64>]) -> Box<dyn Clock> {
+        // A clock that follows a list of answers, None declining.
+        struct Answers(Vec<Option<f64>>, usize);
+        impl Clock for Answers {
+            fn tick(&mut self, _now: Instant) -> Option<f64> {
+                self.1 += 1;
+                self.0[(self.1 - 1) % self.0.len()]
+            }
+        }
+        Box::new(Answers(deltas.to_vec(), 0))
+    }
+
+    #[test]
+    fn delivered_frames_advance_counter_time_and_delta() {
+        let mut engine = Engine::new(
+            Probe::default(),
+            Box::new(ListClock::repeating(vec![0.5, 0.25])),
+        );
+        engine.advance(3).unwrap();
+        assert_eq!(engine.frame(), 3, "three delivered frames");
+        assert_eq!(engine.time(), 1.25, "simulated time is the sum of deltas");
+        assert_eq!(engine.last_dt(), 0.5);
+        assert_eq!(engine.game().updates, [(1, 0.5), (2, 0.25), (3, 0.5)]);
+        assert_eq!(
+            engine.game().renders,
+            3,
+            "render runs once per delivered frame"
+        );
+    }
+
+    #[test]
+    fn declined_tick_changes_nothing() {
+        let mut engine = Engine::new(Probe::default(), clock(&[Some(0.1), None, None, Some(0.1)]));
+        let now = Instant::now();
+        engine
+            .input_mut()
+            .push(InputEvent::Tap(Key::from_name("space").unwrap()));
+        // tick 1: delivered, sees the press.
+        assert_eq!(engine.tick(now), Tick::Delivered);
+        engine
+            .input_mut()
+            .push(InputEvent::Press(Key::from_name("space").unwrap()));
+        // ticks 2 and 3: declined; nothing advances and the queued input waits.
+        assert_eq!(engine.tick(now), Tick::Declined);
+        assert_eq!(engine.tick(now), Tick::Declined);
+        assert_eq!(
+            (engine.frame(), engine.time()),
+            (1, 0.1),
+            "a declined tick changes nothing"
+        );
+        assert_eq!(engine.game().renders, 1, "no render on a declined tick");
+        // tick 4: delivered; the tap's release and the new press apply now.
+        assert_eq!(engine.tick(now), Tick::Delivered);
+        assert_eq!(
+            engine.game().space_pressed,
+            [1, 2],
+            "each edge seen by exactly one delivered frame"
+        );
+    }
+
+    // rule: S4
+    #[test]
+    fn advance_raises_the_first_error_and_render_still_runs() {
+        let probe = Probe {
+            fail_update_on: Some(2),
+            ..Default::default()
+        };
+        let mut engine = Engine::new(probe, Box::new(ConstantClock::new(0.1)));
+        let err = engine.advance(5).unwrap_err();
+        assert_eq!(err.to_string(), "boom");
+        assert_eq!(engine.frame(), 2, "the advance stops at the failing frame");
+        assert_eq!(engine.game().renders, 2, "render ran on the failing frame");
+    }
+
+    #[test]
+    fn pause_declines_and_resume_restarts_the_clock() {
+        let mut engine = Engine::new(Probe::default(), Box::new(ConstantClock::new(0.1)));
+        engine.pause();
+        assert_eq!(engine.tick(Instant::now()), Tick::Declined);
+        engine.resume();
+        assert_eq!(engine.tick(Instant::now()), Tick::Delivered);
+    }
+
+    // rule: H7
+    #[test]
+    fn cues_are_logged_by_frame() {
+        let mut engine = Engine::new(Probe::default(), Box::new(ConstantClock::new(0.1)));
+        engine.advance(4).unwrap();
+        let frames: Vec<u64> = engine.cues().cues().iter().map(|c| c.frame).collect();
+        assert_eq!(frames, [2, 4]);
+    }
+}

@@ -1,0 +1,463 @@
+//! LuaGame: a game folder loaded into its own sandboxed VM (rules G1, G2,
+//! S1-S6), stepped by the engine through the [`Game`] trait.
+
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mlua::{AnyUserData, Function, Lua, MultiValue, Table, Value};
+
+use super::handles::{InputHandle, Leases, SurfaceHandle};
+use super::require::{self, ModuleId, Modules};
+use super::vm::{self, Budget, Call, Limits};
+use crate::engine::{Game, RenderCtx, UpdateCtx};
+use crate::error::{Error, Result};
+use crate::input::{Action, InputFrame, Key};
+use crate::state;
+
+/// The game's `config` table, read when it loads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// The window title. Default: the folder's name.
+    pub title: String,
+    /// Logical width. Default: 1280.
+    pub width: u32,
+    /// Logical height. Default: 720.
+    pub height: u32,
+    /// The clear color, as written. Default: `"#000000"`.
+    pub background: String,
+    /// Named actions bound to keys. Default: none.
+    pub actions: Vec<Action>,
+    /// Each call's time budget. Default: 1 s.
+    pub budget: Duration,
+    /// The VM's memory cap in bytes. Default: 512 MiB.
+    pub memory: usize,
+}
+
+const CONFIG_FIELDS: &[&str] = &[
+    "title",
+    "width",
+    "height",
+    "background",
+    "actions",
+    "budget",
+    "memory",
+];
+const GAME_FIELDS: &[&str] = &["init", "update", "render", "reload", "config"];
+
+/// A game folder loaded and running in its own VM.
+pub struct LuaGame {
+    lua: Lua,
+    dir: PathBuf,
+    main: String,
+    init: Option<Function>,
+    update: Option<Function>,
+    render: Option<Function>,
+    state: Value,
+    config: Config,
+    leases: Rc<Leases>,
+    input: AnyUserData,
+    scene: AnyUserData,
+    screen: AnyUserData,
+    budget: Arc<Budget>,
+}
+
+impl Drop for LuaGame {
+    fn drop(&mut self) {
+        self.budget.detach();
+    }
+}
+
+impl LuaGame {
+    /// Loads the game in folder `dir`: its `main.luau` (or `main.lua`), its
+    /// config, and its first state from `init()` (G1, G2).
+    ///
+    /// # Errors
+    /// The folder or its main file is missing, the main file does not
+    /// compile or fails, it returns something other than a game table, the
+    /// config is malformed, or `init` fails or returns a state S2-S5 refuse.
+    pub fn load(dir: &Path) -> Result<LuaGame> {
+        let main = find_main(dir)?;
+        let display = dir.to_string_lossy().trim_end_matches('/').to_string();
+        let lua_err = |e: mlua::Error| Error::Script(vm::describe(&e));
+        let lua = vm::new_vm(Limits::default()).map_err(lua_err)?;
+        lua.set_app_data(Modules::new(dir.to_path_buf(), display));
+        require::install(&lua).map_err(lua_err)?;
+        state::install(&lua).map_err(lua_err)?;
+        vm::seal(&lua).map_err(lua_err)?;
+        let budget = Budget::install(&lua, Limits::default().budget).map_err(lua_err)?;
+
+        let main_id = ModuleId::Game(PathBuf::from(&main));
+        let main_name = lua.app_data_ref::<Modules>().unwrap().chunk_name(&main_id);
+        let table = budget
+            .guard(Call::Load, || require::load(&lua, &main_id))
+            .map_err(lua_err)?;
+        let Value::Table(table) = table else {
+            return Err(Error::Script(format!(
+                "{main_name}: returned a {} where a game table was expected: return {{ init = ..., update = ..., render = ... }} (G1)",
+                table.type_name()
+            )));
+        };
+        check_fields(&table, GAME_FIELDS, &main_name, "the game table")?;
+        let function = |name: &str| -> Result<Option<Function>> {
+            match table.raw_get::<Value>(name).map_err(lua_err)? {
+                Value::Nil => Ok(None),
+                Value::Function(f) => Ok(Some(f)),
+                other => Err(Error::Script(format!(
+                    "{main_name}: `{name}` is a {}; it should be a function (G1)",
+                    other.type_name()
+                ))),
+            }
+        };
+        let (init, update, render) = (function("init")?, function("update")?, function("render")?);
+        function("reload")?;
+        let title = dir
+            .canonicalize()
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "moonloop".into());
+        let config = read_config(&table, &main_name, title)?;
+        budget.set_limit(config.budget);
+        lua.set_memory_limit(config.memory).map_err(lua_err)?;
+
+        let leases = Rc::new(Leases::default());
+        let input = lua
+            .create_userdata(InputHandle(leases.clone()))
+            .map_err(lua_err)?;
+        let surface = |name| SurfaceHandle {
+            name,
+            leases: leases.clone(),
+        };
+        let scene = lua.create_userdata(surface("scene")).map_err(lua_err)?;
+        let screen = lua.create_userdata(surface("screen")).map_err(lua_err)?;
+
+        let mut game = LuaGame {
+            lua,
+            dir: dir.to_path_buf(),
+            main: main_name,
+            init,
+            update,
+            render,
+            state: Value::Nil,
+            config,
+            leases,
+            input,
+            scene,
+            screen,
+            budget,
+        };
+        game.state = game.first_state()?;
+        Ok(game)
+    }
+
+    fn first_state(&mut self) -> Result<Value> {
+        let Some(init) = self.init.clone() else {
+            // G2: without init the state is {}.
+            let empty = self.lua.create_table().map_err(script)?;
+            let empty = Value::Table(empty);
+            state::take(&self.lua, &empty).map_err(Error::Script)?;
+            return Ok(empty);
+        };
+        let result = self
+            .budget
+            .guard(Call::Init, || init.call::<MultiValue>(()))
+            .map_err(script)?;
+        self.accept(&init, "init", result)
+    }
+
+    /// Checks what `function` (named `name`) returned and takes it as the
+    /// next state (S2, S4, S5).
+    fn accept(&self, function: &Function, name: &str, result: MultiValue) -> Result<Value> {
+        let place = place(function);
+        let value = match result.into_iter().next() {
+            None => {
+                return Err(Error::Script(format!(
+                    "{place}S4: {name} returned nothing; return the next state (the host kept the state it had)"
+                )));
+            }
+            Some(Value::Nil) => {
+                return Err(Error::Script(format!(
+                    "{place}S4: {name} returned nil; return the next state (the host kept the state it had)"
+                )));
+            }
+            Some(value) => value,
+        };
+        state::take(&self.lua, &value)
+            .map_err(|why| Error::Script(format!("{place}{name} returned a state where {why}")))?;
+        Ok(value)
+    }
+
+    /// Returns the current state (S1).
+    pub fn state(&self) -> &Value {
+        &self.state
+    }
+
+    /// Returns the VM the game runs in.
+    pub fn lua(&self) -> &Lua {
+        &self.lua
+    }
+
+    /// Returns the game's config.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Returns the game folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Returns an input frame carrying the game's actions.
+    pub fn input_frame(&self) -> InputFrame {
+        InputFrame::new(self.config.actions.clone())
+    }
+
+    /// Runs a transition between frames (S6): `transition(state)` returns
+    /// the next state, under the same rules as `update`.
+    ///
+    /// # Errors
+    /// The transition fails or its result is refused; the state is kept.
+    pub fn apply(&mut self, transition: &Function) -> Result {
+        let result = self
+            .budget
+            .guard(Call::Apply, || transition.call::<MultiValue>(&self.state))
+            .map_err(script)?;
+        self.state = self.accept(transition, "apply's transition", result)?;
+        Ok(())
+    }
+
+    /// Takes `value`, made elsewhere in this VM, as the next state (S6).
+    ///
+    /// # Errors
+    /// The value is refused (S4, S5); the state is kept.
+    pub fn set_state(&mut self, value: Value) -> Result {
+        if value.is_nil() {
+            return Err(Error::Script(
+                "S4: the transition returned nil; return the next state (the host kept the state it had)".into(),
+            ));
+        }
+        state::take(&self.lua, &value)
+            .map_err(|why| Error::Script(format!("the transition returned a state where {why}")))?;
+        self.state = value;
+        Ok(())
+    }
+
+    /// Returns the state as canonical JSON (S7).
+    ///
+    /// # Errors
+    /// Never for a state the host took; kept for safety.
+    pub fn state_json(&self) -> Result<String> {
+        state::to_json(&self.state).map_err(script)
+    }
+
+    /// Returns the hash of the state's canonical encoding (S7).
+    ///
+    /// # Errors
+    /// Never for a state the host took; kept for safety.
+    pub fn state_hash(&self) -> Result<String> {
+        state::hash(&self.state).map_err(script)
+    }
+
+    /// Sets each call's time budget.
+    pub fn set_budget(&self, limit: Duration) {
+        self.budget.set_limit(limit);
+    }
+
+    /// Returns the main file's name as errors show it.
+    pub fn main_name(&self) -> &str {
+        &self.main
+    }
+}
+
+impl Game for LuaGame {
+    fn update(&mut self, ctx: UpdateCtx<'_>, dt: f64) -> Result {
+        let Some(update) = &self.update else {
+            return Ok(());
+        };
+        let result = self.leases.lend_update(ctx.frame, ctx.input, ctx.cues, || {
+            self.budget.guard(Call::Update, || {
+                update.call::<MultiValue>((&self.state, &self.input, dt))
+            })
+        });
+        let result = result.map_err(script)?;
+        self.state = self.accept(update, "update", result)?;
+        Ok(())
+    }
+
+    fn render(&mut self, _ctx: RenderCtx) -> Result {
+        let Some(render) = &self.render else {
+            return Ok(());
+        };
+        self.leases
+            .lend_render(|| {
+                self.budget.guard(Call::Render, || {
+                    render.call::<()>((&self.state, &self.scene, &self.screen))
+                })
+            })
+            .map_err(script)
+    }
+}
+
+fn script(err: mlua::Error) -> Error {
+    Error::Script(vm::describe(&err))
+}
+
+/// Returns `"file:line: "` where `function` is defined.
+fn place(function: &Function) -> String {
+    let info = function.info();
+    match (info.short_src, info.line_defined) {
+        (Some(src), Some(line)) => format!("{src}:{line}: "),
+        (Some(src), None) => format!("{src}: "),
+        _ => String::new(),
+    }
+}
+
+fn find_main(dir: &Path) -> Result<String> {
+    let game_err = |reason: &str| Error::Game {
+        path: dir.to_path_buf(),
+        reason: reason.to_string(),
+    };
+    if !dir.exists() {
+        return Err(game_err("no such game folder"));
+    }
+    if !dir.is_dir() {
+        return Err(game_err("is a file; a game is a folder with a main.luau"));
+    }
+    for name in ["main.luau", "main.lua"] {
+        if dir.join(name).is_file() {
+            return Ok(name.to_string());
+        }
+    }
+    Err(game_err(
+        "has no main.luau (or main.lua); a game is a folder with one (G1)",
+    ))
+}
+
+/// Refuses a field whose name differs from a known one only by case, the
+/// likeliest typo (`Update` for `update`); other fields are the author's.
+fn check_fields(table: &Table, known: &[&str], file: &str, what: &str) -> Result {
+    for pair in table.pairs::<Value, Value>() {
+        let Ok((Value::String(key), _)) = pair else {
+            continue;
+        };
+        let key = key.to_string_lossy();
+        if let Some(meant) = known
+            .iter()
+            .find(|k| k.eq_ignore_ascii_case(&key) && **k != key)
+        {
+            return Err(Error::Script(format!(
+                "{file}: {what} has `{key}`; did you mean `{meant}`?"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn read_config(game: &Table, file: &str, default_title: String) -> Result<Config> {
+    let mut config = Config {
+        title: default_title,
+        width: 1280,
+        height: 720,
+        background: "#000000".into(),
+        actions: Vec::new(),
+        budget: vm::DEFAULT_BUDGET,
+        memory: vm::DEFAULT_MEMORY_CAP,
+    };
+    let table = match game.raw_get::<Value>("config").map_err(script)? {
+        Value::Nil => return Ok(config),
+        Value::Table(t) => t,
+        other => {
+            return Err(Error::Script(format!(
+                "{file}: config is a {}; it should be a table",
+                other.type_name()
+            )));
+        }
+    };
+    let bad =
+        |field: &str, want: &str| Error::Script(format!("{file}: config.{field} should be {want}"));
+    for pair in table.pairs::<Value, Value>() {
+        let (key, value) = pair.map_err(script)?;
+        let Value::String(key) = key else {
+            return Err(Error::Script(format!(
+                "{file}: config has a key that is not a name"
+            )));
+        };
+        let key = key.to_string_lossy();
+        let number = match &value {
+            Value::Integer(i) => Some(*i as f64),
+            Value::Number(n) => Some(*n),
+            _ => None,
+        };
+        match key.as_str() {
+            "title" => match &value {
+                Value::String(s) => config.title = s.to_string_lossy(),
+                _ => return Err(bad("title", "a string")),
+            },
+            "width" | "height" => match number {
+                Some(n) if n >= 1.0 && n <= 16384.0 && n.fract() == 0.0 => {
+                    if key == "width" {
+                        config.width = n as u32;
+                    } else {
+                        config.height = n as u32;
+                    }
+                }
+                _ => return Err(bad(&key, "a whole number from 1 to 16384")),
+            },
+            "background" => match &value {
+                Value::String(s) => config.background = s.to_string_lossy(),
+                _ => return Err(bad("background", "a color string such as \"#1e1e2e\"")),
+            },
+            "budget" => match number {
+                Some(n) if n > 0.0 && n <= 3600.0 => config.budget = Duration::from_secs_f64(n),
+                _ => return Err(bad("budget", "seconds above 0, such as 1")),
+            },
+            "memory" => match number {
+                Some(n) if n >= 1.0 && n <= 65536.0 => config.memory = (n * 1048576.0) as usize,
+                _ => return Err(bad("memory", "megabytes from 1 to 65536, such as 256")),
+            },
+            "actions" => config.actions = read_actions(&value, file)?,
+            other => {
+                return Err(Error::Script(format!(
+                    "{file}: config.{other} is not a config field (the fields are {})",
+                    CONFIG_FIELDS.join(", ")
+                )));
+            }
+        }
+    }
+    Ok(config)
+}
+
+fn read_actions(value: &Value, file: &str) -> Result<Vec<Action>> {
+    let bad = || {
+        Error::Script(format!(
+            "{file}: config.actions should map names to lists of keys, as in {{ jump = {{\"space\", \"w\"}} }}"
+        ))
+    };
+    let Value::Table(table) = value else {
+        return Err(bad());
+    };
+    let mut actions = Vec::new();
+    for pair in table.pairs::<Value, Value>() {
+        let (Value::String(name), Value::Table(keys)) = pair.map_err(script)? else {
+            return Err(bad());
+        };
+        let name = name.to_string_lossy();
+        let mut bound = Vec::new();
+        for key in keys.sequence_values::<Value>() {
+            let Value::String(key) = key.map_err(script)? else {
+                return Err(bad());
+            };
+            let key = key.to_string_lossy();
+            bound.push(Key::from_name(&key).ok_or_else(|| {
+                Error::Script(format!(
+                    "{file}: config.actions.{name} names `{key}`, which is not a key \
+                     (keys are named like a, 1, space, left, mouse_left)"
+                ))
+            })?);
+        }
+        actions.push(Action::new(name, &bound));
+    }
+    actions.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(actions)
+}

@@ -1,0 +1,219 @@
+//! The handles game code gets (rules C1-C3): `input` in `update`, `scene`
+//! and `screen` in `render`.
+//!
+//! Each handle is one userdata made when the game loads and reused every
+//! frame, so no frame allocates one. The host lends the real objects to a
+//! handle only while its function runs; used at any other time, a handle
+//! finds nothing lent and raises the C3 error. That check is the whole
+//! scoping rule, and it costs one pointer test per call.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use mlua::{Lua, MetaMethod, UserData, UserDataMethods, Value};
+
+use crate::cues::CueLog;
+use crate::input::{Binding, InputFrame};
+
+/// What is lent to the handles right now.
+#[derive(Debug)]
+pub struct Leases {
+    input: Cell<*const InputFrame>,
+    cues: Cell<*mut CueLog>,
+    frame: Cell<u64>,
+    rendering: Cell<bool>,
+}
+
+impl Default for Leases {
+    fn default() -> Self {
+        Leases {
+            input: Cell::new(std::ptr::null()),
+            cues: Cell::new(std::ptr::null_mut()),
+            frame: Cell::new(0),
+            rendering: Cell::new(false),
+        }
+    }
+}
+
+/// Takes the lease back when the call ends, even by unwinding.
+struct Return<'a>(&'a Leases);
+
+impl Drop for Return<'_> {
+    fn drop(&mut self) {
+        self.0.input.set(std::ptr::null());
+        self.0.cues.set(std::ptr::null_mut());
+        self.0.rendering.set(false);
+    }
+}
+
+impl Leases {
+    /// Lends `input` and `cues` to the `input` handle while `f` runs.
+    pub fn lend_update<R>(
+        &self,
+        frame: u64,
+        input: &InputFrame,
+        cues: &mut CueLog,
+        f: impl FnOnce() -> R,
+    ) -> R {
+        self.input.set(input);
+        self.cues.set(cues);
+        self.frame.set(frame);
+        let _back = Return(self);
+        f()
+    }
+
+    /// Opens the `scene` and `screen` handles while `f` runs.
+    pub fn lend_render<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.rendering.set(true);
+        let _back = Return(self);
+        f()
+    }
+}
+
+fn outside(lua: &Lua, handle: &str, function: &str) -> mlua::Error {
+    mlua::Error::RuntimeError(format!(
+        "{}C3: `{handle}` belongs to {function} and was used outside it; \
+         use it only while {function} runs and keep what you need in the state",
+        super::location(lua, 1)
+    ))
+}
+
+/// The `input` handle `update` gets (C1).
+pub struct InputHandle(pub Rc<Leases>);
+
+impl InputHandle {
+    fn with<R>(&self, lua: &Lua, f: impl FnOnce(&InputFrame) -> R) -> mlua::Result<R> {
+        let input = self.0.input.get();
+        if input.is_null() {
+            return Err(outside(lua, "input", "update"));
+        }
+        // SAFETY: non-null only inside `lend_update`, whose borrow of the
+        // input frame outlives this call.
+        Ok(f(unsafe { &*input }))
+    }
+
+    fn binding(&self, lua: &Lua, call: &str, name: &mlua::LuaString) -> mlua::Result<Binding> {
+        let name = name.to_str()?;
+        self.with(lua, |input| input.binding(&name))?
+            .ok_or_else(|| {
+                let actions: Vec<String> = self
+                    .with(lua, |input| {
+                        input.actions().iter().map(|a| a.name.clone()).collect()
+                    })
+                    .unwrap_or_default();
+                let actions = if actions.is_empty() {
+                    "none in config.actions".to_string()
+                } else {
+                    actions.join(", ")
+                };
+                mlua::Error::RuntimeError(format!(
+                    "{}input:{call}(\"{}\"): no key or action by that name (actions: {actions}; \
+                 keys are named like a, 1, space, left, mouse_left)",
+                    super::location(lua, 1),
+                    &*name
+                ))
+            })
+    }
+}
+
+impl UserData for InputHandle {
+    fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
+        methods.add_method("down", |lua, this, name: mlua::LuaString| {
+            let binding = this.binding(lua, "down", &name)?;
+            this.with(lua, |input| input.down(binding))
+        });
+        methods.add_method("pressed", |lua, this, name: mlua::LuaString| {
+            let binding = this.binding(lua, "pressed", &name)?;
+            this.with(lua, |input| input.pressed(binding))
+        });
+        methods.add_method("released", |lua, this, name: mlua::LuaString| {
+            let binding = this.binding(lua, "released", &name)?;
+            this.with(lua, |input| input.released(binding))
+        });
+        methods.add_method("pointer", |lua, this, ()| {
+            this.with(lua, |input| input.pointer())
+        });
+        methods.add_method("wheel", |lua, this, ()| {
+            this.with(lua, |input| input.wheel())
+        });
+        methods.add_method(
+            "cue",
+            |lua, this, (name, params): (mlua::LuaString, Option<mlua::Table>)| {
+                this.with(lua, |_| ())?;
+                let (mut volume, mut pitch, mut pan) = (1.0, 1.0, 0.0);
+                if let Some(params) = params {
+                    for pair in params.pairs::<String, Value>() {
+                        let (key, value) = pair.map_err(|_| {
+                            cue_error(lua, "its parameters are named: volume, pitch, pan")
+                        })?;
+                        let number = match value {
+                            Value::Integer(i) => i as f64,
+                            Value::Number(n) if n.is_finite() => n,
+                            _ => {
+                                return Err(cue_error(
+                                    lua,
+                                    &format!("`{key}` must be a finite number"),
+                                ));
+                            }
+                        };
+                        match key.as_str() {
+                            "volume" if number >= 0.0 => volume = number,
+                            "pitch" if number > 0.0 => pitch = number,
+                            "pan" if (-1.0..=1.0).contains(&number) => pan = number,
+                            "volume" => return Err(cue_error(lua, "`volume` must be 0 or more")),
+                            "pitch" => return Err(cue_error(lua, "`pitch` must be above 0")),
+                            "pan" => return Err(cue_error(lua, "`pan` must be from -1 to 1")),
+                            other => {
+                                return Err(cue_error(
+                                    lua,
+                                    &format!(
+                                        "unknown parameter `{other}` (use volume, pitch, pan)"
+                                    ),
+                                ));
+                            }
+                        }
+                    }
+                }
+                let name = name.to_str()?;
+                let cues = this.0.cues.get();
+                // SAFETY: as in `with`: lent for the duration of `update`.
+                unsafe { (*cues).play(this.0.frame.get(), &name, volume, pitch, pan) };
+                Ok(())
+            },
+        );
+    }
+}
+
+fn cue_error(lua: &Lua, reason: &str) -> mlua::Error {
+    mlua::Error::RuntimeError(format!("{}input:cue: {reason}", super::location(lua, 1)))
+}
+
+/// A handle `render` gets (C2): the retained scene or the screen layer.
+///
+/// Their drawing calls arrive with the renderer; until then every use
+/// checks the scoping rule and names what is missing.
+pub struct SurfaceHandle {
+    /// The handle's name in messages: `scene` or `screen`.
+    pub name: &'static str,
+    /// The leases it checks.
+    pub leases: Rc<Leases>,
+}
+
+impl UserData for SurfaceHandle {
+    fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
+        methods.add_meta_method(
+            MetaMethod::Index,
+            |lua, this, key: String| -> mlua::Result<Value> {
+                if !this.leases.rendering.get() {
+                    return Err(outside(lua, this.name, "render"));
+                }
+                Err(mlua::Error::RuntimeError(format!(
+                    "{}{}.{key}: the {} has no `{key}`",
+                    super::location(lua, 1),
+                    this.name,
+                    this.name
+                )))
+            },
+        );
+    }
+}

@@ -1,0 +1,39 @@
+//! The Luau binding: loading games, `require`, the sandbox, and one file
+//! per object handed to game code. Nothing outside this folder (and the
+//! state walk in `state.rs`) touches mlua.
+
+mod game;
+mod handles;
+mod require;
+// mod testing;
+mod vm;
+
+pub use game::{Config, LuaGame};
+
+pub use vm::{Budget, Call, Limits, describe};
+
+use mlua::Lua;
+
+/// Returns `"file:line: "` for the innermost Luau code at or above stack
+/// `level` (0 is the running function), or `""` when there is none.
+///
+/// Host functions raise their errors with this prefix, so a game author
+/// sees the line of their own code that made the bad call.
+pub fn location(lua: &Lua, level: usize) -> String {
+    for level in level..level + 4 {
+        let found = lua.inspect_stack(level, |debug| {
+            let source = debug.source();
+            let line = debug.current_line();
+            match (source.what, source.short_src, line) {
+                ("Lua", Some(src), Some(line)) if line > 0 => Some(format!("{src}:{line}: ")),
+                _ => None,
+            }
+        });
+        match found {
+            Some(Some(place)) => return place,
+            Some(None) => continue,
+            None => break,
+        }
+    }
+    String::new()
+}

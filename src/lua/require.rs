@@ -1,0 +1,252 @@
+//! `require` by string (rule G1): `./x` and `../x` beside the requiring
+//! file and never outside the game folder, `@moonloop/name` for the host's
+//! Luau library embedded from `runtime/`.
+//!
+//! We resolve paths ourselves rather than through mlua's `Require` trait:
+//! the confinement, the `@moonloop` alias, cycle detection and the module
+//! graph that hot reload walks are all simpler to hold in one table here.
+
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+
+use mlua::{Lua, RegistryKey, Value};
+
+/// The host's Luau library, as `(name, source)`.
+pub const RUNTIME: &[(&str, &str)] = &[("test", include_str!("../../runtime/test.luau"))];
+
+/// Where a module lives.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ModuleId {
+    /// A file of the game, by its path relative to the game folder.
+    Game(PathBuf),
+    /// A module of the host's library, by name.
+    Runtime(String),
+}
+
+/// The modules of one VM: where the game lives, what is loaded, and who
+/// requires whom.
+#[derive(Debug)]
+pub struct Modules {
+    root: PathBuf,
+    display: String,
+    loaded: HashMap<ModuleId, RegistryKey>,
+    by_chunk: HashMap<String, ModuleId>,
+    loading: Vec<ModuleId>,
+    /// `(requirer, required)` pairs, for hot reload.
+    pub edges: Vec<(ModuleId, ModuleId)>,
+}
+
+impl Modules {
+    /// Creates the module table for a game in `root`, whose paths are shown
+    /// as `display` (the folder as the user named it).
+    pub fn new(root: PathBuf, display: String) -> Self {
+        Modules {
+            root,
+            display,
+            loaded: HashMap::new(),
+            by_chunk: HashMap::new(),
+            loading: Vec::new(),
+            edges: Vec::new(),
+        }
+    }
+
+    /// Returns the chunk name errors will show for `id`.
+    pub fn chunk_name(&self, id: &ModuleId) -> String {
+        match id {
+            ModuleId::Game(rel) => {
+                let rel = rel.to_string_lossy().replace('\\', "/");
+                if self.display.is_empty() || self.display == "." {
+                    rel
+                } else {
+                    format!("{}/{rel}", self.display.trim_end_matches('/'))
+                }
+            }
+            ModuleId::Runtime(name) => format!("@moonloop/{name}.luau"),
+        }
+    }
+}
+
+/// Installs `require` in `lua`, which must hold a [`Modules`] as app data.
+pub fn install(lua: &Lua) -> mlua::Result<()> {
+    let require = lua.create_function(|lua, path: mlua::LuaString| {
+        let path = path.to_str()?.to_string();
+        let caller = lua
+            .inspect_stack(1, |debug| debug.source().source.map(|s| s.into_owned()))
+            .flatten()
+            .unwrap_or_default();
+        let from = {
+            let modules = lua.app_data_ref::<Modules>().expect("modules installed");
+            modules
+                .by_chunk
+                .get(caller.trim_start_matches(['@', '=']))
+                .cloned()
+        };
+        let id = resolve(lua, from.as_ref(), &path).map_err(|reason| {
+            mlua::Error::RuntimeError(format!(
+                "{}require(\"{path}\"): {reason}",
+                super::location(lua, 1)
+            ))
+        })?;
+        if let Some(from) = from {
+            let mut modules = lua.app_data_mut::<Modules>().expect("modules installed");
+            if !modules.edges.contains(&(from.clone(), id.clone())) {
+                modules.edges.push((from, id.clone()));
+            }
+        }
+        load(lua, &id)
+    })?;
+    lua.globals().raw_set("require", require)
+}
+
+/// Finds what `path` names when required from module `from`.
+fn resolve(lua: &Lua, from: Option<&ModuleId>, path: &str) -> Result<ModuleId, String> {
+    let modules = lua.app_data_ref::<Modules>().expect("modules installed");
+    if let Some(name) = path.strip_prefix("@moonloop/") {
+        return runtime_module(name);
+    }
+    if path.starts_with('@') {
+        return Err("unknown alias; the host's library is `@moonloop/NAME`".to_string());
+    }
+    if !(path.starts_with("./") || path.starts_with("../")) {
+        return Err(
+            "a path starts with ./ or ../ (beside this file) or @moonloop/ (G1)".to_string(),
+        );
+    }
+    let base = match from {
+        Some(ModuleId::Runtime(name)) => {
+            // Inside the library, `./x` names another library module.
+            let dir = Path::new(name).parent().unwrap_or(Path::new(""));
+            let rel = join(dir, path).ok_or("the path leaves the host's library")?;
+            return runtime_module(&rel.to_string_lossy());
+        }
+        Some(ModuleId::Game(rel)) => rel.parent().unwrap_or(Path::new("")).to_path_buf(),
+        None => PathBuf::new(),
+    };
+    let leaves = || {
+        format!(
+            "the path leaves the game folder {}; a game can only require its own files (G1)",
+            modules.display
+        )
+    };
+    let rel = join(&base, path).ok_or_else(leaves)?;
+    let candidates = [
+        rel.with_extension("luau"),
+        rel.with_extension("lua"),
+        rel.join("init.luau"),
+        rel.join("init.lua"),
+    ];
+    let root = modules.root.canonicalize().map_err(|e| e.to_string())?;
+    for candidate in candidates {
+        let full = modules.root.join(&candidate);
+        if full.is_file() {
+            // A link inside the folder must not lead outside it either.
+            let real = full.canonicalize().map_err(|e| e.to_string())?;
+            if !real.starts_with(&root) {
+                return Err(leaves());
+            }
+            return Ok(ModuleId::Game(candidate));
+        }
+    }
+    let name = rel
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Err(format!("no file {name}.luau or {name}.lua there"))
+}
+
+fn runtime_module(name: &str) -> Result<ModuleId, String> {
+    if RUNTIME.iter().any(|(n, _)| *n == name) {
+        Ok(ModuleId::Runtime(name.to_string()))
+    } else {
+        let names: Vec<&str> = RUNTIME.iter().map(|(n, _)| *n).collect();
+        Err(format!(
+            "no module `{name}` in the host's library (it has {})",
+            names.join(", ")
+        ))
+    }
+}
+
+/// Joins `path` (`./a/b`, `../c`) onto `base` lexically; `None` if it climbs
+/// above the root.
+fn join(base: &Path, path: &str) -> Option<PathBuf> {
+    let mut out: Vec<Component<'_>> = base.components().collect();
+    for part in Path::new(path).components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop()?;
+            }
+            Component::Normal(_) => out.push(part),
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    Some(out.iter().collect())
+}
+
+/// Loads module `id` (once: later calls return the cached value).
+///
+/// # Errors
+/// The file cannot be read, does not compile, fails while running, returns
+/// nothing, or requires itself through a cycle.
+pub fn load(lua: &Lua, id: &ModuleId) -> mlua::Result<Value> {
+    let (source, chunk) = {
+        let mut modules = lua.app_data_mut::<Modules>().expect("modules installed");
+        if let Some(key) = modules.loaded.get(id) {
+            return lua.registry_value(key);
+        }
+        let chunk = modules.chunk_name(id);
+        if let Some(start) = modules.loading.iter().position(|m| m == id) {
+            let mut names: Vec<String> = modules.loading[start..]
+                .iter()
+                .map(|m| modules.chunk_name(m))
+                .collect();
+            names.push(chunk);
+            return Err(mlua::Error::RuntimeError(format!(
+                "require cycle: {} (G1: move what both need into a third module)",
+                names.join(" requires ")
+            )));
+        }
+        let source = match id {
+            ModuleId::Game(rel) => {
+                let path = modules.root.join(rel);
+                std::fs::read(&path)
+                    .map_err(|e| mlua::Error::RuntimeError(format!("{chunk}: {e}")))?
+            }
+            ModuleId::Runtime(name) => {
+                let (_, text) = RUNTIME.iter().find(|(n, _)| n == name).expect("resolved");
+                text.as_bytes().to_vec()
+            }
+        };
+        modules.by_chunk.insert(chunk.clone(), id.clone());
+        modules.loading.push(id.clone());
+        (source, chunk)
+    };
+    let result = lua
+        .load(source)
+        .set_name(format!("@{chunk}"))
+        .call::<mlua::MultiValue>(());
+    let mut modules = lua.app_data_mut::<Modules>().expect("modules installed");
+    modules.loading.retain(|m| m != id);
+    let value = result?.into_iter().next().unwrap_or(Value::Nil);
+    if value.is_nil() {
+        return Err(mlua::Error::RuntimeError(format!(
+            "{chunk}: the module returned nothing; a module returns one value (G1)"
+        )));
+    }
+    let key = lua.create_registry_value(value.clone())?;
+    modules.loaded.insert(id.clone(), key);
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn join_stays_inside_the_root() {
+        assert_eq!(join(Path::new("a"), "./b"), Some(PathBuf::from("a/b")));
+        assert_eq!(join(Path::new("a"), "../b"), Some(PathBuf::from("b")));
+        assert_eq!(join(Path::new("a"), "../../b"), None);
+        assert_eq!(join(Path::new(""), "../x"), None);
+    }
+}

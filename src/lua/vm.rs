@@ -1,0 +1,315 @@
+//! The Luau VM a game runs in: the sandbox, the time budget and the memory
+//! cap (rule H9), and the one-line messages its errors become.
+
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::{Duration, Instant};
+
+use mlua::{Lua, LuaOptions, StdLib, Value, VmState, ffi};
+
+/// How long one call into game code may run. Default: 1 s.
+pub const DEFAULT_BUDGET: Duration = Duration::from_secs(1);
+
+/// How much memory a game's VM may hold. Default: 512 MiB.
+pub const DEFAULT_MEMORY_CAP: usize = 512 << 20;
+
+/// The limits a VM runs under.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// The time budget of each call from the host.
+    pub budget: Duration,
+    /// The memory cap in bytes.
+    pub memory: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            budget: DEFAULT_BUDGET,
+            memory: DEFAULT_MEMORY_CAP,
+        }
+    }
+}
+
+/// Which host call is running, for the budget's message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Call {
+    /// Loading a file (the chunk itself, or `require`).
+    Load = 0,
+    /// `init()`.
+    Init = 1,
+    /// `update(state, input, dt)`.
+    Update = 2,
+    /// `render(state, scene, screen)`.
+    Render = 3,
+    /// `reload(state)`.
+    Reload = 4,
+    /// A transition given to `apply`.
+    Apply = 5,
+    /// A test.
+    Test = 6,
+}
+
+impl Call {
+    fn name(code: u8) -> &'static str {
+        [
+            "loading", "init", "update", "render", "reload", "apply", "the test",
+        ]
+        .get(code as usize)
+        .copied()
+        .unwrap_or("game code")
+    }
+}
+
+/// Creates a sandboxed VM: Luau's sandbox on, native code generation on,
+/// no way to load code but `require`, and the memory cap set.
+///
+/// The caller installs `require` and the host's globals before calling
+/// [`seal`], which freezes the libraries and globals.
+pub fn new_vm(limits: Limits) -> mlua::Result<Lua> {
+    let lua = Lua::new_with(StdLib::ALL_SAFE, LuaOptions::default())?;
+    lua.enable_jit(true);
+    let globals = lua.globals();
+    // Code comes in through `require` alone, which confines it to the game
+    // folder; environments are not the game's to swap.
+    for name in [
+        "loadstring",
+        "getfenv",
+        "setfenv",
+        "load",
+        "dofile",
+        "loadfile",
+    ] {
+        globals.raw_set(name, Value::Nil)?;
+    }
+    lua.set_memory_limit(limits.memory)?;
+    Ok(lua)
+}
+
+/// Turns the sandbox on: libraries and host globals become read-only, and
+/// the game's globals live in a table of their own.
+pub fn seal(lua: &Lua) -> mlua::Result<()> {
+    lua.sandbox(true)
+}
+
+/// Stops a call into Luau that runs past its time budget.
+///
+/// A watchdog thread checks running calls every few milliseconds. Only when
+/// a call overruns does it install Luau's interrupt callback, which then
+/// raises the error at the next loop edge or call. A call that finishes in
+/// time costs two relaxed atomic stores and no callback at all: an interrupt
+/// installed for good would be called at every loop edge and halve the
+/// speed of tight loops (measured: 0.5x).
+#[derive(Debug)]
+pub struct Budget {
+    limit_ns: AtomicU64,
+    /// Odd while a call runs; each call start and end adds one.
+    seq: AtomicU64,
+    what: AtomicU8,
+    /// The `seq` of the call the watchdog stopped, or 0.
+    fired: AtomicU64,
+    /// The VM's `lua_Callbacks`, where the interrupt pointer lives; 0 once
+    /// the VM is gone.
+    callbacks: Mutex<usize>,
+    /// mlua's interrupt trampoline, to write into `callbacks` on overrun.
+    trampoline: AtomicUsize,
+    armed: AtomicBool,
+}
+
+impl Budget {
+    /// Installs a budget of `limit` per call on `lua`.
+    pub fn install(lua: &Lua, limit: Duration) -> mlua::Result<Arc<Budget>> {
+        let budget = Arc::new(Budget {
+            limit_ns: AtomicU64::new(limit.as_nanos() as u64),
+            seq: AtomicU64::new(0),
+            what: AtomicU8::new(0),
+            fired: AtomicU64::new(0),
+            callbacks: Mutex::new(0),
+            trampoline: AtomicUsize::new(0),
+            armed: AtomicBool::new(false),
+        });
+        let for_callback = Arc::downgrade(&budget);
+        lua.set_interrupt(move |lua| {
+            let Some(budget) = for_callback.upgrade() else {
+                return Ok(VmState::Continue);
+            };
+            let seq = budget.seq.load(Ordering::Relaxed);
+            if seq % 2 == 1 && budget.fired.load(Ordering::Relaxed) == seq {
+                // Stay armed until the call ends, so a `pcall` in a loop
+                // cannot swallow the stop.
+                let what = Call::name(budget.what.load(Ordering::Relaxed));
+                let secs = budget.limit().as_secs_f64();
+                return Err(mlua::Error::RuntimeError(format!(
+                    "{}H9: {what} ran past its time budget of {secs} s and was stopped \
+                     (look for a loop that never ends)",
+                    super::location(lua, 0)
+                )));
+            }
+            budget.disarm();
+            Ok(VmState::Continue)
+        });
+        // Keep mlua's trampoline, but take it out of the VM until needed.
+        unsafe {
+            lua.exec_raw::<()>((), |state| {
+                let callbacks = ffi::lua_callbacks(state);
+                let trampoline = (*callbacks).interrupt.map_or(0, |f| f as usize);
+                budget.trampoline.store(trampoline, Ordering::Relaxed);
+                (*callbacks).interrupt = None;
+                *budget.callbacks.lock().unwrap() = callbacks as usize;
+            })?;
+        }
+        watchdog().lock().unwrap().push(Arc::downgrade(&budget));
+        Ok(budget)
+    }
+
+    /// Returns the time each call may run.
+    pub fn limit(&self) -> Duration {
+        Duration::from_nanos(self.limit_ns.load(Ordering::Relaxed))
+    }
+
+    /// Sets the time each call may run.
+    pub fn set_limit(&self, limit: Duration) {
+        self.limit_ns
+            .store(limit.as_nanos() as u64, Ordering::Relaxed);
+    }
+
+    /// Runs `f` as a host call of kind `what`, under the budget.
+    pub fn guard<R>(&self, what: Call, f: impl FnOnce() -> R) -> R {
+        let outer = self.seq.load(Ordering::Relaxed);
+        if outer % 2 == 1 {
+            // Nested (require inside init): the outer call's clock runs on.
+            return f();
+        }
+        self.what.store(what as u8, Ordering::Relaxed);
+        self.seq.store(outer + 1, Ordering::Release);
+        let result = f();
+        self.seq.store(outer + 2, Ordering::Release);
+        if self.armed.load(Ordering::Relaxed) {
+            self.disarm();
+        }
+        result
+    }
+
+    fn arm(&self, seq: u64) {
+        let callbacks = self.callbacks.lock().unwrap();
+        if *callbacks == 0 || self.seq.load(Ordering::Acquire) != seq {
+            return;
+        }
+        self.fired.store(seq, Ordering::Relaxed);
+        self.armed.store(true, Ordering::Relaxed);
+        // Luau reads this pointer at every safepoint; setting it from
+        // another thread is how its own REPL breaks a runaway script.
+        let slot = interrupt_slot(*callbacks);
+        slot.store(self.trampoline.load(Ordering::Relaxed), Ordering::Release);
+    }
+
+    fn disarm(&self) {
+        let callbacks = self.callbacks.lock().unwrap();
+        if *callbacks != 0 {
+            interrupt_slot(*callbacks).store(0, Ordering::Release);
+        }
+        self.armed.store(false, Ordering::Relaxed);
+        self.fired.store(0, Ordering::Relaxed);
+    }
+
+    /// Detaches the budget from its VM, which is about to be dropped.
+    pub fn detach(&self) {
+        *self.callbacks.lock().unwrap() = 0;
+    }
+}
+
+/// The interrupt field of a `lua_Callbacks`, viewed as an atomic word.
+fn interrupt_slot(callbacks: usize) -> &'static AtomicUsize {
+    let callbacks = callbacks as *mut ffi::lua_Callbacks;
+    // SAFETY: the field is a pointer-sized, aligned `Option<fn>` inside a
+    // live `lua_Callbacks` (guarded by `Budget::callbacks`); `Option<fn>`
+    // has the same layout as a nullable pointer.
+    unsafe { &*(std::ptr::addr_of_mut!((*callbacks).interrupt) as *const AtomicUsize) }
+}
+
+type Watched = Mutex<Vec<Weak<Budget>>>;
+
+fn watchdog() -> &'static Watched {
+    static WATCHED: OnceLock<Watched> = OnceLock::new();
+    WATCHED.get_or_init(|| {
+        std::thread::Builder::new()
+            .name("moonloop-budget".into())
+            .spawn(watch)
+            .expect("the budget watchdog thread starts");
+        Mutex::new(Vec::new())
+    })
+}
+
+fn watch() {
+    // For each budget: the call seen running last time, and since when.
+    let mut seen: Vec<(Weak<Budget>, u64, Instant)> = Vec::new();
+    loop {
+        let mut period = Duration::from_millis(50);
+        {
+            let mut watched = watchdog().lock().unwrap();
+            watched.retain(|w| w.strong_count() > 0);
+            seen.retain(|(w, _, _)| w.strong_count() > 0);
+            let now = Instant::now();
+            for weak in watched.iter() {
+                let Some(budget) = weak.upgrade() else {
+                    continue;
+                };
+                let limit = budget.limit();
+                period = period.min(limit / 20);
+                let seq = budget.seq.load(Ordering::Acquire);
+                let entry = seen.iter_mut().find(|(w, _, _)| w.ptr_eq(weak));
+                match entry {
+                    None => seen.push((weak.clone(), seq, now)),
+                    Some((_, last, since)) => {
+                        if *last != seq {
+                            *last = seq;
+                            *since = now;
+                        } else if seq % 2 == 1
+                            && now - *since >= limit
+                            && budget.fired.load(Ordering::Relaxed) != seq
+                        {
+                            budget.arm(seq);
+                        }
+                    }
+                }
+            }
+        }
+        std::thread::sleep(period.max(Duration::from_millis(1)));
+    }
+}
+
+/// Turns an mlua error into the one line a game author reads: the Luau
+/// message (which starts with `file:line:`), without the traceback and
+/// without mlua's wrapping, with the rule and fix added where Luau's own
+/// words would not say them.
+pub fn describe(err: &mlua::Error) -> String {
+    let text = match err {
+        mlua::Error::CallbackError { cause, .. } => return describe(cause),
+        mlua::Error::WithContext { context, cause } => {
+            return format!("{context}: {}", describe(cause));
+        }
+        mlua::Error::RuntimeError(msg) => msg.clone(),
+        mlua::Error::SyntaxError { message, .. } => message.clone(),
+        mlua::Error::MemoryError(_) => "H9: the game ran out of memory: it passed its memory cap \
+             (look for a table that grows every frame)"
+            .to_string(),
+        mlua::Error::ExternalError(e) => e.to_string(),
+        other => other.to_string(),
+    };
+    let text = text
+        .split("\nstack traceback:")
+        .next()
+        .unwrap_or("")
+        .trim_end();
+    let text = text.lines().next().unwrap_or("").to_string();
+    if text.contains("attempt to modify a readonly table") {
+        return format!(
+            "{text} (S3: the state is frozen; return a new table instead, table.clone copies one)"
+        );
+    }
+    if text.contains("stack overflow") {
+        return format!("{text} (H9: recursion too deep)");
+    }
+    text
+}

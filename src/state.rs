@@ -1,0 +1,543 @@
+//! State: the value a game's frames replace (rules S2, S5, S7).
+//!
+//! Taking a state deep-freezes it (S2) and checks that it is plain data
+//! (S5) in one walk over the Luau C API: no per-entry conversion into Rust
+//! values, and no walk at all below a table that is already frozen, so the
+//! cost follows what is new in the state rather than its size.
+//!
+//! The canonical encoding (S7) sorts keys (numbers by value, then strings
+//! by bytes) and writes floats exactly; `--print-state` shows it as JSON,
+//! and `--state-hash` hashes a typed binary form of it, so that `1` and
+//! `"1"` as keys can never collide.
+
+use std::ffi::c_void;
+use std::fmt::Write as _;
+
+use mlua::{Lua, Table, Value, ffi};
+
+/// Registry field of the weak set of tables the game froze itself.
+const GAME_FROZEN: &std::ffi::CStr = c"moonloop.game_frozen";
+
+/// How deep a state may nest.
+pub const MAX_DEPTH: usize = 200;
+
+/// The rule's reminder appended to every S5 refusal.
+const PLAIN_DATA: &str =
+    "S5: a state is plain data: tables without metatables, strings, numbers, booleans, vectors";
+
+/// Wraps `table.freeze` so that tables the game freezes itself are still
+/// checked once when they join the state: the walk skips frozen tables, and
+/// without this, `table.freeze({f = print})` would slip a function in.
+///
+/// Call before the sandbox seals the libraries.
+pub fn install(lua: &Lua) -> mlua::Result<()> {
+    let set = lua.create_table()?;
+    let weak = lua.create_table()?;
+    weak.raw_set("__mode", "k")?;
+    set.set_metatable(Some(weak))?;
+    lua.set_named_registry_value(GAME_FROZEN.to_str().unwrap(), set.clone())?;
+    let table_lib: Table = lua.globals().raw_get("table")?;
+    let freeze: mlua::Function = table_lib.raw_get("freeze")?;
+    let wrapped = lua.create_function(move |_, t: Table| {
+        let t: Table = freeze.call(t)?;
+        set.raw_set(t.clone(), true)?;
+        Ok(t)
+    })?;
+    table_lib.raw_set("freeze", wrapped)
+}
+
+/// Deep-freezes `value` and checks it is plain data (S2, S5).
+///
+/// Tables already frozen by the host are not walked again.
+///
+/// # Errors
+/// A message naming the offending path, like
+/// `state.enemies[3].think is a function (S5: ...)`. Tables walked before the
+/// offender may be left frozen.
+pub fn take(lua: &Lua, value: &Value) -> Result<(), String> {
+    match value {
+        Value::Table(_) => {}
+        Value::Boolean(_)
+        | Value::Integer(_)
+        | Value::Number(_)
+        | Value::String(_)
+        | Value::Vector(_) => {
+            return Ok(());
+        }
+        Value::Nil => return Err("the state is nil (S4)".to_string()),
+        other => return Err(format!("state is a {} ({PLAIN_DATA})", other.type_name())),
+    }
+    let mut refusal = None;
+    let outcome = unsafe {
+        lua.exec_raw::<()>(value, |state| {
+            ffi::lua_rawgetfield(state, ffi::LUA_REGISTRYINDEX, GAME_FROZEN.as_ptr());
+            let mut walk = Walk {
+                state,
+                game_frozen: ffi::lua_absindex(state, -1),
+                ancestors: [std::ptr::null(); MAX_DEPTH],
+                depth: 0,
+            };
+            if let Err(r) = walk.table(1) {
+                refusal = Some(r);
+            }
+        })
+    };
+    if let Err(err) = outcome {
+        return Err(crate::lua::describe(&err));
+    }
+    match refusal {
+        None => Ok(()),
+        Some(r) => Err(r.message()),
+    }
+}
+
+struct Walk {
+    state: *mut ffi::lua_State,
+    game_frozen: i32,
+    ancestors: [*const c_void; MAX_DEPTH],
+    depth: usize,
+}
+
+enum Offense {
+    Type(&'static str),
+    Metatable,
+    Key(&'static str),
+    Cycle,
+    TooDeep,
+}
+
+enum Segment {
+    Field(String),
+    Index(f64),
+}
+
+struct Refusal {
+    offense: Offense,
+    /// Innermost segment first (pushed while unwinding).
+    path: Vec<Segment>,
+}
+
+impl Refusal {
+    fn new(offense: Offense) -> Self {
+        Refusal {
+            offense,
+            path: Vec::new(),
+        }
+    }
+
+    fn message(&self) -> String {
+        let mut path = String::from("state");
+        for segment in self.path.iter().rev() {
+            match segment {
+                Segment::Field(name) if is_identifier(name) => {
+                    let _ = write!(path, ".{name}");
+                }
+                Segment::Field(name) => {
+                    let _ = write!(path, "[{name:?}]");
+                }
+                Segment::Index(n) => {
+                    let _ = write!(path, "[{}]", number(*n));
+                }
+            }
+        }
+        match self.offense {
+            Offense::Type(name) => format!("{path} is a {name} ({PLAIN_DATA})"),
+            Offense::Metatable => format!("{path} has a metatable ({PLAIN_DATA})"),
+            Offense::Key(name) => {
+                format!("{path} has a key that is a {name} (S5: keys are strings or numbers)")
+            }
+            Offense::Cycle => format!(
+                "{path} refers back to a table that holds it (S5: a state is a tree of plain data)"
+            ),
+            Offense::TooDeep => format!("{path} nests more than {MAX_DEPTH} tables deep (S5)"),
+        }
+    }
+}
+
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+impl Walk {
+    /// Walks the table at absolute stack index `idx`.
+    unsafe fn table(&mut self, idx: i32) -> Result<(), Refusal> {
+        unsafe {
+            let state = self.state;
+            let pointer = ffi::lua_topointer(state, idx);
+            let mut freeze = true;
+            if ffi::lua_getreadonly(state, idx) != 0 {
+                if self.ancestors[..self.depth].contains(&pointer) {
+                    return Err(Refusal::new(Offense::Cycle));
+                }
+                // Frozen by the host: done. Frozen by the game: check once.
+                ffi::lua_pushvalue(state, idx);
+                let game_frozen = ffi::lua_rawget(state, self.game_frozen) != ffi::LUA_TNIL;
+                ffi::lua_pop(state, 1);
+                if !game_frozen {
+                    return Ok(());
+                }
+                ffi::lua_pushvalue(state, idx);
+                ffi::lua_pushnil(state);
+                ffi::lua_rawset(state, self.game_frozen);
+                freeze = false;
+            }
+            if ffi::lua_getmetatable(state, idx) != 0 {
+                ffi::lua_pop(state, 1);
+                return Err(Refusal::new(Offense::Metatable));
+            }
+            if self.depth == MAX_DEPTH || ffi::lua_checkstack(state, 4) == 0 {
+                return Err(Refusal::new(Offense::TooDeep));
+            }
+            // Freezing before the children makes a cycle meet a frozen table
+            // (and the ancestor check) instead of recursing forever.
+            if freeze {
+                ffi::lua_setreadonly(state, idx, 1);
+            }
+            self.ancestors[self.depth] = pointer;
+            self.depth += 1;
+            let mut iter = 0;
+            loop {
+                iter = ffi::lua_rawiter(state, idx, iter);
+                if iter < 0 {
+                    break;
+                }
+                // The key is at -2, the value at -1.
+                let result = match ffi::lua_type(state, -2) {
+                    ffi::LUA_TSTRING | ffi::LUA_TNUMBER => self.value(-1),
+                    other => Err(Refusal::new(Offense::Key(type_name(other)))),
+                };
+                if let Err(mut refusal) = result {
+                    refusal.path.push(segment(state, -2));
+                    ffi::lua_pop(state, 2);
+                    self.depth -= 1;
+                    return Err(refusal);
+                }
+                ffi::lua_pop(state, 2);
+            }
+            self.depth -= 1;
+            Ok(())
+        }
+    }
+
+    unsafe fn value(&mut self, idx: i32) -> Result<(), Refusal> {
+        unsafe {
+            match ffi::lua_type(self.state, idx) {
+                ffi::LUA_TBOOLEAN | ffi::LUA_TNUMBER | ffi::LUA_TSTRING | ffi::LUA_TVECTOR => {
+                    Ok(())
+                }
+                ffi::LUA_TTABLE => {
+                    let abs = ffi::lua_absindex(self.state, idx);
+                    self.table(abs)
+                }
+                other => Err(Refusal::new(Offense::Type(type_name(other)))),
+            }
+        }
+    }
+}
+
+unsafe fn segment(state: *mut ffi::lua_State, idx: i32) -> Segment {
+    unsafe {
+        if ffi::lua_type(state, idx) == ffi::LUA_TNUMBER {
+            Segment::Index(ffi::lua_tonumber(state, idx))
+        } else {
+            let mut len = 0;
+            let ptr = ffi::lua_tolstring(state, idx, &mut len);
+            let bytes = std::slice::from_raw_parts(ptr as *const u8, len);
+            Segment::Field(String::from_utf8_lossy(bytes).into_owned())
+        }
+    }
+}
+
+fn type_name(t: i32) -> &'static str {
+    match t {
+        ffi::LUA_TNIL => "nil",
+        ffi::LUA_TBOOLEAN => "boolean",
+        ffi::LUA_TLIGHTUSERDATA | ffi::LUA_TUSERDATA => "userdata",
+        ffi::LUA_TNUMBER => "number",
+        ffi::LUA_TVECTOR => "vector",
+        ffi::LUA_TSTRING => "string",
+        ffi::LUA_TTABLE => "table",
+        ffi::LUA_TFUNCTION => "function",
+        ffi::LUA_TTHREAD => "thread (coroutine)",
+        ffi::LUA_TBUFFER => "buffer",
+        _ => "value the host does not know",
+    }
+}
+
+/// Writes a number exactly: the shortest decimal that reads back to the
+/// same `f64`, without a trailing `.0` on whole numbers.
+pub fn number(n: f64) -> String {
+    if n.is_nan() {
+        "\"nan\"".to_string()
+    } else if n.is_infinite() {
+        if n > 0.0 {
+            "\"inf\"".to_string()
+        } else {
+            "\"-inf\"".to_string()
+        }
+    } else {
+        format!("{n}")
+    }
+}
+
+/// A key of a table in canonical order: numbers by value, then strings by bytes.
+#[derive(Debug, Clone, PartialEq)]
+enum Key {
+    Number(f64),
+    String(Vec<u8>),
+}
+
+fn sorted_entries(table: &Table) -> mlua::Result<Vec<(Key, Value)>> {
+    let mut entries = Vec::new();
+    for pair in table.pairs::<Value, Value>() {
+        let (k, v) = pair?;
+        let key = match k {
+            Value::Integer(i) => Key::Number(i as f64),
+            Value::Number(n) => Key::Number(n),
+            Value::String(s) => Key::String(s.as_bytes().to_vec()),
+            other => {
+                return Err(mlua::Error::RuntimeError(format!(
+                    "a key is a {} (S5: keys are strings or numbers)",
+                    other.type_name()
+                )));
+            }
+        };
+        entries.push((key, v));
+    }
+    entries.sort_by(|(a, _), (b, _)| match (a, b) {
+        (Key::Number(x), Key::Number(y)) => x.total_cmp(y),
+        (Key::Number(_), Key::String(_)) => std::cmp::Ordering::Less,
+        (Key::String(_), Key::Number(_)) => std::cmp::Ordering::Greater,
+        (Key::String(x), Key::String(y)) => x.cmp(y),
+    });
+    Ok(entries)
+}
+
+/// Says whether sorted `entries` are exactly the keys 1..n.
+fn is_array(entries: &[(Key, Value)]) -> bool {
+    !entries.is_empty()
+        && entries
+            .iter()
+            .enumerate()
+            .all(|(i, (k, _))| *k == Key::Number((i + 1) as f64))
+}
+
+/// Writes `value` as canonical JSON, indented by two spaces a level.
+///
+/// Tables with keys 1..n are arrays; other tables are objects whose number
+/// keys are written as strings. Vectors are `{"vector": [x, y, z]}`.
+///
+/// # Errors
+/// The value is not plain data.
+pub fn to_json(value: &Value) -> mlua::Result<String> {
+    let mut out = String::new();
+    write_json(&mut out, value, 0)?;
+    Ok(out)
+}
+
+fn write_json(out: &mut String, value: &Value, indent: usize) -> mlua::Result<()> {
+    match value {
+        Value::Nil => out.push_str("null"),
+        Value::Boolean(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Integer(i) => out.push_str(&number(*i as f64)),
+        Value::Number(n) => out.push_str(&number(*n)),
+        Value::Vector(v) => {
+            let _ = write!(
+                out,
+                "{{\"vector\": [{}, {}, {}]}}",
+                number(v.x() as f64),
+                number(v.y() as f64),
+                number(v.z() as f64)
+            );
+        }
+        Value::String(s) => json_string(out, &s.as_bytes()),
+        Value::Table(t) => {
+            let entries = sorted_entries(t)?;
+            if entries.is_empty() {
+                out.push_str("{}");
+                return Ok(());
+            }
+            let array = is_array(&entries);
+            out.push(if array { '[' } else { '{' });
+            for (i, (key, v)) in entries.iter().enumerate() {
+                out.push_str(if i == 0 { "\n" } else { ",\n" });
+                out.extend(std::iter::repeat_n(' ', indent + 2));
+                if !array {
+                    match key {
+                        Key::Number(n) => json_string(out, number(*n).as_bytes()),
+                        Key::String(s) => json_string(out, s),
+                    }
+                    out.push_str(": ");
+                }
+                write_json(out, v, indent + 2)?;
+            }
+            out.push('\n');
+            out.extend(std::iter::repeat_n(' ', indent));
+            out.push(if array { ']' } else { '}' });
+        }
+        other => {
+            return Err(mlua::Error::RuntimeError(format!(
+                "a {} is not plain data ({PLAIN_DATA})",
+                other.type_name()
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn json_string(out: &mut String, bytes: &[u8]) {
+    out.push('"');
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                c if (c as u32) < 0x20 => {
+                    let _ = write!(out, "\\u{:04x}", c as u32);
+                }
+                c => out.push(c),
+            }
+        }
+        // Bytes that are not UTF-8 are shown as escapes of their values.
+        for b in chunk.invalid() {
+            let _ = write!(out, "\\u{:04x}", b);
+        }
+    }
+    out.push('"');
+}
+
+/// Hashes the canonical binary form of `value` (BLAKE3, first 8 bytes as hex).
+///
+/// # Errors
+/// The value is not plain data.
+pub fn hash(value: &Value) -> mlua::Result<String> {
+    let mut hasher = blake3::Hasher::new();
+    hash_value(&mut hasher, value)?;
+    let digest = hasher.finalize();
+    Ok(digest.as_bytes()[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+fn hash_value(h: &mut blake3::Hasher, value: &Value) -> mlua::Result<()> {
+    match value {
+        Value::Nil => {
+            h.update(b"z");
+        }
+        Value::Boolean(b) => {
+            h.update(if *b { b"t" } else { b"f" });
+        }
+        Value::Integer(i) => hash_number(h, *i as f64),
+        Value::Number(n) => hash_number(h, *n),
+        Value::Vector(v) => {
+            h.update(b"v");
+            for c in [v.x(), v.y(), v.z()] {
+                h.update(&c.to_bits().to_le_bytes());
+            }
+        }
+        Value::String(s) => {
+            let bytes = s.as_bytes();
+            h.update(b"s");
+            h.update(&(bytes.len() as u64).to_le_bytes());
+            h.update(&bytes);
+        }
+        Value::Table(t) => {
+            let entries = sorted_entries(t)?;
+            h.update(b"T");
+            h.update(&(entries.len() as u64).to_le_bytes());
+            for (key, v) in &entries {
+                match key {
+                    Key::Number(n) => hash_number(h, *n),
+                    Key::String(s) => {
+                        h.update(b"s");
+                        h.update(&(s.len() as u64).to_le_bytes());
+                        h.update(s);
+                    }
+                }
+                hash_value(h, v)?;
+            }
+        }
+        other => {
+            return Err(mlua::Error::RuntimeError(format!(
+                "a {} is not plain data ({PLAIN_DATA})",
+                other.type_name()
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn hash_number(h: &mut blake3::Hasher, n: f64) {
+    // One NaN, whatever its payload; -0 and 0 stay distinct (exact floats).
+    let bits = if n.is_nan() {
+        f64::NAN.to_bits()
+    } else {
+        n.to_bits()
+    };
+    h.update(b"n");
+    h.update(&bits.to_le_bytes());
+}
+
+/// Copies plain data from one VM into `into` (tests read a game's state
+/// and hand transitions back this way).
+///
+/// # Errors
+/// The value is not plain data; the message names the path.
+pub fn copy(value: &Value, into: &Lua) -> Result<Value, String> {
+    copy_at(value, into, "state", 0)
+}
+
+fn copy_at(value: &Value, into: &Lua, path: &str, depth: usize) -> Result<Value, String> {
+    Ok(match value {
+        Value::Nil => Value::Nil,
+        Value::Boolean(b) => Value::Boolean(*b),
+        Value::Integer(i) => Value::Integer(*i),
+        Value::Number(n) => Value::Number(*n),
+        Value::Vector(v) => Value::Vector(*v),
+        Value::String(s) => Value::String(
+            into.create_string(s.as_bytes())
+                .map_err(|e| e.to_string())?,
+        ),
+        Value::Table(t) => {
+            if depth == MAX_DEPTH {
+                return Err(format!(
+                    "{path} nests more than {MAX_DEPTH} tables deep (S5)"
+                ));
+            }
+            if t.metatable().is_some() {
+                return Err(format!("{path} has a metatable ({PLAIN_DATA})"));
+            }
+            let out = into.create_table().map_err(|e| e.to_string())?;
+            for pair in t.pairs::<Value, Value>() {
+                let (k, v) = pair.map_err(|e| e.to_string())?;
+                let child = match &k {
+                    Value::String(s) if is_identifier(&s.to_string_lossy()) => {
+                        format!("{path}.{}", s.to_string_lossy())
+                    }
+                    Value::String(s) => format!("{path}[{:?}]", s.to_string_lossy()),
+                    Value::Integer(i) => format!("{path}[{i}]"),
+                    Value::Number(n) => format!("{path}[{}]", number(*n)),
+                    other => {
+                        return Err(format!(
+                            "{path} has a key that is a {} (S5: keys are strings or numbers)",
+                            other.type_name()
+                        ));
+                    }
+                };
+                let k = copy_at(&k, into, &child, depth + 1)?;
+                let v = copy_at(&v, into, &child, depth + 1)?;
+                out.raw_set(k, v).map_err(|e| e.to_string())?;
+            }
+            Value::Table(out)
+        }
+        other => return Err(format!("{path} is a {} ({PLAIN_DATA})", other.type_name())),
+    })
+}
