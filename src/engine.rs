@@ -216,6 +216,16 @@ impl<G: Game> Engine<G> {
         }
     }
 
+    /// Returns when the clock could next deliver, for a loop that sleeps.
+    pub fn next_due(&self) -> Option<Instant> {
+        self.clock.next_due()
+    }
+
+    /// Says whether the clock follows real time.
+    pub fn is_real_time(&self) -> bool {
+        self.clock.is_real_time()
+    }
+
     /// Returns the number of delivered frames.
     pub fn frame(&self) -> u64 {
         self.frame

@@ -27,6 +27,10 @@ pub enum Error {
         reason: String,
     },
 
+    /// A command-line argument cannot be used as given.
+    #[error("{0}")]
+    Usage(String),
+
     /// Luau code failed: a syntax error, an error thrown, a rule refused.
     ///
     /// The message already starts with `file:line` where Luau knows it.

@@ -6,8 +6,10 @@ pub mod error;
 
 pub use clock::{Clock, ClockSpec};
 pub use error::{Error, Result};
+pub mod cli;
 pub mod cues;
 pub mod engine;
+pub mod headless;
 pub mod input;
 pub mod lua;
 pub mod replay;

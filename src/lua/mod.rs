@@ -5,10 +5,11 @@
 mod game;
 mod handles;
 mod require;
-// mod testing;
+mod testing;
 mod vm;
 
 pub use game::{Config, LuaGame};
+pub use testing::{TestReport, run_test_file};
 
 pub use vm::{Budget, Call, Limits, describe};
 

@@ -189,6 +189,19 @@ fn join(base: &Path, path: &str) -> Option<PathBuf> {
 /// The file cannot be read, does not compile, fails while running, returns
 /// nothing, or requires itself through a cycle.
 pub fn load(lua: &Lua, id: &ModuleId) -> mlua::Result<Value> {
+    load_as(lua, id, true)
+}
+
+/// Runs file `id` as a script (a test file): like a module, but it need
+/// not return anything.
+///
+/// # Errors
+/// As [`load`], but for returning nothing.
+pub fn run(lua: &Lua, id: &ModuleId) -> mlua::Result<Value> {
+    load_as(lua, id, false)
+}
+
+fn load_as(lua: &Lua, id: &ModuleId, module: bool) -> mlua::Result<Value> {
     let (source, chunk) = {
         let mut modules = lua.app_data_mut::<Modules>().expect("modules installed");
         if let Some(key) = modules.loaded.get(id) {
@@ -228,7 +241,7 @@ pub fn load(lua: &Lua, id: &ModuleId) -> mlua::Result<Value> {
     let mut modules = lua.app_data_mut::<Modules>().expect("modules installed");
     modules.loading.retain(|m| m != id);
     let value = result?.into_iter().next().unwrap_or(Value::Nil);
-    if value.is_nil() {
+    if value.is_nil() && module {
         return Err(mlua::Error::RuntimeError(format!(
             "{chunk}: the module returned nothing; a module returns one value (G1)"
         )));

@@ -1,0 +1,279 @@
+//! The command line: `moonloop run`, `moonloop test`.
+//!
+//! Every failure a user can cause here ends as one line on stderr and an
+//! exit code: 2 for a bad argument, a missing game or a game that does not
+//! load; 1 for frames or tests that failed.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Mutex;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::clock::ClockSpec;
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::headless;
+use crate::input::Script;
+use crate::lua::{LuaGame, TestReport, run_test_file};
+use crate::replay::{Replay, ReplayWriter};
+
+/// moonloop runs games written in Luau.
+#[derive(Debug, Parser)]
+#[command(name = "moonloop", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Runs a game.
+    Run(RunArgs),
+    /// Runs each game's tests/*.luau and prints "N passed, N failed".
+    Test {
+        /// Game folders; default: every folder in games/ with a tests/ folder.
+        games: Vec<PathBuf>,
+    },
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// The game folder (holding main.luau).
+    game: PathBuf,
+    /// Runs without a window.
+    #[arg(long)]
+    headless: bool,
+    /// The clock: wall, wall:max=0.1, paced:60, constant:1/60,
+    /// list:1/30,1/60, jitter:seed=7,min=0.008,max=0.033.
+    #[arg(long, value_name = "SPEC")]
+    clock: Option<ClockSpec>,
+    /// Stops after N delivered frames.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    frames: Option<u64>,
+    /// Records the picture to a folder of PNGs, a .gif or an animated .png.
+    #[arg(long, value_name = "PATH")]
+    record: Option<PathBuf>,
+    /// Feeds scripted input from FILE.
+    #[arg(long, value_name = "FILE")]
+    input: Option<PathBuf>,
+    /// Writes every delta and input event to FILE, for --replay.
+    #[arg(long, value_name = "FILE")]
+    record_input: Option<PathBuf>,
+    /// Plays back a log written by --record-input.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["clock", "input"])]
+    replay: Option<PathBuf>,
+    /// Reloads scripts when they change (on by default in a window).
+    #[arg(long, conflicts_with = "no_watch")]
+    watch: bool,
+    /// Does not watch the game folder.
+    #[arg(long)]
+    no_watch: bool,
+    /// Prints the final state as canonical JSON.
+    #[arg(long)]
+    print_state: bool,
+    /// Prints the hash of the final state's canonical encoding.
+    #[arg(long)]
+    state_hash: bool,
+}
+
+/// Parses `args` and runs the command, returning the process's exit code.
+pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(err) => {
+            use clap::error::ErrorKind;
+            if matches!(
+                err.kind(),
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+            ) {
+                let _ = err.print();
+                return ExitCode::SUCCESS;
+            }
+            // clap's first line names the problem; its usage block is noise here.
+            let text = err.to_string();
+            let first = text.lines().next().unwrap_or("bad arguments");
+            eprintln!(
+                "moonloop: {} (see moonloop --help)",
+                first.trim_start_matches("error: ")
+            );
+            return ExitCode::from(2);
+        }
+    };
+    let outcome = match cli.command {
+        Command::Run(args) => run(args),
+        Command::Test { games } => test(games),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("moonloop: {err}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: RunArgs) -> Result<ExitCode> {
+    if !args.headless {
+        return Err(usage("this build has no window yet; add --headless"));
+    }
+    if args.record.is_some() {
+        return Err(usage(
+            "--record needs the renderer, which this build does not have yet",
+        ));
+    }
+    if args.watch {
+        return Err(usage("--watch (hot reload) is not in this build yet"));
+    }
+    let game = LuaGame::load(&args.game)?;
+    let input = game.input_frame();
+    let (clock, frames, script) = match &args.replay {
+        Some(path) => {
+            let replay = Replay::load(path)?;
+            let frames = args.frames.unwrap_or(replay.deltas.len() as u64);
+            (
+                Box::new(replay.clock()) as Box<dyn crate::Clock>,
+                Some(frames),
+                Some(replay.script),
+            )
+        }
+        None => {
+            let spec = args.clock.clone().unwrap_or(ClockSpec::Wall {
+                max_secs: crate::clock::DEFAULT_WALL_MAX_SECS,
+            });
+            let script = args.input.as_deref().map(Script::load).transpose()?;
+            (spec.build(), args.frames, script)
+        }
+    };
+    let real_time = clock.is_real_time();
+    let mut engine = Engine::new(game, clock);
+    engine.set_input(input);
+    if let Some(script) = script {
+        engine.set_script(script);
+    }
+    if let Some(path) = &args.record_input {
+        engine.set_replay_writer(ReplayWriter::create(path)?);
+    }
+    let tally = headless::run(&mut engine, frames, real_time);
+    engine.flush()?;
+    for (message, count, first) in &tally.entries {
+        if *count > 1 {
+            eprintln!("{message} (on {count} frames from frame {first})");
+        }
+    }
+    if args.print_state {
+        println!("{}", engine.game().state_json()?);
+    }
+    if args.state_hash {
+        println!("{}", engine.game().state_hash()?);
+    }
+    Ok(if tally.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn usage(message: &str) -> Error {
+    Error::Usage(message.to_string())
+}
+
+/// Finds the test files of each game, runs them in parallel on the
+/// available cores, and prints the results in file order.
+fn test(games: Vec<PathBuf>) -> Result<ExitCode> {
+    let games = if games.is_empty() {
+        default_games()?
+    } else {
+        games
+    };
+    let mut files = Vec::new();
+    for game in &games {
+        if !game.is_dir() {
+            return Err(Error::Game {
+                path: game.clone(),
+                reason: "no such game folder".into(),
+            });
+        }
+        let dir = game.join("tests");
+        let entries = std::fs::read_dir(&dir).map_err(|e| Error::io(&dir, e))?;
+        let mut found: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "luau" || x == "lua"))
+            .collect();
+        found.sort();
+        files.extend(found.into_iter().map(|f| (game.clone(), f)));
+    }
+    let reports = run_parallel(&files);
+    let (mut passed, mut failed) = (0, 0);
+    for report in &reports {
+        for (name, outcome) in &report.results {
+            match outcome {
+                Ok(()) => {
+                    passed += 1;
+                    println!("ok    {}: {name}", report.file);
+                }
+                Err(why) => {
+                    failed += 1;
+                    println!("FAIL  {}: {name}\n      {why}", report.file);
+                }
+            }
+        }
+    }
+    println!("{passed} passed, {failed} failed");
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn run_parallel(files: &[(PathBuf, PathBuf)]) -> Vec<TestReport> {
+    let next = Mutex::new(0usize);
+    let results: Mutex<Vec<(usize, TestReport)>> = Mutex::new(Vec::new());
+    let workers = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(files.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let i = {
+                        let mut next = next.lock().unwrap();
+                        let i = *next;
+                        *next += 1;
+                        i
+                    };
+                    let Some((game, file)) = files.get(i) else {
+                        break;
+                    };
+                    let report = run_test_file(game, file);
+                    results.lock().unwrap().push((i, report));
+                }
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap();
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, r)| r).collect()
+}
+
+fn default_games() -> Result<Vec<PathBuf>> {
+    let here = Path::new(".");
+    if here.join("tests").is_dir()
+        && (here.join("main.luau").is_file() || here.join("main.lua").is_file())
+    {
+        return Ok(vec![PathBuf::from(".")]);
+    }
+    let dir = Path::new("games");
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::Game {
+        path: dir.to_path_buf(),
+        reason: format!("{e}; name the games to test, as in `moonloop test games/spinner`"),
+    })?;
+    let mut games: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("tests").is_dir())
+        .collect();
+    games.sort();
+    Ok(games)
+}

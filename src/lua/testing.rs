@@ -1,0 +1,249 @@
+//! The Luau test API: what a file in a game's `tests/` folder sees
+//! (`engine.new`, `test`, `expect`), and the runner that executes one file.
+//!
+//! A test file runs in a VM of its own; each engine it builds loads its
+//! game into another. State crosses between them as copies of plain data,
+//! which S5 guarantees a state is.
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::time::Duration;
+
+use mlua::{Function, Lua, Table, UserData, UserDataFields, UserDataMethods, Value};
+
+use super::game::LuaGame;
+use super::require::{self, ModuleId, Modules};
+use super::vm::{self, Budget, Call, Limits};
+use crate::clock::ClockSpec;
+use crate::engine::Engine;
+use crate::input::{InputEvent, Key, Script};
+use crate::state;
+
+/// How long one test may run before it is stopped. Default: 10 s.
+pub const TEST_BUDGET: Duration = Duration::from_secs(10);
+
+/// The outcome of one test file.
+#[derive(Debug)]
+pub struct TestReport {
+    /// The file, as shown in messages.
+    pub file: String,
+    /// Each test's name and, if it failed, why.
+    pub results: Vec<(String, Result<(), String>)>,
+}
+
+/// An engine built by a test, stepping a game in its own VM.
+struct EngineHandle {
+    engine: Engine<LuaGame>,
+}
+
+fn fail(lua: &Lua, message: impl std::fmt::Display) -> mlua::Error {
+    mlua::Error::RuntimeError(format!("{}{message}", super::location(lua, 1)))
+}
+
+impl EngineHandle {
+    fn key(lua: &Lua, name: &str) -> mlua::Result<Key> {
+        Key::from_name(name).ok_or_else(|| {
+            fail(
+                lua,
+                format!("no key `{name}` (keys are named like a, 1, space, left, mouse_left)"),
+            )
+        })
+    }
+
+    fn state_into(&self, lua: &Lua) -> mlua::Result<Value> {
+        let value = state::copy(self.engine.game().state(), lua).map_err(|e| fail(lua, e))?;
+        if let Value::Table(t) = &value {
+            freeze_deep(t)?;
+        }
+        Ok(value)
+    }
+}
+
+/// Freezes a copied state, so a test cannot mistake writing it for changing
+/// the game (S3 holds on both sides).
+fn freeze_deep(table: &Table) -> mlua::Result<()> {
+    for pair in table.pairs::<Value, Value>() {
+        if let (_, Value::Table(child)) = pair? {
+            freeze_deep(&child)?;
+        }
+    }
+    table.set_readonly(true);
+    Ok(())
+}
+
+impl UserData for EngineHandle {
+    fn add_fields<F: UserDataFields<Self>>(fields: &mut F) {
+        fields.add_field_method_get("state", |lua, this| this.state_into(lua));
+        fields.add_field_method_get("frame", |_, this| Ok(this.engine.frame()));
+        fields.add_field_method_get("time", |_, this| Ok(this.engine.time()));
+        fields.add_field_method_get("dt", |_, this| Ok(this.engine.last_dt()));
+        fields.add_field_method_get("cues", |lua, this| {
+            let list = lua.create_table()?;
+            for cue in this.engine.cues().cues() {
+                let entry = lua.create_table()?;
+                entry.raw_set("frame", cue.frame)?;
+                entry.raw_set("name", &*cue.name)?;
+                entry.raw_set("volume", cue.volume)?;
+                entry.raw_set("pitch", cue.pitch)?;
+                entry.raw_set("pan", cue.pan)?;
+                list.raw_push(entry)?;
+            }
+            Ok(list)
+        });
+    }
+
+    fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
+        methods.add_method_mut("advance", |lua, this, ticks: Option<i64>| {
+            let ticks = ticks.unwrap_or(1);
+            if ticks < 0 {
+                return Err(fail(
+                    lua,
+                    format!("advance({ticks}): the number of ticks is 0 or more"),
+                ));
+            }
+            this.engine.advance(ticks as u64).map_err(|e| fail(lua, e))
+        });
+        methods.add_method_mut("apply", |lua, this, transition: Function| {
+            let current = this.state_into(lua)?;
+            let next: Value = transition.call(current)?;
+            let game_lua = this.engine.game().lua().clone();
+            let next =
+                state::copy(&next, &game_lua).map_err(|e| fail(lua, format!("apply: {e}")))?;
+            this.engine
+                .game_mut()
+                .set_state(next)
+                .map_err(|e| fail(lua, format!("apply: {e}")))
+        });
+        for (name, make) in [
+            ("press", InputEvent::Press as fn(Key) -> InputEvent),
+            ("release", InputEvent::Release),
+            ("tap", InputEvent::Tap),
+        ] {
+            methods.add_method_mut(name, move |lua, this, key: String| {
+                let key = Self::key(lua, &key)?;
+                this.engine.input_mut().push(make(key));
+                Ok(())
+            });
+        }
+        methods.add_method_mut("move", |_, this, (x, y): (f64, f64)| {
+            this.engine.input_mut().push(InputEvent::Move(x, y));
+            Ok(())
+        });
+        methods.add_method("hash", |lua, this, ()| {
+            this.engine.game().state_hash().map_err(|e| fail(lua, e))
+        });
+        methods.add_method("json", |lua, this, ()| {
+            this.engine.game().state_json().map_err(|e| fail(lua, e))
+        });
+    }
+}
+
+/// Builds the `engine` library: `engine.new{ game = "..", clock = "..",
+/// input = "..", budget = seconds }`.
+fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
+    let library = lua.create_table()?;
+    let new = lua.create_function(move |lua, options: Option<Table>| {
+        let options = match options {
+            Some(t) => t,
+            None => lua.create_table()?,
+        };
+        let dir = match options.get::<Option<String>>("game")? {
+            Some(path) => game_dir.join(path),
+            None => game_dir.clone(),
+        };
+        let clock: ClockSpec = options
+            .get::<Option<String>>("clock")?
+            .unwrap_or_else(|| "constant:1/60".to_string())
+            .parse()
+            .map_err(|e| fail(lua, format!("engine.new: {e}")))?;
+        let game = LuaGame::load(&dir).map_err(|e| fail(lua, format!("engine.new: {e}")))?;
+        if let Some(secs) = options.get::<Option<f64>>("budget")? {
+            if !(secs > 0.0 && secs <= 3600.0) {
+                return Err(fail(lua, "engine.new: budget is seconds above 0"));
+            }
+            game.set_budget(Duration::from_secs_f64(secs));
+        }
+        let input = game.input_frame();
+        let mut engine = Engine::new(game, clock.build());
+        engine.set_input(input);
+        if let Some(path) = options.get::<Option<String>>("input")? {
+            let script =
+                Script::load(&dir.join(path)).map_err(|e| fail(lua, format!("engine.new: {e}")))?;
+            engine.set_script(script);
+        }
+        Ok(EngineHandle { engine })
+    })?;
+    library.raw_set("new", new)?;
+    Ok(library)
+}
+
+/// The tests a file registered with `test(name, fn)`.
+type Registered = Rc<RefCell<Vec<(String, Function)>>>;
+
+/// Runs one test file of the game in `game_dir` and reports each test.
+///
+/// A file that registers no tests but loads without error counts as one
+/// passing test named after the file.
+pub fn run_test_file(game_dir: &Path, file: &Path) -> TestReport {
+    let display_dir = game_dir.to_string_lossy().trim_end_matches('/').to_string();
+    let rel = file.strip_prefix(game_dir).unwrap_or(file).to_path_buf();
+    let modules = Modules::new(game_dir.to_path_buf(), display_dir);
+    let id = ModuleId::Game(rel);
+    let shown = modules.chunk_name(&id);
+    let mut report = TestReport {
+        file: shown.clone(),
+        results: Vec::new(),
+    };
+    let registered: Registered = Rc::default();
+    let setup = || -> mlua::Result<(Lua, std::sync::Arc<Budget>)> {
+        let lua = vm::new_vm(Limits::default())?;
+        lua.set_app_data(modules);
+        require::install(&lua)?;
+        state::install(&lua)?;
+        let globals = lua.globals();
+        globals.raw_set("engine", engine_library(&lua, game_dir.to_path_buf())?)?;
+        let list = registered.clone();
+        globals.raw_set(
+            "test",
+            lua.create_function(move |_, (name, body): (String, Function)| {
+                list.borrow_mut().push((name, body));
+                Ok(())
+            })?,
+        )?;
+        let testlib: Table = require::load(&lua, &ModuleId::Runtime("test".into()))?
+            .as_table()
+            .cloned()
+            .ok_or_else(|| mlua::Error::RuntimeError("@moonloop/test is not a table".into()))?;
+        globals.raw_set("expect", testlib.raw_get::<Value>("expect")?)?;
+        vm::seal(&lua)?;
+        let budget = Budget::install(&lua, TEST_BUDGET)?;
+        Ok((lua, budget))
+    };
+    let (lua, budget) = match setup() {
+        Ok(vm) => vm,
+        Err(e) => {
+            report.results.push((shown, Err(vm::describe(&e))));
+            return report;
+        }
+    };
+    if let Err(e) = budget.guard(Call::Test, || require::run(&lua, &id)) {
+        report
+            .results
+            .push(("(loading the file)".into(), Err(vm::describe(&e))));
+        budget.detach();
+        return report;
+    }
+    let tests = std::mem::take(&mut *registered.borrow_mut());
+    if tests.is_empty() {
+        report.results.push((shown, Ok(())));
+    }
+    for (name, body) in tests {
+        let outcome = budget.guard(Call::Test, || body.call::<()>(()));
+        report
+            .results
+            .push((name, outcome.map_err(|e| vm::describe(&e))));
+    }
+    budget.detach();
+    report
+}
