@@ -313,7 +313,7 @@ mod tests {
             if ctx.input.pressed(space) {
                 self.space_pressed.push(ctx.frame);
             }
-            if ctx.frame % 2 == 0 {
+            if ctx.frame.is_multiple_of(2) {
                 ctx.cues.play(ctx.frame, "even", 1.0, 1.0, 0.0);
             }
             Ok(())

@@ -395,7 +395,7 @@ fn read_config(game: &Table, file: &str, default_title: String) -> Result<Config
                 _ => return Err(bad("title", "a string")),
             },
             "width" | "height" => match number {
-                Some(n) if n >= 1.0 && n <= 16384.0 && n.fract() == 0.0 => {
+                Some(n) if (1.0..=16384.0).contains(&n) && n.fract() == 0.0 => {
                     if key == "width" {
                         config.width = n as u32;
                     } else {
@@ -413,7 +413,7 @@ fn read_config(game: &Table, file: &str, default_title: String) -> Result<Config
                 _ => return Err(bad("budget", "seconds above 0, such as 1")),
             },
             "memory" => match number {
-                Some(n) if n >= 1.0 && n <= 65536.0 => config.memory = (n * 1048576.0) as usize,
+                Some(n) if (1.0..=65536.0).contains(&n) => config.memory = (n * 1048576.0) as usize,
                 _ => return Err(bad("memory", "megabytes from 1 to 65536, such as 256")),
             },
             "actions" => config.actions = read_actions(&value, file)?,
