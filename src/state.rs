@@ -206,11 +206,13 @@ impl Walk {
                     break;
                 }
                 // The key is at -2, the value at -1.
-                let result = match ffi::lua_type(state, -2) {
-                    ffi::LUA_TSTRING | ffi::LUA_TNUMBER => self.value(-1),
-                    other => Err(Refusal::new(Offense::Key(type_name(other)))),
-                };
-                if let Err(mut refusal) = result {
+                let key_type = ffi::lua_type(state, -2);
+                if key_type != ffi::LUA_TSTRING && key_type != ffi::LUA_TNUMBER {
+                    ffi::lua_pop(state, 2);
+                    self.depth -= 1;
+                    return Err(Refusal::new(Offense::Key(type_name(key_type))));
+                }
+                if let Err(mut refusal) = self.value(-1) {
                     refusal.path.push(segment(state, -2));
                     ffi::lua_pop(state, 2);
                     self.depth -= 1;

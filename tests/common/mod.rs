@@ -1,0 +1,43 @@
+//! Helpers shared by the integration tests: games written into temporary
+//! folders, and engines stepping them under scripted clocks.
+#![allow(dead_code)]
+
+use std::path::Path;
+
+use moonloop::clock::ConstantClock;
+use moonloop::engine::Engine;
+use moonloop::lua::LuaGame;
+
+/// A game folder holding `files` (`(relative path, source)`).
+pub fn game(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, source) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, source).unwrap();
+    }
+    dir
+}
+
+/// Loads the game in `dir` into an engine with a constant 1/60 clock.
+pub fn engine(dir: &Path) -> Engine<LuaGame> {
+    let game = LuaGame::load(dir).unwrap_or_else(|e| panic!("the game loads: {e}"));
+    let input = game.input_frame();
+    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    engine.set_input(input);
+    engine
+}
+
+/// Loads a game whose main.luau is `main`, expecting it to fail; returns the message.
+pub fn load_error(files: &[(&str, &str)]) -> String {
+    let dir = game(files);
+    match LuaGame::load(dir.path()) {
+        Ok(_) => panic!("the game should not load"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// Returns the state of `engine` as canonical JSON.
+pub fn json(engine: &Engine<LuaGame>) -> String {
+    engine.game().state_json().unwrap()
+}
