@@ -65,7 +65,7 @@ pub fn take(lua: &Lua, value: &Value) -> Result<(), String> {
             return Ok(());
         }
         Value::Nil => return Err("the state is nil (S4)".to_string()),
-        other => return Err(format!("state is a {} ({PLAIN_DATA})", other.type_name())),
+        other => return Err(format!("state is a {} ({PLAIN_DATA})", type_of(other))),
     }
     let mut refusal = None;
     let outcome = unsafe {
@@ -270,6 +270,15 @@ fn type_name(t: i32) -> &'static str {
     }
 }
 
+/// Returns the Luau name of `value`'s type (`number` for integers too).
+pub fn type_of(value: &Value) -> &'static str {
+    match value {
+        Value::Integer(_) | Value::Number(_) => "number",
+        Value::Thread(_) => "thread (coroutine)",
+        other => type_of(other),
+    }
+}
+
 /// Writes a number exactly: the shortest decimal that reads back to the
 /// same `f64`, without a trailing `.0` on whole numbers.
 pub fn number(n: f64) -> String {
@@ -304,7 +313,7 @@ fn sorted_entries(table: &Table) -> mlua::Result<Vec<(Key, Value)>> {
             other => {
                 return Err(mlua::Error::RuntimeError(format!(
                     "a key is a {} (S5: keys are strings or numbers)",
-                    other.type_name()
+                    type_of(&other)
                 )));
             }
         };
@@ -384,7 +393,7 @@ fn write_json(out: &mut String, value: &Value, indent: usize) -> mlua::Result<()
         other => {
             return Err(mlua::Error::RuntimeError(format!(
                 "a {} is not plain data ({PLAIN_DATA})",
-                other.type_name()
+                type_of(other)
             )));
         }
     }
@@ -470,7 +479,7 @@ fn hash_value(h: &mut blake3::Hasher, value: &Value) -> mlua::Result<()> {
         other => {
             return Err(mlua::Error::RuntimeError(format!(
                 "a {} is not plain data ({PLAIN_DATA})",
-                other.type_name()
+                type_of(other)
             )));
         }
     }
@@ -530,7 +539,7 @@ fn copy_at(value: &Value, into: &Lua, path: &str, depth: usize) -> Result<Value,
                     other => {
                         return Err(format!(
                             "{path} has a key that is a {} (S5: keys are strings or numbers)",
-                            other.type_name()
+                            type_of(other)
                         ));
                     }
                 };
@@ -540,6 +549,6 @@ fn copy_at(value: &Value, into: &Lua, path: &str, depth: usize) -> Result<Value,
             }
             Value::Table(out)
         }
-        other => return Err(format!("{path} is a {} ({PLAIN_DATA})", other.type_name())),
+        other => return Err(format!("{path} is a {} ({PLAIN_DATA})", type_of(other))),
     })
 }

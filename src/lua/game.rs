@@ -96,7 +96,7 @@ impl LuaGame {
         let Value::Table(table) = table else {
             return Err(Error::Script(format!(
                 "{main_name}: returned a {} where a game table was expected: return {{ init = ..., update = ..., render = ... }} (G1)",
-                table.type_name()
+                state::type_of(&table)
             )));
         };
         check_fields(&table, GAME_FIELDS, &main_name, "the game table")?;
@@ -106,7 +106,7 @@ impl LuaGame {
                 Value::Function(f) => Ok(Some(f)),
                 other => Err(Error::Script(format!(
                     "{main_name}: `{name}` is a {}; it should be a function (G1)",
-                    other.type_name()
+                    state::type_of(&other)
                 ))),
             }
         };
@@ -370,7 +370,7 @@ fn read_config(game: &Table, file: &str, default_title: String) -> Result<Config
         other => {
             return Err(Error::Script(format!(
                 "{file}: config is a {}; it should be a table",
-                other.type_name()
+                state::type_of(&other)
             )));
         }
     };
