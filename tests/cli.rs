@@ -1,0 +1,332 @@
+//! The `moonloop` binary as a user meets it: exit codes and the one line a
+//! bad input gets.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::game;
+
+struct Outcome {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn moonloop(args: &[&str], dir: &Path) -> Outcome {
+    let out = Command::new(env!("CARGO_BIN_EXE_moonloop"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the binary runs");
+    Outcome {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+const RUN: &[&str] = &[
+    "run",
+    "games/spinner",
+    "--headless",
+    "--clock",
+    "constant:1/60",
+    "--frames",
+    "60",
+];
+
+// rule: S7
+#[test]
+fn print_state_shows_the_state_after_one_simulated_second() {
+    let out = moonloop(&[RUN, &["--print-state"]].concat(), repo());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.starts_with("{\n  \"angle\": 90,\n"),
+        "{}",
+        out.stdout
+    );
+}
+
+// rule: S7
+#[test]
+fn state_hash_is_the_same_on_every_run() {
+    let first = moonloop(&[RUN, &["--state-hash"]].concat(), repo());
+    let second = moonloop(&[RUN, &["--state-hash"]].concat(), repo());
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert_eq!(
+        first.stdout.trim().len(),
+        16,
+        "a 64-bit hash in hex: {}",
+        first.stdout
+    );
+    assert_eq!(first.stdout, second.stdout);
+}
+
+/// Each row: arguments, the exact stderr line, the exit code.
+#[test]
+fn bad_arguments_get_one_line_and_exit_2() {
+    let dir = game(&[
+        ("ok/main.luau", "return {}"),
+        ("empty/readme.txt", ""),
+        ("file.luau", "return {}"),
+        ("syntax/main.luau", "local x = = 1\nreturn {}"),
+        ("bad.input", "1 press space\n2 jump a\n"),
+    ]);
+    let rows: &[(&[&str], &str)] = &[
+        (
+            &["run", "ok", "--headless", "--bogus"],
+            "moonloop: unexpected argument '--bogus' found (see moonloop --help)",
+        ),
+        (
+            &["run", "missing", "--headless"],
+            "moonloop: missing: no such game folder",
+        ),
+        (
+            &["run", "file.luau", "--headless"],
+            "moonloop: file.luau: is a file; a game is a folder with a main.luau",
+        ),
+        (
+            &["run", "empty", "--headless"],
+            "moonloop: empty: has no main.luau (or main.lua); a game is a folder with one (G1)",
+        ),
+        (
+            &["run", "syntax", "--headless"],
+            "moonloop: syntax/main.luau:1: Expected identifier when parsing expression, got '='",
+        ),
+        (
+            &["run", "ok", "--headless", "--clock", "paced:0"],
+            "moonloop: invalid value 'paced:0' for '--clock <SPEC>': bad clock `paced:0`: `0` must be above 0 (see moonloop --help)",
+        ),
+        (
+            &["run", "ok", "--headless", "--clock", "constant:-1"],
+            "moonloop: invalid value 'constant:-1' for '--clock <SPEC>': bad clock `constant:-1`: `-1` is negative; a delta is 0 or more seconds (see moonloop --help)",
+        ),
+        (
+            &["run", "ok", "--headless", "--clock", "list:"],
+            "moonloop: invalid value 'list:' for '--clock <SPEC>': bad clock `list:`: give one or more deltas, as in `list:1/30,1/60` (see moonloop --help)",
+        ),
+        (
+            &["run", "ok", "--headless", "--clock", "jitter:min=2,max=1"],
+            "moonloop: invalid value 'jitter:min=2,max=1' for '--clock <SPEC>': bad clock `jitter:min=2,max=1`: min (2) is above max (1) (see moonloop --help)",
+        ),
+        (
+            &["run", "ok", "--headless", "--frames", "-3"],
+            "moonloop: invalid value '-3' for '--frames <N>': invalid digit found in string (see moonloop --help)",
+        ),
+        (
+            &[
+                "run",
+                "ok",
+                "--headless",
+                "--input",
+                "bad.input",
+                "--frames",
+                "1",
+            ],
+            "moonloop: bad.input:2: unknown event `jump`; use press, release, tap, move or wheel",
+        ),
+        (
+            &["run", "ok", "--headless", "--input", "nope.input"],
+            "moonloop: nope.input: No such file or directory (os error 2)",
+        ),
+        (
+            &[
+                "run",
+                "ok",
+                "--headless",
+                "--record-input",
+                "no/such/dir/x.replay",
+                "--frames",
+                "1",
+            ],
+            "moonloop: no/such/dir/x.replay: No such file or directory (os error 2)",
+        ),
+        (
+            &["run", "ok", "--headless", "--replay", "bad.input"],
+            "moonloop: bad.input:1: not a replay log: the first line should be `moonloop-replay 1`",
+        ),
+    ];
+    for (args, line) in rows {
+        let out = moonloop(args, dir.path());
+        assert_eq!(out.stderr.trim_end(), *line, "{args:?}");
+        assert_eq!(out.code, 2, "{args:?}");
+        assert!(
+            !out.stderr.contains("panicked") && !out.stderr.contains("backtrace"),
+            "{args:?}"
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_path_that_is_not_utf8_is_named_not_panicked_on() {
+    use std::os::unix::ffi::OsStrExt;
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9");
+    let out = Command::new(env!("CARGO_BIN_EXE_moonloop"))
+        .arg("run")
+        .arg(name)
+        .arg("--headless")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim_end(),
+        "moonloop: caf\u{fffd}: no such game folder"
+    );
+}
+
+// rule: S4
+#[test]
+fn a_failing_game_runs_every_frame_and_exits_1() {
+    let dir = game(&[(
+        "g/main.luau",
+        "return {\n  init = function() return { n = 0 } end,\n  update = function(s)\n    if s.n >= 3 then return nil end\n    return { n = s.n + 1 }\n  end,\n}\n",
+    )]);
+    let out = moonloop(
+        &[
+            "run",
+            "g",
+            "--headless",
+            "--clock",
+            "constant:1/60",
+            "--frames",
+            "10",
+            "--print-state",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(
+        out.stderr,
+        "frame 4: g/main.luau:3: S4: update returned nil; return the next state (the host kept the state it had)\n\
+         g/main.luau:3: S4: update returned nil; return the next state (the host kept the state it had) (on 7 frames from frame 4)\n"
+    );
+    assert_eq!(out.stdout, "{\n  \"n\": 3\n}\n", "the last good state");
+}
+
+// rule: H9
+#[test]
+fn a_game_that_loops_forever_finishes_its_frames() {
+    let dir = game(&[(
+        "g/main.luau",
+        "return { config = { budget = 0.05 }, update = function(s) while true do end end }",
+    )]);
+    let out = moonloop(
+        &[
+            "run",
+            "g",
+            "--headless",
+            "--clock",
+            "constant:1/60",
+            "--frames",
+            "3",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("(on 3 frames from frame 1)"),
+        "{}",
+        out.stderr
+    );
+}
+
+// rule: H6
+#[test]
+fn record_input_then_replay_reaches_the_same_hash() {
+    let dir = game(&[
+        (
+            "g/main.luau",
+            "return { init = function() return { x = 0 } end, update = function(s, input, dt)\n  return { x = s.x + (if input:down('right') then dt * 7 else -dt) }\nend }",
+        ),
+        ("moves.input", "2 press right\n0.2s release right\n"),
+    ]);
+    let recorded = moonloop(
+        &[
+            "run",
+            "g",
+            "--headless",
+            "--clock",
+            "jitter:seed=9,min=0.01,max=0.04",
+            "--frames",
+            "30",
+            "--input",
+            "moves.input",
+            "--record-input",
+            "run.replay",
+            "--state-hash",
+        ],
+        dir.path(),
+    );
+    assert_eq!(recorded.code, 0, "{}", recorded.stderr);
+    let replayed = moonloop(
+        &[
+            "run",
+            "g",
+            "--headless",
+            "--replay",
+            "run.replay",
+            "--state-hash",
+        ],
+        dir.path(),
+    );
+    assert_eq!(replayed.code, 0, "{}", replayed.stderr);
+    assert_eq!(replayed.stdout, recorded.stdout);
+}
+
+#[test]
+fn a_paced_headless_run_takes_real_time() {
+    // 6 frames at 30 Hz: at least 5 intervals of real time, slept not spun.
+    let start = std::time::Instant::now();
+    let out = moonloop(
+        &[
+            "run",
+            "games/spinner",
+            "--headless",
+            "--clock",
+            "paced:30",
+            "--frames",
+            "6",
+        ],
+        repo(),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        start.elapsed().as_secs_f64() >= 5.0 / 30.0,
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn moonloop_test_reports_failures_with_file_and_line() {
+    let dir = game(&[
+        (
+            "g/main.luau",
+            "return { init = function() return { n = 1 } end, update = function(s) return { n = s.n + 1 } end }",
+        ),
+        (
+            "g/tests/a.luau",
+            "test('passes', function()\n  local e = engine.new()\n  e:advance(2)\n  expect(e.state.n).equals(3)\nend)\ntest('fails', function()\n  expect(1).equals(2)\nend)\n",
+        ),
+        (
+            "g/tests/b.luau",
+            "test('errors', function()\n  engine.new():advance(-1)\nend)\n",
+        ),
+    ]);
+    let out = moonloop(&["test", "g"], dir.path());
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.stdout,
+        "ok    g/tests/a.luau: passes\n\
+         FAIL  g/tests/a.luau: fails\n      g/tests/a.luau:7: value: expected 2, got 1\n\
+         FAIL  g/tests/b.luau: errors\n      g/tests/b.luau:2: advance(-1): the number of ticks is 0 or more\n\
+         1 passed, 2 failed\n"
+    );
+}
