@@ -25,11 +25,20 @@ pub const MAX_DEPTH: usize = 200;
 const PLAIN_DATA: &str =
     "S5: a state is plain data: tables without metatables, strings, numbers, booleans, vectors";
 
-/// Wraps `table.freeze` so that tables the game freezes itself are still
-/// checked once when they join the state: the walk skips frozen tables, and
-/// without this, `table.freeze({f = print})` would slip a function in.
+/// Registry field of the host's `take` function.
+const TAKE: &str = "moonloop.take";
+
+/// Prefix marking an error raised by [`take`]'s walk, so the binding can
+/// say which function's result was refused.
+pub const REFUSED: &str = "\u{1}refused: ";
+
+/// Installs what taking a state needs in `lua`: the weak set of tables the
+/// game froze itself, and the `take` C function.
 ///
-/// Call before the sandbox seals the libraries.
+/// `table.freeze` is wrapped so that tables the game freezes itself are
+/// still checked once when they join the state: the walk skips frozen
+/// tables, and without this `table.freeze({f = print})` would slip a
+/// function in. Call before the sandbox seals the libraries.
 pub fn install(lua: &Lua) -> mlua::Result<()> {
     let set = lua.create_table()?;
     let weak = lua.create_table()?;
@@ -43,7 +52,22 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
         set.raw_set(t.clone(), true)?;
         Ok(t)
     })?;
-    table_lib.raw_set("freeze", wrapped)
+    table_lib.raw_set("freeze", wrapped)?;
+    // SAFETY: `take_c` follows the C function protocol: it reads its one
+    // argument and raises errors only from its outermost frame.
+    let take = unsafe { lua.create_c_function(take_c)? };
+    lua.set_named_registry_value(TAKE, take)
+}
+
+/// Returns the `take` function installed in `lua`: called with a value, it
+/// deep-freezes it and checks it is plain data, raising an error that
+/// starts with [`REFUSED`] when it is not.
+///
+/// Being a plain C function, it can be called from Luau every frame
+/// without creating garbage (a protected call from Rust would make a new
+/// closure each time).
+pub fn take_function(lua: &Lua) -> mlua::Result<mlua::Function> {
+    lua.named_registry_value(TAKE)
 }
 
 /// Deep-freezes `value` and checks it is plain data (S2, S5).
@@ -55,39 +79,52 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
 /// `state.enemies[3].think is a function (S5: ...)`. Tables walked before the
 /// offender may be left frozen.
 pub fn take(lua: &Lua, value: &Value) -> Result<(), String> {
-    match value {
-        Value::Table(_) => {}
-        Value::Boolean(_)
-        | Value::Integer(_)
-        | Value::Number(_)
-        | Value::String(_)
-        | Value::Vector(_) => {
-            return Ok(());
-        }
-        Value::Nil => return Err("the state is nil (S4)".to_string()),
-        other => return Err(format!("state is a {} ({PLAIN_DATA})", type_of(other))),
+    if value.is_nil() {
+        return Err("the state is nil (S4)".to_string());
     }
-    let mut refusal = None;
-    let outcome = unsafe {
-        lua.exec_raw::<()>(value, |state| {
-            ffi::lua_rawgetfield(state, ffi::LUA_REGISTRYINDEX, GAME_FROZEN.as_ptr());
-            let mut walk = Walk {
-                state,
-                game_frozen: ffi::lua_absindex(state, -1),
-                ancestors: [std::ptr::null(); MAX_DEPTH],
-                depth: 0,
-            };
-            if let Err(r) = walk.table(1) {
-                refusal = Some(r);
+    let take = take_function(lua).map_err(|e| e.to_string())?;
+    take.call::<()>(value).map_err(|e| {
+        let text = crate::lua::describe(&e);
+        text.strip_prefix(REFUSED)
+            .map(str::to_string)
+            .unwrap_or(text)
+    })
+}
+
+unsafe extern "C-unwind" fn take_c(state: *mut ffi::lua_State) -> std::ffi::c_int {
+    // Everything with a destructor lives in `walk_and_report`, which has
+    // returned by the time `lua_error` unwinds through this frame.
+    if unsafe { walk_and_report(state) } {
+        unsafe { ffi::lua_error(state) }
+    }
+    0
+}
+
+/// Walks argument 1; on a refusal pushes the message and returns true.
+unsafe fn walk_and_report(state: *mut ffi::lua_State) -> bool {
+    unsafe {
+        let result = match ffi::lua_type(state, 1) {
+            ffi::LUA_TTABLE => {
+                ffi::lua_rawgetfield(state, ffi::LUA_REGISTRYINDEX, GAME_FROZEN.as_ptr());
+                let mut walk = Walk {
+                    state,
+                    game_frozen: ffi::lua_absindex(state, -1),
+                    ancestors: [std::ptr::null(); MAX_DEPTH],
+                    depth: 0,
+                };
+                walk.table(1)
             }
-        })
-    };
-    if let Err(err) = outcome {
-        return Err(crate::lua::describe(&err));
-    }
-    match refusal {
-        None => Ok(()),
-        Some(r) => Err(r.message()),
+            ffi::LUA_TBOOLEAN | ffi::LUA_TNUMBER | ffi::LUA_TSTRING | ffi::LUA_TVECTOR => Ok(()),
+            other => Err(Refusal::new(Offense::Type(type_name(other)))),
+        };
+        match result {
+            Ok(()) => false,
+            Err(refusal) => {
+                let message = format!("{REFUSED}{}", refusal.message());
+                ffi::lua_pushlstring_(state, message.as_ptr() as *const _, message.len());
+                true
+            }
+        }
     }
 }
 

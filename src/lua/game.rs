@@ -6,7 +6,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mlua::{AnyUserData, Function, Lua, MultiValue, Table, Value};
+use mlua::{AnyUserData, Function, Lua, Table, Value};
 
 use super::handles::{InputHandle, Leases, SurfaceHandle};
 use super::require::{self, ModuleId, Modules};
@@ -35,6 +35,20 @@ pub struct Config {
     pub memory: usize,
 }
 
+/// Calls `f(a, b, c)` and takes its result as the state (S2, S5) before
+/// returning it, so the check runs inside Luau without a protected call
+/// from Rust each frame.
+const TAKING: &str = r#"
+local take = ...
+return function(f, a, b, c)
+    local next = f(a, b, c)
+    if next ~= nil then
+        take(next)
+    end
+    return next
+end
+"#;
+
 const CONFIG_FIELDS: &[&str] = &[
     "title",
     "width",
@@ -54,6 +68,8 @@ pub struct LuaGame {
     init: Option<Function>,
     update: Option<Function>,
     render: Option<Function>,
+    /// Calls a function and takes its result as the state, inside Luau.
+    taking: Function,
     state: Value,
     config: Config,
     leases: Rc<Leases>,
@@ -121,9 +137,14 @@ impl LuaGame {
         budget.set_limit(config.budget);
         lua.set_memory_limit(config.memory).map_err(lua_err)?;
 
+        let taking: Function = lua
+            .load(TAKING)
+            .set_name("=moonloop")
+            .call(state::take_function(&lua).map_err(lua_err)?)
+            .map_err(lua_err)?;
         let leases = Rc::new(Leases::default());
         let input = lua
-            .create_userdata(InputHandle(leases.clone()))
+            .create_userdata(InputHandle::new(leases.clone()))
             .map_err(lua_err)?;
         let surface = |name| SurfaceHandle {
             name,
@@ -139,6 +160,7 @@ impl LuaGame {
             init,
             update,
             render,
+            taking,
             state: Value::Nil,
             config,
             leases,
@@ -161,31 +183,36 @@ impl LuaGame {
         };
         let result = self
             .budget
-            .guard(Call::Init, || init.call::<MultiValue>(()))
-            .map_err(script)?;
+            .guard(Call::Init, || self.taking.call::<Value>(&init));
         self.accept(&init, "init", result)
     }
 
-    /// Checks what `function` (named `name`) returned and takes it as the
-    /// next state (S2, S4, S5).
-    fn accept(&self, function: &Function, name: &str, result: MultiValue) -> Result<Value> {
-        let place = place(function);
-        let value = match result.into_iter().next() {
-            None => {
-                return Err(Error::Script(format!(
-                    "{place}S4: {name} returned nothing; return the next state (the host kept the state it had)"
-                )));
+    /// Turns what `function` (named `name`) returned through the taking
+    /// trampoline into the next state, or the error its author reads (S4,
+    /// S5).
+    ///
+    /// A call returning nothing reads as nil: telling the two apart would
+    /// cost a heap allocation every frame.
+    fn accept(
+        &self,
+        function: &Function,
+        name: &str,
+        result: mlua::Result<Value>,
+    ) -> Result<Value> {
+        match result {
+            Ok(Value::Nil) => Err(Error::Script(format!(
+                "{}S4: {name} returned nil; return the next state (the host kept the state it had)",
+                place(function)
+            ))),
+            Ok(value) => Ok(value),
+            Err(err) => {
+                let text = vm::describe(&err);
+                Err(Error::Script(match text.strip_prefix(state::REFUSED) {
+                    Some(why) => format!("{}{name} returned a state where {why}", place(function)),
+                    None => text,
+                }))
             }
-            Some(Value::Nil) => {
-                return Err(Error::Script(format!(
-                    "{place}S4: {name} returned nil; return the next state (the host kept the state it had)"
-                )));
-            }
-            Some(value) => value,
-        };
-        state::take(&self.lua, &value)
-            .map_err(|why| Error::Script(format!("{place}{name} returned a state where {why}")))?;
-        Ok(value)
+        }
     }
 
     /// Returns the current state (S1).
@@ -219,10 +246,9 @@ impl LuaGame {
     /// # Errors
     /// The transition fails or its result is refused; the state is kept.
     pub fn apply(&mut self, transition: &Function) -> Result {
-        let result = self
-            .budget
-            .guard(Call::Apply, || transition.call::<MultiValue>(&self.state))
-            .map_err(script)?;
+        let result = self.budget.guard(Call::Apply, || {
+            self.taking.call::<Value>((transition, &self.state))
+        });
         self.state = self.accept(transition, "apply's transition", result)?;
         Ok(())
     }
@@ -277,10 +303,10 @@ impl Game for LuaGame {
         };
         let result = self.leases.lend_update(ctx.frame, ctx.input, ctx.cues, || {
             self.budget.guard(Call::Update, || {
-                update.call::<MultiValue>((&self.state, &self.input, dt))
+                self.taking
+                    .call::<Value>((update, &self.state, &self.input, dt))
             })
         });
-        let result = result.map_err(script)?;
         self.state = self.accept(update, "update", result)?;
         Ok(())
     }

@@ -7,10 +7,11 @@
 //! finds nothing lent and raises the C3 error. That check is the whole
 //! scoping rule, and it costs one pointer test per call.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::ffi::c_void;
 use std::rc::Rc;
 
-use mlua::{Lua, MetaMethod, UserData, UserDataMethods, Value};
+use mlua::{Lua, LuaString, MetaMethod, UserData, UserDataMethods, Value};
 
 use crate::cues::CueLog;
 use crate::input::{Binding, InputFrame};
@@ -79,11 +80,29 @@ fn outside(lua: &Lua, handle: &str, function: &str) -> mlua::Error {
 }
 
 /// The `input` handle `update` gets (C1).
-pub struct InputHandle(pub Rc<Leases>);
+pub struct InputHandle {
+    leases: Rc<Leases>,
+    /// Names already looked up, by the address of the interned Luau
+    /// string. Reading a string's bytes through mlua allocates; comparing
+    /// its address does not, so steady frames look names up for free. The
+    /// cached string keeps its address from being reused.
+    names: RefCell<Vec<(*const c_void, LuaString, Binding)>>,
+}
+
+/// The most names cached before the cache starts over.
+const NAME_CACHE: usize = 256;
 
 impl InputHandle {
+    /// Creates the handle reading from `leases`.
+    pub fn new(leases: Rc<Leases>) -> Self {
+        InputHandle {
+            leases,
+            names: RefCell::new(Vec::with_capacity(16)),
+        }
+    }
+
     fn with<R>(&self, lua: &Lua, f: impl FnOnce(&InputFrame) -> R) -> mlua::Result<R> {
-        let input = self.0.input.get();
+        let input = self.leases.input.get();
         if input.is_null() {
             return Err(outside(lua, "input", "update"));
         }
@@ -92,41 +111,56 @@ impl InputHandle {
         Ok(f(unsafe { &*input }))
     }
 
-    fn binding(&self, lua: &Lua, call: &str, name: &mlua::LuaString) -> mlua::Result<Binding> {
-        let name = name.to_str()?;
-        self.with(lua, |input| input.binding(&name))?
-            .ok_or_else(|| {
-                let actions: Vec<String> = self
-                    .with(lua, |input| {
-                        input.actions().iter().map(|a| a.name.clone()).collect()
-                    })
-                    .unwrap_or_default();
-                let actions = if actions.is_empty() {
-                    "none in config.actions".to_string()
-                } else {
-                    actions.join(", ")
-                };
-                mlua::Error::RuntimeError(format!(
-                    "{}input:{call}(\"{}\"): no key or action by that name (actions: {actions}; \
+    fn binding(&self, lua: &Lua, call: &str, name: &Value) -> mlua::Result<Binding> {
+        let Value::String(name) = name else {
+            return Err(mlua::Error::RuntimeError(format!(
+                "{}input:{call}: expected a key or action name, got a {}",
+                super::location(lua, 1),
+                crate::state::type_of(name)
+            )));
+        };
+        let address = name.to_pointer();
+        if let Some((_, _, binding)) = self.names.borrow().iter().find(|(a, _, _)| *a == address) {
+            // Still check the scope: the cache must not answer outside update.
+            self.with(lua, |_| ())?;
+            return Ok(*binding);
+        }
+        let text = name.to_string_lossy();
+        let binding = self.with(lua, |input| input.binding(&text))?.ok_or_else(|| {
+            let actions: Vec<String> = self
+                .with(lua, |input| input.actions().iter().map(|a| a.name.clone()).collect())
+                .unwrap_or_default();
+            let actions = if actions.is_empty() {
+                "none in config.actions".to_string()
+            } else {
+                actions.join(", ")
+            };
+            mlua::Error::RuntimeError(format!(
+                "{}input:{call}(\"{text}\"): no key or action by that name (actions: {actions}; \
                  keys are named like a, 1, space, left, mouse_left)",
-                    super::location(lua, 1),
-                    &*name
-                ))
-            })
+                super::location(lua, 1),
+            ))
+        })?;
+        let mut names = self.names.borrow_mut();
+        if names.len() == NAME_CACHE {
+            names.clear();
+        }
+        names.push((address, name.clone(), binding));
+        Ok(binding)
     }
 }
 
 impl UserData for InputHandle {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
-        methods.add_method("down", |lua, this, name: mlua::LuaString| {
+        methods.add_method("down", |lua, this, name: Value| {
             let binding = this.binding(lua, "down", &name)?;
             this.with(lua, |input| input.down(binding))
         });
-        methods.add_method("pressed", |lua, this, name: mlua::LuaString| {
+        methods.add_method("pressed", |lua, this, name: Value| {
             let binding = this.binding(lua, "pressed", &name)?;
             this.with(lua, |input| input.pressed(binding))
         });
-        methods.add_method("released", |lua, this, name: mlua::LuaString| {
+        methods.add_method("released", |lua, this, name: Value| {
             let binding = this.binding(lua, "released", &name)?;
             this.with(lua, |input| input.released(binding))
         });
@@ -138,7 +172,7 @@ impl UserData for InputHandle {
         });
         methods.add_method(
             "cue",
-            |lua, this, (name, params): (mlua::LuaString, Option<mlua::Table>)| {
+            |lua, this, (name, params): (LuaString, Option<mlua::Table>)| {
                 this.with(lua, |_| ())?;
                 let (mut volume, mut pitch, mut pan) = (1.0, 1.0, 0.0);
                 if let Some(params) = params {
@@ -175,9 +209,9 @@ impl UserData for InputHandle {
                     }
                 }
                 let name = name.to_str()?;
-                let cues = this.0.cues.get();
+                let cues = this.leases.cues.get();
                 // SAFETY: as in `with`: lent for the duration of `update`.
-                unsafe { (*cues).play(this.0.frame.get(), &name, volume, pitch, pan) };
+                unsafe { (*cues).play(this.leases.frame.get(), &name, volume, pitch, pan) };
                 Ok(())
             },
         );

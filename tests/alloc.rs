@@ -1,0 +1,97 @@
+//! The host does no heap allocation per frame in steady state, checked
+//! with a counting allocator around frames of a game that allocates
+//! nothing itself.
+
+mod common;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use common::game;
+use moonloop::clock::ConstantClock;
+use moonloop::engine::Engine;
+use moonloop::input::{InputEvent, Key};
+use moonloop::lua::LuaGame;
+
+struct Counting;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.with(Cell::get) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if COUNTING.with(Cell::get) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations_in(f: impl FnOnce()) -> u64 {
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    COUNTING.with(|c| c.set(true));
+    f();
+    COUNTING.with(|c| c.set(false));
+    ALLOCATIONS.load(Ordering::Relaxed) - before
+}
+
+#[test]
+fn steady_frames_allocate_nothing() {
+    // The game reads input in update and the state in render, and returns
+    // the same (frozen) state: any allocation left is the host's.
+    let dir = game(&[(
+        "main.luau",
+        r#"
+        return {
+            config = { actions = { jump = { "space" } } },
+            init = function() return { n = 0, list = { 1, 2, 3 } } end,
+            update = function(state, input, dt)
+                if input:down("jump") and input:pressed("left") then error("never") end
+                local x, y = input:pointer()
+                return state
+            end,
+            render = function(state, scene, screen)
+                local n = state.n + #state.list
+            end,
+        }
+        "#,
+    )]);
+    let game = LuaGame::load(dir.path()).unwrap();
+    let input = game.input_frame();
+    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    engine.set_input(input);
+    let space = Key::from_name("space").unwrap();
+    let mut frames = |n: u32| {
+        for i in 0..n {
+            // Live input arrives between frames, as from a window.
+            engine.input_mut().push(if i % 2 == 0 {
+                InputEvent::Press(space)
+            } else {
+                InputEvent::Release(space)
+            });
+            engine.input_mut().push(InputEvent::Move(i as f64, 1.0));
+            engine.advance(1).unwrap();
+        }
+    };
+    frames(200); // warm-up: caches, free lists and the VM settle
+    let count = allocations_in(|| frames(2_000));
+    assert_eq!(count, 0, "heap allocations over 2,000 steady frames");
+}
