@@ -1,1 +1,12 @@
-fn main() {}
+//! `cargo bench`: the host's speed as ratios against in-process baselines
+//! (the same report as `moonloop bench`).
+
+fn main() {
+    match moonloop::bench::run() {
+        Ok(rows) => moonloop::bench::print(&rows),
+        Err(err) => {
+            eprintln!("bench: {err}");
+            std::process::exit(1);
+        }
+    }
+}

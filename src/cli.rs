@@ -36,6 +36,8 @@ enum Command {
         /// Game folders; default: every folder in games/ with a tests/ folder.
         games: Vec<PathBuf>,
     },
+    /// Measures the host's speed as ratios against in-process baselines.
+    Bench,
 }
 
 #[derive(Debug, Args)]
@@ -104,6 +106,10 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let outcome = match cli.command {
         Command::Run(args) => run(args),
         Command::Test { games } => test(games),
+        Command::Bench => crate::bench::run().map(|rows| {
+            crate::bench::print(&rows);
+            ExitCode::SUCCESS
+        }),
     };
     match outcome {
         Ok(code) => code,

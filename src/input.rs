@@ -324,13 +324,12 @@ impl InputFrame {
     ///
     /// The engine calls this once per delivered frame, before `update`.
     pub fn begin(&mut self, mut applied: impl FnMut(InputEvent)) {
-        let releases = std::mem::take(&mut self.release_next);
-        for (i, _) in KEY_NAMES.iter().enumerate() {
-            let key = Key(i as u8);
-            if releases.has(key) {
-                self.apply(InputEvent::Release(key));
-                applied(InputEvent::Release(key));
-            }
+        let mut releases = std::mem::take(&mut self.release_next).0;
+        while releases != 0 {
+            let key = Key(releases.trailing_zeros() as u8);
+            releases &= releases - 1;
+            self.apply(InputEvent::Release(key));
+            applied(InputEvent::Release(key));
         }
         for i in 0..self.pending.len() {
             let event = self.pending[i];

@@ -70,6 +70,8 @@ pub struct LuaGame {
     render: Option<Function>,
     /// Calls a function and takes its result as the state, inside Luau.
     taking: Function,
+    /// The table main returned.
+    module: Table,
     state: Value,
     config: Config,
     leases: Rc<Leases>,
@@ -161,6 +163,7 @@ impl LuaGame {
             update,
             render,
             taking,
+            module: table,
             state: Value::Nil,
             config,
             leases,
@@ -218,6 +221,11 @@ impl LuaGame {
     /// Returns the current state (S1).
     pub fn state(&self) -> &Value {
         &self.state
+    }
+
+    /// Returns the table the game's main file returned.
+    pub fn main_table(&self) -> &Table {
+        &self.module
     }
 
     /// Returns the VM the game runs in.

@@ -11,7 +11,7 @@ mod vm;
 pub use game::{Config, LuaGame};
 pub use testing::{TestReport, run_test_file};
 
-pub use vm::{Budget, Call, Limits, describe};
+pub use vm::{Budget, Call, Limits, describe, new_vm};
 
 use mlua::Lua;
 

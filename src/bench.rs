@@ -1,0 +1,256 @@
+//! Bench: the host's speed as ratios against baselines run in the same
+//! process (`moonloop bench`, or `cargo bench`).
+//!
+//! Each case times a batch of iterations long enough to swamp the clock's
+//! resolution, repeats the batch, and keeps the median, so a noisy
+//! neighbour moves the numbers less than a mean would. Ratios, not times,
+//! are the result: they hold across machines where absolute times do not.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use mlua::{Function, Value};
+
+use crate::clock::ConstantClock;
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::lua::{Budget, Call, Limits, LuaGame};
+
+/// How long one timed batch should take.
+const BATCH: Duration = Duration::from_millis(40);
+/// How many batches each case runs; the median is kept.
+const BATCHES: usize = 9;
+
+/// Returns the median time of one iteration of `run(n)`, which runs `n`.
+fn per_iteration(mut run: impl FnMut(u64)) -> Duration {
+    let mut n = 1;
+    loop {
+        let start = Instant::now();
+        run(n);
+        if start.elapsed() >= BATCH / 4 || n >= 1 << 30 {
+            break;
+        }
+        n *= 2;
+    }
+    let n = n * 4;
+    let mut times: Vec<Duration> = (0..BATCHES)
+        .map(|_| {
+            let start = Instant::now();
+            run(n);
+            start.elapsed() / n as u32
+        })
+        .collect();
+    times.sort();
+    times[BATCHES / 2]
+}
+
+/// One line of the report.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// What was measured.
+    pub case: String,
+    /// The baseline's time per iteration.
+    pub baseline: Duration,
+    /// The measured time per iteration.
+    pub measured: Duration,
+    /// What the ratio should stay under, if anything.
+    pub target: Option<f64>,
+}
+
+impl Row {
+    /// Returns measured / baseline.
+    pub fn ratio(&self) -> f64 {
+        self.measured.as_secs_f64() / self.baseline.as_secs_f64()
+    }
+}
+
+struct TempGame(PathBuf);
+
+impl TempGame {
+    fn new(name: &str, main: &str) -> Result<TempGame> {
+        let dir =
+            std::env::temp_dir().join(format!("moonloop-bench-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        let file = dir.join("main.luau");
+        std::fs::write(&file, main).map_err(|e| Error::io(&file, e))?;
+        Ok(TempGame(dir))
+    }
+}
+
+impl Drop for TempGame {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+const TRIVIAL: &str = r#"
+local function update(state, input, dt)
+    return state
+end
+return {
+    init = function() return { n = 0 } end,
+    update = update,
+    -- The baseline: the same update called in a loop inside Luau.
+    bench = function(state, n)
+        for i = 1, n do
+            state = update(state, nil, 1 / 60)
+        end
+        return state
+    end,
+}
+"#;
+
+const BALLS: &str = r#"
+local function update(state, input, dt)
+    local balls = table.create(#state.balls)
+    for i, b in state.balls do
+        local x, y, vx, vy = b.x + b.vx * dt, b.y + b.vy * dt, b.vx, b.vy
+        if x < 0 or x > 1280 then vx = -vx end
+        if y < 0 or y > 720 then vy = -vy end
+        balls[i] = { x = x, y = y, vx = vx, vy = vy }
+    end
+    return { balls = balls }
+end
+return {
+    init = function()
+        local balls = {}
+        for i = 1, 1000 do
+            balls[i] = { x = (i * 37) % 1280, y = (i * 91) % 720, vx = (i % 7) * 40 - 120, vy = (i % 5) * 50 - 100 }
+        end
+        return { balls = balls }
+    end,
+    update = update,
+    bench = function(state, n)
+        for i = 1, n do
+            state = update(state, nil, 1 / 60)
+        end
+        return state
+    end,
+}
+"#;
+
+const TIGHT_LOOP: &str = r#"
+return function(n)
+    local x = 0
+    for i = 1, n do
+        x += i % 7
+    end
+    return x
+end
+"#;
+
+/// Times a game's whole headless frame against its update called in a
+/// loop inside Luau.
+fn frame_case(name: &str, main: &str) -> Result<(Duration, Duration)> {
+    let dir = TempGame::new(name, main)?;
+    // The baseline runs in its own copy of the game, so both start alike.
+    let baseline_game = LuaGame::load(&dir.0)?;
+    let bench: Function = baseline_game
+        .main_table()
+        .get("bench")
+        .map_err(|e| Error::Script(e.to_string()))?;
+    let state = baseline_game.state().clone();
+    let baseline = per_iteration(|n| {
+        bench.call::<Value>((&state, n)).expect("the baseline runs");
+    });
+    let game = LuaGame::load(&dir.0)?;
+    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    let measured = per_iteration(|n| engine.advance(n).expect("the game runs"));
+    Ok((baseline, measured))
+}
+
+/// Times a tight Luau loop with the time budget on against the same loop
+/// with no budget, and against a naive interrupt callback.
+fn budget_case() -> Result<(Duration, Duration, Duration)> {
+    let script = |e: mlua::Error| Error::Script(e.to_string());
+    let make = || -> Result<(mlua::Lua, Function)> {
+        let lua = crate::lua::new_vm(Limits::default()).map_err(script)?;
+        let f: Function = lua
+            .load(TIGHT_LOOP)
+            .set_name("=bench")
+            .eval()
+            .map_err(script)?;
+        Ok((lua, f))
+    };
+    const N: u64 = 100_000;
+    let (_bare_lua, bare) = make()?;
+    let off = per_iteration(|n| {
+        for _ in 0..n {
+            bare.call::<f64>(N).unwrap();
+        }
+    });
+    let (budget_lua, guarded) = make()?;
+    let budget = Budget::install(&budget_lua, Duration::from_secs(1)).map_err(script)?;
+    let on = per_iteration(|n| {
+        for _ in 0..n {
+            budget.guard(Call::Update, || guarded.call::<f64>(N).unwrap());
+        }
+    });
+    budget.detach();
+    let (naive_lua, naive) = make()?;
+    naive_lua.set_interrupt(|_| Ok(mlua::VmState::Continue));
+    let naive_time = per_iteration(|n| {
+        for _ in 0..n {
+            naive.call::<f64>(N).unwrap();
+        }
+    });
+    Ok((off, on, naive_time))
+}
+
+/// Runs every case and returns the report's rows.
+///
+/// # Errors
+/// A benchmark game fails to load or run.
+pub fn run() -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
+    let (baseline, measured) = frame_case("trivial", TRIVIAL)?;
+    rows.push(Row {
+        case: "trivial game: headless frame vs update called in Luau".into(),
+        baseline,
+        measured,
+        target: None,
+    });
+    let (baseline, measured) = frame_case("balls", BALLS)?;
+    rows.push(Row {
+        case: "1,000 balls: headless frame vs update called in Luau".into(),
+        baseline,
+        measured,
+        target: Some(1.5),
+    });
+    let (off, on, naive) = budget_case()?;
+    rows.push(Row {
+        case: "tight loop: time budget on vs off".into(),
+        baseline: off,
+        measured: on,
+        target: Some(1.25),
+    });
+    rows.push(Row {
+        case: "tight loop: naive interrupt callback vs none (for reference)".into(),
+        baseline: off,
+        measured: naive,
+        target: None,
+    });
+    Ok(rows)
+}
+
+/// Prints the report, one case a line, and the trivial game's overhead.
+pub fn print(rows: &[Row]) {
+    println!(
+        "{:<66} {:>12} {:>12} {:>7}  target",
+        "case", "baseline", "measured", "ratio"
+    );
+    for row in rows {
+        let target = row.target.map_or(String::new(), |t| format!("<= {t}x"));
+        println!(
+            "{:<66} {:>12?} {:>12?} {:>6.2}x  {target}",
+            row.case,
+            row.baseline,
+            row.measured,
+            row.ratio()
+        );
+    }
+    if let Some(trivial) = rows.first() {
+        let overhead = trivial.measured.saturating_sub(trivial.baseline);
+        println!("host overhead per frame (trivial game): {overhead:?} (target < 1µs)");
+    }
+}
