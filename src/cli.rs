@@ -133,7 +133,6 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         return Err(usage("--watch (hot reload) is not in this build yet"));
     }
     let game = LuaGame::load(&args.game)?;
-    let input = game.input_frame();
     let (clock, frames, script) = match &args.replay {
         Some(path) => {
             let replay = Replay::load(path)?;
@@ -154,7 +153,6 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     };
     let real_time = clock.is_real_time();
     let mut engine = Engine::new(game, clock);
-    engine.set_input(input);
     if let Some(script) = script {
         engine.set_script(script);
     }

@@ -10,7 +10,7 @@ use std::time::Instant;
 use crate::clock::Clock;
 use crate::cues::CueLog;
 use crate::error::{Error, Result};
-use crate::input::{InputFrame, Script};
+use crate::input::{Action, InputFrame, Script};
 use crate::replay::ReplayWriter;
 
 /// What `update` may use (C1): the frame's input, and the cue log it plays
@@ -46,6 +46,11 @@ pub trait Game {
     /// # Errors
     /// The render failed; nothing is lost.
     fn render(&mut self, ctx: RenderCtx) -> Result;
+
+    /// Returns the named actions the game binds to keys. Default: none.
+    fn actions(&self) -> Vec<Action> {
+        Vec::new()
+    }
 }
 
 /// What one tick did.
@@ -77,11 +82,11 @@ impl<G: Game> Engine<G> {
     pub fn new(game: G, clock: Box<dyn Clock>) -> Self {
         Engine {
             clock,
+            input: InputFrame::new(game.actions()),
             game,
             frame: 0,
             time: 0.0,
             last_dt: 0.0,
-            input: InputFrame::default(),
             cues: CueLog::default(),
             script: None,
             replay: None,
@@ -103,11 +108,6 @@ impl<G: Game> Engine<G> {
     /// Records every delivered delta and applied input event to `writer`.
     pub fn set_replay_writer(&mut self, writer: ReplayWriter) {
         self.replay = Some(writer);
-    }
-
-    /// Replaces the input frame (to give it the game's actions).
-    pub fn set_input(&mut self, input: InputFrame) {
-        self.input = input;
     }
 
     /// Runs one tick at host time `now`, in SPEC order.

@@ -75,9 +75,7 @@ fn steady_frames_allocate_nothing() {
         "#,
     )]);
     let game = LuaGame::load(dir.path()).unwrap();
-    let input = game.input_frame();
     let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
-    engine.set_input(input);
     let space = Key::from_name("space").unwrap();
     let mut frames = |n: u32| {
         for i in 0..n {

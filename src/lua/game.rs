@@ -13,7 +13,7 @@ use super::require::{self, ModuleId, Modules};
 use super::vm::{self, Budget, Call, Limits};
 use crate::engine::{Game, RenderCtx, UpdateCtx};
 use crate::error::{Error, Result};
-use crate::input::{Action, InputFrame, Key};
+use crate::input::{Action, Key};
 use crate::state;
 
 /// The game's `config` table, read when it loads.
@@ -243,11 +243,6 @@ impl LuaGame {
         &self.dir
     }
 
-    /// Returns an input frame carrying the game's actions.
-    pub fn input_frame(&self) -> InputFrame {
-        InputFrame::new(self.config.actions.clone())
-    }
-
     /// Runs a transition between frames (S6): `transition(state)` returns
     /// the next state, under the same rules as `update`.
     ///
@@ -305,6 +300,10 @@ impl LuaGame {
 }
 
 impl Game for LuaGame {
+    fn actions(&self) -> Vec<Action> {
+        self.config.actions.clone()
+    }
+
     fn update(&mut self, ctx: UpdateCtx<'_>, dt: f64) -> Result {
         let Some(update) = &self.update else {
             return Ok(());

@@ -164,9 +164,7 @@ fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
             }
             game.set_budget(Duration::from_secs_f64(secs));
         }
-        let input = game.input_frame();
         let mut engine = Engine::new(game, clock.build());
-        engine.set_input(input);
         if let Some(path) = options.get::<Option<String>>("input")? {
             let script =
                 Script::load(&dir.join(path)).map_err(|e| fail(lua, format!("engine.new: {e}")))?;
