@@ -22,8 +22,7 @@ pub fn game(files: &[(&str, &str)]) -> tempfile::TempDir {
 /// Loads the game in `dir` into an engine with a constant 1/60 clock.
 pub fn engine(dir: &Path) -> Engine<LuaGame> {
     let game = LuaGame::load(dir).unwrap_or_else(|e| panic!("the game loads: {e}"));
-    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
-    engine
+    Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)))
 }
 
 /// Loads a game whose main.luau is `main`, expecting it to fail; returns the message.
