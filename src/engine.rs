@@ -5,13 +5,17 @@
 //! the input frame and the cue log, and can be stepped from a Rust test with
 //! no window, no GPU and no script.
 
+use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::clock::Clock;
+use crate::color::Rgba;
 use crate::cues::CueLog;
 use crate::error::{Error, Result};
 use crate::input::{Action, InputFrame, Script};
 use crate::replay::ReplayWriter;
+use crate::screen::Screen;
+use crate::viewport::Viewport;
 
 /// What `update` may use (C1): the frame's input, and the cue log it plays
 /// cues into.
@@ -25,12 +29,14 @@ pub struct UpdateCtx<'a> {
     pub cues: &'a mut CueLog,
 }
 
-/// What `render` may use (C2). The scene and screen layer join it with the
-/// renderer; `render` gets nothing that reads input or plays a cue.
+/// What `render` may use (C2): the screen layer (and the scene); nothing
+/// that reads input or plays a cue.
 #[derive(Debug)]
-pub struct RenderCtx {
+pub struct RenderCtx<'a> {
     /// The delivered frame's number, counted from 1.
     pub frame: u64,
+    /// The 2D layer, cleared and in logical coordinates.
+    pub screen: &'a mut Screen,
 }
 
 /// A game the engine steps: the part that is the author's.
@@ -45,11 +51,26 @@ pub trait Game {
     ///
     /// # Errors
     /// The render failed; nothing is lost.
-    fn render(&mut self, ctx: RenderCtx) -> Result;
+    fn render(&mut self, ctx: RenderCtx<'_>) -> Result;
 
     /// Returns the named actions the game binds to keys. Default: none.
     fn actions(&self) -> Vec<Action> {
         Vec::new()
+    }
+
+    /// Returns the logical size the game draws in. Default: 1280x720.
+    fn logical_size(&self) -> (u32, u32) {
+        (1280, 720)
+    }
+
+    /// Returns the clear color. Default: black.
+    fn background(&self) -> Rgba {
+        Rgba::BLACK
+    }
+
+    /// Returns the folder images and meshes load from. Default: none.
+    fn folder(&self) -> Option<PathBuf> {
+        None
     }
 }
 
@@ -75,14 +96,19 @@ pub struct Engine<G> {
     replay: Option<ReplayWriter>,
     paused: bool,
     errors: Vec<Error>,
+    screen: Screen,
+    viewport: Viewport,
 }
 
 impl<G: Game> Engine<G> {
     /// Creates an engine stepping `game` by `clock`, with no frames run.
     pub fn new(game: G, clock: Box<dyn Clock>) -> Self {
+        let logical = game.logical_size();
         Engine {
             clock,
             input: InputFrame::new(game.actions()),
+            screen: Screen::new(logical, game.folder()),
+            viewport: Viewport::fit(logical, logical),
             game,
             frame: 0,
             time: 0.0,
@@ -131,7 +157,11 @@ impl<G: Game> Engine<G> {
         self.last_dt = dt;
         self.begin_input(dt);
 
-        // 3-4. The surfaces follow the window (the renderer's part).
+        // 3. The surfaces follow the window: `set_surface` recomputed the
+        // viewport when the size changed.
+        // 4. The screen layer is cleared; its viewport transform is applied
+        // underneath when it is rasterized.
+        self.screen.clear();
 
         // 5. update runs; its result replaces the state.
         let ctx = UpdateCtx {
@@ -144,7 +174,11 @@ impl<G: Game> Engine<G> {
         }
 
         // 6. render runs.
-        if let Err(err) = self.game.render(RenderCtx { frame: self.frame }) {
+        let ctx = RenderCtx {
+            frame: self.frame,
+            screen: &mut self.screen,
+        };
+        if let Err(err) = self.game.render(ctx) {
             self.errors.push(err);
         }
 
@@ -224,6 +258,29 @@ impl<G: Game> Engine<G> {
     /// Says whether the clock follows real time.
     pub fn is_real_time(&self) -> bool {
         self.clock.is_real_time()
+    }
+
+    /// Sets the surface size in device pixels (step 3): the letterboxed
+    /// viewport follows.
+    pub fn set_surface(&mut self, width: u32, height: u32) {
+        self.viewport = Viewport::fit(self.game.logical_size(), (width.max(1), height.max(1)));
+    }
+
+    /// Returns the letterboxed viewport.
+    pub fn viewport(&self) -> &Viewport {
+        &self.viewport
+    }
+
+    /// Returns the screen layer as the last frame left it.
+    pub fn screen(&self) -> &Screen {
+        &self.screen
+    }
+
+    /// Rasterizes the last frame: the background with the screen layer
+    /// over it, at the surface's size.
+    pub fn picture(&mut self) -> tiny_skia::Pixmap {
+        let background = self.game.background();
+        self.screen.picture(&self.viewport, background)
     }
 
     /// Returns the number of delivered frames.
@@ -319,7 +376,7 @@ mod tests {
             Ok(())
         }
 
-        fn render(&mut self, _ctx: RenderCtx) -> Result {
+        fn render(&mut self, _ctx: RenderCtx<'_>) -> Result {
             self.renders += 1;
             Ok(())
         }

@@ -10,7 +10,9 @@ use mlua::{AnyUserData, Function, Lua, Table, Value};
 
 use super::handles::{InputHandle, Leases, SurfaceHandle};
 use super::require::{self, ModuleId, Modules};
+use super::screen::ScreenHandle;
 use super::vm::{self, Budget, Call, Limits};
+use crate::color::Rgba;
 use crate::engine::{Game, RenderCtx, UpdateCtx};
 use crate::error::{Error, Result};
 use crate::input::{Action, Key};
@@ -25,8 +27,8 @@ pub struct Config {
     pub width: u32,
     /// Logical height. Default: 720.
     pub height: u32,
-    /// The clear color, as written. Default: `"#000000"`.
-    pub background: String,
+    /// The clear color. Default: black.
+    pub background: Rgba,
     /// Named actions bound to keys. Default: none.
     pub actions: Vec<Action>,
     /// Each call's time budget. Default: 1 s.
@@ -153,7 +155,9 @@ impl LuaGame {
             leases: leases.clone(),
         };
         let scene = lua.create_userdata(surface("scene")).map_err(lua_err)?;
-        let screen = lua.create_userdata(surface("screen")).map_err(lua_err)?;
+        let screen = lua
+            .create_userdata(ScreenHandle::new(leases.clone()))
+            .map_err(lua_err)?;
 
         let mut game = LuaGame {
             lua,
@@ -304,6 +308,18 @@ impl Game for LuaGame {
         self.config.actions.clone()
     }
 
+    fn logical_size(&self) -> (u32, u32) {
+        (self.config.width, self.config.height)
+    }
+
+    fn background(&self) -> Rgba {
+        self.config.background
+    }
+
+    fn folder(&self) -> Option<PathBuf> {
+        Some(self.dir.clone())
+    }
+
     fn update(&mut self, ctx: UpdateCtx<'_>, dt: f64) -> Result {
         let Some(update) = &self.update else {
             return Ok(());
@@ -318,12 +334,12 @@ impl Game for LuaGame {
         Ok(())
     }
 
-    fn render(&mut self, _ctx: RenderCtx) -> Result {
+    fn render(&mut self, ctx: RenderCtx<'_>) -> Result {
         let Some(render) = &self.render else {
             return Ok(());
         };
         self.leases
-            .lend_render(|| {
+            .lend_render(ctx.screen, || {
                 self.budget.guard(Call::Render, || {
                     render.call::<()>((&self.state, &self.scene, &self.screen))
                 })
@@ -392,7 +408,7 @@ fn read_config(game: &Table, file: &str, default_title: String) -> Result<Config
         title: default_title,
         width: 1280,
         height: 720,
-        background: "#000000".into(),
+        background: Rgba::BLACK,
         actions: Vec::new(),
         budget: vm::DEFAULT_BUDGET,
         memory: vm::DEFAULT_MEMORY_CAP,
@@ -438,7 +454,10 @@ fn read_config(game: &Table, file: &str, default_title: String) -> Result<Config
                 _ => return Err(bad(&key, "a whole number from 1 to 16384")),
             },
             "background" => match &value {
-                Value::String(s) => config.background = s.to_string_lossy(),
+                Value::String(s) => {
+                    config.background = Rgba::parse(&s.to_string_lossy())
+                        .map_err(|why| Error::Script(format!("{file}: config.background: {why}")))?
+                }
                 _ => return Err(bad("background", "a color string such as \"#1e1e2e\"")),
             },
             "budget" => match number {

@@ -15,6 +15,7 @@ use mlua::{Lua, LuaString, MetaMethod, UserData, UserDataMethods, Value};
 
 use crate::cues::CueLog;
 use crate::input::{Binding, InputFrame};
+use crate::screen::Screen;
 
 /// What is lent to the handles right now.
 #[derive(Debug)]
@@ -23,6 +24,7 @@ pub struct Leases {
     cues: Cell<*mut CueLog>,
     frame: Cell<u64>,
     rendering: Cell<bool>,
+    screen: Cell<*mut Screen>,
 }
 
 impl Default for Leases {
@@ -32,6 +34,7 @@ impl Default for Leases {
             cues: Cell::new(std::ptr::null_mut()),
             frame: Cell::new(0),
             rendering: Cell::new(false),
+            screen: Cell::new(std::ptr::null_mut()),
         }
     }
 }
@@ -44,6 +47,7 @@ impl Drop for Return<'_> {
         self.0.input.set(std::ptr::null());
         self.0.cues.set(std::ptr::null_mut());
         self.0.rendering.set(false);
+        self.0.screen.set(std::ptr::null_mut());
     }
 }
 
@@ -63,11 +67,25 @@ impl Leases {
         f()
     }
 
-    /// Opens the `scene` and `screen` handles while `f` runs.
-    pub fn lend_render<R>(&self, f: impl FnOnce() -> R) -> R {
+    /// Lends `screen` (and opens the `scene` handle) while `f` runs.
+    pub fn lend_render<R>(&self, screen: &mut Screen, f: impl FnOnce() -> R) -> R {
         self.rendering.set(true);
+        self.screen.set(screen);
         let _back = Return(self);
         f()
+    }
+
+    /// Returns the screen lent to `render`, or the C3 error outside it.
+    #[allow(clippy::mut_from_ref)]
+    pub fn screen(&self, lua: &Lua, handle: &str) -> mlua::Result<&mut Screen> {
+        let screen = self.screen.get();
+        if screen.is_null() {
+            return Err(outside(lua, handle, "render"));
+        }
+        // SAFETY: non-null only inside `lend_render`, whose exclusive
+        // borrow of the screen outlives the method call using it; Luau
+        // cannot call two screen methods at once.
+        Ok(unsafe { &mut *screen })
     }
 }
 

@@ -5,6 +5,7 @@
 mod game;
 mod handles;
 mod require;
+mod screen;
 mod testing;
 mod vm;
 

@@ -1,0 +1,591 @@
+//! The `screen` handle `render` draws with (rules H3, C2, C3): each method
+//! reads its Luau arguments, checks them, and records a command on the
+//! [`Screen`] lent for the call.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use mlua::{Lua, Table, UserData, UserDataMethods, Value};
+use tiny_skia::{LineCap, LineJoin};
+
+use super::handles::Leases;
+use crate::color::Rgba;
+use crate::screen::{Align, Fill, PathOp, Screen, Style};
+use crate::state::type_of;
+
+/// The `screen` handle.
+pub struct ScreenHandle {
+    leases: Rc<Leases>,
+    /// Scratch space for path operations, kept between calls.
+    ops: RefCell<Vec<PathOp>>,
+}
+
+impl ScreenHandle {
+    /// Creates the handle drawing on what `leases` lends.
+    pub fn new(leases: Rc<Leases>) -> Self {
+        ScreenHandle {
+            leases,
+            ops: RefCell::new(Vec::with_capacity(64)),
+        }
+    }
+}
+
+/// Raises `screen:CALL: REASON` at the caller's line.
+fn fail(lua: &Lua, call: &str, reason: impl std::fmt::Display) -> mlua::Error {
+    mlua::Error::RuntimeError(format!(
+        "{}screen:{call}: {reason}",
+        super::location(lua, 1)
+    ))
+}
+
+/// Turns a [`Screen`] refusal into the error the author reads.
+fn check<R>(lua: &Lua, call: &str, result: Result<R, String>) -> mlua::Result<R> {
+    result.map_err(|reason| fail(lua, call, reason))
+}
+
+fn number(lua: &Lua, call: &str, name: &str, value: &Value) -> mlua::Result<f64> {
+    match value {
+        Value::Integer(i) => Ok(*i as f64),
+        Value::Number(n) => Ok(*n),
+        other => Err(fail(
+            lua,
+            call,
+            format!("`{name}` should be a number, not a {}", type_of(other)),
+        )),
+    }
+}
+
+fn color(lua: &Lua, call: &str, what: &str, value: &Value) -> mlua::Result<Rgba> {
+    let result = match value {
+        Value::String(s) => Rgba::parse(&s.to_string_lossy()),
+        Value::Table(t) => {
+            let channel = |i: i64, name: &str, default: Option<f64>| -> mlua::Result<f64> {
+                let v: Value = t.raw_get(i)?;
+                let v = if v.is_nil() { t.raw_get(name)? } else { v };
+                match (v, default) {
+                    (Value::Nil, Some(d)) => Ok(d),
+                    (v, _) => number(lua, call, &format!("{what}.{name}"), &v),
+                }
+            };
+            Rgba::from_unit(
+                channel(1, "r", None)?,
+                channel(2, "g", None)?,
+                channel(3, "b", None)?,
+                channel(4, "a", Some(1.0))?,
+            )
+        }
+        other => Err(format!("a {} is not a color", type_of(other))),
+    };
+    result.map_err(|reason| fail(lua, call, format!("{what}: {reason}")))
+}
+
+fn fill(
+    lua: &Lua,
+    screen: &mut Screen,
+    call: &str,
+    what: &str,
+    value: &Value,
+) -> mlua::Result<Fill> {
+    let Value::Table(t) = value else {
+        return Ok(Fill::Solid(color(lua, call, what, value)?));
+    };
+    let linear: Option<Table> = t.raw_get("linear")?;
+    let radial: Option<Table> = t.raw_get("radial")?;
+    if linear.is_none() && radial.is_none() {
+        return Ok(Fill::Solid(color(lua, call, what, value)?));
+    }
+    let stops: Table = t.raw_get::<Option<Table>>("stops")?.ok_or_else(|| {
+        fail(
+            lua,
+            call,
+            format!("{what}: a gradient needs stops = {{ {{0, \"red\"}}, {{1, \"blue\"}} }}"),
+        )
+    })?;
+    let mut list = Vec::new();
+    for stop in stops.sequence_values::<Table>() {
+        let stop = stop.map_err(|_| {
+            fail(
+                lua,
+                call,
+                format!("{what}.stops: each stop is {{offset, color}}"),
+            )
+        })?;
+        let offset = number(
+            lua,
+            call,
+            &format!("{what}.stops offset"),
+            &stop.raw_get(1)?,
+        )?;
+        if !(0.0..=1.0).contains(&offset) {
+            return Err(fail(
+                lua,
+                call,
+                format!("{what}.stops: offset {offset} is not from 0 to 1"),
+            ));
+        }
+        list.push((
+            offset as f32,
+            color(lua, call, &format!("{what}.stops"), &stop.raw_get(2)?)?,
+        ));
+    }
+    if list.is_empty() {
+        return Err(fail(
+            lua,
+            call,
+            format!("{what}: a gradient needs at least one stop"),
+        ));
+    }
+    let stops = screen.add_stops(list);
+    let coords = |t: &Table, n: usize, name: &str| -> mlua::Result<Vec<f32>> {
+        (1..=n)
+            .map(|i| {
+                let v = number(lua, call, &format!("{what}.{name}[{i}]"), &t.raw_get(i)?)?;
+                if v.is_finite() {
+                    Ok(v as f32)
+                } else {
+                    Err(fail(
+                        lua,
+                        call,
+                        format!("{what}.{name}[{i}] is {v}; it must be a finite number"),
+                    ))
+                }
+            })
+            .collect()
+    };
+    Ok(match (linear, radial) {
+        (Some(l), _) => {
+            let p = coords(&l, 4, "linear")?;
+            Fill::Linear {
+                points: [p[0], p[1], p[2], p[3]],
+                stops,
+            }
+        }
+        (_, Some(r)) => {
+            let c = coords(&r, 3, "radial")?;
+            if c[2] < 0.0 {
+                return Err(fail(
+                    lua,
+                    call,
+                    format!(
+                        "{what}.radial: the radius is {}; it must be 0 or more",
+                        c[2]
+                    ),
+                ));
+            }
+            Fill::Radial {
+                circle: [c[0], c[1], c[2]],
+                stops,
+            }
+        }
+        _ => unreachable!("one of linear and radial is set"),
+    })
+}
+
+const STYLE_KEYS: &str = "fill, stroke, color, width, cap, join, dash, alpha, radius";
+
+/// Reads a style table. `lines` says what `color` and the default mean: a
+/// stroke (lines) or a fill (areas).
+fn style(
+    lua: &Lua,
+    screen: &mut Screen,
+    call: &str,
+    value: Option<Table>,
+    lines: bool,
+) -> mlua::Result<(Style, f64)> {
+    let mut style = Style::default();
+    let mut radius = 0.0;
+    let default = Fill::Solid(Rgba::WHITE);
+    let Some(table) = value else {
+        if lines {
+            style.stroke = Some(default);
+        } else {
+            style.fill = Some(default);
+        }
+        return Ok((style, radius));
+    };
+    let mut colored = false;
+    for pair in table.pairs::<Value, Value>() {
+        let (key, value) = pair?;
+        let Value::String(key) = key else {
+            return Err(fail(
+                lua,
+                call,
+                format!("a style's keys are names ({STYLE_KEYS})"),
+            ));
+        };
+        let key = key.to_string_lossy();
+        match key.as_str() {
+            "fill" => style.fill = Some(fill(lua, screen, call, "style.fill", &value)?),
+            "stroke" => style.stroke = Some(fill(lua, screen, call, "style.stroke", &value)?),
+            "color" => {
+                colored = true;
+                let c = fill(lua, screen, call, "style.color", &value)?;
+                if lines {
+                    style.stroke = Some(c);
+                } else {
+                    style.fill = Some(c);
+                }
+            }
+            "width" => {
+                let w = number(lua, call, "style.width", &value)?;
+                if !(w.is_finite() && w >= 0.0) {
+                    return Err(fail(
+                        lua,
+                        call,
+                        format!("style.width is {w}; it must be 0 or more"),
+                    ));
+                }
+                style.width = w as f32;
+            }
+            "alpha" => {
+                let a = number(lua, call, "style.alpha", &value)?;
+                if !(0.0..=1.0).contains(&a) {
+                    return Err(fail(
+                        lua,
+                        call,
+                        format!("style.alpha is {a}; it goes from 0 to 1"),
+                    ));
+                }
+                style.alpha = a as f32;
+            }
+            "radius" => radius = number(lua, call, "style.radius", &value)?,
+            "cap" => {
+                style.cap = match value.as_string().map(|s| s.to_string_lossy()).as_deref() {
+                    Some("butt") => LineCap::Butt,
+                    Some("round") => LineCap::Round,
+                    Some("square") => LineCap::Square,
+                    _ => {
+                        return Err(fail(
+                            lua,
+                            call,
+                            "style.cap is \"butt\", \"round\" or \"square\"",
+                        ));
+                    }
+                }
+            }
+            "join" => {
+                style.join = match value.as_string().map(|s| s.to_string_lossy()).as_deref() {
+                    Some("miter") => LineJoin::Miter,
+                    Some("round") => LineJoin::Round,
+                    Some("bevel") => LineJoin::Bevel,
+                    _ => {
+                        return Err(fail(
+                            lua,
+                            call,
+                            "style.join is \"miter\", \"round\" or \"bevel\"",
+                        ));
+                    }
+                }
+            }
+            "dash" => {
+                let Value::Table(t) = &value else {
+                    return Err(fail(
+                        lua,
+                        call,
+                        "style.dash is a list of lengths, such as {8, 4}",
+                    ));
+                };
+                let mut dashes = Vec::new();
+                for v in t.sequence_values::<Value>() {
+                    let d = number(lua, call, "style.dash", &v?)?;
+                    if !(d.is_finite() && d >= 0.0) {
+                        return Err(fail(
+                            lua,
+                            call,
+                            format!("style.dash has {d}; lengths are 0 or more"),
+                        ));
+                    }
+                    dashes.push(d as f32);
+                }
+                if dashes.len() < 2 || dashes.len() % 2 == 1 || dashes.iter().all(|d| *d == 0.0) {
+                    return Err(fail(
+                        lua,
+                        call,
+                        "style.dash needs an even number of lengths, not all 0, such as {8, 4}",
+                    ));
+                }
+                style.dash = Some(screen.add_dashes(dashes));
+            }
+            other => {
+                return Err(fail(
+                    lua,
+                    call,
+                    format!("a style has no `{other}` (it takes {STYLE_KEYS})"),
+                ));
+            }
+        }
+    }
+    if style.fill.is_none() && style.stroke.is_none() && !colored {
+        if lines {
+            style.stroke = Some(default);
+        } else {
+            style.fill = Some(default);
+        }
+    }
+    Ok((style, radius))
+}
+
+fn points(lua: &Lua, call: &str, list: &Table, ops: &mut Vec<PathOp>) -> mlua::Result<()> {
+    ops.clear();
+    let n = list.raw_len();
+    if n < 4 || n % 2 == 1 {
+        return Err(fail(
+            lua,
+            call,
+            "points are a flat list {x1, y1, x2, y2, ...} of at least two points",
+        ));
+    }
+    for i in (1..=n).step_by(2) {
+        let x = number(lua, call, &format!("points[{i}]"), &list.raw_get(i)?)? as f32;
+        let y = number(
+            lua,
+            call,
+            &format!("points[{}]", i + 1),
+            &list.raw_get(i + 1)?,
+        )? as f32;
+        ops.push(if i == 1 {
+            PathOp::Move(x, y)
+        } else {
+            PathOp::Line(x, y)
+        });
+    }
+    Ok(())
+}
+
+fn path_ops(lua: &Lua, list: &Table, ops: &mut Vec<PathOp>) -> mlua::Result<()> {
+    ops.clear();
+    let items: Vec<Value> = list
+        .sequence_values::<Value>()
+        .collect::<mlua::Result<_>>()?;
+    let mut i = 0;
+    while i < items.len() {
+        let Value::String(verb) = &items[i] else {
+            return Err(fail(
+                lua,
+                "path",
+                format!("item {} should be move, line, quad, cubic or close", i + 1),
+            ));
+        };
+        let verb = verb.to_string_lossy();
+        let count = match verb.as_str() {
+            "move" | "line" => 2,
+            "quad" => 4,
+            "cubic" => 6,
+            "close" => 0,
+            other => {
+                return Err(fail(
+                    lua,
+                    "path",
+                    format!("unknown step `{other}` (use move, line, quad, cubic, close)"),
+                ));
+            }
+        };
+        let mut n = [0f32; 6];
+        for (k, slot) in n.iter_mut().take(count).enumerate() {
+            let v = items.get(i + 1 + k).ok_or_else(|| {
+                fail(
+                    lua,
+                    "path",
+                    format!("`{verb}` at item {} needs {count} numbers", i + 1),
+                )
+            })?;
+            *slot = number(lua, "path", &format!("item {}", i + 2 + k), v)? as f32;
+        }
+        ops.push(match verb.as_str() {
+            "move" => PathOp::Move(n[0], n[1]),
+            "line" => PathOp::Line(n[0], n[1]),
+            "quad" => PathOp::Quad(n[0], n[1], n[2], n[3]),
+            "cubic" => PathOp::Cubic(n[0], n[1], n[2], n[3], n[4], n[5]),
+            _ => PathOp::Close,
+        });
+        i += 1 + count;
+    }
+    Ok(())
+}
+
+fn text_style(lua: &Lua, value: Option<Table>) -> mlua::Result<(f64, Rgba, Align)> {
+    let (mut size, mut color_value, mut align) = (16.0, Rgba::WHITE, Align::Left);
+    if let Some(t) = value {
+        for pair in t.pairs::<Value, Value>() {
+            let (key, value) = pair?;
+            match key.as_string().map(|s| s.to_string_lossy()).as_deref() {
+                Some("size") => size = number(lua, "text", "style.size", &value)?,
+                Some("color") => color_value = color(lua, "text", "style.color", &value)?,
+                Some("align") => {
+                    align = match value.as_string().map(|s| s.to_string_lossy()).as_deref() {
+                        Some("left") => Align::Left,
+                        Some("center") => Align::Center,
+                        Some("right") => Align::Right,
+                        _ => {
+                            return Err(fail(
+                                lua,
+                                "text",
+                                "style.align is \"left\", \"center\" or \"right\"",
+                            ));
+                        }
+                    }
+                }
+                _ => {
+                    return Err(fail(
+                        lua,
+                        "text",
+                        "a text style takes size, color and align",
+                    ));
+                }
+            }
+        }
+    }
+    Ok((size, color_value, align))
+}
+
+impl UserData for ScreenHandle {
+    fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
+        methods.add_method(
+            "rect",
+            |lua, this, (x, y, w, h, s): (f64, f64, f64, f64, Option<Table>)| {
+                let screen = this.leases.screen(lua, "screen")?;
+                let (style, radius) = style(lua, screen, "rect", s, false)?;
+                check(lua, "rect", screen.rect(x, y, w, h, radius, style))
+            },
+        );
+        methods.add_method(
+            "circle",
+            |lua, this, (x, y, r, s): (f64, f64, f64, Option<Table>)| {
+                let screen = this.leases.screen(lua, "screen")?;
+                let (style, _) = style(lua, screen, "circle", s, false)?;
+                let result = screen.ellipse(x, y, r, r, style);
+                check(lua, "circle", result.map_err(|e| e.replace("`rx`", "`r`")))
+            },
+        );
+        methods.add_method(
+            "ellipse",
+            |lua, this, (x, y, rx, ry, s): (f64, f64, f64, f64, Option<Table>)| {
+                let screen = this.leases.screen(lua, "screen")?;
+                let (style, _) = style(lua, screen, "ellipse", s, false)?;
+                check(lua, "ellipse", screen.ellipse(x, y, rx, ry, style))
+            },
+        );
+        methods.add_method(
+            "line",
+            |lua, this, (x1, y1, x2, y2, s): (f64, f64, f64, f64, Option<Table>)| {
+                let screen = this.leases.screen(lua, "screen")?;
+                let (style, _) = style(lua, screen, "line", s, true)?;
+                let ops = [
+                    PathOp::Move(x1 as f32, y1 as f32),
+                    PathOp::Line(x2 as f32, y2 as f32),
+                ];
+                check(lua, "line", screen.path(&ops, style))
+            },
+        );
+        for (name, closed) in [("polyline", false), ("polygon", true)] {
+            methods.add_method(name, move |lua, this, (list, s): (Table, Option<Table>)| {
+                let screen = this.leases.screen(lua, "screen")?;
+                let mut ops = this.ops.borrow_mut();
+                points(lua, name, &list, &mut ops)?;
+                if closed {
+                    ops.push(PathOp::Close);
+                }
+                let (style, _) = style(lua, screen, name, s, !closed)?;
+                check(lua, name, screen.path(&ops, style))
+            });
+        }
+        methods.add_method("path", |lua, this, (list, s): (Table, Option<Table>)| {
+            let screen = this.leases.screen(lua, "screen")?;
+            let mut ops = this.ops.borrow_mut();
+            path_ops(lua, &list, &mut ops)?;
+            let (style, _) = style(lua, screen, "path", s, false)?;
+            check(lua, "path", screen.path(&ops, style))
+        });
+        methods.add_method(
+            "text",
+            |lua, this, (text, x, y, s): (mlua::LuaString, f64, f64, Option<Table>)| {
+                let screen = this.leases.screen(lua, "screen")?;
+                let (size, color, align) = text_style(lua, s)?;
+                check(
+                    lua,
+                    "text",
+                    screen.text(&text.to_string_lossy(), x, y, size, color, align),
+                )
+            },
+        );
+        methods.add_method(
+            "measure",
+            |lua, this, (text, size): (mlua::LuaString, Option<f64>)| {
+                let screen = this.leases.screen(lua, "screen")?;
+                let size = size.unwrap_or(16.0);
+                let max = crate::screen::MAX_TEXT_SIZE as f64;
+                if !(size.is_finite() && (0.0..=max).contains(&size)) {
+                    return Err(fail(
+                        lua,
+                        "measure",
+                        format!("`size` is {size}; it goes from 0 to {max}"),
+                    ));
+                }
+                Ok(screen.measure(&text.to_string_lossy(), size as f32))
+            },
+        );
+        methods.add_method("image", |lua, this, (name, x, y, opts): (String, f64, f64, Option<Table>)| {
+            let screen = this.leases.screen(lua, "screen")?;
+            let (mut w, mut h, mut source, mut rotation, mut smooth, mut alpha) = (None, None, None, 0.0, true, 1.0);
+            if let Some(t) = opts {
+                for pair in t.pairs::<String, Value>() {
+                    let (key, value) = pair?;
+                    match key.as_str() {
+                        "width" => w = Some(number(lua, "image", "width", &value)?),
+                        "height" => h = Some(number(lua, "image", "height", &value)?),
+                        "rotation" => rotation = number(lua, "image", "rotation", &value)?,
+                        "alpha" => alpha = number(lua, "image", "alpha", &value)?,
+                        "smooth" => {
+                            smooth = value.as_boolean().ok_or_else(|| fail(lua, "image", "`smooth` is true or false"))?
+                        }
+                        "source" => {
+                            let Value::Table(s) = &value else {
+                                return Err(fail(lua, "image", "`source` is {x, y, w, h} in image pixels"));
+                            };
+                            let mut r = [0.0; 4];
+                            for (i, slot) in r.iter_mut().enumerate() {
+                                *slot = number(lua, "image", "source", &s.raw_get(i + 1)?)?;
+                            }
+                            source = Some(r);
+                        }
+                        other => {
+                            return Err(fail(
+                                lua,
+                                "image",
+                                format!("no option `{other}` (it takes width, height, source, rotation, smooth, alpha)"),
+                            ));
+                        }
+                    }
+                }
+            }
+            check(lua, "image", screen.image(&name, (x, y), (w, h), source, rotation, smooth, alpha))
+        });
+        methods.add_method("translate", |lua, this, (x, y): (f64, f64)| {
+            let screen = this.leases.screen(lua, "screen")?;
+            check(lua, "translate", screen.translate(x, y))
+        });
+        methods.add_method("rotate", |lua, this, radians: f64| {
+            let screen = this.leases.screen(lua, "screen")?;
+            check(lua, "rotate", screen.rotate(radians))
+        });
+        methods.add_method("scale", |lua, this, (sx, sy): (f64, Option<f64>)| {
+            let screen = this.leases.screen(lua, "screen")?;
+            check(lua, "scale", screen.scale(sx, sy.unwrap_or(sx)))
+        });
+        methods.add_method("alpha", |lua, this, a: f64| {
+            let screen = this.leases.screen(lua, "screen")?;
+            check(lua, "alpha", screen.set_alpha(a))
+        });
+        methods.add_method("push", |lua, this, ()| {
+            let screen = this.leases.screen(lua, "screen")?;
+            check(lua, "push", screen.push_state())
+        });
+        methods.add_method("pop", |lua, this, ()| {
+            let screen = this.leases.screen(lua, "screen")?;
+            check(lua, "pop", screen.pop_state())
+        });
+        methods.add_method("size", |lua, this, ()| {
+            Ok(this.leases.screen(lua, "screen")?.logical())
+        });
+    }
+}

@@ -1,0 +1,824 @@
+//! Screen: the 2D layer `render` draws on (rule H3), in the game's logical
+//! coordinates.
+//!
+//! Drawing calls are checked when they are made and recorded into a
+//! display list; pixels are made only when a picture is asked for
+//! ([`Screen::rasterize`]), so a headless run that records nothing never
+//! rasterizes. The list's storage is kept from frame to frame.
+
+use std::ops::Range;
+use std::path::{Component, Path, PathBuf};
+
+use tiny_skia::{
+    FillRule, FilterQuality, GradientStop, LineCap, LineJoin, Paint, PathBuilder, Pixmap,
+    PixmapMut, Point, Rect, Shader, SpreadMode, Stroke, StrokeDash, Transform,
+};
+
+use crate::color::Rgba;
+use crate::text::Font;
+use crate::viewport::Viewport;
+
+/// How an area or a line is painted.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Fill {
+    /// One color.
+    Solid(Rgba),
+    /// A linear gradient from `(x0, y0)` to `(x1, y1)`.
+    Linear {
+        /// Start and end points.
+        points: [f32; 4],
+        /// Into the screen's stop list.
+        stops: (u32, u32),
+    },
+    /// A radial gradient around `(cx, cy)` out to `r`.
+    Radial {
+        /// Center and radius.
+        circle: [f32; 3],
+        /// Into the screen's stop list.
+        stops: (u32, u32),
+    },
+}
+
+/// How a shape is filled and stroked.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Style {
+    /// The fill, if any.
+    pub fill: Option<Fill>,
+    /// The stroke, if any.
+    pub stroke: Option<Fill>,
+    /// Stroke width in logical pixels. Default: 1.
+    pub width: f32,
+    /// Line ends. Default: butt.
+    pub cap: LineCap,
+    /// Line corners. Default: miter.
+    pub join: LineJoin,
+    /// Dash lengths, into the screen's dash list. Default: none.
+    pub dash: Option<(u32, u32)>,
+    /// Opacity, multiplied with the screen's global alpha. Default: 1.
+    pub alpha: f32,
+}
+
+impl Default for Style {
+    fn default() -> Self {
+        Style {
+            fill: None,
+            stroke: None,
+            width: 1.0,
+            cap: LineCap::Butt,
+            join: LineJoin::Miter,
+            dash: None,
+            alpha: 1.0,
+        }
+    }
+}
+
+/// One step of an arbitrary path.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PathOp {
+    /// Start a new contour at a point.
+    Move(f32, f32),
+    /// A straight line to a point.
+    Line(f32, f32),
+    /// A quadratic curve: control point, end point.
+    Quad(f32, f32, f32, f32),
+    /// A cubic curve: two control points, end point.
+    Cubic(f32, f32, f32, f32, f32, f32),
+    /// Close the contour.
+    Close,
+}
+
+/// Horizontal alignment of text at its x.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Align {
+    /// x is the left edge.
+    Left,
+    /// x is the center.
+    Center,
+    /// x is the right edge.
+    Right,
+}
+
+#[derive(Debug, Clone)]
+enum Shape {
+    Rect { rect: [f32; 4], radius: f32 },
+    Ellipse { center: [f32; 2], radii: [f32; 2] },
+    Path { ops: Range<u32> },
+}
+
+#[derive(Debug, Clone)]
+enum Command {
+    Shape(Shape, Style),
+    Text {
+        text: Range<u32>,
+        at: [f32; 2],
+        size: f32,
+        color: Rgba,
+        align: Align,
+    },
+    Image {
+        image: u32,
+        source: [f32; 4],
+        dest: [f32; 4],
+        smooth: bool,
+        alpha: f32,
+    },
+}
+
+/// The 2D layer of one game.
+#[derive(Debug)]
+pub struct Screen {
+    logical: (u32, u32),
+    commands: Vec<(Transform, Command)>,
+    ops: Vec<PathOp>,
+    stops: Vec<(f32, Rgba)>,
+    dashes: Vec<f32>,
+    text: String,
+    transform: Transform,
+    alpha: f32,
+    stack: Vec<(Transform, f32)>,
+    font: Font,
+    images: Images,
+}
+
+/// Images loaded from the game folder, by name.
+#[derive(Debug, Default)]
+struct Images {
+    root: Option<PathBuf>,
+    loaded: Vec<(String, Pixmap)>,
+}
+
+/// The most transforms `push` may stack.
+pub const MAX_STACK: usize = 256;
+
+/// The largest font size, in logical pixels.
+pub const MAX_TEXT_SIZE: f32 = 4096.0;
+
+fn finite(name: &str, v: f64) -> Result<f32, String> {
+    if v.is_finite() {
+        Ok(v as f32)
+    } else {
+        Err(format!("`{name}` is {v}; it must be a finite number"))
+    }
+}
+
+fn size(name: &str, v: f64) -> Result<f32, String> {
+    let v = finite(name, v)?;
+    if v < 0.0 {
+        return Err(format!("`{name}` is {v}; sizes are 0 or more"));
+    }
+    Ok(v)
+}
+
+impl Screen {
+    /// Creates a screen layer for a game of `logical` size whose images
+    /// load from `root` (none: images cannot be drawn).
+    pub fn new(logical: (u32, u32), root: Option<PathBuf>) -> Screen {
+        Screen {
+            logical,
+            commands: Vec::with_capacity(256),
+            ops: Vec::with_capacity(1024),
+            stops: Vec::with_capacity(64),
+            dashes: Vec::with_capacity(16),
+            text: String::with_capacity(1024),
+            transform: Transform::identity(),
+            alpha: 1.0,
+            stack: Vec::with_capacity(16),
+            font: Font::new(),
+            images: Images {
+                root,
+                loaded: Vec::new(),
+            },
+        }
+    }
+
+    /// Returns the logical size.
+    pub fn logical(&self) -> (u32, u32) {
+        self.logical
+    }
+
+    /// Clears the layer for a new frame (step 4): no commands, the identity
+    /// transform (the viewport's is applied underneath when rasterizing),
+    /// full alpha.
+    pub fn clear(&mut self) {
+        self.commands.clear();
+        self.ops.clear();
+        self.stops.clear();
+        self.dashes.clear();
+        self.text.clear();
+        self.transform = Transform::identity();
+        self.alpha = 1.0;
+        self.stack.clear();
+    }
+
+    /// Returns how many drawing commands the frame holds.
+    pub fn len(&self) -> usize {
+        self.commands.len()
+    }
+
+    /// Says whether nothing was drawn this frame.
+    pub fn is_empty(&self) -> bool {
+        self.commands.is_empty()
+    }
+
+    /// Adds a gradient stop list; returns its range for a [`Fill`].
+    pub fn add_stops(&mut self, stops: impl IntoIterator<Item = (f32, Rgba)>) -> (u32, u32) {
+        let start = self.stops.len() as u32;
+        self.stops.extend(stops);
+        (start, self.stops.len() as u32)
+    }
+
+    /// Adds a dash pattern; returns its range for a [`Style`].
+    pub fn add_dashes(&mut self, dashes: impl IntoIterator<Item = f32>) -> (u32, u32) {
+        let start = self.dashes.len() as u32;
+        self.dashes.extend(dashes);
+        (start, self.dashes.len() as u32)
+    }
+
+    fn push(&mut self, command: Command) {
+        self.commands.push((self.transform, command));
+    }
+
+    fn style(&self, style: Style) -> Style {
+        Style {
+            alpha: style.alpha * self.alpha,
+            ..style
+        }
+    }
+
+    /// Draws a rectangle, its corners rounded by `radius`.
+    ///
+    /// # Errors
+    /// An argument is not finite, or a size is negative.
+    pub fn rect(
+        &mut self,
+        x: f64,
+        y: f64,
+        w: f64,
+        h: f64,
+        radius: f64,
+        style: Style,
+    ) -> Result<(), String> {
+        let rect = [
+            finite("x", x)?,
+            finite("y", y)?,
+            size("w", w)?,
+            size("h", h)?,
+        ];
+        let radius = size("radius", radius)?;
+        let style = self.style(style);
+        self.push(Command::Shape(Shape::Rect { rect, radius }, style));
+        Ok(())
+    }
+
+    /// Draws an ellipse centered on `(x, y)` (a circle when `rx == ry`).
+    ///
+    /// # Errors
+    /// An argument is not finite, or a radius is negative.
+    pub fn ellipse(
+        &mut self,
+        x: f64,
+        y: f64,
+        rx: f64,
+        ry: f64,
+        style: Style,
+    ) -> Result<(), String> {
+        let center = [finite("x", x)?, finite("y", y)?];
+        let radii = [size("rx", rx)?, size("ry", ry)?];
+        let style = self.style(style);
+        self.push(Command::Shape(Shape::Ellipse { center, radii }, style));
+        Ok(())
+    }
+
+    /// Draws a path made of `ops`.
+    ///
+    /// # Errors
+    /// A coordinate is not finite, or the path does not start with a move
+    /// (polylines and polygons are paths that do).
+    pub fn path(&mut self, ops: &[PathOp], style: Style) -> Result<(), String> {
+        if !matches!(ops.first(), None | Some(PathOp::Move(..))) {
+            return Err("a path starts with a move".to_string());
+        }
+        for (i, op) in ops.iter().enumerate() {
+            let coords: &[f32] = match op {
+                PathOp::Move(a, b) | PathOp::Line(a, b) => &[*a, *b],
+                PathOp::Quad(a, b, c, d) => &[*a, *b, *c, *d],
+                PathOp::Cubic(a, b, c, d, e, f) => &[*a, *b, *c, *d, *e, *f],
+                PathOp::Close => &[],
+            };
+            if let Some(v) = coords.iter().find(|v| !v.is_finite()) {
+                return Err(format!(
+                    "point {} has a coordinate that is {v}; it must be a finite number",
+                    i + 1
+                ));
+            }
+        }
+        let start = self.ops.len() as u32;
+        self.ops.extend_from_slice(ops);
+        let style = self.style(style);
+        self.push(Command::Shape(
+            Shape::Path {
+                ops: start..self.ops.len() as u32,
+            },
+            style,
+        ));
+        Ok(())
+    }
+
+    /// Writes `text` with its top at `y` and `align` deciding what `x` is.
+    ///
+    /// # Errors
+    /// A coordinate is not finite, or the size is not from 0 to [`MAX_TEXT_SIZE`].
+    pub fn text(
+        &mut self,
+        text: &str,
+        x: f64,
+        y: f64,
+        size_px: f64,
+        color: Rgba,
+        align: Align,
+    ) -> Result<(), String> {
+        let at = [finite("x", x)?, finite("y", y)?];
+        let size_px = size("size", size_px)?;
+        if size_px > MAX_TEXT_SIZE {
+            return Err(format!(
+                "`size` is {size_px}; text is at most {MAX_TEXT_SIZE} pixels"
+            ));
+        }
+        let start = self.text.len() as u32;
+        self.text.push_str(text);
+        let color = color.fade(self.alpha);
+        self.push(Command::Text {
+            text: start..self.text.len() as u32,
+            at,
+            size: size_px,
+            color,
+            align,
+        });
+        Ok(())
+    }
+
+    /// Measures `text` at `size` in logical pixels: width, height.
+    pub fn measure(&self, text: &str, size: f32) -> (f32, f32) {
+        self.font.measure(text, size)
+    }
+
+    /// Draws image `name` (a PNG in the game folder) at `at`, `size` wide
+    /// and high (`None`: the source's own), from `source` (x, y, w, h in
+    /// image pixels; `None` for all of it), turned by `rotation` radians
+    /// about the destination's center.
+    ///
+    /// # Errors
+    /// The name leaves the game folder, the file is missing or not a PNG,
+    /// or a number is not finite.
+    #[allow(clippy::too_many_arguments)]
+    pub fn image(
+        &mut self,
+        name: &str,
+        at: (f64, f64),
+        size_px: (Option<f64>, Option<f64>),
+        source: Option<[f64; 4]>,
+        rotation: f64,
+        smooth: bool,
+        alpha: f64,
+    ) -> Result<(), String> {
+        let index = self.images.load(name)?;
+        let (iw, ih) = {
+            let image = &self.images.loaded[index].1;
+            (image.width() as f32, image.height() as f32)
+        };
+        let source = match source {
+            None => [0.0, 0.0, iw, ih],
+            Some([sx, sy, sw, sh]) => {
+                let s = [
+                    finite("source x", sx)?,
+                    finite("source y", sy)?,
+                    size("source w", sw)?,
+                    size("source h", sh)?,
+                ];
+                if s[0] < 0.0 || s[1] < 0.0 || s[0] + s[2] > iw || s[1] + s[3] > ih {
+                    return Err(format!(
+                        "the source rectangle {}, {}, {}, {} is outside the {iw}x{ih} image",
+                        s[0], s[1], s[2], s[3]
+                    ));
+                }
+                s
+            }
+        };
+        let x = finite("x", at.0)?;
+        let y = finite("y", at.1)?;
+        let w = size_px.0.map_or(Ok(source[2]), |w| size("width", w))?;
+        let h = size_px.1.map_or(Ok(source[3]), |h| size("height", h))?;
+        let rotation = finite("rotation", rotation)?;
+        let alpha = finite("alpha", alpha)?.clamp(0.0, 1.0) * self.alpha;
+        let saved = self.transform;
+        if rotation != 0.0 {
+            let (cx, cy) = (x + w / 2.0, y + h / 2.0);
+            self.transform =
+                self.transform
+                    .pre_concat(Transform::from_rotate_at(rotation.to_degrees(), cx, cy));
+        }
+        self.push(Command::Image {
+            image: index as u32,
+            source,
+            dest: [x, y, w, h],
+            smooth,
+            alpha,
+        });
+        self.transform = saved;
+        Ok(())
+    }
+
+    /// Moves the origin by `(x, y)`.
+    ///
+    /// # Errors
+    /// An argument is not finite.
+    pub fn translate(&mut self, x: f64, y: f64) -> Result<(), String> {
+        self.transform = self
+            .transform
+            .pre_translate(finite("x", x)?, finite("y", y)?);
+        Ok(())
+    }
+
+    /// Turns what follows by `radians` about the origin.
+    ///
+    /// # Errors
+    /// The angle is not finite.
+    pub fn rotate(&mut self, radians: f64) -> Result<(), String> {
+        let degrees = finite("radians", radians)?.to_degrees();
+        self.transform = self.transform.pre_concat(Transform::from_rotate(degrees));
+        Ok(())
+    }
+
+    /// Scales what follows by `sx`, `sy`.
+    ///
+    /// # Errors
+    /// A factor is not finite.
+    pub fn scale(&mut self, sx: f64, sy: f64) -> Result<(), String> {
+        self.transform = self
+            .transform
+            .pre_scale(finite("sx", sx)?, finite("sy", sy)?);
+        Ok(())
+    }
+
+    /// Multiplies the opacity of what follows by `alpha` (0 to 1).
+    ///
+    /// # Errors
+    /// `alpha` is outside 0..=1.
+    pub fn set_alpha(&mut self, alpha: f64) -> Result<(), String> {
+        if !(0.0..=1.0).contains(&alpha) {
+            return Err(format!("`alpha` is {alpha}; it goes from 0 to 1"));
+        }
+        self.alpha = alpha as f32;
+        Ok(())
+    }
+
+    /// Saves the transform and alpha.
+    ///
+    /// # Errors
+    /// More than [`MAX_STACK`] saves without a `pop`.
+    pub fn push_state(&mut self) -> Result<(), String> {
+        if self.stack.len() == MAX_STACK {
+            return Err(format!("more than {MAX_STACK} pushes without a pop"));
+        }
+        self.stack.push((self.transform, self.alpha));
+        Ok(())
+    }
+
+    /// Restores the transform and alpha saved by the last `push`.
+    ///
+    /// # Errors
+    /// Nothing was pushed.
+    pub fn pop_state(&mut self) -> Result<(), String> {
+        let (transform, alpha) = self.stack.pop().ok_or("pop without a push")?;
+        self.transform = transform;
+        self.alpha = alpha;
+        Ok(())
+    }
+
+    /// Draws the frame's commands onto `pixmap` through `viewport`, over
+    /// whatever it holds.
+    pub fn rasterize(&mut self, pixmap: &mut PixmapMut<'_>, viewport: &Viewport) {
+        let view = viewport.transform();
+        let clip = self.clip(viewport, pixmap.width(), pixmap.height());
+        for (transform, command) in &self.commands {
+            let transform = view.pre_concat(*transform);
+            match command {
+                Command::Shape(shape, style) => draw_shape(
+                    pixmap,
+                    shape,
+                    style,
+                    transform,
+                    &self.ops,
+                    &self.stops,
+                    &self.dashes,
+                    clip.as_ref(),
+                ),
+                Command::Text {
+                    text,
+                    at,
+                    size,
+                    color,
+                    align,
+                } => {
+                    let text = &self.text[text.start as usize..text.end as usize];
+                    draw_text(
+                        pixmap,
+                        &mut self.font,
+                        text,
+                        *at,
+                        *size,
+                        *color,
+                        *align,
+                        transform,
+                        clip.as_ref(),
+                    );
+                }
+                Command::Image {
+                    image,
+                    source,
+                    dest,
+                    smooth,
+                    alpha,
+                } => {
+                    let image = &self.images.loaded[*image as usize].1;
+                    draw_image(
+                        pixmap,
+                        image,
+                        *source,
+                        *dest,
+                        *smooth,
+                        *alpha,
+                        transform,
+                        clip.as_ref(),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Returns a mask of the letterboxed area when the viewport leaves
+    /// bars, so nothing drawn off the logical area lands in them.
+    fn clip(&self, viewport: &Viewport, width: u32, height: u32) -> Option<tiny_skia::Mask> {
+        if viewport.width == width && viewport.height == height {
+            return None;
+        }
+        let mut mask = tiny_skia::Mask::new(width, height)?;
+        let rect = Rect::from_xywh(
+            viewport.x as f32,
+            viewport.y as f32,
+            viewport.width as f32,
+            viewport.height as f32,
+        )?;
+        mask.fill_path(
+            &PathBuilder::from_rect(rect),
+            FillRule::Winding,
+            false,
+            Transform::identity(),
+        );
+        Some(mask)
+    }
+
+    /// Draws the frame over a `background` into a new pixmap the size of
+    /// the viewport's surface: the picture a headless test looks at.
+    pub fn picture(&mut self, viewport: &Viewport, background: Rgba) -> Pixmap {
+        let mut pixmap = Pixmap::new(viewport.surface.0.max(1), viewport.surface.1.max(1))
+            .expect("a non-empty surface");
+        pixmap.fill(background.to_skia());
+        self.rasterize(&mut pixmap.as_mut(), viewport);
+        pixmap
+    }
+
+    /// Forgets loaded images, so changed files load again on next use.
+    pub fn forget_images(&mut self) {
+        self.images.loaded.clear();
+    }
+}
+
+impl Images {
+    fn load(&mut self, name: &str) -> Result<usize, String> {
+        if let Some(i) = self.loaded.iter().position(|(n, _)| n == name) {
+            return Ok(i);
+        }
+        let root = self.root.as_ref().ok_or("images need a game folder")?;
+        let rel = Path::new(name);
+        if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
+            return Err(format!(
+                "`{name}` is not a path inside the game folder (write it like \"sprites/ship.png\")"
+            ));
+        }
+        let path = root.join(rel);
+        let bytes =
+            std::fs::read(&path).map_err(|_| format!("no image `{name}` in the game folder"))?;
+        let pixmap =
+            Pixmap::decode_png(&bytes).map_err(|e| format!("`{name}` is not a PNG image ({e})"))?;
+        self.loaded.push((name.to_string(), pixmap));
+        Ok(self.loaded.len() - 1)
+    }
+}
+
+fn shader(fill: &Fill, alpha: f32, stops: &[(f32, Rgba)]) -> Option<Shader<'static>> {
+    let gradient = |range: (u32, u32)| -> Vec<GradientStop> {
+        stops[range.0 as usize..range.1 as usize]
+            .iter()
+            .map(|(offset, color)| GradientStop::new(*offset, color.fade(alpha).to_skia()))
+            .collect()
+    };
+    match fill {
+        Fill::Solid(color) => Some(Shader::SolidColor(color.fade(alpha).to_skia())),
+        Fill::Linear { points, stops } => tiny_skia::LinearGradient::new(
+            Point::from_xy(points[0], points[1]),
+            Point::from_xy(points[2], points[3]),
+            gradient(*stops),
+            SpreadMode::Pad,
+            Transform::identity(),
+        ),
+        Fill::Radial { circle, stops } => {
+            let center = Point::from_xy(circle[0], circle[1]);
+            tiny_skia::RadialGradient::new(
+                center,
+                0.0,
+                center,
+                circle[2],
+                gradient(*stops),
+                SpreadMode::Pad,
+                Transform::identity(),
+            )
+        }
+    }
+}
+
+fn build_path(shape: &Shape, ops: &[PathOp]) -> Option<tiny_skia::Path> {
+    let mut pb = PathBuilder::new();
+    match shape {
+        Shape::Rect {
+            rect: [x, y, w, h],
+            radius,
+        } => {
+            let r = radius.min(w / 2.0).min(h / 2.0);
+            if r <= 0.0 {
+                return Some(PathBuilder::from_rect(Rect::from_xywh(*x, *y, *w, *h)?));
+            }
+            // Quarter circles as cubics; 0.5523 is the usual control ratio.
+            let k = r * 0.552_284_8;
+            let (x1, y1) = (x + w, y + h);
+            pb.move_to(x + r, *y);
+            pb.line_to(x1 - r, *y);
+            pb.cubic_to(x1 - r + k, *y, x1, y + r - k, x1, y + r);
+            pb.line_to(x1, y1 - r);
+            pb.cubic_to(x1, y1 - r + k, x1 - r + k, y1, x1 - r, y1);
+            pb.line_to(x + r, y1);
+            pb.cubic_to(x + r - k, y1, *x, y1 - r + k, *x, y1 - r);
+            pb.line_to(*x, y + r);
+            pb.cubic_to(*x, y + r - k, x + r - k, *y, x + r, *y);
+            pb.close();
+        }
+        Shape::Ellipse { center, radii } => {
+            pb.push_oval(Rect::from_xywh(
+                center[0] - radii[0],
+                center[1] - radii[1],
+                radii[0] * 2.0,
+                radii[1] * 2.0,
+            )?);
+        }
+        Shape::Path { ops: range } => {
+            for op in &ops[range.start as usize..range.end as usize] {
+                match *op {
+                    PathOp::Move(x, y) => pb.move_to(x, y),
+                    PathOp::Line(x, y) => pb.line_to(x, y),
+                    PathOp::Quad(a, b, x, y) => pb.quad_to(a, b, x, y),
+                    PathOp::Cubic(a, b, c, d, x, y) => pb.cubic_to(a, b, c, d, x, y),
+                    PathOp::Close => pb.close(),
+                }
+            }
+        }
+    }
+    pb.finish()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw_shape(
+    pixmap: &mut PixmapMut<'_>,
+    shape: &Shape,
+    style: &Style,
+    transform: Transform,
+    ops: &[PathOp],
+    stops: &[(f32, Rgba)],
+    dashes: &[f32],
+    clip: Option<&tiny_skia::Mask>,
+) {
+    let Some(path) = build_path(shape, ops) else {
+        return;
+    };
+    if let Some(fill) = &style.fill
+        && let Some(shader) = shader(fill, style.alpha, stops)
+    {
+        let paint = Paint {
+            shader,
+            anti_alias: true,
+            ..Paint::default()
+        };
+        pixmap.fill_path(&path, &paint, FillRule::Winding, transform, clip);
+    }
+    if let Some(stroke) = &style.stroke
+        && let Some(shader) = shader(stroke, style.alpha, stops)
+    {
+        let paint = Paint {
+            shader,
+            anti_alias: true,
+            ..Paint::default()
+        };
+        let dash = style
+            .dash
+            .and_then(|(a, b)| StrokeDash::new(dashes[a as usize..b as usize].to_vec(), 0.0));
+        let stroke = Stroke {
+            width: style.width,
+            line_cap: style.cap,
+            line_join: style.join,
+            dash,
+            ..Stroke::default()
+        };
+        pixmap.stroke_path(&path, &paint, &stroke, transform, clip);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw_text(
+    pixmap: &mut PixmapMut<'_>,
+    font: &mut Font,
+    text: &str,
+    at: [f32; 2],
+    size: f32,
+    color: Rgba,
+    align: Align,
+    transform: Transform,
+    clip: Option<&tiny_skia::Mask>,
+) {
+    if size == 0.0 || text.is_empty() {
+        return;
+    }
+    let paint = Paint {
+        shader: Shader::SolidColor(color.to_skia()),
+        anti_alias: true,
+        ..Paint::default()
+    };
+    let line_height = font.line_height();
+    let ascent = font.ascent();
+    // Each line aligns on its own width.
+    let mut placed = Vec::new();
+    let mut widths = Vec::new();
+    for line in text.split('\n') {
+        widths.push(font.layout(line, |_| {}).0);
+    }
+    font.layout(text, |p| placed.push(p));
+    for p in placed {
+        let width = widths[p.line as usize];
+        let shift = match align {
+            Align::Left => 0.0,
+            Align::Center => -width / 2.0,
+            Align::Right => -width,
+        };
+        let Some(path) = font.glyph(p.id) else {
+            continue;
+        };
+        let glyph = transform
+            .pre_translate(at[0], at[1])
+            .pre_scale(size, size)
+            .pre_translate(p.x + shift, ascent + p.line as f32 * line_height);
+        pixmap.fill_path(path, &paint, FillRule::Winding, glyph, clip);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw_image(
+    pixmap: &mut PixmapMut<'_>,
+    image: &Pixmap,
+    source: [f32; 4],
+    dest: [f32; 4],
+    smooth: bool,
+    alpha: f32,
+    transform: Transform,
+    clip: Option<&tiny_skia::Mask>,
+) {
+    let [sx, sy, sw, sh] = source;
+    let [x, y, w, h] = dest;
+    if sw == 0.0 || sh == 0.0 {
+        return;
+    }
+    let Some(rect) = Rect::from_xywh(x, y, w, h) else {
+        return;
+    };
+    let quality = if smooth {
+        FilterQuality::Bilinear
+    } else {
+        FilterQuality::Nearest
+    };
+    let pattern = Transform::from_translate(x, y)
+        .pre_scale(w / sw, h / sh)
+        .pre_translate(-sx, -sy);
+    let paint = Paint {
+        shader: tiny_skia::Pattern::new(image.as_ref(), SpreadMode::Pad, quality, alpha, pattern),
+        anti_alias: smooth,
+        ..Paint::default()
+    };
+    pixmap.fill_rect(rect, &paint, transform, clip);
+}

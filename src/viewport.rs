@@ -1,0 +1,134 @@
+//! Viewport: the game's logical area letterboxed into a surface (frame
+//! step 3).
+//!
+//! The logical area is scaled uniformly to the largest size that fits the
+//! surface and centered, leaving bars on the sides (a wide surface) or at
+//! the top and bottom (a tall one). Edges are rounded to whole device
+//! pixels so the scissor and the picture agree exactly.
+
+/// Where the logical area lands on a surface, in device pixels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Viewport {
+    /// The logical size, from the game's config.
+    pub logical: (u32, u32),
+    /// The surface size in device pixels.
+    pub surface: (u32, u32),
+    /// Left edge of the letterboxed area.
+    pub x: u32,
+    /// Top edge of the letterboxed area.
+    pub y: u32,
+    /// Width of the letterboxed area.
+    pub width: u32,
+    /// Height of the letterboxed area.
+    pub height: u32,
+}
+
+impl Viewport {
+    /// Fits `logical` into a surface of `surface` device pixels.
+    pub fn fit(logical: (u32, u32), surface: (u32, u32)) -> Viewport {
+        let (lw, lh) = (logical.0.max(1) as f64, logical.1.max(1) as f64);
+        let (sw, sh) = (surface.0 as f64, surface.1 as f64);
+        let scale = (sw / lw).min(sh / lh);
+        let width = (lw * scale).round().min(sw) as u32;
+        let height = (lh * scale).round().min(sh) as u32;
+        Viewport {
+            logical,
+            surface,
+            x: (surface.0 - width) / 2,
+            y: (surface.1 - height) / 2,
+            width,
+            height,
+        }
+    }
+
+    /// Fits `logical` into a window of `window` logical pixels shown at
+    /// `scale_factor` device pixels each (a HiDPI display).
+    pub fn fit_window(logical: (u32, u32), window: (f64, f64), scale_factor: f64) -> Viewport {
+        let surface = (
+            (window.0 * scale_factor).round().max(1.0) as u32,
+            (window.1 * scale_factor).round().max(1.0) as u32,
+        );
+        Viewport::fit(logical, surface)
+    }
+
+    /// Returns the device pixels per logical unit, horizontally and vertically.
+    pub fn scale(&self) -> (f64, f64) {
+        (
+            self.width as f64 / self.logical.0.max(1) as f64,
+            self.height as f64 / self.logical.1.max(1) as f64,
+        )
+    }
+
+    /// Returns the transform from logical coordinates to device pixels.
+    pub fn transform(&self) -> tiny_skia::Transform {
+        let (sx, sy) = self.scale();
+        tiny_skia::Transform::from_row(sx as f32, 0.0, 0.0, sy as f32, self.x as f32, self.y as f32)
+    }
+
+    /// Maps a point in device pixels to logical coordinates; `None` in a bar.
+    pub fn to_logical(&self, device: (f64, f64)) -> Option<(f64, f64)> {
+        let (sx, sy) = self.scale();
+        let x = (device.0 - self.x as f64) / sx;
+        let y = (device.1 - self.y as f64) / sy;
+        let inside =
+            (0.0..self.logical.0 as f64).contains(&x) && (0.0..self.logical.1 as f64).contains(&y);
+        inside.then_some((x, y))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_exact_surface_fills_without_bars() {
+        let v = Viewport::fit((1280, 720), (1280, 720));
+        assert_eq!((v.x, v.y, v.width, v.height), (0, 0, 1280, 720));
+        let v = Viewport::fit((640, 360), (1920, 1080));
+        assert_eq!(
+            (v.x, v.y, v.width, v.height),
+            (0, 0, 1920, 1080),
+            "3x, still no bars"
+        );
+        assert_eq!(v.scale(), (3.0, 3.0));
+    }
+
+    #[test]
+    fn a_wide_surface_gets_bars_on_the_sides() {
+        let v = Viewport::fit((800, 600), (1920, 1080));
+        assert_eq!((v.x, v.y, v.width, v.height), (240, 0, 1440, 1080));
+        assert_eq!(v.to_logical((100.0, 500.0)), None, "in the left bar");
+        assert_eq!(
+            v.to_logical((240.0 + 720.0, 540.0)),
+            Some((400.0, 300.0)),
+            "the center"
+        );
+    }
+
+    #[test]
+    fn a_tall_surface_gets_bars_top_and_bottom() {
+        let v = Viewport::fit((1280, 720), (720, 1280));
+        assert_eq!((v.x, v.y, v.width, v.height), (0, 437, 720, 405));
+        assert_eq!(v.to_logical((360.0, 10.0)), None, "in the top bar");
+    }
+
+    #[test]
+    fn fractional_scale_factors_round_to_device_pixels() {
+        // A 1000x600 window at 1.25x is 1250x750 device pixels.
+        let v = Viewport::fit_window((1280, 720), (1000.0, 600.0), 1.25);
+        assert_eq!(v.surface, (1250, 750));
+        assert_eq!((v.x, v.y, v.width, v.height), (0, 23, 1250, 703));
+        // 1.5x of an odd size rounds the surface, then centers.
+        let v = Viewport::fit_window((320, 240), (333.0, 333.0), 1.5);
+        assert_eq!(v.surface, (500, 500));
+        assert_eq!((v.x, v.y, v.width, v.height), (0, 62, 500, 375));
+    }
+
+    #[test]
+    fn the_transform_maps_logical_corners_to_the_viewport() {
+        let v = Viewport::fit((800, 600), (1920, 1080));
+        let mut corner = [tiny_skia::Point::from_xy(800.0, 600.0)];
+        v.transform().map_points(&mut corner);
+        assert_eq!((corner[0].x, corner[0].y), (1680.0, 1080.0));
+    }
+}

@@ -1,0 +1,362 @@
+//! The screen layer by pictures (rule H3): each case renders a small game
+//! headlessly and compares the picture, exactly, with a checked-in PNG in
+//! tests/images/screen/. tiny-skia is deterministic on the CPU, so there is
+//! no tolerance.
+//!
+//! `MOONLOOP_BLESS=1 cargo test --test screen_pictures` writes missing or
+//! changed references; look at every one before committing it.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::game;
+use moonloop::clock::ConstantClock;
+use moonloop::engine::Engine;
+use moonloop::lua::LuaGame;
+use tiny_skia::Pixmap;
+
+fn reference(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/images/screen")
+        .join(format!("{name}.png"))
+}
+
+/// Compares `picture` with the reference `name`; on a mismatch writes
+/// `-actual.png` and `-difference.png` beside it and fails with their paths.
+fn assert_golden(name: &str, picture: &Pixmap) {
+    let path = reference(name);
+    let bless = std::env::var_os("MOONLOOP_BLESS").is_some();
+    let expected = Pixmap::load_png(&path).ok();
+    if expected
+        .as_ref()
+        .is_some_and(|e| e.data() == picture.data())
+    {
+        return;
+    }
+    if bless {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        picture.save_png(&path).unwrap();
+        return;
+    }
+    let actual = path.with_file_name(format!("{name}-actual.png"));
+    picture.save_png(&actual).unwrap();
+    let Some(expected) = expected else {
+        panic!(
+            "no reference {}; the picture is at {} (bless with MOONLOOP_BLESS=1)",
+            path.display(),
+            actual.display()
+        );
+    };
+    let difference = path.with_file_name(format!("{name}-difference.png"));
+    let mut diff = Pixmap::new(picture.width(), picture.height()).unwrap();
+    if expected.width() == picture.width() && expected.height() == picture.height() {
+        for ((d, a), e) in diff
+            .pixels_mut()
+            .iter_mut()
+            .zip(picture.pixels())
+            .zip(expected.pixels())
+        {
+            let off = a
+                .red()
+                .abs_diff(e.red())
+                .max(a.green().abs_diff(e.green()))
+                .max(a.blue().abs_diff(e.blue()));
+            let v = if off == 0 {
+                0
+            } else {
+                128u8.saturating_add(off)
+            };
+            *d = tiny_skia::PremultipliedColorU8::from_rgba(v, 0, 0, 255).unwrap();
+        }
+        diff.save_png(&difference).unwrap();
+    }
+    panic!(
+        "{name} differs from {}: see {} and {}",
+        path.display(),
+        actual.display(),
+        difference.display()
+    );
+}
+
+/// Renders one frame of a game whose render body is `body`, at a logical
+/// size of 160x120, onto a surface of `surface` device pixels.
+fn picture(body: &str, surface: (u32, u32), extra: &[(&str, &[u8])]) -> Pixmap {
+    let main = format!(
+        "return {{\n  config = {{ width = 160, height = 120, background = \"#202830\" }},\n  render = function(state, scene, screen)\n{body}\n  end,\n}}\n"
+    );
+    let dir = game(&[("main.luau", &main)]);
+    for (name, bytes) in extra {
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    let game = LuaGame::load(dir.path()).unwrap();
+    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    engine.set_surface(surface.0, surface.1);
+    engine
+        .advance(1)
+        .unwrap_or_else(|e| panic!("the frame runs: {e}"));
+    engine.picture()
+}
+
+fn case(name: &str, body: &str) {
+    assert_golden(name, &picture(body, (160, 120), &[]));
+}
+
+// rule: H3
+#[test]
+fn filled_shapes() {
+    case(
+        "shapes-filled",
+        r##"
+    screen:rect(8, 8, 40, 30, { fill = "#e04040" })
+    screen:rect(56, 8, 40, 30, { fill = "#40c060", radius = 8 })
+    screen:circle(124, 23, 15, { fill = "#4080f0" })
+    screen:ellipse(28, 80, 20, 12, { fill = "yellow" })
+    screen:polygon({ 60, 100, 80, 60, 100, 100 }, { fill = "orange" })
+    screen:rect(112, 60, 36, 40)
+"##,
+    );
+}
+
+// rule: H3
+#[test]
+fn stroked_shapes_with_caps_joins_and_dashes() {
+    case(
+        "shapes-stroked",
+        r##"
+    screen:line(10, 15, 70, 15, { color = "white", width = 8, cap = "butt" })
+    screen:line(10, 35, 70, 35, { color = "white", width = 8, cap = "round" })
+    screen:line(10, 55, 70, 55, { color = "white", width = 8, cap = "square" })
+    screen:polyline({ 90, 40, 110, 10, 130, 40 }, { color = "cyan", width = 6, join = "miter" })
+    screen:polyline({ 90, 70, 110, 45, 130, 70 }, { color = "cyan", width = 6, join = "round" })
+    screen:polyline({ 90, 100, 110, 75, 130, 100 }, { color = "cyan", width = 6, join = "bevel" })
+    screen:rect(10, 75, 60, 35, { stroke = "#ff8080", width = 2, dash = { 6, 3 } })
+    screen:circle(145, 95, 10, { fill = "#304060", stroke = "white", width = 2 })
+"##,
+    );
+}
+
+// rule: H3
+#[test]
+fn paths_with_curves() {
+    case(
+        "path",
+        r##"
+    screen:path({ "move", 10, 100, "line", 40, 20, "quad", 80, -10, 90, 60, "cubic", 100, 120, 140, 0, 150, 100, "close" },
+        { fill = "#6040a0", stroke = "white", width = 2 })
+"##,
+    );
+}
+
+// rule: H3
+#[test]
+fn colors_in_every_form() {
+    case(
+        "colors",
+        r##"
+    local colors = { "#f00", "#00ff00", "#0000ff80", "teal", { 1, 0.5, 0, 1 }, { r = 0.5, g = 0.5, b = 1, a = 0.5 } }
+    for i, c in colors do
+        screen:rect(5 + (i - 1) * 25, 20, 22, 80, { fill = c })
+    end
+    screen:rect(0, 50, 160, 20, { fill = "#ffffff40" })
+"##,
+    );
+}
+
+// rule: H3
+#[test]
+fn linear_and_radial_gradients() {
+    case(
+        "gradients",
+        r##"
+    screen:rect(5, 5, 150, 50, { fill = { linear = { 5, 0, 155, 0 }, stops = { { 0, "red" }, { 0.5, "yellow" }, { 1, "blue" } } } })
+    screen:circle(80, 88, 28, { fill = { radial = { 80, 88, 28 }, stops = { { 0, "white" }, { 1, "#20408000" } } } })
+"##,
+    );
+}
+
+// rule: H3
+#[test]
+fn global_and_style_alpha() {
+    case(
+        "alpha",
+        r##"
+    screen:rect(20, 20, 80, 80, { fill = "red" })
+    screen:push()
+    screen:alpha(0.5)
+    screen:rect(60, 40, 80, 60, { fill = "blue" })
+    screen:rect(40, 60, 40, 40, { fill = "lime", alpha = 0.5 })
+    screen:pop()
+    screen:rect(120, 10, 30, 30, { fill = "white" })
+"##,
+    );
+}
+
+// rule: H3
+#[test]
+fn transforms_stack() {
+    case(
+        "transforms",
+        r##"
+    screen:push()
+    screen:translate(80, 60)
+    for i = 0, 5 do
+        screen:push()
+        screen:rotate(i * math.pi / 3)
+        screen:scale(1 + i * 0.1)
+        screen:rect(10, -4, 30, 8, { fill = "#f0c040" })
+        screen:pop()
+    end
+    screen:pop()
+    screen:rect(2, 2, 12, 12, { fill = "white" })
+"##,
+    );
+}
+
+// rule: H3
+#[test]
+fn text_aligned_sized_and_colored() {
+    case(
+        "text",
+        r##"
+    screen:line(80, 0, 80, 120, { color = "#ffffff40" })
+    screen:text("left", 80, 4, { size = 16 })
+    screen:text("center", 80, 28, { size = 16, color = "#80ff80", align = "center" })
+    screen:text("right", 80, 52, { size = 16, color = "#ff8080", align = "right" })
+    screen:text("Big", 4, 70, { size = 40, color = "yellow" })
+    local w, h = screen:measure("Big", 40)
+    screen:rect(4, 70, w, h, { stroke = "cyan", width = 1 })
+"##,
+    );
+}
+
+/// A 32x16 sprite sheet: two 16x16 frames, each a 2x2 checker of colors.
+fn sprite_sheet() -> Vec<u8> {
+    let mut sheet = Pixmap::new(32, 16).unwrap();
+    let colors = [[255, 0, 0], [255, 255, 0], [0, 160, 255], [255, 255, 255]];
+    for frame in 0..2u32 {
+        for cell in 0..4u32 {
+            let [r, g, b] = colors[((cell + frame * 2) % 4) as usize];
+            let rect = tiny_skia::Rect::from_xywh(
+                (frame * 16 + (cell % 2) * 8) as f32,
+                ((cell / 2) * 8) as f32,
+                8.0,
+                8.0,
+            )
+            .unwrap();
+            let mut paint = tiny_skia::Paint::default();
+            paint.set_color_rgba8(r, g, b, 255);
+            sheet.fill_rect(rect, &paint, tiny_skia::Transform::identity(), None);
+        }
+    }
+    sheet.encode_png().unwrap()
+}
+
+// rule: H3
+#[test]
+fn images_whole_cut_scaled_and_rotated() {
+    let sheet = sprite_sheet();
+    let pic = picture(
+        r##"
+    screen:image("sheet.png", 4, 4)
+    screen:image("sheet.png", 44, 4, { source = { 16, 0, 16, 16 }, width = 48, height = 48, smooth = false })
+    screen:image("sheet.png", 100, 4, { source = { 0, 0, 16, 16 }, width = 48, height = 48, smooth = true })
+    screen:image("sheet.png", 20, 64, { source = { 0, 0, 16, 16 }, width = 40, height = 40, rotation = math.pi / 6, smooth = false })
+    screen:image("sheet.png", 90, 70, { width = 64, height = 32, alpha = 0.5, smooth = false })
+"##,
+        (160, 120),
+        &[("sheet.png", &sheet)],
+    );
+    assert_golden("images", &pic);
+}
+
+// rule: H3
+#[test]
+fn letterbox_on_wide_and_tall_surfaces() {
+    let body = r##"
+    screen:rect(0, 0, 160, 120, { fill = "#406080" })
+    screen:circle(80, 60, 50, { fill = "white" })
+    screen:rect(-40, 50, 240, 20, { fill = "red" }) -- reaches into the bars, clipped
+"##;
+    assert_golden("letterbox-wide", &picture(body, (320, 120), &[]));
+    assert_golden("letterbox-tall", &picture(body, (160, 240), &[]));
+    assert_golden("letterbox-scaled", &picture(body, (400, 300), &[]));
+}
+
+// rule: H3
+#[test]
+fn the_spinner_at_a_fixed_time() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("games/spinner");
+    let game = LuaGame::load(&root).unwrap();
+    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    engine.advance(30).unwrap(); // half a simulated second: 45 degrees
+    assert_golden("spinner", &engine.picture());
+}
+
+#[test]
+fn drawing_errors_name_the_call_and_the_argument() {
+    let cases = [
+        (
+            "screen:rect(0, 0, -5, 10)",
+            "screen:rect: `w` is -5; sizes are 0 or more",
+        ),
+        (
+            "screen:circle(0 / 0, 0, 5)",
+            "screen:circle: `x` is NaN; it must be a finite number",
+        ),
+        (
+            "screen:circle(0, 0, math.huge)",
+            "screen:circle: `r` is inf; it must be a finite number",
+        ),
+        (
+            "screen:rect(0, 0, 5, 5, { fill = \"#ggg\" })",
+            "screen:rect: style.fill: `#ggg` is not a color",
+        ),
+        (
+            "screen:rect(0, 0, 5, 5, { fil = \"red\" })",
+            "screen:rect: a style has no `fil`",
+        ),
+        (
+            "screen:text(\"hi\", 0, 0, { size = 1e9 })",
+            "screen:text: `size` is 1000000000; text is at most 4096 pixels",
+        ),
+        (
+            "screen:image(\"nope.png\", 0, 0)",
+            "screen:image: no image `nope.png` in the game folder",
+        ),
+        (
+            "screen:image(\"../secret.png\", 0, 0)",
+            "screen:image: `../secret.png` is not a path inside the game folder",
+        ),
+        (
+            "screen:image(\"main.luau\", 0, 0)",
+            "screen:image: `main.luau` is not a PNG image",
+        ),
+        ("screen:pop()", "screen:pop: pop without a push"),
+        (
+            "screen:path({ \"line\", 1, 2 })",
+            "screen:path: a path starts with a move",
+        ),
+        (
+            "screen:polygon({ 1, 2 })",
+            "screen:polygon: points are a flat list",
+        ),
+        (
+            "screen:line(0, 0, 1, 1, { dash = { 0, 0 } })",
+            "screen:line: style.dash needs an even number of lengths",
+        ),
+    ];
+    for (call, message) in cases {
+        let main = format!("return {{ render = function(state, scene, screen)\n  {call}\nend }}");
+        let dir = game(&[("main.luau", &main)]);
+        let mut engine = Engine::new(
+            LuaGame::load(dir.path()).unwrap(),
+            Box::new(ConstantClock::new(0.1)),
+        );
+        let err = engine.advance(1).unwrap_err().to_string();
+        assert!(
+            err.contains(&format!("main.luau:2: {message}")),
+            "{call}: {err}"
+        );
+    }
+}
