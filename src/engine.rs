@@ -14,6 +14,7 @@ use crate::cues::CueLog;
 use crate::error::{Error, Result};
 use crate::input::{Action, InputFrame, Script};
 use crate::replay::ReplayWriter;
+use crate::scene::Scene;
 use crate::screen::Screen;
 use crate::viewport::Viewport;
 
@@ -37,6 +38,8 @@ pub struct RenderCtx<'a> {
     pub frame: u64,
     /// The 2D layer, cleared and in logical coordinates.
     pub screen: &'a mut Screen,
+    /// The retained 3D scene.
+    pub scene: &'a mut Scene,
 }
 
 /// A game the engine steps: the part that is the author's.
@@ -97,6 +100,7 @@ pub struct Engine<G> {
     paused: bool,
     errors: Vec<Error>,
     screen: Screen,
+    scene: Scene,
     viewport: Viewport,
 }
 
@@ -108,6 +112,7 @@ impl<G: Game> Engine<G> {
             clock,
             input: InputFrame::new(game.actions()),
             screen: Screen::new(logical, game.folder()),
+            scene: Scene::new(game.folder()),
             viewport: Viewport::fit(logical, logical),
             game,
             frame: 0,
@@ -177,13 +182,20 @@ impl<G: Game> Engine<G> {
         let ctx = RenderCtx {
             frame: self.frame,
             screen: &mut self.screen,
+            scene: &mut self.scene,
         };
         if let Err(err) = self.game.render(ctx) {
             self.errors.push(err);
         }
 
-        // 7-10. The scene is drawn, recorded, overlaid and presented (the
-        // renderer's part).
+        // 7. World matrices follow the hierarchy, and the camera is read
+        // into the view the next frame's pointer ray is cast through. (The
+        // scene is drawn, recorded, overlaid and presented by the renderer.)
+        if let Err(why) = self.scene.update_world() {
+            self.errors.push(Error::Script(format!("scene: {why}")));
+        }
+        let (w, h) = self.viewport.logical;
+        self.scene.read_camera(w.max(1) as f32 / h.max(1) as f32);
 
         // 11. The input frame closes.
         self.input.close();
@@ -194,6 +206,25 @@ impl<G: Game> Engine<G> {
         if let Some(script) = &mut self.script {
             script.feed(self.frame, self.time, &mut self.input);
         }
+        self.begin_events(dt);
+        self.pick();
+    }
+
+    /// Casts the pointer into the scene through the camera of the last
+    /// step 7, so `update` picks what the player saw.
+    fn pick(&mut self) {
+        let ray = self
+            .input
+            .pointer()
+            .and_then(|pointer| self.scene.ray(pointer, self.viewport.logical));
+        let hover = ray
+            .and_then(|(o, d)| self.scene.hit(o, d))
+            .map(|(object, _)| object.name.as_str());
+        self.input
+            .set_pick(ray.map(|(o, d)| (o.to_array(), d.to_array())), hover);
+    }
+
+    fn begin_events(&mut self, dt: f64) {
         match &mut self.replay {
             None => self.input.begin(|_| {}),
             Some(replay) => {
@@ -269,6 +300,11 @@ impl<G: Game> Engine<G> {
     /// Returns the letterboxed viewport.
     pub fn viewport(&self) -> &Viewport {
         &self.viewport
+    }
+
+    /// Returns the scene as the last frame left it.
+    pub fn scene(&self) -> &Scene {
+        &self.scene
     }
 
     /// Returns the screen layer as the last frame left it.

@@ -150,6 +150,8 @@ pub enum InputEvent {
     Move(f64, f64),
     /// The wheel turned by `dx`, `dy` lines.
     Wheel(f64, f64),
+    /// The pointer left the game's area (a letterbox bar, or the window).
+    Leave,
 }
 
 impl fmt::Display for InputEvent {
@@ -160,6 +162,7 @@ impl fmt::Display for InputEvent {
             InputEvent::Tap(key) => write!(f, "tap {key}"),
             InputEvent::Move(x, y) => write!(f, "move {x} {y}"),
             InputEvent::Wheel(dx, dy) => write!(f, "wheel {dx} {dy}"),
+            InputEvent::Leave => write!(f, "leave"),
         }
     }
 }
@@ -185,10 +188,11 @@ impl InputEvent {
             ["tap", k] => Ok(InputEvent::Tap(key(k)?)),
             ["move", x, y] => Ok(InputEvent::Move(number(x)?, number(y)?)),
             ["wheel", x, y] => Ok(InputEvent::Wheel(number(x)?, number(y)?)),
+            ["leave"] => Ok(InputEvent::Leave),
             [verb @ ("press" | "release" | "tap"), ..] => Err(format!("`{verb}` takes one key")),
             [verb @ ("move" | "wheel"), ..] => Err(format!("`{verb}` takes two numbers")),
             [other, ..] => Err(format!(
-                "unknown event `{other}`; use press, release, tap, move or wheel"
+                "unknown event `{other}`; use press, release, tap, move, wheel or leave"
             )),
             [] => Err("missing event after the time".to_string()),
         }
@@ -237,10 +241,12 @@ pub struct InputFrame {
     pressed: KeySet,
     released: KeySet,
     release_next: KeySet,
-    pointer: (f64, f64),
+    pointer: Option<(f64, f64)>,
     wheel: (f64, f64),
     pending: Vec<InputEvent>,
     actions: Vec<Action>,
+    ray: Option<([f32; 3], [f32; 3])>,
+    hover: String,
 }
 
 impl Default for InputFrame {
@@ -250,11 +256,13 @@ impl Default for InputFrame {
             pressed: KeySet::default(),
             released: KeySet::default(),
             release_next: KeySet::default(),
-            pointer: (0.0, 0.0),
+            pointer: None,
             wheel: (0.0, 0.0),
             // Room for a burst of events, so steady play never allocates.
             pending: Vec::with_capacity(64),
             actions: Vec::new(),
+            ray: None,
+            hover: String::with_capacity(64),
         }
     }
 }
@@ -303,9 +311,30 @@ impl InputFrame {
         self.query(self.released, binding)
     }
 
-    /// Returns the pointer's position in logical coordinates.
-    pub fn pointer(&self) -> (f64, f64) {
+    /// Returns the pointer's position in logical coordinates, or `None`
+    /// when it is outside the game's area.
+    pub fn pointer(&self) -> Option<(f64, f64)> {
         self.pointer
+    }
+
+    /// Returns the ray under the pointer (origin, direction) through the
+    /// camera the player saw last frame, if there is one.
+    pub fn ray(&self) -> Option<([f32; 3], [f32; 3])> {
+        self.ray
+    }
+
+    /// Returns the name of the first scene object under the pointer.
+    pub fn hover(&self) -> Option<&str> {
+        (!self.hover.is_empty()).then_some(self.hover.as_str())
+    }
+
+    /// Sets what is under the pointer for this frame (the engine casts it).
+    pub fn set_pick(&mut self, ray: Option<([f32; 3], [f32; 3])>, hover: Option<&str>) {
+        self.ray = ray;
+        self.hover.clear();
+        if let Some(name) = hover {
+            self.hover.push_str(name);
+        }
     }
 
     /// Returns how far the wheel turned this frame.
@@ -362,7 +391,8 @@ impl InputFrame {
                 }
                 self.down.set(key, false);
             }
-            InputEvent::Move(x, y) => self.pointer = (x, y),
+            InputEvent::Move(x, y) => self.pointer = Some((x, y)),
+            InputEvent::Leave => self.pointer = None,
             InputEvent::Wheel(dx, dy) => {
                 self.wheel.0 += dx;
                 self.wheel.1 += dy;
@@ -393,7 +423,7 @@ pub enum When {
 ///
 /// One event a line, `WHEN EVENT`: `WHEN` is a frame number (`12`) or
 /// simulated seconds (`1.5s`); `EVENT` is `press KEY`, `release KEY`, `tap
-/// KEY`, `move X Y` or `wheel DX DY`. `#` starts a comment. Events with the
+/// KEY`, `move X Y`, `wheel DX DY` or `leave` (the pointer left the game). `#` starts a comment. Events with the
 /// same time apply in file order.
 ///
 /// ```text
@@ -636,7 +666,7 @@ mod tests {
                 "1 jump a\n",
                 (
                     1,
-                    "unknown event `jump`; use press, release, tap, move or wheel",
+                    "unknown event `jump`; use press, release, tap, move, wheel or leave",
                 ),
             ),
             ("1 move 1 nan\n", (1, "`nan` is not a finite number")),

@@ -15,6 +15,7 @@ pub mod headless;
 pub mod input;
 pub mod lua;
 pub mod replay;
+pub mod scene;
 pub mod screen;
 pub mod state;
 pub mod text;

@@ -8,8 +8,9 @@ use std::time::Duration;
 
 use mlua::{AnyUserData, Function, Lua, Table, Value};
 
-use super::handles::{InputHandle, Leases, SurfaceHandle};
+use super::handles::{InputHandle, Leases};
 use super::require::{self, ModuleId, Modules};
+use super::scene::SceneHandle;
 use super::screen::ScreenHandle;
 use super::vm::{self, Budget, Call, Limits};
 use crate::color::Rgba;
@@ -150,11 +151,9 @@ impl LuaGame {
         let input = lua
             .create_userdata(InputHandle::new(leases.clone()))
             .map_err(lua_err)?;
-        let surface = |name| SurfaceHandle {
-            name,
-            leases: leases.clone(),
-        };
-        let scene = lua.create_userdata(surface("scene")).map_err(lua_err)?;
+        let scene = lua
+            .create_userdata(SceneHandle::new(leases.clone()))
+            .map_err(lua_err)?;
         let screen = lua
             .create_userdata(ScreenHandle::new(leases.clone()))
             .map_err(lua_err)?;
@@ -339,7 +338,7 @@ impl Game for LuaGame {
             return Ok(());
         };
         self.leases
-            .lend_render(ctx.screen, || {
+            .lend_render(ctx.screen, ctx.scene, || {
                 self.budget.guard(Call::Render, || {
                     render.call::<()>((&self.state, &self.scene, &self.screen))
                 })

@@ -11,10 +11,11 @@ use std::cell::{Cell, RefCell};
 use std::ffi::c_void;
 use std::rc::Rc;
 
-use mlua::{Lua, LuaString, MetaMethod, UserData, UserDataMethods, Value};
+use mlua::{Lua, LuaString, UserData, UserDataMethods, Value};
 
 use crate::cues::CueLog;
 use crate::input::{Binding, InputFrame};
+use crate::scene::Scene;
 use crate::screen::Screen;
 
 /// What is lent to the handles right now.
@@ -23,8 +24,8 @@ pub struct Leases {
     input: Cell<*const InputFrame>,
     cues: Cell<*mut CueLog>,
     frame: Cell<u64>,
-    rendering: Cell<bool>,
     screen: Cell<*mut Screen>,
+    scene: Cell<*mut Scene>,
 }
 
 impl Default for Leases {
@@ -33,8 +34,8 @@ impl Default for Leases {
             input: Cell::new(std::ptr::null()),
             cues: Cell::new(std::ptr::null_mut()),
             frame: Cell::new(0),
-            rendering: Cell::new(false),
             screen: Cell::new(std::ptr::null_mut()),
+            scene: Cell::new(std::ptr::null_mut()),
         }
     }
 }
@@ -46,8 +47,8 @@ impl Drop for Return<'_> {
     fn drop(&mut self) {
         self.0.input.set(std::ptr::null());
         self.0.cues.set(std::ptr::null_mut());
-        self.0.rendering.set(false);
         self.0.screen.set(std::ptr::null_mut());
+        self.0.scene.set(std::ptr::null_mut());
     }
 }
 
@@ -67,10 +68,15 @@ impl Leases {
         f()
     }
 
-    /// Lends `screen` (and opens the `scene` handle) while `f` runs.
-    pub fn lend_render<R>(&self, screen: &mut Screen, f: impl FnOnce() -> R) -> R {
-        self.rendering.set(true);
+    /// Lends `screen` and `scene` to their handles while `f` runs.
+    pub fn lend_render<R>(
+        &self,
+        screen: &mut Screen,
+        scene: &mut Scene,
+        f: impl FnOnce() -> R,
+    ) -> R {
         self.screen.set(screen);
+        self.scene.set(scene);
         let _back = Return(self);
         f()
     }
@@ -86,6 +92,17 @@ impl Leases {
         // borrow of the screen outlives the method call using it; Luau
         // cannot call two screen methods at once.
         Ok(unsafe { &mut *screen })
+    }
+
+    /// Returns the scene lent to `render`, or the C3 error outside it.
+    #[allow(clippy::mut_from_ref)]
+    pub fn scene(&self, lua: &Lua, handle: &str) -> mlua::Result<&mut Scene> {
+        let scene = self.scene.get();
+        if scene.is_null() {
+            return Err(outside(lua, handle, "render"));
+        }
+        // SAFETY: as for `screen`.
+        Ok(unsafe { &mut *scene })
     }
 }
 
@@ -183,7 +200,27 @@ impl UserData for InputHandle {
             this.with(lua, |input| input.released(binding))
         });
         methods.add_method("pointer", |lua, this, ()| {
-            this.with(lua, |input| input.pointer())
+            this.with(lua, |input| {
+                input
+                    .pointer()
+                    .map_or((None, None), |(x, y)| (Some(x), Some(y)))
+            })
+        });
+        methods.add_method("ray", |lua, this, ()| {
+            this.with(lua, |input| {
+                input.ray().map_or((None, None), |(o, d)| {
+                    (
+                        Some(mlua::Vector::new(o[0], o[1], o[2])),
+                        Some(mlua::Vector::new(d[0], d[1], d[2])),
+                    )
+                })
+            })
+        });
+        methods.add_method("hover", |lua, this, ()| {
+            this.with(lua, |input| {
+                input.hover().map(|name| lua.create_string(name))
+            })?
+            .transpose()
         });
         methods.add_method("wheel", |lua, this, ()| {
             this.with(lua, |input| input.wheel())
@@ -238,34 +275,4 @@ impl UserData for InputHandle {
 
 fn cue_error(lua: &Lua, reason: &str) -> mlua::Error {
     mlua::Error::RuntimeError(format!("{}input:cue: {reason}", super::location(lua, 1)))
-}
-
-/// A handle `render` gets (C2): the retained scene or the screen layer.
-///
-/// Their drawing calls arrive with the renderer; until then every use
-/// checks the scoping rule and names what is missing.
-pub struct SurfaceHandle {
-    /// The handle's name in messages: `scene` or `screen`.
-    pub name: &'static str,
-    /// The leases it checks.
-    pub leases: Rc<Leases>,
-}
-
-impl UserData for SurfaceHandle {
-    fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
-        methods.add_meta_method(
-            MetaMethod::Index,
-            |lua, this, key: String| -> mlua::Result<Value> {
-                if !this.leases.rendering.get() {
-                    return Err(outside(lua, this.name, "render"));
-                }
-                Err(mlua::Error::RuntimeError(format!(
-                    "{}{}.{key}: the {} has no `{key}`",
-                    super::location(lua, 1),
-                    this.name,
-                    this.name
-                )))
-            },
-        );
-    }
 }

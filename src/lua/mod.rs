@@ -5,6 +5,7 @@
 mod game;
 mod handles;
 mod require;
+mod scene;
 mod screen;
 mod testing;
 mod vm;

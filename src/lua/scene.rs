@@ -1,0 +1,423 @@
+//! The `scene` handle `render` poses the retained 3D scene with (rules H2,
+//! C2, C3).
+//!
+//! ```lua
+//! scene:object("ball", { mesh = "sphere", color = "#e04040", position = vector.create(0, 1, 0) })
+//! scene:camera({ position = vector.create(0, 5, 10), target = vector.zero })
+//! scene:light("sun", { kind = "directional", direction = vector.create(-1, -2, -1) })
+//! ```
+
+use std::rc::Rc;
+
+use glam::{EulerRot, Quat, Vec3};
+use mlua::{Lua, Table, UserData, UserDataMethods, Value};
+
+use super::handles::Leases;
+use crate::color::Rgba;
+use crate::scene::{Light, Mesh, Projection, Scene};
+use crate::state::type_of;
+
+/// The `scene` handle.
+pub struct SceneHandle {
+    leases: Rc<Leases>,
+}
+
+impl SceneHandle {
+    /// Creates the handle posing what `leases` lends.
+    pub fn new(leases: Rc<Leases>) -> Self {
+        SceneHandle { leases }
+    }
+}
+
+fn fail(lua: &Lua, call: &str, reason: impl std::fmt::Display) -> mlua::Error {
+    mlua::Error::RuntimeError(format!("{}scene:{call}: {reason}", super::location(lua, 1)))
+}
+
+fn number(lua: &Lua, call: &str, name: &str, value: &Value) -> mlua::Result<f32> {
+    let v = match value {
+        Value::Integer(i) => *i as f64,
+        Value::Number(n) => *n,
+        other => {
+            return Err(fail(
+                lua,
+                call,
+                format!("`{name}` should be a number, not a {}", type_of(other)),
+            ));
+        }
+    };
+    if !v.is_finite() {
+        return Err(fail(
+            lua,
+            call,
+            format!("`{name}` is {v}; it must be a finite number"),
+        ));
+    }
+    Ok(v as f32)
+}
+
+/// Reads a vector: a Luau `vector`, or a table `{x, y, z}`.
+fn vec3(lua: &Lua, call: &str, name: &str, value: &Value) -> mlua::Result<Vec3> {
+    match value {
+        Value::Vector(v) => {
+            let out = Vec3::new(v.x(), v.y(), v.z());
+            if !out.is_finite() {
+                return Err(fail(
+                    lua,
+                    call,
+                    format!("`{name}` has a component that is not finite"),
+                ));
+            }
+            Ok(out)
+        }
+        Value::Table(t) => Ok(Vec3::new(
+            number(lua, call, name, &t.raw_get(1)?)?,
+            number(lua, call, name, &t.raw_get(2)?)?,
+            number(lua, call, name, &t.raw_get(3)?)?,
+        )),
+        other => Err(fail(
+            lua,
+            call,
+            format!("`{name}` should be a vector, not a {}", type_of(other)),
+        )),
+    }
+}
+
+/// Reads a rotation: Euler angles (x, y, z radians, applied in that order)
+/// as a vector, or a quaternion `{x, y, z, w}`.
+fn rotation(lua: &Lua, call: &str, value: &Value) -> mlua::Result<Quat> {
+    if let Value::Table(t) = value
+        && t.raw_len() == 4
+    {
+        let c: Vec<f32> = (1..=4)
+            .map(|i| number(lua, call, "rotation", &t.raw_get(i)?))
+            .collect::<mlua::Result<_>>()?;
+        let q = Quat::from_xyzw(c[0], c[1], c[2], c[3]);
+        if q.length_squared() < 1e-12 {
+            return Err(fail(lua, call, "`rotation` is a zero quaternion"));
+        }
+        return Ok(q.normalize());
+    }
+    let e = vec3(lua, call, "rotation", value)?;
+    Ok(Quat::from_euler(EulerRot::XYZ, e.x, e.y, e.z))
+}
+
+fn color(lua: &Lua, call: &str, value: &Value) -> mlua::Result<Rgba> {
+    let result = match value {
+        Value::String(s) => Rgba::parse(&s.to_string_lossy()),
+        other => Err(format!("a {} is not a color string", type_of(other))),
+    };
+    result.map_err(|reason| fail(lua, call, format!("`color`: {reason}")))
+}
+
+fn mesh(lua: &Lua, scene: &mut Scene, value: &Value) -> mlua::Result<Mesh> {
+    let Value::String(name) = value else {
+        return Err(fail(
+            lua,
+            "object",
+            "`mesh` is \"cube\", \"sphere\", \"plane\", \"cylinder\" or a .gltf/.glb file",
+        ));
+    };
+    let name = name.to_string_lossy();
+    Ok(match name.as_str() {
+        "cube" => Mesh::Cube,
+        "sphere" => Mesh::Sphere,
+        "plane" => Mesh::Plane,
+        "cylinder" => Mesh::Cylinder,
+        file if file.ends_with(".gltf") || file.ends_with(".glb") => scene
+            .model(file)
+            .map_err(|reason| fail(lua, "object", reason))?,
+        other => {
+            return Err(fail(
+                lua,
+                "object",
+                format!(
+                    "unknown mesh `{other}` (use cube, sphere, plane, cylinder or a .gltf/.glb file)"
+                ),
+            ));
+        }
+    })
+}
+
+fn object(lua: &Lua, scene: &mut Scene, name: &str, props: Option<Table>) -> mlua::Result<()> {
+    let props = match props {
+        Some(p) => p,
+        None => lua.create_table()?,
+    };
+    let mesh_value: Value = props.raw_get("mesh")?;
+    let new_mesh = if mesh_value.is_nil() {
+        None
+    } else {
+        Some(mesh(lua, scene, &mesh_value)?)
+    };
+    let object = scene
+        .object(name, new_mesh.clone().unwrap_or(Mesh::Cube))
+        .map_err(|reason| fail(lua, "object", reason))?;
+    if let Some(m) = new_mesh {
+        object.mesh = m;
+    }
+    for pair in props.pairs::<String, Value>() {
+        let (key, value) = pair?;
+        match key.as_str() {
+            "mesh" => {}
+            "color" => object.material.color = color(lua, "object", &value)?,
+            "texture" => {
+                object.material.texture = match &value {
+                    Value::Boolean(false) => None,
+                    Value::String(s) => Some(s.to_string_lossy()),
+                    _ => {
+                        return Err(fail(
+                            lua,
+                            "object",
+                            "`texture` is an image file name, or false for none",
+                        ));
+                    }
+                }
+            }
+            "lit" => {
+                object.material.lit = value
+                    .as_boolean()
+                    .ok_or_else(|| fail(lua, "object", "`lit` is true or false"))?
+            }
+            "position" => object.position = vec3(lua, "object", "position", &value)?,
+            "rotation" => object.rotation = rotation(lua, "object", &value)?,
+            "scale" => {
+                object.scale = match &value {
+                    Value::Integer(_) | Value::Number(_) => {
+                        Vec3::splat(number(lua, "object", "scale", &value)?)
+                    }
+                    _ => vec3(lua, "object", "scale", &value)?,
+                }
+            }
+            "visible" => {
+                object.visible = value
+                    .as_boolean()
+                    .ok_or_else(|| fail(lua, "object", "`visible` is true or false"))?
+            }
+            "parent" => {
+                object.parent = match &value {
+                    Value::Boolean(false) => None,
+                    Value::String(s) if s.to_string_lossy() == name => {
+                        return Err(fail(
+                            lua,
+                            "object",
+                            format!("`{name}` cannot be its own parent"),
+                        ));
+                    }
+                    Value::String(s) => Some(s.to_string_lossy()),
+                    _ => {
+                        return Err(fail(
+                            lua,
+                            "object",
+                            "`parent` is an object's name, or false for none",
+                        ));
+                    }
+                }
+            }
+            other => {
+                return Err(fail(
+                    lua,
+                    "object",
+                    format!(
+                        "no property `{other}` (it takes mesh, color, texture, lit, position, rotation, scale, visible, parent)"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn camera(lua: &Lua, scene: &mut Scene, props: Table) -> mlua::Result<()> {
+    let get = |key: &str| -> mlua::Result<Value> { props.raw_get(key) };
+    let (mut fov, mut near, mut far) = match scene.camera.projection {
+        Projection::Perspective { fov, near, far } => (fov, near, far),
+        Projection::Orthographic { near, far, .. } => (60f32.to_radians(), near, far),
+    };
+    for pair in props.pairs::<String, Value>() {
+        let (key, _) = pair?;
+        if ![
+            "position", "target", "up", "rotation", "fov", "near", "far", "ortho",
+        ]
+        .contains(&key.as_str())
+        {
+            return Err(fail(
+                lua,
+                "camera",
+                format!(
+                    "no property `{key}` (it takes position, target, up, rotation, fov, near, far, ortho)"
+                ),
+            ));
+        }
+    }
+    if !get("fov")?.is_nil() {
+        fov = number(lua, "camera", "fov", &get("fov")?)?;
+        if !(0.01..3.13).contains(&fov) {
+            return Err(fail(
+                lua,
+                "camera",
+                format!("`fov` is {fov}; it is in radians, between 0.01 and 3.13"),
+            ));
+        }
+    }
+    if !get("near")?.is_nil() {
+        near = number(lua, "camera", "near", &get("near")?)?;
+    }
+    if !get("far")?.is_nil() {
+        far = number(lua, "camera", "far", &get("far")?)?;
+    }
+    if !(near > 0.0 && far > near) {
+        return Err(fail(
+            lua,
+            "camera",
+            format!("`near` ({near}) must be above 0 and below `far` ({far})"),
+        ));
+    }
+    scene.camera.projection = match get("ortho")? {
+        Value::Nil | Value::Boolean(false) => Projection::Perspective { fov, near, far },
+        value => {
+            let height = number(lua, "camera", "ortho", &value)?;
+            if height <= 0.0 {
+                return Err(fail(
+                    lua,
+                    "camera",
+                    "`ortho` is the visible height in world units, above 0",
+                ));
+            }
+            Projection::Orthographic { height, near, far }
+        }
+    };
+    let position = match get("position")? {
+        Value::Nil => scene.camera.pose.transform_point3(Vec3::ZERO),
+        value => vec3(lua, "camera", "position", &value)?,
+    };
+    let up = match get("up")? {
+        Value::Nil => Vec3::Y,
+        value => vec3(lua, "camera", "up", &value)?,
+    };
+    match (get("target")?, get("rotation")?) {
+        (Value::Nil, Value::Nil) => {
+            let rotation =
+                glam::Mat4::from_quat(scene.camera.pose.to_scale_rotation_translation().1);
+            scene.camera.pose = glam::Mat4::from_translation(position) * rotation;
+        }
+        (target, Value::Nil) => {
+            let target = vec3(lua, "camera", "target", &target)?;
+            scene
+                .camera
+                .look_at(position, target, up)
+                .map_err(|reason| fail(lua, "camera", reason))?;
+        }
+        (Value::Nil, rot) => {
+            let q = rotation(lua, "camera", &rot)?;
+            scene.camera.pose = glam::Mat4::from_rotation_translation(q, position);
+        }
+        _ => return Err(fail(lua, "camera", "give `target` or `rotation`, not both")),
+    }
+    Ok(())
+}
+
+fn light(lua: &Lua, scene: &mut Scene, name: &str, props: Table) -> mlua::Result<()> {
+    let kind: Option<String> = props.raw_get("kind")?;
+    let color_value: Value = props.raw_get("color")?;
+    let color = if color_value.is_nil() {
+        Rgba::WHITE
+    } else {
+        color(lua, "light", &color_value)?
+    };
+    let intensity_value: Value = props.raw_get("intensity")?;
+    let intensity = if intensity_value.is_nil() {
+        1.0
+    } else {
+        number(lua, "light", "intensity", &intensity_value)?
+    };
+    if intensity < 0.0 {
+        return Err(fail(lua, "light", "`intensity` is 0 or more"));
+    }
+    let rgb = Vec3::new(color.r, color.g, color.b) * intensity;
+    let light = match kind.as_deref() {
+        Some("ambient") => Light::Ambient { color: rgb },
+        Some("directional") => {
+            let direction = vec3(lua, "light", "direction", &props.raw_get("direction")?)?;
+            let direction = direction
+                .try_normalize()
+                .ok_or_else(|| fail(lua, "light", "`direction` is the zero vector"))?;
+            Light::Directional {
+                color: rgb,
+                direction,
+            }
+        }
+        Some("point") => {
+            let position = vec3(lua, "light", "position", &props.raw_get("position")?)?;
+            let range_value: Value = props.raw_get("range")?;
+            let range = if range_value.is_nil() {
+                10.0
+            } else {
+                number(lua, "light", "range", &range_value)?
+            };
+            if range <= 0.0 {
+                return Err(fail(lua, "light", "`range` is above 0"));
+            }
+            Light::Point {
+                color: rgb,
+                position,
+                range,
+            }
+        }
+        _ => {
+            return Err(fail(
+                lua,
+                "light",
+                "`kind` is \"ambient\", \"directional\" or \"point\"",
+            ));
+        }
+    };
+    scene.set_light(name, light);
+    Ok(())
+}
+
+impl UserData for SceneHandle {
+    fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
+        methods.add_method(
+            "object",
+            |lua, this, (name, props): (String, Option<Table>)| {
+                let scene = this.leases.scene(lua, "scene")?;
+                object(lua, scene, &name, props)
+            },
+        );
+        methods.add_method("remove", |lua, this, name: String| {
+            Ok(this.leases.scene(lua, "scene")?.remove(&name))
+        });
+        methods.add_method("has", |lua, this, name: String| {
+            Ok(this.leases.scene(lua, "scene")?.get(&name).is_some())
+        });
+        methods.add_method("get", |lua, this, name: String| {
+            let scene = this.leases.scene(lua, "scene")?;
+            let Some(o) = scene.get(&name) else {
+                return Ok(None);
+            };
+            let t = lua.create_table()?;
+            t.raw_set(
+                "position",
+                mlua::Vector::new(o.position.x, o.position.y, o.position.z),
+            )?;
+            t.raw_set("scale", mlua::Vector::new(o.scale.x, o.scale.y, o.scale.z))?;
+            let q =
+                lua.create_sequence_from([o.rotation.x, o.rotation.y, o.rotation.z, o.rotation.w])?;
+            t.raw_set("rotation", q)?;
+            t.raw_set("visible", o.visible)?;
+            t.raw_set("parent", o.parent.clone())?;
+            Ok(Some(t))
+        });
+        methods.add_method("camera", |lua, this, props: Table| {
+            let scene = this.leases.scene(lua, "scene")?;
+            camera(lua, scene, props)
+        });
+        methods.add_method("light", |lua, this, (name, props): (String, Table)| {
+            let scene = this.leases.scene(lua, "scene")?;
+            light(lua, scene, &name, props)
+        });
+        methods.add_method("remove_light", |lua, this, name: String| {
+            Ok(this.leases.scene(lua, "scene")?.remove_light(&name))
+        });
+    }
+}

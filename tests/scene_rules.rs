@@ -1,0 +1,234 @@
+//! The retained scene from Luau (rule H2) and the pointer picking that
+//! reads it (H6): objects posed in `render`, world matrices and the camera
+//! read at step 7, and the next frame's `update` picking through it.
+
+mod common;
+
+use common::{engine, game, json};
+use glam::Vec3;
+use moonloop::input::InputEvent;
+
+const PICKER: &str = r##"
+return {
+    config = { width = 200, height = 100 },
+    init = function() return { hover = "", ray = false } end,
+    update = function(state, input, dt)
+        local origin, direction = input:ray()
+        return { hover = input:hover() or "", ray = origin ~= nil and direction.z < 0 }
+    end,
+    render = function(state, scene, screen)
+        scene:camera({ position = vector.create(0, 0, 10), target = vector.zero, fov = math.rad(60) })
+        scene:object("box", { mesh = "cube", color = "#e04040", position = vector.create(0, 0, 0) })
+        scene:object("ball", { mesh = "sphere", position = vector.create(3, 0, 0), scale = 2 })
+        scene:light("sun", { kind = "directional", direction = vector.create(-1, -2, -1) })
+    end,
+}
+"##;
+
+// rule: H2
+#[test]
+fn the_pointer_picks_what_the_camera_showed_last_frame() {
+    let dir = game(&[("main.luau", PICKER)]);
+    let mut e = engine(dir.path());
+    // Frame 1: nothing has been seen yet, so there is no ray.
+    e.input_mut().push(InputEvent::Move(100.0, 50.0));
+    e.advance(1).unwrap();
+    assert_eq!(
+        json(&e),
+        "{\n  \"hover\": \"\",\n  \"ray\": false\n}",
+        "no camera read before frame 1"
+    );
+    // Frame 2: the ray goes through the camera frame 1 read at step 7.
+    e.advance(1).unwrap();
+    assert_eq!(json(&e), "{\n  \"hover\": \"box\",\n  \"ray\": true\n}");
+    // The pointer over the ball (x = 3 at distance 10, 60° fov, 2:1 aspect).
+    let x = 100.0 + 3.0 / (10.0 * (30f64).to_radians().tan() * 2.0) * 100.0;
+    e.input_mut().push(InputEvent::Move(x, 50.0));
+    e.advance(1).unwrap();
+    assert!(json(&e).contains("\"hover\": \"ball\""), "{}", json(&e));
+    // A pointer in a letterbox bar leaves the game's area: nothing is hit.
+    e.set_surface(400, 100);
+    assert_eq!(e.viewport().to_logical((10.0, 50.0)), None, "the left bar");
+    e.input_mut().push(InputEvent::Leave);
+    e.advance(1).unwrap();
+    assert_eq!(json(&e), "{\n  \"hover\": \"\",\n  \"ray\": false\n}");
+}
+
+// rule: H2
+#[test]
+fn objects_persist_across_frames_and_form_a_hierarchy() {
+    let dir = game(&[(
+        "main.luau",
+        r#"
+        return {
+            init = function() return { t = 0 } end,
+            update = function(s, input, dt) return { t = s.t + dt } end,
+            render = function(state, scene)
+                if not scene:has("arm") then
+                    scene:object("arm", { mesh = "cube", position = vector.create(1, 0, 0) })
+                    scene:object("hand", { mesh = "sphere", parent = "arm", position = vector.create(2, 0, 0) })
+                end
+                -- Only the rotation changes; position and parent are retained.
+                scene:object("arm", { rotation = vector.create(0, math.pi / 2, 0) })
+                local arm = scene:get("arm")
+                assert(arm.position.x == 1, "retained position")
+                assert(scene:get("nothing") == nil)
+            end,
+        }
+        "#,
+    )]);
+    let mut e = engine(dir.path());
+    e.advance(3).unwrap();
+    let hand = e
+        .scene()
+        .get("hand")
+        .unwrap()
+        .world
+        .transform_point3(Vec3::ZERO);
+    assert!((hand - Vec3::new(1.0, 0.0, -2.0)).length() < 1e-5, "{hand}");
+    assert_eq!(e.scene().objects().len(), 2);
+}
+
+// rule: H2
+#[test]
+fn a_gltf_model_loads_and_can_be_hit() {
+    // One triangle in the z = 0 plane, as an embedded glTF buffer.
+    let positions: Vec<u8> = [-1.0f32, -1.0, 0.0, 1.0, -1.0, 0.0, 0.0, 1.0, 0.0]
+        .iter()
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
+    let b64 = base64(&positions);
+    let gltf = format!(
+        r#"{{"asset":{{"version":"2.0"}},"buffers":[{{"byteLength":36,"uri":"data:application/octet-stream;base64,{b64}"}}],
+        "bufferViews":[{{"buffer":0,"byteLength":36}}],
+        "accessors":[{{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","min":[-1,-1,0],"max":[1,1,0]}}],
+        "meshes":[{{"primitives":[{{"attributes":{{"POSITION":0}}}}]}}],"nodes":[{{"mesh":0}}],"scenes":[{{"nodes":[0]}}]}}"#
+    );
+    let dir = game(&[
+        ("tri.gltf", &gltf),
+        (
+            "broken.gltf",
+            "{\"asset\": {\"version\": \"2.0\"}, \"buffers\": [",
+        ),
+        (
+            "main.luau",
+            r#"
+            return {
+                update = function(s, input) return { hover = input:hover() or "" } end,
+                render = function(state, scene)
+                    scene:camera({ position = vector.create(0, 0, 5), target = vector.zero })
+                    scene:object("tri", { mesh = "tri.gltf" })
+                end,
+            }
+            "#,
+        ),
+    ]);
+    let mut e = engine(dir.path());
+    e.input_mut().push(InputEvent::Move(640.0, 360.0));
+    e.advance(2).unwrap();
+    assert!(json(&e).contains("\"hover\": \"tri\""), "{}", json(&e));
+    let model = e.scene().objects()[0].mesh.clone();
+    let moonloop::scene::Mesh::Model(i) = model else {
+        panic!("a model mesh")
+    };
+    assert_eq!(e.scene().model_mesh(i).indices, [0, 1, 2]);
+
+    let bad = game(&[
+        (
+            "broken.gltf",
+            "{\"asset\": {\"version\": \"2.0\"}, \"buffers\": [",
+        ),
+        (
+            "main.luau",
+            "return { render = function(s, scene) scene:object('x', { mesh = 'broken.gltf' }) end }",
+        ),
+    ]);
+    let err = engine(bad.path()).advance(1).unwrap_err().to_string();
+    assert!(
+        err.contains("scene:object: `broken.gltf` is not a readable glTF model"),
+        "{err}"
+    );
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | (*b as u32) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(A[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn scene_errors_name_the_call_and_the_property() {
+    let cases = [
+        (
+            "scene:object('a', { mesh = 'teapot' })",
+            "scene:object: unknown mesh `teapot`",
+        ),
+        (
+            "scene:object('a', { position = vector.create(0/0, 0, 0) })",
+            "scene:object: `position` has a component that is not finite",
+        ),
+        (
+            "scene:object('a', { colour = 'red' })",
+            "scene:object: no property `colour`",
+        ),
+        (
+            "scene:object('a', { color = 'reddish' })",
+            "scene:object: `color`: `reddish` is not a color",
+        ),
+        (
+            "scene:object('a', { parent = 'a' })",
+            "scene:object: `a` cannot be its own parent",
+        ),
+        (
+            "scene:object('a', { mesh = '../x.gltf' })",
+            "scene:object: `../x.gltf` is not a path inside the game folder",
+        ),
+        (
+            "scene:camera({ position = vector.zero, target = vector.zero })",
+            "scene:camera: `position` and `target` are the same point",
+        ),
+        (
+            "scene:camera({ near = 5, far = 1 })",
+            "scene:camera: `near` (5) must be above 0 and below `far` (1)",
+        ),
+        (
+            "scene:light('l', { kind = 'spot' })",
+            "scene:light: `kind` is \"ambient\", \"directional\" or \"point\"",
+        ),
+    ];
+    for (call, message) in cases {
+        let main = format!("return {{ render = function(state, scene, screen)\n  {call}\nend }}");
+        let dir = game(&[("main.luau", &main)]);
+        let err = engine(dir.path()).advance(1).unwrap_err().to_string();
+        assert!(
+            err.contains(&format!("main.luau:2: {message}")),
+            "{call}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_parent_cycle_is_a_frame_error_not_a_hang() {
+    let dir = game(&[(
+        "main.luau",
+        "return { render = function(s, scene)\n  scene:object('a', { parent = 'b' })\n  scene:object('b', { parent = 'a' })\nend }",
+    )]);
+    let err = engine(dir.path()).advance(1).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "scene: `a` is its own ancestor: the parents form a cycle"
+    );
+}
