@@ -197,6 +197,112 @@ fn budget_case() -> Result<(Duration, Duration, Duration)> {
     Ok((off, on, naive_time))
 }
 
+const DRAWING: &str = r##"
+local TEXT = "the quick brown fox jumps over the lazy dog"
+return {
+    render = function(state, scene, screen)
+        for i = 1, 200 do
+            local x, y = (i * 37) % 1200 + 0.5, (i * 53) % 660 + 0.25
+            local kind = i % 3
+            if kind == 0 then
+                screen:rect(x, y, 40.5, 30.25, { fill = "#e04040" })
+            elseif kind == 1 then
+                screen:circle(x, y, 18.5, { fill = "#40a0e0" })
+            else
+                screen:polyline({ x, y, x + 30, y + 20, x + 10, y + 40, x + 45, y + 45 }, { color = "white", width = 3 })
+            end
+        end
+        for i = 1, 50 do
+            screen:text(TEXT, 20, i * 14, { size = 14, color = "#ffff80" })
+        end
+    end,
+}
+"##;
+
+/// Draws the same frame as [`DRAWING`] with tiny-skia called from Rust.
+fn draw_directly(pixmap: &mut tiny_skia::Pixmap, font: &mut crate::text::Font) {
+    use tiny_skia::{FillRule, Paint, PathBuilder, Rect, Stroke, Transform};
+    pixmap.fill(tiny_skia::Color::BLACK);
+    let paint = |r, g, b| {
+        let mut p = Paint::default();
+        p.set_color_rgba8(r, g, b, 255);
+        p.anti_alias = true;
+        p
+    };
+    let (red, blue, white, yellow) = (
+        paint(224, 64, 64),
+        paint(64, 160, 224),
+        paint(255, 255, 255),
+        paint(255, 255, 128),
+    );
+    let id = Transform::identity();
+    for i in 1..=200 {
+        let (x, y) = (
+            ((i * 37) % 1200) as f32 + 0.5,
+            ((i * 53) % 660) as f32 + 0.25,
+        );
+        match i % 3 {
+            0 => {
+                let path = PathBuilder::from_rect(Rect::from_xywh(x, y, 40.5, 30.25).unwrap());
+                pixmap.fill_path(&path, &red, FillRule::Winding, id, None);
+            }
+            1 => {
+                let path = PathBuilder::from_circle(x, y, 18.5).unwrap();
+                pixmap.fill_path(&path, &blue, FillRule::Winding, id, None);
+            }
+            _ => {
+                let mut pb = PathBuilder::new();
+                pb.move_to(x, y);
+                pb.line_to(x + 30.0, y + 20.0);
+                pb.line_to(x + 10.0, y + 40.0);
+                pb.line_to(x + 45.0, y + 45.0);
+                let stroke = Stroke {
+                    width: 3.0,
+                    ..Stroke::default()
+                };
+                pixmap.stroke_path(&pb.finish().unwrap(), &white, &stroke, id, None);
+            }
+        }
+    }
+    let text = "the quick brown fox jumps over the lazy dog";
+    let mut placed = Vec::new();
+    font.layout(text, |p| placed.push(p));
+    let ascent = font.ascent();
+    for line in 1..=50 {
+        for p in &placed {
+            let Some(path) = font.glyph(p.id) else {
+                continue;
+            };
+            let t = Transform::from_translate(20.0, line as f32 * 14.0)
+                .pre_scale(14.0, 14.0)
+                .pre_translate(p.x, ascent);
+            pixmap.fill_path(path, &yellow, FillRule::Winding, t, None);
+        }
+    }
+}
+
+/// Times a frame of 200 shapes and 50 lines of text drawn through Luau
+/// (record, then rasterize) against the same drawn by tiny-skia directly.
+fn drawing_case() -> Result<(Duration, Duration)> {
+    let mut pixmap = tiny_skia::Pixmap::new(1280, 720).expect("a 1280x720 pixmap");
+    let mut font = crate::text::Font::new();
+    let direct = per_iteration(|n| {
+        for _ in 0..n {
+            draw_directly(&mut pixmap, &mut font);
+        }
+    });
+    let dir = TempGame::new("drawing", DRAWING)?;
+    let game = LuaGame::load(&dir.0)?;
+    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    let through_luau = per_iteration(|n| {
+        for _ in 0..n {
+            engine.advance(1).expect("the game runs");
+            engine.picture_into(&mut pixmap);
+        }
+    });
+    Ok((direct, through_luau))
+}
+
 /// Runs every case and returns the report's rows.
 ///
 /// # Errors
@@ -216,6 +322,13 @@ pub fn run() -> Result<Vec<Row>> {
         baseline,
         measured,
         target: Some(1.5),
+    });
+    let (direct, through_luau) = drawing_case()?;
+    rows.push(Row {
+        case: "200 shapes + 50 lines of text: through Luau vs tiny-skia direct".into(),
+        baseline: direct,
+        measured: through_luau,
+        target: Some(1.2),
     });
     let (off, on, naive) = budget_case()?;
     rows.push(Row {

@@ -319,6 +319,13 @@ impl<G: Game> Engine<G> {
         self.screen.picture(&self.viewport, background)
     }
 
+    /// Rasterizes the last frame into `pixmap`, which must be the
+    /// surface's size (a recorder reuses one this way).
+    pub fn picture_into(&mut self, pixmap: &mut tiny_skia::Pixmap) {
+        pixmap.fill(self.game.background().to_skia());
+        self.screen.rasterize(&mut pixmap.as_mut(), &self.viewport);
+    }
+
     /// Returns the number of delivered frames.
     pub fn frame(&self) -> u64 {
         self.frame
