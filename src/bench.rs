@@ -303,6 +303,70 @@ fn drawing_case() -> Result<(Duration, Duration)> {
     Ok((direct, through_luau))
 }
 
+/// Measures hot reload in a headless run paced at 60 Hz: from writing a
+/// file to the reload being done, and to the first frame whose `update`
+/// ran the new code. Returns the medians of `rounds` edits.
+pub fn reload_latency(rounds: usize) -> Result<(Duration, Duration)> {
+    let source = |version: usize| {
+        format!(
+            "return {{ update = function(state, input, dt) return {{ version = {version} }} end }}\n"
+        )
+    };
+    let dir = TempGame::new("reload", &source(0))?;
+    let game = LuaGame::load(&dir.0)?;
+    let mut engine = Engine::new(game, Box::new(crate::clock::PacedClock::from_hz(60.0)));
+    let mut watcher = crate::reload::Watcher::new(&dir.0)?;
+    let version = |engine: &Engine<LuaGame>| -> usize {
+        match engine.game().state() {
+            Value::Table(t) => t.get::<usize>("version").unwrap_or(0),
+            _ => 0,
+        }
+    };
+    let (mut to_reload, mut to_frame) = (Vec::new(), Vec::new());
+    for round in 1..=rounds {
+        // A few frames between edits, as when a person types.
+        for _ in 0..3 {
+            tick_paced(&mut engine);
+        }
+        let file = dir.0.join("main.luau");
+        let written = Instant::now();
+        std::fs::write(&file, source(round)).map_err(|e| Error::io(&file, e))?;
+        let deadline = written + Duration::from_secs(5);
+        // As `run --headless --watch` does: wait for the next slot on the
+        // watcher, reloading the moment the edit settles.
+        let mut reloaded = None;
+        while version(&engine) != round && Instant::now() < deadline {
+            let due = engine.next_due().unwrap_or_else(Instant::now);
+            while Instant::now() < due && reloaded.is_none() {
+                if let Some(changes) = watcher.wait(due.saturating_duration_since(Instant::now())) {
+                    engine.reload(&changes)?;
+                    reloaded = Some(written.elapsed());
+                }
+            }
+            tick_paced(&mut engine);
+        }
+        if version(&engine) != round {
+            return Err(Error::Usage("the reload was not seen within 5 s".into()));
+        }
+        to_frame.push(written.elapsed());
+        to_reload.push(reloaded.unwrap_or_default());
+    }
+    to_reload.sort();
+    to_frame.sort();
+    Ok((to_reload[rounds / 2], to_frame[rounds / 2]))
+}
+
+/// Sleeps until the paced clock's next slot, then ticks.
+fn tick_paced(engine: &mut Engine<LuaGame>) {
+    if let Some(due) = engine.next_due() {
+        let now = Instant::now();
+        if due > now {
+            std::thread::sleep(due - now);
+        }
+    }
+    engine.tick(Instant::now());
+}
+
 /// Runs every case and returns the report's rows.
 ///
 /// # Errors
@@ -361,6 +425,13 @@ pub fn print(rows: &[Row]) {
             row.measured,
             row.ratio()
         );
+    }
+    match reload_latency(20) {
+        Ok((reload, frame)) => println!(
+            "hot reload, headless at paced 60 Hz (median of 20 edits): write to reload done {reload:?}, \
+             write to first frame of new code {frame:?} (target: 20 ms plus the wait for the next frame)"
+        ),
+        Err(err) => println!("hot reload latency: {err}"),
     }
     if let Some(trivial) = rows.first() {
         let overhead = trivial.measured.saturating_sub(trivial.baseline);

@@ -17,6 +17,7 @@ use crate::error::{Error, Result};
 use crate::headless;
 use crate::input::Script;
 use crate::lua::{LuaGame, TestReport, run_test_file};
+use crate::reload::Watcher;
 use crate::replay::{Replay, ReplayWriter};
 
 /// moonloop runs games written in Luau.
@@ -129,9 +130,6 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             "--record needs the renderer, which this build does not have yet",
         ));
     }
-    if args.watch {
-        return Err(usage("--watch (hot reload) is not in this build yet"));
-    }
     let game = LuaGame::load(&args.game)?;
     let (clock, frames, script) = match &args.replay {
         Some(path) => {
@@ -159,7 +157,15 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     if let Some(path) = &args.record_input {
         engine.set_replay_writer(ReplayWriter::create(path)?);
     }
-    let tally = headless::run(&mut engine, frames, real_time);
+    let mut watcher = if args.watch {
+        Some(Watcher::new(&args.game)?)
+    } else {
+        None
+    };
+    if watcher.is_some() {
+        eprintln!("watching {} for changes", args.game.display());
+    }
+    let tally = headless::run(&mut engine, frames, real_time, watcher.as_mut());
     engine.flush()?;
     for (message, count, first) in &tally.entries {
         if *count > 1 {

@@ -75,6 +75,27 @@ pub trait Game {
     fn folder(&self) -> Option<PathBuf> {
         None
     }
+
+    /// Reloads after the files `changed` (relative to the folder) changed,
+    /// between two frames. Default: nothing to reload.
+    ///
+    /// # Errors
+    /// The new code does not load; the old code keeps running.
+    fn reload(&mut self, changed: &[PathBuf]) -> Result<Reloaded> {
+        let _ = changed;
+        Ok(Reloaded::default())
+    }
+}
+
+/// What a reload changed (H8).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reloaded {
+    /// The code files run again, as errors show them.
+    pub modules: Vec<String>,
+    /// Whether an image, model or sound changed.
+    pub assets: bool,
+    /// Whether the new code's `reload(state)` migrated the state.
+    pub migrated: bool,
 }
 
 /// What one tick did.
@@ -102,6 +123,7 @@ pub struct Engine<G> {
     screen: Screen,
     scene: Scene,
     viewport: Viewport,
+    reload_error: Option<String>,
 }
 
 impl<G: Game> Engine<G> {
@@ -114,6 +136,7 @@ impl<G: Game> Engine<G> {
             screen: Screen::new(logical, game.folder()),
             scene: Scene::new(game.folder()),
             viewport: Viewport::fit(logical, logical),
+            reload_error: None,
             game,
             frame: 0,
             time: 0.0,
@@ -289,6 +312,37 @@ impl<G: Game> Engine<G> {
     /// Says whether the clock follows real time.
     pub fn is_real_time(&self) -> bool {
         self.clock.is_real_time()
+    }
+
+    /// Reloads the game between frames after `changed` files changed (H8);
+    /// the state carries over. Changed images and models load again the
+    /// next time they are used.
+    ///
+    /// # Errors
+    /// The new code does not load: the old code keeps running on the state
+    /// it had, and the error stays in [`Engine::reload_error`] until a
+    /// reload succeeds.
+    pub fn reload(&mut self, changed: &[PathBuf]) -> Result<Reloaded> {
+        match self.game.reload(changed) {
+            Ok(reloaded) => {
+                if reloaded.assets {
+                    self.screen.forget_images();
+                    self.scene.forget_models();
+                }
+                self.input.set_actions(self.game.actions());
+                self.reload_error = None;
+                Ok(reloaded)
+            }
+            Err(err) => {
+                self.reload_error = Some(err.to_string());
+                Err(err)
+            }
+        }
+    }
+
+    /// Returns the last failed reload's message, until a reload succeeds.
+    pub fn reload_error(&self) -> Option<&str> {
+        self.reload_error.as_deref()
     }
 
     /// Sets the surface size in device pixels (step 3): the letterboxed

@@ -8,6 +8,7 @@
 use std::time::{Duration, Instant};
 
 use crate::engine::{Engine, Game, Tick};
+use crate::reload::Watcher;
 
 /// The cadence a headless wall clock is ticked at, standing in for a display.
 pub const WALL_TICK: Duration = Duration::from_nanos(16_666_667);
@@ -41,10 +42,16 @@ impl ErrorTally {
 }
 
 /// Runs `engine` headless until `frames` frames are delivered (forever if
-/// `None`), printing each new error to stderr as it first happens.
+/// `None`), printing each new error to stderr as it first happens, and
+/// reloading between frames when `watcher` reports changed files.
 ///
 /// Stops early when a scripted clock declines (a replay that ran out).
-pub fn run<G: Game>(engine: &mut Engine<G>, frames: Option<u64>, real_time: bool) -> ErrorTally {
+pub fn run<G: Game>(
+    engine: &mut Engine<G>,
+    frames: Option<u64>,
+    real_time: bool,
+    mut watcher: Option<&mut Watcher>,
+) -> ErrorTally {
     let mut tally = ErrorTally::default();
     let target = frames.map(|n| engine.frame() + n);
     let start = Instant::now();
@@ -54,13 +61,13 @@ pub fn run<G: Game>(engine: &mut Engine<G>, frames: Option<u64>, real_time: bool
             let due = engine
                 .next_due()
                 .unwrap_or_else(|| start + WALL_TICK * ticks);
-            let now = Instant::now();
-            if due > now {
-                std::thread::sleep(due - now);
-            }
+            wait_until(due, engine, watcher.as_deref_mut());
             ticks = ticks.wrapping_add(1);
             Instant::now()
         } else {
+            if let Some(changes) = watcher.as_mut().and_then(|w| w.poll()) {
+                reload(engine, &changes);
+            }
             start
         };
         match engine.tick(now) {
@@ -77,4 +84,41 @@ pub fn run<G: Game>(engine: &mut Engine<G>, frames: Option<u64>, real_time: bool
         }
     }
     tally
+}
+
+/// Sleeps until `due`, reloading as soon as `watcher` reports changes
+/// rather than at the next frame, so an edit is live by the frame after it.
+pub fn wait_until<G: Game>(
+    due: Instant,
+    engine: &mut Engine<G>,
+    mut watcher: Option<&mut Watcher>,
+) {
+    loop {
+        let now = Instant::now();
+        if now >= due {
+            return;
+        }
+        match watcher.as_deref_mut() {
+            None => {
+                std::thread::sleep(due - now);
+                return;
+            }
+            Some(w) => {
+                if let Some(changes) = w.wait(due - now) {
+                    reload(engine, &changes);
+                }
+            }
+        }
+    }
+}
+
+/// Reloads `engine` after `changes`, saying what happened on stderr.
+pub fn reload<G: Game>(engine: &mut Engine<G>, changes: &[std::path::PathBuf]) {
+    match engine.reload(changes) {
+        Ok(reloaded) if !reloaded.modules.is_empty() => {
+            eprintln!("reloaded {}", reloaded.modules.join(", "));
+        }
+        Ok(_) => {}
+        Err(err) => eprintln!("reload failed, the old code runs on: {err}"),
+    }
 }

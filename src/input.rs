@@ -276,6 +276,11 @@ impl InputFrame {
         }
     }
 
+    /// Replaces the actions (after a reload changed the config).
+    pub fn set_actions(&mut self, actions: Vec<Action>) {
+        self.actions = actions;
+    }
+
     /// Returns the actions bound in the game's config.
     pub fn actions(&self) -> &[Action] {
         &self.actions

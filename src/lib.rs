@@ -14,6 +14,7 @@ pub mod engine;
 pub mod headless;
 pub mod input;
 pub mod lua;
+pub mod reload;
 pub mod replay;
 pub mod scene;
 pub mod screen;

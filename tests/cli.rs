@@ -330,3 +330,45 @@ fn moonloop_test_reports_failures_with_file_and_line() {
          1 passed, 2 failed\n"
     );
 }
+
+// rule: H8
+#[test]
+fn a_headless_run_with_watch_reloads_an_edited_file() {
+    use std::io::{BufRead, BufReader};
+    let dir = game(&[(
+        "g/main.luau",
+        "return { init = function() return { v = 1 } end, update = function(s) return { v = 1 } end }",
+    )]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_moonloop"))
+        .args([
+            "run",
+            "g",
+            "--headless",
+            "--watch",
+            "--clock",
+            "paced:60",
+            "--frames",
+            "120",
+            "--print-state",
+        ])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    assert_eq!(lines.next().unwrap().unwrap(), "watching g for changes");
+    std::fs::write(
+        dir.path().join("g/main.luau"),
+        "return { init = function() return { v = 1 } end, update = function(s) return { v = 2 } end }",
+    )
+    .unwrap();
+    assert_eq!(lines.next().unwrap().unwrap(), "reloaded g/main.luau");
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "{\n  \"v\": 2\n}\n",
+        "the new update ran"
+    );
+}

@@ -14,7 +14,7 @@ use super::scene::SceneHandle;
 use super::screen::ScreenHandle;
 use super::vm::{self, Budget, Call, Limits};
 use crate::color::Rgba;
-use crate::engine::{Game, RenderCtx, UpdateCtx};
+use crate::engine::{Game, Reloaded, RenderCtx, UpdateCtx};
 use crate::error::{Error, Result};
 use crate::input::{Action, Key};
 use crate::state;
@@ -63,20 +63,66 @@ const CONFIG_FIELDS: &[&str] = &[
 ];
 const GAME_FIELDS: &[&str] = &["init", "update", "render", "reload", "config"];
 
+/// What the main file returned: the game's functions and config.
+struct Code {
+    module: Table,
+    init: Option<Function>,
+    update: Option<Function>,
+    render: Option<Function>,
+    reload: Option<Function>,
+    config: Config,
+}
+
+/// Runs the main module (through `require`, so its modules load too) and
+/// reads the game table it returns (G1).
+fn load_code(
+    lua: &Lua,
+    budget: &Budget,
+    main_id: &ModuleId,
+    main_name: &str,
+    title: &str,
+) -> Result<Code> {
+    let table = budget
+        .guard(Call::Load, || require::load(lua, main_id))
+        .map_err(script)?;
+    let Value::Table(table) = table else {
+        return Err(Error::Script(format!(
+            "{main_name}: returned a {} where a game table was expected: return {{ init = ..., update = ..., render = ... }} (G1)",
+            state::type_of(&table)
+        )));
+    };
+    check_fields(&table, GAME_FIELDS, main_name, "the game table")?;
+    let function = |name: &str| -> Result<Option<Function>> {
+        match table.raw_get::<Value>(name).map_err(script)? {
+            Value::Nil => Ok(None),
+            Value::Function(f) => Ok(Some(f)),
+            other => Err(Error::Script(format!(
+                "{main_name}: `{name}` is a {}; it should be a function (G1)",
+                state::type_of(&other)
+            ))),
+        }
+    };
+    Ok(Code {
+        init: function("init")?,
+        update: function("update")?,
+        render: function("render")?,
+        reload: function("reload")?,
+        config: read_config(&table, main_name, title.to_string())?,
+        module: table,
+    })
+}
+
 /// A game folder loaded and running in its own VM.
 pub struct LuaGame {
     lua: Lua,
     dir: PathBuf,
     main: String,
-    init: Option<Function>,
-    update: Option<Function>,
-    render: Option<Function>,
+    main_id: ModuleId,
+    title: String,
+    code: Code,
     /// Calls a function and takes its result as the state, inside Luau.
     taking: Function,
-    /// The table main returned.
-    module: Table,
     state: Value,
-    config: Config,
     leases: Rc<Leases>,
     input: AnyUserData,
     scene: AnyUserData,
@@ -111,36 +157,14 @@ impl LuaGame {
 
         let main_id = ModuleId::Game(PathBuf::from(&main));
         let main_name = lua.app_data_ref::<Modules>().unwrap().chunk_name(&main_id);
-        let table = budget
-            .guard(Call::Load, || require::load(&lua, &main_id))
-            .map_err(lua_err)?;
-        let Value::Table(table) = table else {
-            return Err(Error::Script(format!(
-                "{main_name}: returned a {} where a game table was expected: return {{ init = ..., update = ..., render = ... }} (G1)",
-                state::type_of(&table)
-            )));
-        };
-        check_fields(&table, GAME_FIELDS, &main_name, "the game table")?;
-        let function = |name: &str| -> Result<Option<Function>> {
-            match table.raw_get::<Value>(name).map_err(lua_err)? {
-                Value::Nil => Ok(None),
-                Value::Function(f) => Ok(Some(f)),
-                other => Err(Error::Script(format!(
-                    "{main_name}: `{name}` is a {}; it should be a function (G1)",
-                    state::type_of(&other)
-                ))),
-            }
-        };
-        let (init, update, render) = (function("init")?, function("update")?, function("render")?);
-        function("reload")?;
         let title = dir
             .canonicalize()
             .ok()
             .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
             .unwrap_or_else(|| "moonloop".into());
-        let config = read_config(&table, &main_name, title)?;
-        budget.set_limit(config.budget);
-        lua.set_memory_limit(config.memory).map_err(lua_err)?;
+        let code = load_code(&lua, &budget, &main_id, &main_name, &title)?;
+        budget.set_limit(code.config.budget);
+        lua.set_memory_limit(code.config.memory).map_err(lua_err)?;
 
         let taking: Function = lua
             .load(TAKING)
@@ -162,13 +186,11 @@ impl LuaGame {
             lua,
             dir: dir.to_path_buf(),
             main: main_name,
-            init,
-            update,
-            render,
+            main_id,
+            title,
+            code,
             taking,
-            module: table,
             state: Value::Nil,
-            config,
             leases,
             input,
             scene,
@@ -180,7 +202,7 @@ impl LuaGame {
     }
 
     fn first_state(&mut self) -> Result<Value> {
-        let Some(init) = self.init.clone() else {
+        let Some(init) = self.code.init.clone() else {
             // G2: without init the state is {}.
             let empty = self.lua.create_table().map_err(script)?;
             let empty = Value::Table(empty);
@@ -221,6 +243,106 @@ impl LuaGame {
         }
     }
 
+    /// Reloads the game after the files `changed` (relative to its folder)
+    /// changed on disk (H8): the changed Luau modules and every module
+    /// that requires them, up to main, run again in this VM; `update` and
+    /// `render` are replaced; the state carries over, through the new
+    /// code's `reload(state)` if it has one.
+    ///
+    /// # Errors
+    /// A file fails to load, the new main is not a game, or `reload`
+    /// fails or returns a refused state. Nothing changes then: the old code
+    /// keeps running on the state it had.
+    pub fn reload(&mut self, changed: &[PathBuf]) -> Result<Reloaded> {
+        let mut reloaded = Reloaded {
+            assets: changed.iter().any(|p| !is_luau(p)),
+            ..Reloaded::default()
+        };
+        let ids: Vec<ModuleId> = changed
+            .iter()
+            .filter(|p| is_luau(p))
+            .map(|p| ModuleId::Game(p.clone()))
+            .collect();
+        let saved = require::invalidate(&self.lua, &ids, &self.main_id);
+        if saved.is_empty() {
+            return Ok(reloaded);
+        }
+        reloaded.modules = {
+            let modules = self
+                .lua
+                .app_data_ref::<Modules>()
+                .expect("modules installed");
+            saved.iter().map(|(id, _)| modules.chunk_name(id)).collect()
+        };
+        let attempt = load_code(
+            &self.lua,
+            &self.budget,
+            &self.main_id,
+            &self.main,
+            &self.title,
+        )
+        .and_then(|code| {
+            let state = match &code.reload {
+                None => self.state.clone(),
+                Some(migrate) => {
+                    let result = self.budget.guard(Call::Reload, || {
+                        self.taking.call::<Value>((migrate, &self.state))
+                    });
+                    self.accept(migrate, "reload", result)?
+                }
+            };
+            Ok((code, state))
+        });
+        match attempt {
+            Ok((code, state)) => {
+                reloaded.migrated = code.reload.is_some();
+                self.budget.set_limit(code.config.budget);
+                let _ = self.lua.set_memory_limit(code.config.memory);
+                self.code = code;
+                self.state = state;
+                Ok(reloaded)
+            }
+            Err(err) => {
+                require::restore(&self.lua, saved);
+                Err(err)
+            }
+        }
+    }
+
+    /// Replaces the text of game file `rel` in memory (a test's edit); the
+    /// next reload of it reads this instead of the disk.
+    pub fn set_source(&self, rel: &Path, text: Vec<u8>) {
+        let mut modules = self
+            .lua
+            .app_data_mut::<Modules>()
+            .expect("modules installed");
+        modules.sources.insert(rel.to_path_buf(), text);
+    }
+
+    /// Returns the current text of game file `rel`: an edit, or the disk's.
+    ///
+    /// # Errors
+    /// The file cannot be read.
+    pub fn source(&self, rel: &Path) -> Result<Vec<u8>> {
+        let modules = self
+            .lua
+            .app_data_ref::<Modules>()
+            .expect("modules installed");
+        match modules.sources.get(rel) {
+            Some(text) => Ok(text.clone()),
+            None => std::fs::read(self.dir.join(rel)).map_err(|e| Error::io(self.dir.join(rel), e)),
+        }
+    }
+
+    /// Returns the game's Luau files loaded so far, relative to its folder.
+    pub fn loaded_files(&self) -> Vec<PathBuf> {
+        let modules = self
+            .lua
+            .app_data_ref::<Modules>()
+            .expect("modules installed");
+        modules.loaded_game_files()
+    }
+
     /// Returns the current state (S1).
     pub fn state(&self) -> &Value {
         &self.state
@@ -228,7 +350,7 @@ impl LuaGame {
 
     /// Returns the table the game's main file returned.
     pub fn main_table(&self) -> &Table {
-        &self.module
+        &self.code.module
     }
 
     /// Returns the VM the game runs in.
@@ -238,7 +360,7 @@ impl LuaGame {
 
     /// Returns the game's config.
     pub fn config(&self) -> &Config {
-        &self.config
+        &self.code.config
     }
 
     /// Returns the game folder.
@@ -303,16 +425,20 @@ impl LuaGame {
 }
 
 impl Game for LuaGame {
+    fn reload(&mut self, changed: &[PathBuf]) -> Result<Reloaded> {
+        LuaGame::reload(self, changed)
+    }
+
     fn actions(&self) -> Vec<Action> {
-        self.config.actions.clone()
+        self.code.config.actions.clone()
     }
 
     fn logical_size(&self) -> (u32, u32) {
-        (self.config.width, self.config.height)
+        (self.code.config.width, self.code.config.height)
     }
 
     fn background(&self) -> Rgba {
-        self.config.background
+        self.code.config.background
     }
 
     fn folder(&self) -> Option<PathBuf> {
@@ -320,7 +446,7 @@ impl Game for LuaGame {
     }
 
     fn update(&mut self, ctx: UpdateCtx<'_>, dt: f64) -> Result {
-        let Some(update) = &self.update else {
+        let Some(update) = &self.code.update else {
             return Ok(());
         };
         let result = self.leases.lend_update(ctx.frame, ctx.input, ctx.cues, || {
@@ -334,7 +460,7 @@ impl Game for LuaGame {
     }
 
     fn render(&mut self, ctx: RenderCtx<'_>) -> Result {
-        let Some(render) = &self.render else {
+        let Some(render) = &self.code.render else {
             return Ok(());
         };
         self.leases
@@ -345,6 +471,10 @@ impl Game for LuaGame {
             })
             .map_err(script)
     }
+}
+
+fn is_luau(path: &Path) -> bool {
+    path.extension().is_some_and(|x| x == "luau" || x == "lua")
 }
 
 fn script(err: mlua::Error) -> Error {

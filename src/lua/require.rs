@@ -34,6 +34,8 @@ pub struct Modules {
     loading: Vec<ModuleId>,
     /// `(requirer, required)` pairs, for hot reload.
     pub edges: Vec<(ModuleId, ModuleId)>,
+    /// Game files whose text was replaced in memory (a test's edits).
+    pub sources: HashMap<PathBuf, Vec<u8>>,
 }
 
 impl Modules {
@@ -47,7 +49,22 @@ impl Modules {
             by_chunk: HashMap::new(),
             loading: Vec::new(),
             edges: Vec::new(),
+            sources: HashMap::new(),
         }
+    }
+
+    /// Returns the game files loaded so far.
+    pub fn loaded_game_files(&self) -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> = self
+            .loaded
+            .keys()
+            .filter_map(|id| match id {
+                ModuleId::Game(rel) => Some(rel.clone()),
+                ModuleId::Runtime(_) => None,
+            })
+            .collect();
+        files.sort();
+        files
     }
 
     /// Returns the chunk name errors will show for `id`.
@@ -220,11 +237,11 @@ fn load_as(lua: &Lua, id: &ModuleId, module: bool) -> mlua::Result<Value> {
             )));
         }
         let source = match id {
-            ModuleId::Game(rel) => {
-                let path = modules.root.join(rel);
-                std::fs::read(&path)
-                    .map_err(|e| mlua::Error::RuntimeError(format!("{chunk}: {e}")))?
-            }
+            ModuleId::Game(rel) => match modules.sources.get(rel) {
+                Some(text) => text.clone(),
+                None => std::fs::read(modules.root.join(rel))
+                    .map_err(|e| mlua::Error::RuntimeError(format!("{chunk}: {e}")))?,
+            },
             ModuleId::Runtime(name) => {
                 let (_, text) = RUNTIME.iter().find(|(n, _)| n == name).expect("resolved");
                 text.as_bytes().to_vec()
@@ -249,6 +266,52 @@ fn load_as(lua: &Lua, id: &ModuleId, module: bool) -> mlua::Result<Value> {
     let key = lua.create_registry_value(value.clone())?;
     modules.loaded.insert(id.clone(), key);
     Ok(value)
+}
+
+/// Takes `changed` modules, every loaded module that requires them
+/// (directly or not), and `main` out of the cache, so the next `load` of
+/// main runs them again. Returns what was taken, for [`restore`]; empty
+/// when none of `changed` was loaded.
+pub fn invalidate(
+    lua: &Lua,
+    changed: &[ModuleId],
+    main: &ModuleId,
+) -> Vec<(ModuleId, RegistryKey)> {
+    let mut modules = lua.app_data_mut::<Modules>().expect("modules installed");
+    let mut affected: Vec<ModuleId> = changed
+        .iter()
+        .filter(|id| modules.loaded.contains_key(id))
+        .cloned()
+        .collect();
+    if affected.is_empty() {
+        return Vec::new();
+    }
+    // Walk the requires backwards until nothing new is reached.
+    let mut i = 0;
+    while i < affected.len() {
+        let target = affected[i].clone();
+        for (from, to) in &modules.edges {
+            if *to == target && !affected.contains(from) {
+                affected.push(from.clone());
+            }
+        }
+        i += 1;
+    }
+    if !affected.contains(main) {
+        affected.push(main.clone());
+    }
+    affected
+        .into_iter()
+        .filter_map(|id| modules.loaded.remove(&id).map(|key| (id, key)))
+        .collect()
+}
+
+/// Puts back what [`invalidate`] took, undoing a failed reload.
+pub fn restore(lua: &Lua, saved: Vec<(ModuleId, RegistryKey)>) {
+    let mut modules = lua.app_data_mut::<Modules>().expect("modules installed");
+    for (id, key) in saved {
+        modules.loaded.insert(id, key);
+    }
 }
 
 #[cfg(test)]

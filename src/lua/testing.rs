@@ -130,6 +130,49 @@ impl UserData for EngineHandle {
             this.engine.input_mut().push(InputEvent::Move(x, y));
             Ok(())
         });
+        methods.add_method_mut("reload", |lua, this, edits: Option<Table>| {
+            let game = this.engine.game();
+            let mut changed = Vec::new();
+            match edits {
+                // No edits: every loaded file, as if all were saved again.
+                None => changed = game.loaded_files(),
+                Some(edits) => {
+                    for pair in edits.pairs::<String, Value>() {
+                        let (file, edit) = pair?;
+                        let rel = PathBuf::from(&file);
+                        let text = match edit {
+                            Value::String(s) => s.as_bytes().to_vec(),
+                            Value::Table(t) => {
+                                let (find, replace): (String, String) = (t.get(1)?, t.get(2)?);
+                                let old = game
+                                    .source(&rel)
+                                    .map_err(|e| fail(lua, format!("reload: {e}")))?;
+                                let old = String::from_utf8_lossy(&old).into_owned();
+                                if !old.contains(&find) {
+                                    return Err(fail(
+                                        lua,
+                                        format!("reload: `{find}` is not in {file}"),
+                                    ));
+                                }
+                                old.replacen(&find, &replace, 1).into_bytes()
+                            }
+                            _ => {
+                                return Err(fail(
+                                    lua,
+                                    "reload: each edit is a file's new text, or {find, replace}",
+                                ));
+                            }
+                        };
+                        game.set_source(&rel, text);
+                        changed.push(rel);
+                    }
+                }
+            }
+            this.engine
+                .reload(&changed)
+                .map(|r| r.migrated)
+                .map_err(|e| fail(lua, e))
+        });
         methods.add_method("hash", |lua, this, ()| {
             this.engine.game().state_hash().map_err(|e| fail(lua, e))
         });

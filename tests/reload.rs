@@ -1,0 +1,251 @@
+//! Hot reload (rule H8): files written into a temporary game while it runs,
+//! seen by the watcher (a bounded wait on its events, never a fixed sleep),
+//! and reloaded between frames with the state carried over.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use common::{engine, game, json};
+use moonloop::reload::Watcher;
+
+const WAIT: Duration = Duration::from_secs(10);
+
+const COUNTER: &str = r#"
+local step = require("./step")
+return {
+    init = function() return { n = 0, by = 0 } end,
+    update = function(state, input, dt)
+        return { n = state.n + step.size, by = step.size }
+    end,
+}
+"#;
+
+fn write(dir: &Path, rel: &str, text: &str) {
+    std::fs::write(dir.join(rel), text).unwrap();
+}
+
+/// Waits for the watcher's next report and reloads the engine with it.
+fn reload_next(
+    watcher: &mut Watcher,
+    e: &mut moonloop::engine::Engine<moonloop::lua::LuaGame>,
+) -> moonloop::Result<moonloop::engine::Reloaded> {
+    let changes = watcher.wait(WAIT).expect("the watcher reports the change");
+    e.reload(&changes)
+}
+
+// rule: H8
+#[test]
+fn the_new_update_runs_on_the_same_state() {
+    let dir = game(&[("main.luau", COUNTER), ("step.luau", "return { size = 1 }")]);
+    let mut e = engine(dir.path());
+    let mut watcher = Watcher::new(dir.path()).unwrap();
+    e.advance(3).unwrap();
+    let before = json(&e);
+    write(
+        dir.path(),
+        "main.luau",
+        &COUNTER.replace("state.n + step.size", "state.n + 10 * step.size"),
+    );
+    let reloaded = reload_next(&mut watcher, &mut e).unwrap();
+    assert!(
+        reloaded.modules.iter().any(|m| m.ends_with("main.luau")),
+        "{reloaded:?}"
+    );
+    assert_eq!(json(&e), before, "the state is the same value");
+    e.advance(1).unwrap();
+    assert!(
+        json(&e).contains("\"n\": 13"),
+        "the new update ran: {}",
+        json(&e)
+    );
+}
+
+// rule: H8
+#[test]
+fn a_change_to_a_required_module_reaches_the_game() {
+    let dir = game(&[("main.luau", COUNTER), ("step.luau", "return { size = 1 }")]);
+    let mut e = engine(dir.path());
+    let mut watcher = Watcher::new(dir.path()).unwrap();
+    e.advance(2).unwrap();
+    write(dir.path(), "step.luau", "return { size = 5 }");
+    let reloaded = reload_next(&mut watcher, &mut e).unwrap();
+    assert_eq!(
+        reloaded.modules.len(),
+        2,
+        "step.luau and main.luau, which requires it: {reloaded:?}"
+    );
+    e.advance(1).unwrap();
+    assert!(
+        json(&e).contains("\"by\": 5") && json(&e).contains("\"n\": 7"),
+        "{}",
+        json(&e)
+    );
+}
+
+// rule: H8
+#[test]
+fn a_syntax_error_keeps_the_old_code_and_names_the_line() {
+    let dir = game(&[("main.luau", COUNTER), ("step.luau", "return { size = 1 }")]);
+    let mut e = engine(dir.path());
+    let mut watcher = Watcher::new(dir.path()).unwrap();
+    e.advance(1).unwrap();
+    write(dir.path(), "step.luau", "return {\n  size = = 2\n}");
+    let err = reload_next(&mut watcher, &mut e).unwrap_err().to_string();
+    assert!(
+        err.ends_with("step.luau:2: Expected identifier when parsing expression, got '='"),
+        "{err}"
+    );
+    assert_eq!(e.reload_error(), Some(err.as_str()), "kept for the overlay");
+    e.advance(1).unwrap();
+    assert!(
+        json(&e).contains("\"n\": 2"),
+        "the old code still runs: {}",
+        json(&e)
+    );
+    // Fixing the file reloads, and clears the error.
+    write(dir.path(), "step.luau", "return { size = 2 }");
+    reload_next(&mut watcher, &mut e).unwrap();
+    assert_eq!(e.reload_error(), None);
+    e.advance(1).unwrap();
+    assert!(json(&e).contains("\"n\": 4"), "{}", json(&e));
+}
+
+// rule: H8
+#[test]
+fn reload_migrates_the_state_once() {
+    let dir = game(&[("main.luau", COUNTER), ("step.luau", "return { size = 1 }")]);
+    let mut e = engine(dir.path());
+    let mut watcher = Watcher::new(dir.path()).unwrap();
+    e.advance(2).unwrap();
+    let migrating = COUNTER.replace(
+        "return {\n    init",
+        "return {\n    reload = function(state) return { n = state.n, by = state.by, migrations = (state.migrations or 0) + 1 } end,\n    init",
+    );
+    let migrating = migrating.replace(
+        "return { n = state.n + step.size, by = step.size }",
+        "return { n = state.n + step.size, by = step.size, migrations = state.migrations }",
+    );
+    write(dir.path(), "main.luau", &migrating);
+    let reloaded = reload_next(&mut watcher, &mut e).unwrap();
+    assert!(reloaded.migrated);
+    e.advance(3).unwrap();
+    assert!(
+        json(&e).contains("\"migrations\": 1"),
+        "applied once: {}",
+        json(&e)
+    );
+    // A reload that returns nil is refused; the state is the one before.
+    let before = json(&e);
+    write(
+        dir.path(),
+        "main.luau",
+        &migrating.replace(
+            "reload = function(state) return {",
+            "reload = function(state) if true then return nil end return {",
+        ),
+    );
+    let err = reload_next(&mut watcher, &mut e).unwrap_err().to_string();
+    assert!(err.contains("S4: reload returned nil"), "{err}");
+    assert_eq!(json(&e), before);
+}
+
+// rule: H8
+#[test]
+fn a_rename_style_save_reloads_once() {
+    let dir = game(&[("main.luau", COUNTER), ("step.luau", "return { size = 1 }")]);
+    let mut e = engine(dir.path());
+    let mut watcher = Watcher::new(dir.path()).unwrap();
+    // Write a temporary file and rename it over the original, as many editors do.
+    write(dir.path(), ".step.luau.swp", "return { size = 3 }");
+    std::fs::rename(
+        dir.path().join(".step.luau.swp"),
+        dir.path().join("step.luau"),
+    )
+    .unwrap();
+    let changes = watcher.wait(WAIT).expect("the rename is seen");
+    assert_eq!(changes, [PathBuf::from("step.luau")]);
+    e.reload(&changes).unwrap();
+    assert_eq!(
+        watcher.wait(Duration::from_millis(100)),
+        None,
+        "exactly once"
+    );
+    e.advance(1).unwrap();
+    assert!(json(&e).contains("\"n\": 3"), "{}", json(&e));
+}
+
+// rule: H8
+#[test]
+fn a_changed_image_loads_again_on_next_use() {
+    let red = tiny_skia::Pixmap::new(1, 1).map(|mut p| {
+        p.fill(tiny_skia::Color::from_rgba8(255, 0, 0, 255));
+        p.encode_png().unwrap()
+    });
+    let dir = game(&[(
+        "main.luau",
+        "return { config = { width = 4, height = 4 }, render = function(s, scene, screen) screen:image('dot.png', 0, 0, { width = 4, height = 4 }) end }",
+    )]);
+    std::fs::write(dir.path().join("dot.png"), red.unwrap()).unwrap();
+    let mut e = engine(dir.path());
+    let mut watcher = Watcher::new(dir.path()).unwrap();
+    e.advance(1).unwrap();
+    assert_eq!(e.picture().pixel(1, 1).unwrap().red(), 255);
+    let mut blue = tiny_skia::Pixmap::new(1, 1).unwrap();
+    blue.fill(tiny_skia::Color::from_rgba8(0, 0, 255, 255));
+    std::fs::write(dir.path().join("dot.png"), blue.encode_png().unwrap()).unwrap();
+    let reloaded = reload_next(&mut watcher, &mut e).unwrap();
+    assert!(
+        reloaded.assets && reloaded.modules.is_empty(),
+        "{reloaded:?}"
+    );
+    e.advance(1).unwrap();
+    assert_eq!(
+        e.picture().pixel(1, 1).unwrap().blue(),
+        255,
+        "the new image is drawn"
+    );
+}
+
+// rule: H8
+#[test]
+fn a_thousand_reloads_leak_nothing() {
+    let dir = game(&[
+        ("main.luau", COUNTER),
+        (
+            "step.luau",
+            "return { size = 1, big = table.create(1000, 'x') }",
+        ),
+    ]);
+    let mut e = engine(dir.path());
+    let files = [PathBuf::from("main.luau"), PathBuf::from("step.luau")];
+    let lua = e.game().lua().clone();
+    // Keep a weak reference to the first main table: it must be collected.
+    lua.load("moonloop_weak = setmetatable({}, { __mode = 'v' })")
+        .exec()
+        .unwrap();
+    let weak: mlua::Table = lua.globals().get("moonloop_weak").unwrap();
+    weak.set(1, e.game().main_table().clone()).unwrap();
+    for _ in 0..10 {
+        e.reload(&files).unwrap();
+    }
+    lua.gc_collect().unwrap();
+    lua.gc_collect().unwrap();
+    let warm = lua.used_memory();
+    for _ in 0..1000 {
+        e.reload(&files).unwrap();
+    }
+    e.advance(1).unwrap();
+    lua.gc_collect().unwrap();
+    lua.gc_collect().unwrap();
+    let after = lua.used_memory();
+    assert!(
+        (after as f64) < warm as f64 * 1.1 + 64.0 * 1024.0,
+        "memory after 1,000 reloads: {after} bytes, after 10: {warm}"
+    );
+    assert!(
+        weak.get::<mlua::Value>(1).unwrap().is_nil(),
+        "the old main table was collected"
+    );
+}
