@@ -380,6 +380,24 @@ impl<G: Game> Engine<G> {
         self.screen.rasterize(&mut pixmap.as_mut(), &self.viewport);
     }
 
+    /// Rasterizes the screen layer alone into `pixmap` (transparent where
+    /// nothing was drawn), sized to the surface: the layer the renderer
+    /// composites over the scene at step 10.
+    pub fn screen_layer(&mut self, pixmap: &mut tiny_skia::Pixmap) {
+        pixmap.fill(tiny_skia::Color::TRANSPARENT);
+        self.screen.rasterize(&mut pixmap.as_mut(), &self.viewport);
+    }
+
+    /// Returns the game's clear color.
+    pub fn background(&self) -> Rgba {
+        self.game.background()
+    }
+
+    /// Returns the game's folder, where images and models load from.
+    pub fn folder(&self) -> Option<PathBuf> {
+        self.game.folder()
+    }
+
     /// Returns the number of delivered frames.
     pub fn frame(&self) -> u64 {
         self.frame

@@ -15,6 +15,7 @@ pub mod headless;
 pub mod input;
 pub mod lua;
 pub mod reload;
+pub mod render;
 pub mod replay;
 pub mod scene;
 pub mod screen;

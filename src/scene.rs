@@ -426,7 +426,7 @@ impl Scene {
     pub fn hit(&self, origin: Vec3, direction: Vec3) -> Option<(&Object, f32)> {
         let mut best: Option<(&Object, f32)> = None;
         for object in &self.objects {
-            if !self.visible(object) {
+            if !self.is_visible(object) {
                 continue;
             }
             let inverse = object.world.inverse();
@@ -453,7 +453,8 @@ impl Scene {
         best
     }
 
-    fn visible(&self, object: &Object) -> bool {
+    /// Says whether `object` and all its ancestors are visible.
+    pub fn is_visible(&self, object: &Object) -> bool {
         let mut current = Some(object);
         let mut steps = 0;
         while let Some(o) = current {

@@ -1,0 +1,82 @@
+// The lit scene: instanced meshes with a base color and texture, shaded by
+// ambient, directional and point lights. All lighting is computed in linear
+// color; the target's sRGB view encodes the result.
+
+struct Globals {
+    view_proj: mat4x4<f32>,
+    camera: vec4<f32>,
+    ambient: vec4<f32>,
+    // x: directional lights, y: point lights.
+    counts: vec4<u32>,
+    dir_direction: array<vec4<f32>, 4>,
+    dir_color: array<vec4<f32>, 4>,
+    // xyz: position, w: range.
+    point_position: array<vec4<f32>, 8>,
+    point_color: array<vec4<f32>, 8>,
+};
+
+@group(0) @binding(0) var<uniform> g: Globals;
+@group(1) @binding(0) var base_texture: texture_2d<f32>;
+@group(1) @binding(1) var base_sampler: sampler;
+
+struct VertexIn {
+    @location(0) position: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) uv: vec2<f32>,
+    @location(3) m0: vec4<f32>,
+    @location(4) m1: vec4<f32>,
+    @location(5) m2: vec4<f32>,
+    @location(6) m3: vec4<f32>,
+    @location(7) n0: vec4<f32>,
+    @location(8) n1: vec4<f32>,
+    @location(9) n2: vec4<f32>,
+    // Linear RGBA.
+    @location(10) color: vec4<f32>,
+    // x: 1 when lit.
+    @location(11) flags: vec4<f32>,
+};
+
+struct VertexOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) world: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) uv: vec2<f32>,
+    @location(3) color: vec4<f32>,
+    @location(4) lit: f32,
+};
+
+@vertex
+fn vs_main(v: VertexIn) -> VertexOut {
+    let model = mat4x4<f32>(v.m0, v.m1, v.m2, v.m3);
+    let normal_matrix = mat3x3<f32>(v.n0.xyz, v.n1.xyz, v.n2.xyz);
+    let world = model * vec4<f32>(v.position, 1.0);
+    var out: VertexOut;
+    out.clip = g.view_proj * world;
+    out.world = world.xyz;
+    out.normal = normal_matrix * v.normal;
+    out.uv = v.uv;
+    out.color = v.color;
+    out.lit = v.flags.x;
+    return out;
+}
+
+@fragment
+fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
+    let base = in.color * textureSample(base_texture, base_sampler, in.uv);
+    if (in.lit < 0.5) {
+        return vec4<f32>(base.rgb, 1.0);
+    }
+    let n = normalize(in.normal);
+    var light = g.ambient.rgb;
+    for (var i = 0u; i < g.counts.x; i = i + 1u) {
+        let to_light = -normalize(g.dir_direction[i].xyz);
+        light = light + g.dir_color[i].rgb * max(dot(n, to_light), 0.0);
+    }
+    for (var i = 0u; i < g.counts.y; i = i + 1u) {
+        let offset = g.point_position[i].xyz - in.world;
+        let distance = length(offset);
+        let fade = clamp(1.0 - distance / g.point_position[i].w, 0.0, 1.0);
+        light = light + g.point_color[i].rgb * fade * fade * max(dot(n, offset / max(distance, 1e-4)), 0.0);
+    }
+    return vec4<f32>(base.rgb * light, 1.0);
+}

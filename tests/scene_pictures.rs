@@ -1,0 +1,269 @@
+//! The scene by pictures (rule H2, frame steps 7 and 10): games rendered
+//! headlessly with wgpu on a software adapter and compared with PNGs in
+//! tests/images/scene/, within a tolerance (GPUs may round differently).
+//!
+//! `MOONLOOP_BLESS=1 cargo test --test scene_pictures` writes missing or
+//! changed references; look at every one before committing it.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use common::game;
+use moonloop::clock::ConstantClock;
+use moonloop::engine::Engine;
+use moonloop::lua::LuaGame;
+use moonloop::render::{Renderer, draw_frame};
+use tiny_skia::Pixmap;
+
+/// A channel may differ by this much before a pixel counts as different.
+///
+/// Set on Mesa 22.3.6's lavapipe (Vulkan on llvmpipe), which CI installs;
+/// Mesa's OpenGL llvmpipe and real GPUs rasterize edges and round colors a
+/// little differently, and this absorbs that.
+const CHANNEL_TOLERANCE: u8 = 6;
+/// At most this share of pixels may differ by more (edge pixels).
+const PIXEL_TOLERANCE: f64 = 0.005;
+
+/// One renderer for the whole file: creating a device is the slow part.
+static RENDERER: Mutex<Option<Renderer>> = Mutex::new(None);
+
+fn reference(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/images/scene")
+        .join(format!("{name}.png"))
+}
+
+fn assert_close(name: &str, picture: &Pixmap) {
+    let path = reference(name);
+    let expected = Pixmap::load_png(&path).ok();
+    let differing = expected.as_ref().map(|e| {
+        if (e.width(), e.height()) != (picture.width(), picture.height()) {
+            return usize::MAX;
+        }
+        e.pixels()
+            .iter()
+            .zip(picture.pixels())
+            .filter(|(a, b)| {
+                a.red().abs_diff(b.red()) > CHANNEL_TOLERANCE
+                    || a.green().abs_diff(b.green()) > CHANNEL_TOLERANCE
+                    || a.blue().abs_diff(b.blue()) > CHANNEL_TOLERANCE
+            })
+            .count()
+    });
+    let allowed = (picture.pixels().len() as f64 * PIXEL_TOLERANCE) as usize;
+    if differing.is_some_and(|d| d <= allowed) {
+        return;
+    }
+    if std::env::var_os("MOONLOOP_BLESS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        picture.save_png(&path).unwrap();
+        return;
+    }
+    let actual = path.with_file_name(format!("{name}-actual.png"));
+    picture.save_png(&actual).unwrap();
+    let difference = path.with_file_name(format!("{name}-difference.png"));
+    if let Some(expected) = &expected
+        && (expected.width(), expected.height()) == (picture.width(), picture.height())
+    {
+        let mut diff = Pixmap::new(picture.width(), picture.height()).unwrap();
+        for ((d, a), e) in diff
+            .pixels_mut()
+            .iter_mut()
+            .zip(picture.pixels())
+            .zip(expected.pixels())
+        {
+            let off = a
+                .red()
+                .abs_diff(e.red())
+                .max(a.green().abs_diff(e.green()))
+                .max(a.blue().abs_diff(e.blue()));
+            let v = if off <= CHANNEL_TOLERANCE {
+                0
+            } else {
+                128u8.saturating_add(off / 2)
+            };
+            *d = tiny_skia::PremultipliedColorU8::from_rgba(v, 0, 0, 255).unwrap();
+        }
+        diff.save_png(&difference).unwrap();
+    }
+    panic!(
+        "{name}: {} pixels differ from {} (at most {allowed} may); see {} and {}",
+        differing.map_or("all".to_string(), |d| d.to_string()),
+        path.display(),
+        actual.display(),
+        difference.display()
+    );
+}
+
+/// Renders frame `frames` of a game, on a surface of `surface` pixels.
+fn render(main: &str, surface: (u32, u32), frames: u64) -> Pixmap {
+    let dir = game(&[("main.luau", main)]);
+    let loaded = LuaGame::load(dir.path()).unwrap();
+    let mut engine = Engine::new(loaded, Box::new(ConstantClock::new(1.0 / 60.0)));
+    engine.set_surface(surface.0, surface.1);
+    engine
+        .advance(frames)
+        .unwrap_or_else(|e| panic!("the frames run: {e}"));
+    let mut guard = RENDERER.lock().unwrap_or_else(|e| e.into_inner());
+    let renderer =
+        guard.get_or_insert_with(|| Renderer::headless().unwrap_or_else(|e| panic!("{e}")));
+    let mut screen = None;
+    draw_frame(renderer, &mut engine, &mut screen, None);
+    renderer.read()
+}
+
+fn scene_game(config: &str, body: &str) -> String {
+    format!(
+        "return {{\n  config = {{ {config} }},\n  render = function(state, scene, screen)\n{body}\n  end,\n}}\n"
+    )
+}
+
+// rule: H2
+#[test]
+fn a_lit_cube() {
+    let main = scene_game(
+        "width = 160, height = 120, background = \"#202830\"",
+        r##"
+    scene:camera({ position = vector.create(2, 2, 3), target = vector.zero, fov = math.rad(50) })
+    scene:light("sky", { kind = "ambient", intensity = 0.2 })
+    scene:light("sun", { kind = "directional", direction = vector.create(-1, -2, -1.5), intensity = 0.9 })
+    scene:object("cube", { mesh = "cube", color = "#e04040" })
+"##,
+    );
+    assert_close("lit-cube", &render(&main, (160, 120), 1));
+}
+
+// rule: H2
+#[test]
+fn a_hierarchy_with_every_built_in_mesh_and_a_point_light() {
+    let main = scene_game(
+        "width = 200, height = 120, background = \"#101418\"",
+        r##"
+    scene:camera({ position = vector.create(0, 3, 6), target = vector.create(0, 0.5, 0) })
+    scene:light("sky", { kind = "ambient", intensity = 0.15 })
+    scene:light("lamp", { kind = "point", position = vector.create(0, 2.5, 1.5), range = 8, color = "#ffe0b0", intensity = 1.5 })
+    scene:object("floor", { mesh = "plane", scale = vector.create(8, 1, 5), color = "#406040" })
+    scene:object("base", { mesh = "cylinder", position = vector.create(0, 0.5, 0), color = "#8080c0" })
+    scene:object("arm", { mesh = "cube", parent = "base", position = vector.create(1.2, 0.3, 0), scale = vector.create(1.4, 0.2, 0.2), rotation = vector.create(0, 0, 0.4) })
+    scene:object("ball", { mesh = "sphere", parent = "arm", position = vector.create(0.5, 0, 0), scale = vector.create(0.5, 3, 3), color = "#f0c040" })
+    scene:object("flat", { mesh = "cube", position = vector.create(-1.8, 0.5, 0), color = "#40c0c0", lit = false })
+"##,
+    );
+    assert_close("hierarchy", &render(&main, (200, 120), 1));
+}
+
+// rule: H2
+#[test]
+fn orthographic_and_perspective_cameras() {
+    let body = |camera: &str| {
+        format!(
+            r##"
+    scene:camera({camera})
+    for x = -2, 2 do
+        for z = -2, 2 do
+            scene:object("c" .. x .. z, {{ mesh = "cube", position = vector.create(x * 1.5, 0, z * 1.5), color = if (x + z) % 2 == 0 then "#e0e0e0" else "#4060a0" }})
+        end
+    end
+"##
+        )
+    };
+    let config = "width = 160, height = 120, background = \"#000000\"";
+    let ortho = scene_game(
+        config,
+        &body("{ position = vector.create(6, 6, 6), target = vector.zero, ortho = 8 }"),
+    );
+    let persp = scene_game(
+        config,
+        &body("{ position = vector.create(6, 6, 6), target = vector.zero, fov = math.rad(45) }"),
+    );
+    assert_close("camera-orthographic", &render(&ortho, (160, 120), 1));
+    assert_close("camera-perspective", &render(&persp, (160, 120), 1));
+}
+
+// rule: H1
+#[test]
+fn letterboxed_wide_and_tall_surfaces() {
+    let main = scene_game(
+        "width = 160, height = 120, background = \"#303040\"",
+        r##"
+    scene:camera({ position = vector.create(0, 0, 4), target = vector.zero })
+    scene:object("floor", { mesh = "plane", rotation = vector.create(math.pi / 2, 0, 0), scale = 20, color = "#a04060", lit = false })
+    scene:object("ball", { mesh = "sphere", scale = 2, color = "#f0f0f0" })
+"##,
+    );
+    assert_close("letterbox-wide", &render(&main, (320, 120), 1));
+    assert_close("letterbox-tall", &render(&main, (160, 240), 1));
+}
+
+// rule: H3
+#[test]
+fn the_screen_layer_over_the_scene_with_alpha() {
+    let main = scene_game(
+        "width = 160, height = 120, background = \"#203040\"",
+        r##"
+    scene:camera({ position = vector.create(0, 1.5, 3), target = vector.zero })
+    scene:object("cube", { mesh = "cube", color = "#40c040", rotation = vector.create(0, 0.6, 0) })
+    screen:rect(10, 10, 140, 30, { fill = "#00000080", radius = 6 })
+    screen:text("HUD 123", 80, 14, { size = 18, align = "center", color = "white" })
+    screen:circle(130, 90, 20, { fill = "#ff000080" })
+"##,
+    );
+    assert_close("screen-over-scene", &render(&main, (160, 120), 1));
+}
+
+// rule: H3
+#[test]
+fn a_screen_layer_alone_composites_as_tiny_skia_draws_it() {
+    // With no scene objects, the frame is the background with the screen
+    // layer over it: the GPU's blend must agree with tiny-skia's own.
+    let main = scene_game(
+        "width = 160, height = 120, background = \"#204060\"",
+        r##"
+    screen:rect(10, 10, 80, 60, { fill = "#ff000080" })
+    screen:circle(100, 70, 30, { fill = "#ffffffa0", stroke = "black", width = 3 })
+    screen:text("blend", 20, 90, { size = 20, color = "#80ff80c0" })
+"##,
+    );
+    let gpu = render(&main, (160, 120), 1);
+    let dir = game(&[("main.luau", &main)]);
+    let mut engine = Engine::new(
+        LuaGame::load(dir.path()).unwrap(),
+        Box::new(ConstantClock::new(0.1)),
+    );
+    engine.advance(1).unwrap();
+    let cpu = engine.picture();
+    let worst = gpu
+        .pixels()
+        .iter()
+        .zip(cpu.pixels())
+        .map(|(a, b)| {
+            a.red()
+                .abs_diff(b.red())
+                .max(a.green().abs_diff(b.green()))
+                .max(a.blue().abs_diff(b.blue()))
+        })
+        .max()
+        .unwrap();
+    assert!(
+        worst <= 1,
+        "the GPU composite differs from tiny-skia by up to {worst} per channel"
+    );
+}
+
+// rule: H2
+#[test]
+fn ten_thousand_cubes_draw_instanced() {
+    let main = scene_game(
+        "width = 160, height = 120, background = \"#000000\"",
+        r##"
+    scene:camera({ position = vector.create(0, 60, 80), target = vector.zero })
+    for i = 0, 9999 do
+        local x, z = i % 100, i // 100
+        scene:object("c" .. i, { mesh = "cube", position = vector.create(x - 50, 0, z - 50), color = if (x + z) % 2 == 0 then "#ffffff" else "#e04040" })
+    end
+"##,
+    );
+    assert_close("cubes-10000", &render(&main, (160, 120), 1));
+}
