@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Runs every test: the host's Rust tests and every example game's Luau
+# tests. On Debian it first installs what the picture and window tests
+# need: Mesa's software Vulkan (lavapipe) and Xvfb.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+packages="mesa-vulkan-drivers libvulkan1 libegl1 xvfb"
+if command -v dpkg >/dev/null && ! dpkg -s $packages >/dev/null 2>&1; then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq $packages >/dev/null
+fi
+
+cargo test "$@"
