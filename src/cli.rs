@@ -14,11 +14,12 @@ use clap::{Args, Parser, Subcommand};
 use crate::clock::ClockSpec;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::headless;
+use crate::headless::{self, Capture};
 use crate::input::Script;
 use crate::lua::{LuaGame, TestReport, run_test_file};
 use crate::reload::Watcher;
 use crate::replay::{Replay, ReplayWriter};
+use crate::window;
 
 /// moonloop runs games written in Luau.
 #[derive(Debug, Parser)]
@@ -45,7 +46,7 @@ enum Command {
 struct RunArgs {
     /// The game folder (holding main.luau).
     game: PathBuf,
-    /// Runs without a window.
+    /// Runs without a window (the default opens one).
     #[arg(long)]
     headless: bool,
     /// The clock: wall, wall:max=0.1, paced:60, constant:1/60,
@@ -123,12 +124,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
 
 fn run(args: RunArgs) -> Result<ExitCode> {
     if !args.headless {
-        return Err(usage("this build has no window yet; add --headless"));
-    }
-    if args.record.is_some() {
-        return Err(usage(
-            "--record needs the renderer, which this build does not have yet",
-        ));
+        window::check_display()?;
     }
     let game = LuaGame::load(&args.game)?;
     let (clock, frames, script) = match &args.replay {
@@ -157,7 +153,13 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     if let Some(path) = &args.record_input {
         engine.set_replay_writer(ReplayWriter::create(path)?);
     }
-    let mut watcher = if args.watch {
+    // Windows watch the folder unless told not to; headless runs only when asked.
+    let watch = if args.headless {
+        args.watch
+    } else {
+        !args.no_watch
+    };
+    let mut watcher = if watch {
         Some(Watcher::new(&args.game)?)
     } else {
         None
@@ -165,7 +167,36 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     if watcher.is_some() {
         eprintln!("watching {} for changes", args.game.display());
     }
-    let tally = headless::run(&mut engine, frames, real_time, watcher.as_mut());
+    let (mut engine, tally) = if args.headless {
+        let mut capture = args
+            .record
+            .as_deref()
+            .map(|path| Capture::start(path, true))
+            .transpose()?;
+        let tally = headless::run(
+            &mut engine,
+            frames,
+            real_time,
+            watcher.as_mut(),
+            capture.as_mut(),
+        );
+        if let Some(capture) = capture {
+            let summary = capture.recorder.finish()?;
+            eprintln!(
+                "recorded {} frames to {}",
+                summary.frames,
+                summary.path.display()
+            );
+        }
+        (engine, tally)
+    } else {
+        let options = window::Options {
+            record: args.record.clone(),
+            watcher,
+            frames,
+        };
+        window::run(engine, options)?
+    };
     engine.flush()?;
     for (message, count, first) in &tally.entries {
         if *count > 1 {
@@ -183,10 +214,6 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
-}
-
-fn usage(message: &str) -> Error {
-    Error::Usage(message.to_string())
 }
 
 /// Finds the test files of each game, runs them in parallel on the

@@ -124,6 +124,7 @@ pub struct Engine<G> {
     scene: Scene,
     viewport: Viewport,
     reload_error: Option<String>,
+    time_scale: f64,
 }
 
 impl<G: Game> Engine<G> {
@@ -137,6 +138,7 @@ impl<G: Game> Engine<G> {
             scene: Scene::new(game.folder()),
             viewport: Viewport::fit(logical, logical),
             reload_error: None,
+            time_scale: 1.0,
             game,
             frame: 0,
             time: 0.0,
@@ -177,6 +179,7 @@ impl<G: Game> Engine<G> {
         let Some(dt) = self.clock.tick(now) else {
             return Tick::Declined;
         };
+        let dt = dt * self.time_scale;
         self.errors.clear();
 
         // 2. The frame counter, simulated time and the last delta advance.
@@ -270,6 +273,15 @@ impl<G: Game> Engine<G> {
     /// The first error of a delivered frame stops the advance and is
     /// returned (S4: under an explicit advance, errors reach the caller).
     pub fn advance(&mut self, ticks: u64) -> Result {
+        self.advance_with(ticks, |_| {})
+    }
+
+    /// Runs `ticks` ticks like [`Engine::advance`], calling `delivered`
+    /// after each delivered frame (a recorder captures it there, step 8).
+    ///
+    /// # Errors
+    /// As [`Engine::advance`].
+    pub fn advance_with(&mut self, ticks: u64, mut delivered: impl FnMut(&mut Self)) -> Result {
         for _ in 0..ticks {
             // Scripted clocks ignore the timestamp; only real-time ones need it.
             let now = if self.clock.is_real_time() {
@@ -277,7 +289,9 @@ impl<G: Game> Engine<G> {
             } else {
                 START.with(|start| *start)
             };
-            self.tick(now);
+            if self.tick(now) == Tick::Delivered {
+                delivered(self);
+            }
             if !self.errors.is_empty() {
                 return Err(self.errors.remove(0));
             }
@@ -302,6 +316,22 @@ impl<G: Game> Engine<G> {
             self.paused = false;
             self.clock.resume();
         }
+    }
+
+    /// Multiplies every delivered delta by `scale` (the developer keys'
+    /// slow motion); 1 is real speed.
+    pub fn set_time_scale(&mut self, scale: f64) {
+        self.time_scale = scale;
+    }
+
+    /// Returns the time scale.
+    pub fn time_scale(&self) -> f64 {
+        self.time_scale
+    }
+
+    /// Says whether the simulation is paused.
+    pub fn is_paused(&self) -> bool {
+        self.paused
     }
 
     /// Returns when the clock could next deliver, for a loop that sleeps.

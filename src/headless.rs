@@ -8,7 +8,42 @@
 use std::time::{Duration, Instant};
 
 use crate::engine::{Engine, Game, Tick};
+use crate::record::Recorder;
 use crate::reload::Watcher;
+use crate::render::{Renderer, draw_frame};
+
+/// What a run records each delivered frame with (step 8).
+pub struct Capture {
+    /// Draws the frame.
+    pub renderer: Renderer,
+    /// Takes it.
+    pub recorder: Recorder,
+    /// The screen layer's pixels, kept between frames.
+    pub screen: Option<tiny_skia::Pixmap>,
+}
+
+impl Capture {
+    /// Starts recording to `path` on a headless renderer; `blocking` as
+    /// for [`Recorder::start`].
+    ///
+    /// # Errors
+    /// No adapter, or the path cannot be written.
+    pub fn start(path: &std::path::Path, blocking: bool) -> crate::Result<Capture> {
+        let recorder = Recorder::start(path, blocking)?;
+        Ok(Capture {
+            renderer: Renderer::headless()?,
+            recorder,
+            screen: None,
+        })
+    }
+
+    /// Draws `engine`'s last frame and hands it to the recorder.
+    pub fn take<G: Game>(&mut self, engine: &mut Engine<G>) {
+        draw_frame(&mut self.renderer, engine, &mut self.screen, None);
+        let picture = self.renderer.read();
+        self.recorder.push(picture, engine.last_dt());
+    }
+}
 
 /// The cadence a headless wall clock is ticked at, standing in for a display.
 pub const WALL_TICK: Duration = Duration::from_nanos(16_666_667);
@@ -51,6 +86,7 @@ pub fn run<G: Game>(
     frames: Option<u64>,
     real_time: bool,
     mut watcher: Option<&mut Watcher>,
+    mut capture: Option<&mut Capture>,
 ) -> ErrorTally {
     let mut tally = ErrorTally::default();
     let target = frames.map(|n| engine.frame() + n);
@@ -72,6 +108,9 @@ pub fn run<G: Game>(
         };
         match engine.tick(now) {
             Tick::Delivered => {
+                if let Some(capture) = capture.as_mut() {
+                    capture.take(engine);
+                }
                 for err in engine.frame_errors() {
                     let message = err.to_string();
                     if tally.count(engine.frame(), message.clone()) {

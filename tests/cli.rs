@@ -372,3 +372,90 @@ fn a_headless_run_with_watch_reloads_an_edited_file() {
         "the new update ran"
     );
 }
+
+/// Starts Xvfb on a free display for a window test; `None` without Xvfb.
+fn xvfb() -> Option<(std::process::Child, String)> {
+    let pid = std::process::id();
+    for n in 0..20 {
+        let display = format!(":{}", 100 + (pid % 200) as usize * 20 + n);
+        let lock = format!("/tmp/.X{}-lock", &display[1..]);
+        if Path::new(&lock).exists() {
+            continue;
+        }
+        let child = Command::new("Xvfb")
+            .args([
+                display.as_str(),
+                "-screen",
+                "0",
+                "1024x768x24",
+                "-nolisten",
+                "tcp",
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .ok()?;
+        // Wait (bounded) for the server's socket to appear.
+        let socket = format!("/tmp/.X11-unix/X{}", &display[1..]);
+        for _ in 0..200 {
+            if Path::new(&socket).exists() {
+                return Some((child, display));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        return None;
+    }
+    None
+}
+
+// rule: H1
+#[test]
+fn a_window_runs_its_frames_and_records_them_under_xvfb() {
+    let Some((mut server, display)) = xvfb() else {
+        panic!("this test needs Xvfb (./test.sh installs it)");
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_moonloop"))
+        .args([
+            "run",
+            "games/spinner",
+            "--frames",
+            "20",
+            "--no-watch",
+            "--print-state",
+            "--record",
+        ])
+        .arg(dir.path().join("frames"))
+        .current_dir(repo())
+        .env("DISPLAY", &display)
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("recorded 20 frames to"), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\"angle\""));
+    let frames = std::fs::read_dir(dir.path().join("frames"))
+        .unwrap()
+        .count();
+    assert_eq!(frames, 20);
+}
+
+// rule: H1
+#[test]
+fn without_a_display_a_window_suggests_headless() {
+    let out = Command::new(env!("CARGO_BIN_EXE_moonloop"))
+        .args(["run", "games/spinner"])
+        .current_dir(repo())
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim_end(),
+        "moonloop: there is no display to open a window on (DISPLAY and WAYLAND_DISPLAY are unset); add --headless"
+    );
+}

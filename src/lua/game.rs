@@ -36,6 +36,10 @@ pub struct Config {
     pub budget: Duration,
     /// The VM's memory cap in bytes. Default: 512 MiB.
     pub memory: usize,
+    /// Whether losing the window's focus pauses the simulation. Default: true.
+    pub pause_on_blur: bool,
+    /// Whether the host's developer keys (F1-F8) work. Default: true.
+    pub dev_controls: bool,
 }
 
 /// Calls `f(a, b, c)` and takes its result as the state (S2, S5) before
@@ -60,6 +64,8 @@ const CONFIG_FIELDS: &[&str] = &[
     "actions",
     "budget",
     "memory",
+    "pause_on_blur",
+    "dev_controls",
 ];
 const GAME_FIELDS: &[&str] = &["init", "update", "render", "reload", "config"];
 
@@ -541,6 +547,8 @@ fn read_config(game: &Table, file: &str, default_title: String) -> Result<Config
         actions: Vec::new(),
         budget: vm::DEFAULT_BUDGET,
         memory: vm::DEFAULT_MEMORY_CAP,
+        pause_on_blur: true,
+        dev_controls: true,
     };
     let table = match game.raw_get::<Value>("config").map_err(script)? {
         Value::Nil => return Ok(config),
@@ -598,6 +606,16 @@ fn read_config(game: &Table, file: &str, default_title: String) -> Result<Config
                 _ => return Err(bad("memory", "megabytes from 1 to 65536, such as 256")),
             },
             "actions" => config.actions = read_actions(&value, file)?,
+            "pause_on_blur" | "dev_controls" => {
+                let Value::Boolean(on) = value else {
+                    return Err(bad(&key, "true or false"));
+                };
+                if key == "pause_on_blur" {
+                    config.pause_on_blur = on;
+                } else {
+                    config.dev_controls = on;
+                }
+            }
             other => {
                 return Err(Error::Script(format!(
                     "{file}: config.{other} is not a config field (the fields are {})",

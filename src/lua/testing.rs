@@ -35,6 +35,7 @@ pub struct TestReport {
 /// An engine built by a test, stepping a game in its own VM.
 struct EngineHandle {
     engine: Engine<LuaGame>,
+    capture: Option<crate::headless::Capture>,
 }
 
 fn fail(lua: &Lua, message: impl std::fmt::Display) -> mlua::Error {
@@ -102,7 +103,14 @@ impl UserData for EngineHandle {
                     format!("advance({ticks}): the number of ticks is 0 or more"),
                 ));
             }
-            this.engine.advance(ticks as u64).map_err(|e| fail(lua, e))
+            let capture = &mut this.capture;
+            this.engine
+                .advance_with(ticks as u64, |engine| {
+                    if let Some(capture) = capture.as_mut() {
+                        capture.take(engine);
+                    }
+                })
+                .map_err(|e| fail(lua, e))
         });
         methods.add_method_mut("apply", |lua, this, transition: Function| {
             let current = this.state_into(lua)?;
@@ -173,6 +181,14 @@ impl UserData for EngineHandle {
                 .map(|r| r.migrated)
                 .map_err(|e| fail(lua, e))
         });
+        methods.add_method_mut("finish", |lua, this, ()| match this.capture.take() {
+            None => Ok(0),
+            Some(capture) => capture
+                .recorder
+                .finish()
+                .map(|s| s.frames)
+                .map_err(|e| fail(lua, e)),
+        });
         methods.add_method("hash", |lua, this, ()| {
             this.engine.game().state_hash().map_err(|e| fail(lua, e))
         });
@@ -213,7 +229,27 @@ fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
                 Script::load(&dir.join(path)).map_err(|e| fail(lua, format!("engine.new: {e}")))?;
             engine.set_script(script);
         }
-        Ok(EngineHandle { engine })
+        let capture = match options.get::<Option<String>>("record")? {
+            None => None,
+            Some(path) => {
+                // A test writes only inside its game's folder.
+                if std::path::Path::new(&path)
+                    .components()
+                    .any(|c| !matches!(c, std::path::Component::Normal(_)))
+                {
+                    return Err(fail(
+                        lua,
+                        format!(
+                            "engine.new: record `{path}` must be a path inside the game folder"
+                        ),
+                    ));
+                }
+                let capture = crate::headless::Capture::start(&dir.join(&path), true)
+                    .map_err(|e| fail(lua, format!("engine.new: {e}")))?;
+                Some(capture)
+            }
+        };
+        Ok(EngineHandle { engine, capture })
     })?;
     library.raw_set("new", new)?;
     Ok(library)

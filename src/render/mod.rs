@@ -93,6 +93,15 @@ struct LayerSlot {
     group: wgpu::BindGroup,
 }
 
+/// A surface format's present pipeline, its full-screen rectangle, and the
+/// bind group for the frame size it was made for.
+type PresentPipeline = (
+    wgpu::TextureFormat,
+    wgpu::RenderPipeline,
+    wgpu::Buffer,
+    Option<((u32, u32), wgpu::BindGroup)>,
+);
+
 /// Which mesh and texture a batch of instances draws.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum BatchKey {
@@ -123,7 +132,9 @@ pub struct Renderer {
     upload: Vec<Instance>,
     frame: Option<Frame>,
     layers: Vec<LayerSlot>,
+    overlay: Option<LayerSlot>,
     readback: Option<(wgpu::Buffer, u32)>,
+    present: Option<PresentPipeline>,
     /// Texture problems met while drawing, reported once each.
     pub warnings: Vec<String>,
 }
@@ -337,7 +348,9 @@ impl Renderer {
             upload: Vec::new(),
             frame: None,
             layers: Vec::new(),
+            overlay: None,
             readback: None,
+            present: None,
             warnings: Vec::new(),
             device,
             queue,
@@ -362,6 +375,173 @@ impl Renderer {
             .map(|g| renderer.upload_mesh(&g.vertices, &g.indices))
             .collect();
         renderer
+    }
+
+    /// Creates a renderer on an adapter that can present to `surface`.
+    ///
+    /// # Errors
+    /// No such adapter, or it refused a device.
+    pub fn for_surface(
+        instance: &wgpu::Instance,
+        surface: &wgpu::Surface<'_>,
+    ) -> Result<(Renderer, wgpu::Adapter)> {
+        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            compatible_surface: Some(surface),
+            ..Default::default()
+        }))
+        .map_err(|_| Error::Usage(NO_ADAPTER.into()))?;
+        Ok((Renderer::on(&adapter)?, adapter))
+    }
+
+    /// Returns the device, to configure a surface.
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    /// Lays `layer` over the frame already drawn (the overlay, step 9,
+    /// after the recorder took its picture).
+    pub fn add_layer(&mut self, layer: Layer<'_>) {
+        let Some(size) = self.frame.as_ref().map(|f| f.size) else {
+            return;
+        };
+        let layer_size = (layer.pixmap.width(), layer.pixmap.height());
+        if self.overlay.as_ref().is_none_or(|s| s.size != layer_size) {
+            self.overlay = Some(self.layer_slot(layer_size));
+        }
+        let slot = self.overlay.as_ref().expect("made above");
+        self.fill_slot(slot, &layer, size);
+        let frame = self.frame.as_ref().expect("checked above");
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("overlay"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &frame.plain,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Load,
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                ..Default::default()
+            });
+            pass.set_pipeline(&self.composite_pipeline);
+            pass.set_bind_group(0, &slot.group, &[]);
+            pass.draw(0..6, 0..1);
+        }
+        self.queue.submit([encoder.finish()]);
+    }
+
+    /// Copies the frame onto a surface texture of `format` (a window's).
+    pub fn present(&mut self, target: &wgpu::TextureView, format: wgpu::TextureFormat) {
+        let Some(frame) = self.frame.as_ref() else {
+            return;
+        };
+        if self
+            .present
+            .as_ref()
+            .is_none_or(|(f, _, _, _)| *f != format)
+        {
+            let shader = self
+                .device
+                .create_shader_module(wgpu::include_wgsl!("shaders/composite.wgsl"));
+            let layout = self
+                .device
+                .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                    label: Some("present"),
+                    bind_group_layouts: &[Some(&self.composite_layout)],
+                    immediate_size: 0,
+                });
+            let pipeline = self
+                .device
+                .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                    label: Some("present"),
+                    layout: Some(&layout),
+                    vertex: wgpu::VertexState {
+                        module: &shader,
+                        entry_point: Some("vs_main"),
+                        compilation_options: Default::default(),
+                        buffers: &[],
+                    },
+                    primitive: Default::default(),
+                    depth_stencil: None,
+                    multisample: Default::default(),
+                    fragment: Some(wgpu::FragmentState {
+                        module: &shader,
+                        // The frame holds sRGB-encoded values; an sRGB surface
+                        // encodes on write, so decode first.
+                        entry_point: Some(if format.is_srgb() {
+                            "fs_present_srgb"
+                        } else {
+                            "fs_main"
+                        }),
+                        compilation_options: Default::default(),
+                        targets: &[Some(format.into())],
+                    }),
+                    multiview_mask: None,
+                    cache: None,
+                });
+            let rect = self
+                .device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("present rect"),
+                    contents: bytemuck::cast_slice(&[-1.0f32, 1.0, 2.0, 2.0]),
+                    usage: wgpu::BufferUsages::UNIFORM,
+                });
+            self.present = Some((format, pipeline, rect, None));
+        }
+        let (_, pipeline, rect, group) = self.present.as_mut().expect("made above");
+        let group = match group {
+            Some((size, g)) if *size == frame.size => &*g,
+            _ => {
+                let g = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("present"),
+                    layout: &self.composite_layout,
+                    entries: &[
+                        wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: wgpu::BindingResource::TextureView(&frame.plain),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 1,
+                            resource: wgpu::BindingResource::Sampler(&self.nearest),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 2,
+                            resource: rect.as_entire_binding(),
+                        },
+                    ],
+                });
+                *group = Some((frame.size, g));
+                &group.as_ref().expect("set above").1
+            }
+        };
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("present"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: target,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                ..Default::default()
+            });
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, group, &[]);
+            pass.draw(0..6, 0..1);
+        }
+        self.queue.submit([encoder.finish()]);
+    }
+
+    /// Shows a surface texture drawn by [`Renderer::present`].
+    pub fn show(&self, texture: wgpu::SurfaceTexture) {
+        self.queue.present(texture);
     }
 
     /// Names the adapter, as a golden test's tolerance comment does.
@@ -735,32 +915,37 @@ impl Renderer {
                     self.layers.push(slot);
                 }
             }
-            let slot = &self.layers[i];
-            self.queue.write_texture(
-                slot.texture.as_image_copy(),
-                layer.pixmap.data(),
-                wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(size.0 * 4),
-                    rows_per_image: None,
-                },
-                wgpu::Extent3d {
-                    width: size.0,
-                    height: size.1,
-                    depth_or_array_layers: 1,
-                },
-            );
-            // Clip space: x from -1 (left) to 1, y from 1 (top) to -1.
-            let (fw, fh) = (frame.0 as f32, frame.1 as f32);
-            let rect = [
-                layer.x as f32 / fw * 2.0 - 1.0,
-                1.0 - layer.y as f32 / fh * 2.0,
-                size.0 as f32 / fw * 2.0,
-                size.1 as f32 / fh * 2.0,
-            ];
-            self.queue
-                .write_buffer(&slot.rect, 0, bytemuck::cast_slice(&rect));
+            self.fill_slot(&self.layers[i], layer, frame);
         }
+    }
+
+    /// Uploads `layer`'s pixels into `slot` and places it on a frame of `frame` pixels.
+    fn fill_slot(&self, slot: &LayerSlot, layer: &Layer<'_>, frame: (u32, u32)) {
+        let size = slot.size;
+        self.queue.write_texture(
+            slot.texture.as_image_copy(),
+            layer.pixmap.data(),
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(size.0 * 4),
+                rows_per_image: None,
+            },
+            wgpu::Extent3d {
+                width: size.0,
+                height: size.1,
+                depth_or_array_layers: 1,
+            },
+        );
+        // Clip space: x from -1 (left) to 1, y from 1 (top) to -1.
+        let (fw, fh) = (frame.0 as f32, frame.1 as f32);
+        let rect = [
+            layer.x as f32 / fw * 2.0 - 1.0,
+            1.0 - layer.y as f32 / fh * 2.0,
+            size.0 as f32 / fw * 2.0,
+            size.1 as f32 / fh * 2.0,
+        ];
+        self.queue
+            .write_buffer(&slot.rect, 0, bytemuck::cast_slice(&rect));
     }
 
     fn layer_slot(&self, size: (u32, u32)) -> LayerSlot {

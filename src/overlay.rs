@@ -1,0 +1,206 @@
+//! Overlay: the diagnostics panel a key toggles (rule H5), drawn in device
+//! pixels after the recorder took its picture (frame step 9), so it is
+//! never in a recording.
+
+use tiny_skia::{FillRule, Paint, PathBuilder, Pixmap, Rect, Transform};
+
+use crate::text::Font;
+
+/// How many frame times the graph shows.
+pub const HISTORY: usize = 120;
+
+/// What the overlay shows about one frame.
+#[derive(Debug, Clone, Default)]
+pub struct Stats {
+    /// Wall time the frame took to run and draw, in seconds.
+    pub frame_secs: f64,
+    /// The delta the clock delivered.
+    pub dt: f64,
+    /// The frame number.
+    pub frame: u64,
+    /// Simulated seconds.
+    pub simulated: f64,
+    /// Wall seconds since the run started.
+    pub wall: f64,
+    /// The recording in progress, if any, and its dropped frames.
+    pub recording: Option<(String, u64)>,
+    /// Paused, or running at a time scale other than 1.
+    pub speed: Option<String>,
+    /// The last error: a failed frame or reload.
+    pub error: Option<String>,
+}
+
+/// The overlay's state: whether it shows, and the frame-time history.
+#[derive(Debug)]
+pub struct Overlay {
+    /// Whether it is drawn.
+    pub visible: bool,
+    times: [f32; HISTORY],
+    next: usize,
+    fps: f64,
+    font: Font,
+    pixmap: Option<Pixmap>,
+}
+
+impl Default for Overlay {
+    fn default() -> Self {
+        Overlay {
+            visible: false,
+            times: [0.0; HISTORY],
+            next: 0,
+            fps: 0.0,
+            font: Font::new(),
+            pixmap: None,
+        }
+    }
+}
+
+impl Overlay {
+    /// Records one frame's time (call every frame, shown or not).
+    pub fn sample(&mut self, frame_secs: f64) {
+        self.times[self.next] = frame_secs as f32;
+        self.next = (self.next + 1) % HISTORY;
+        if frame_secs > 0.0 {
+            let rate = 1.0 / frame_secs;
+            // Smoothed over about half a second at 60 fps.
+            self.fps = if self.fps == 0.0 {
+                rate
+            } else {
+                self.fps + (rate - self.fps) * 0.06
+            };
+        }
+    }
+
+    /// Returns the smoothed frames per second.
+    pub fn fps(&self) -> f64 {
+        self.fps
+    }
+
+    /// Draws the panel at `scale` device pixels per point; `None` when hidden.
+    pub fn draw(&mut self, stats: &Stats, scale: f32) -> Option<&Pixmap> {
+        if !self.visible {
+            return None;
+        }
+        let scale = scale.clamp(0.5, 4.0);
+        let (w, h) = ((300.0 * scale) as u32, (150.0 * scale) as u32);
+        if self
+            .pixmap
+            .as_ref()
+            .is_none_or(|p| (p.width(), p.height()) != (w, h))
+        {
+            self.pixmap = Pixmap::new(w, h);
+        }
+        let pixmap = self.pixmap.as_mut()?;
+        pixmap.fill(tiny_skia::Color::from_rgba8(10, 12, 16, 200));
+        let mut lines = vec![
+            format!(
+                "{:5.1} fps   frame {:5.2} ms",
+                self.fps,
+                stats.frame_secs * 1000.0
+            ),
+            format!("frame #{}   dt {:.4} s", stats.frame, stats.dt),
+            format!(
+                "simulated {:.2} s   wall {:.2} s",
+                stats.simulated, stats.wall
+            ),
+        ];
+        if let Some(speed) = &stats.speed {
+            lines.push(speed.clone());
+        }
+        if let Some((path, dropped)) = &stats.recording {
+            lines.push(format!("REC {path}   dropped {dropped}"));
+        }
+        if let Some(error) = &stats.error {
+            let short: String = error.chars().take(48).collect();
+            lines.push(short);
+        }
+        let size = 12.0 * scale;
+        let mut paint = Paint {
+            anti_alias: true,
+            ..Paint::default()
+        };
+        for (i, line) in lines.iter().enumerate() {
+            let color = if Some(line)
+                == stats
+                    .error
+                    .as_ref()
+                    .map(|e| e.chars().take(48).collect::<String>())
+                    .as_ref()
+            {
+                (255, 120, 120)
+            } else {
+                (230, 230, 230)
+            };
+            paint.set_color_rgba8(color.0, color.1, color.2, 255);
+            let mut placed = Vec::new();
+            self.font.layout(line, |p| placed.push(p));
+            let ascent = self.font.ascent();
+            for p in placed {
+                if let Some(path) = self.font.glyph(p.id) {
+                    let t = Transform::from_translate(6.0 * scale, (4.0 + i as f32 * 15.0) * scale)
+                        .pre_scale(size, size)
+                        .pre_translate(p.x, ascent);
+                    pixmap.fill_path(path, &paint, FillRule::Winding, t, None);
+                }
+            }
+        }
+        // The frame-time graph: one bar a frame, 33 ms tall at full height,
+        // with a line at 16.7 ms.
+        let (gx, gy, gh) = (6.0 * scale, 100.0 * scale, 44.0 * scale);
+        let bar = (288.0 * scale) / HISTORY as f32;
+        paint.set_color_rgba8(120, 200, 120, 255);
+        for k in 0..HISTORY {
+            let t = self.times[(self.next + k) % HISTORY];
+            let height = (t / 0.0333).min(1.0) * gh;
+            if let Some(r) = Rect::from_xywh(
+                gx + k as f32 * bar,
+                gy + gh - height,
+                bar.max(1.0),
+                height.max(0.5),
+            ) {
+                pixmap.fill_rect(r, &paint, Transform::identity(), None);
+            }
+        }
+        paint.set_color_rgba8(255, 255, 255, 120);
+        let mut line = PathBuilder::new();
+        line.move_to(gx, gy + gh / 2.0);
+        line.line_to(gx + 288.0 * scale, gy + gh / 2.0);
+        if let Some(path) = line.finish() {
+            pixmap.stroke_path(
+                &path,
+                &paint,
+                &tiny_skia::Stroke::default(),
+                Transform::identity(),
+                None,
+            );
+        }
+        self.pixmap.as_ref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // rule: H5
+    #[test]
+    fn the_overlay_draws_only_when_shown_and_smooths_the_rate() {
+        let mut overlay = Overlay::default();
+        for _ in 0..200 {
+            overlay.sample(1.0 / 60.0);
+        }
+        assert!((overlay.fps() - 60.0).abs() < 0.01, "{}", overlay.fps());
+        let stats = Stats {
+            error: Some("main.luau:3: S4: update returned nil".into()),
+            ..Stats::default()
+        };
+        assert!(overlay.draw(&stats, 1.0).is_none(), "hidden by default");
+        overlay.visible = true;
+        let pixmap = overlay.draw(&stats, 2.0).unwrap();
+        assert_eq!(
+            (pixmap.width(), pixmap.height()),
+            (600, 300),
+            "device pixels at 2x"
+        );
+    }
+}

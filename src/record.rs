@@ -1,0 +1,372 @@
+//! Record: frames written to disk on a thread of their own (rule H4), as
+//! numbered PNGs, an animated GIF or an animated PNG (APNG).
+//!
+//! The frame loop hands each picture over a bounded queue and goes on; it
+//! never waits on disk. When the queue is full, a headless run blocks (so
+//! nothing is lost) and a windowed one drops the frame and counts it (so
+//! the game stays smooth), and the count is reported.
+//!
+//! GIF delays are whole centiseconds, so at 60 fps they alternate between 1
+//! and 2 to keep the total right; APNG delays are exact fractions, which is
+//! why `--record out.png` is the format for smooth loops.
+
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::thread::JoinHandle;
+
+use tiny_skia::Pixmap;
+
+use crate::error::{Error, Result};
+
+/// How many frames may wait for the encoder.
+pub const QUEUE: usize = 8;
+
+/// Where and how frames are written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Format {
+    /// Numbered PNG files in a folder.
+    Frames(PathBuf),
+    /// An animated GIF.
+    Gif(PathBuf),
+    /// An animated PNG.
+    Apng(PathBuf),
+}
+
+impl Format {
+    /// Chooses the format from the path: `.gif`, `.png`, else a folder.
+    pub fn from_path(path: &Path) -> Format {
+        match path
+            .extension()
+            .and_then(|x| x.to_str())
+            .map(|x| x.to_ascii_lowercase())
+            .as_deref()
+        {
+            Some("gif") => Format::Gif(path.to_path_buf()),
+            Some("png") | Some("apng") => Format::Apng(path.to_path_buf()),
+            _ => Format::Frames(path.to_path_buf()),
+        }
+    }
+
+    /// Returns where the recording goes.
+    pub fn path(&self) -> &Path {
+        match self {
+            Format::Frames(p) | Format::Gif(p) | Format::Apng(p) => p,
+        }
+    }
+}
+
+struct Shot {
+    pixmap: Pixmap,
+    dt: f64,
+}
+
+/// What a finished recording wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    /// The file or folder.
+    pub path: PathBuf,
+    /// Frames written.
+    pub frames: u64,
+    /// Frames dropped because the encoder fell behind (windowed only).
+    pub dropped: u64,
+}
+
+/// A recording in progress.
+pub struct Recorder {
+    sender: Option<SyncSender<Shot>>,
+    thread: Option<JoinHandle<Result<u64>>>,
+    blocking: bool,
+    dropped: u64,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for Recorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recorder")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+impl Recorder {
+    /// Starts recording to `path`; `blocking` says whether a full queue
+    /// waits (headless) or drops (windowed).
+    ///
+    /// # Errors
+    /// The file or folder cannot be created.
+    pub fn start(path: &Path, blocking: bool) -> Result<Recorder> {
+        let format = Format::from_path(path);
+        let cannot =
+            |e: std::io::Error| Error::Usage(format!("cannot record to {}: {e}", path.display()));
+        match &format {
+            Format::Frames(dir) => std::fs::create_dir_all(dir).map_err(cannot)?,
+            Format::Gif(file) | Format::Apng(file) => {
+                File::create(file).map_err(cannot)?;
+            }
+        }
+        let (sender, receiver) = sync_channel(QUEUE);
+        let thread = std::thread::Builder::new()
+            .name("moonloop-recorder".into())
+            .spawn(move || encode(format, receiver))
+            .map_err(cannot)?;
+        Ok(Recorder {
+            sender: Some(sender),
+            thread: Some(thread),
+            blocking,
+            dropped: 0,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Returns where the recording goes.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Returns the frames dropped so far.
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// Hands a frame worth `dt` seconds to the encoder.
+    pub fn push(&mut self, pixmap: Pixmap, dt: f64) {
+        let Some(sender) = &self.sender else { return };
+        let shot = Shot { pixmap, dt };
+        if self.blocking {
+            let _ = sender.send(shot);
+        } else if let Err(TrySendError::Full(_)) = sender.try_send(shot) {
+            self.dropped += 1;
+        }
+    }
+
+    /// Finishes the file and waits for the encoder.
+    ///
+    /// # Errors
+    /// Writing failed; the message names the path.
+    pub fn finish(mut self) -> Result<Summary> {
+        self.sender = None;
+        let frames = match self.thread.take().map(JoinHandle::join) {
+            Some(Ok(result)) => result?,
+            _ => {
+                return Err(Error::Usage(format!(
+                    "the recorder for {} stopped unexpectedly",
+                    self.path.display()
+                )));
+            }
+        };
+        Ok(Summary {
+            path: self.path.clone(),
+            frames,
+            dropped: self.dropped,
+        })
+    }
+}
+
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        self.sender = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn encode(format: Format, frames: Receiver<Shot>) -> Result<u64> {
+    let path = format.path().to_path_buf();
+    let failed = |e: &dyn std::fmt::Display| {
+        Error::Usage(format!("recording to {} failed: {e}", path.display()))
+    };
+    match format {
+        Format::Frames(dir) => {
+            let mut count = 0;
+            for shot in frames {
+                count += 1;
+                let file = dir.join(format!("frame-{count:05}.png"));
+                shot.pixmap.save_png(&file).map_err(|e| failed(&e))?;
+            }
+            Ok(count)
+        }
+        Format::Gif(file) => {
+            let mut encoder: Option<gif::Encoder<BufWriter<File>>> = None;
+            let (mut count, mut elapsed, mut written_cs) = (0u64, 0.0f64, 0u64);
+            for shot in frames {
+                let (w, h) = (shot.pixmap.width() as u16, shot.pixmap.height() as u16);
+                if encoder.is_none() {
+                    let out = BufWriter::new(File::create(&file).map_err(|e| failed(&e))?);
+                    let mut e = gif::Encoder::new(out, w, h, &[]).map_err(|e| failed(&e))?;
+                    e.set_repeat(gif::Repeat::Infinite)
+                        .map_err(|e| failed(&e))?;
+                    encoder = Some(e);
+                }
+                // Whole centiseconds that keep the running total exact.
+                elapsed += shot.dt;
+                let target = (elapsed * 100.0).round() as u64;
+                let delay = (target - written_cs.min(target)).max(1);
+                written_cs += delay;
+                let mut rgba = rgba(&shot.pixmap);
+                let mut frame = gif::Frame::from_rgba_speed(w, h, &mut rgba, 10);
+                frame.delay = delay.min(u16::MAX as u64) as u16;
+                encoder
+                    .as_mut()
+                    .expect("made above")
+                    .write_frame(&frame)
+                    .map_err(|e| failed(&e))?;
+                count += 1;
+            }
+            Ok(count)
+        }
+        Format::Apng(file) => {
+            // APNG states its frame count first: frames go to a spool file
+            // until the recording ends.
+            let spool_path = file.with_extension("png.frames");
+            let mut spool = BufWriter::new(File::create(&spool_path).map_err(|e| failed(&e))?);
+            let (mut count, mut size) = (0u64, (0u32, 0u32));
+            let mut delays = Vec::new();
+            for shot in frames {
+                size = (shot.pixmap.width(), shot.pixmap.height());
+                spool
+                    .write_all(&rgba(&shot.pixmap))
+                    .map_err(|e| failed(&e))?;
+                delays.push(rational(shot.dt));
+                count += 1;
+            }
+            drop(spool);
+            if count > 0 {
+                write_apng(&file, &spool_path, size, &delays).map_err(|e| failed(&e))?;
+            }
+            let _ = std::fs::remove_file(&spool_path);
+            Ok(count)
+        }
+    }
+}
+
+fn write_apng(
+    file: &Path,
+    spool: &Path,
+    size: (u32, u32),
+    delays: &[(u16, u16)],
+) -> std::result::Result<(), String> {
+    let out = BufWriter::new(File::create(file).map_err(|e| e.to_string())?);
+    let mut encoder = png::Encoder::new(out, size.0, size.1);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder
+        .set_animated(delays.len() as u32, 0)
+        .map_err(|e| e.to_string())?;
+    let mut writer = encoder.write_header().map_err(|e| e.to_string())?;
+    let mut input = std::io::BufReader::new(File::open(spool).map_err(|e| e.to_string())?);
+    let mut frame = vec![0u8; (size.0 * size.1 * 4) as usize];
+    for &(num, den) in delays {
+        input.read_exact(&mut frame).map_err(|e| e.to_string())?;
+        writer
+            .set_frame_delay(num, den)
+            .map_err(|e| e.to_string())?;
+        writer.write_image_data(&frame).map_err(|e| e.to_string())?;
+    }
+    writer.finish().map_err(|e| e.to_string())
+}
+
+/// Straight RGBA bytes of a premultiplied pixmap.
+fn rgba(pixmap: &Pixmap) -> Vec<u8> {
+    let mut out = Vec::with_capacity(pixmap.data().len());
+    for p in pixmap.pixels() {
+        let c = p.demultiply();
+        out.extend([c.red(), c.green(), c.blue(), c.alpha()]);
+    }
+    out
+}
+
+/// The fraction nearest `seconds` with both terms under 65,536, found by
+/// continued fractions: 1/60 s is exactly `(1, 60)`.
+pub fn rational(seconds: f64) -> (u16, u16) {
+    if seconds.is_nan() || seconds <= 0.0 {
+        return (0, 1);
+    }
+    let (mut h0, mut h1, mut k0, mut k1) = (0u64, 1u64, 1u64, 0u64);
+    let mut x = seconds;
+    for _ in 0..32 {
+        let a = x.floor() as u64;
+        let (h2, k2) = (a * h1 + h0, a * k1 + k0);
+        if h2 > u16::MAX as u64 || k2 > u16::MAX as u64 {
+            break;
+        }
+        (h0, h1, k0, k1) = (h1, h2, k1, k2);
+        let frac = x - a as f64;
+        if frac < 1e-9 || (h1 as f64 / k1 as f64 - seconds).abs() < 1e-12 {
+            break;
+        }
+        x = 1.0 / frac;
+    }
+    if k1 == 0 {
+        (u16::MAX, 1)
+    } else {
+        (h1 as u16, k1 as u16)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delays_become_exact_fractions() {
+        assert_eq!(rational(1.0 / 60.0), (1, 60));
+        assert_eq!(rational(1.0 / 30.0), (1, 30));
+        assert_eq!(rational(0.25), (1, 4));
+        assert_eq!(rational(1.0 / 144.0), (1, 144));
+        assert_eq!(rational(0.0), (0, 1));
+    }
+
+    fn frame(shade: u8) -> Pixmap {
+        let mut p = Pixmap::new(8, 6).unwrap();
+        p.fill(tiny_skia::Color::from_rgba8(shade, 0, 255 - shade, 255));
+        p
+    }
+
+    // rule: H4
+    #[test]
+    fn every_format_writes_every_frame() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["frames", "out.gif", "out.png"] {
+            let path = dir.path().join(name);
+            let mut recorder = Recorder::start(&path, true).unwrap();
+            for i in 0..12 {
+                recorder.push(frame(i * 20), 1.0 / 60.0);
+            }
+            let summary = recorder.finish().unwrap();
+            assert_eq!((summary.frames, summary.dropped), (12, 0), "{name}");
+        }
+        assert!(dir.path().join("frames/frame-00012.png").is_file());
+        // The APNG says 12 frames of exactly 1/60 s.
+        let decoder = png::Decoder::new(std::io::BufReader::new(
+            File::open(dir.path().join("out.png")).unwrap(),
+        ));
+        let reader = decoder.read_info().unwrap();
+        let info = reader.info();
+        assert_eq!(info.animation_control.unwrap().num_frames, 12);
+        let control = info.frame_control.unwrap();
+        assert_eq!((control.delay_num, control.delay_den), (1, 60));
+        // The GIF's centisecond delays add up to the real 0.2 s.
+        let mut decoder = gif::DecodeOptions::new()
+            .read_info(File::open(dir.path().join("out.gif")).unwrap())
+            .unwrap();
+        let mut total = 0;
+        while let Some(f) = decoder.read_next_frame().unwrap() {
+            total += f.delay as u32;
+        }
+        assert_eq!(total, 20);
+    }
+
+    #[test]
+    fn an_unwritable_path_is_named() {
+        let err = Recorder::start(Path::new("/proc/nope/out.gif"), true)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("cannot record to /proc/nope/out.gif: "),
+            "{err}"
+        );
+    }
+}

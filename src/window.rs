@@ -1,0 +1,601 @@
+//! Window: the game in a resizable winit window (rule H1), fed by live
+//! input (H6). The only file that touches winit.
+//!
+//! The loop ticks the engine at the clock's pace, not the display's: vsync
+//! does not throttle everywhere (it does not under Xvfb), so a paced clock
+//! wakes at its next slot and a wall clock at the monitor's rate.
+//!
+//! Developer keys, unless the config turns them off (`dev_controls =
+//! false`): F1 overlay, F2 screenshot, F3 start or stop recording, F5
+//! pause, F6 step one frame while paused, F7 slower and F8 faster (1/4,
+//! 1/2, 1, 2 times: the scale multiplies each delta the clock delivers).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use winit::application::ApplicationHandler;
+use winit::dpi::{LogicalSize, PhysicalPosition};
+use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
+use winit::keyboard::{KeyCode, PhysicalKey};
+use winit::window::{Window, WindowId};
+
+use crate::engine::{Engine, Tick};
+use crate::error::{Error, Result};
+use crate::headless::{self, ErrorTally};
+use crate::input::{InputEvent, Key};
+use crate::lua::LuaGame;
+use crate::overlay::{Overlay, Stats};
+use crate::record::Recorder;
+use crate::reload::Watcher;
+use crate::render::{Layer, Renderer, draw_frame};
+
+/// How a windowed run behaves.
+#[derive(Debug, Default)]
+pub struct Options {
+    /// Record from the start to this path.
+    pub record: Option<PathBuf>,
+    /// Reload files as they change.
+    pub watcher: Option<Watcher>,
+    /// Close after this many delivered frames.
+    pub frames: Option<u64>,
+}
+
+const SCALES: [f64; 4] = [0.25, 0.5, 1.0, 2.0];
+
+struct Gpu {
+    window: Arc<Window>,
+    surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
+    renderer: Renderer,
+}
+
+struct App {
+    engine: Engine<LuaGame>,
+    options: Options,
+    instance: wgpu::Instance,
+    gpu: Option<Gpu>,
+    screen: Option<tiny_skia::Pixmap>,
+    overlay: Overlay,
+    recorder: Option<Recorder>,
+    tally: ErrorTally,
+    started: Instant,
+    next_tick: Instant,
+    tick_interval: Duration,
+    user_paused: bool,
+    step: bool,
+    scale: usize,
+    screenshots: u32,
+    last_error: Option<String>,
+    fatal: Option<Error>,
+    start_frame: u64,
+    had_focus: bool,
+}
+
+/// Opens the game's window and runs it until it is closed.
+///
+/// # Errors
+/// There is no display (the message suggests `--headless`), or no
+/// graphics adapter can draw to the window.
+pub fn run(engine: Engine<LuaGame>, options: Options) -> Result<(Engine<LuaGame>, ErrorTally)> {
+    check_display()?;
+    let event_loop = EventLoop::new()
+        .map_err(|e| Error::Usage(format!("cannot open a window ({e}); add --headless")))?;
+    let recorder = match &options.record {
+        Some(path) => Some(Recorder::start(path, false)?),
+        None => None,
+    };
+    let start_frame = engine.frame();
+    let mut app = App {
+        engine,
+        options,
+        instance: wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(
+            Box::new(event_loop.owned_display_handle()),
+        )),
+        gpu: None,
+        screen: None,
+        overlay: Overlay::default(),
+        recorder,
+        tally: ErrorTally::default(),
+        started: Instant::now(),
+        next_tick: Instant::now(),
+        tick_interval: headless::WALL_TICK,
+        user_paused: false,
+        step: false,
+        scale: 2,
+        screenshots: 0,
+        last_error: None,
+        fatal: None,
+        start_frame,
+        had_focus: false,
+    };
+    event_loop
+        .run_app(&mut app)
+        .map_err(|e| Error::Usage(format!("the window's event loop failed: {e}")))?;
+    if let Some(err) = app.fatal.take() {
+        return Err(err);
+    }
+    if let Some(recorder) = app.recorder.take() {
+        report_recording(recorder);
+    }
+    Ok((app.engine, app.tally))
+}
+
+/// Says whether there is a display to open a window on.
+///
+/// # Errors
+/// Neither `DISPLAY` nor `WAYLAND_DISPLAY` is set; the message suggests
+/// `--headless`.
+pub fn check_display() -> Result<()> {
+    let none =
+        std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none();
+    if none && cfg!(all(unix, not(target_os = "macos"))) {
+        return Err(Error::Usage(
+            "there is no display to open a window on (DISPLAY and WAYLAND_DISPLAY are unset); add --headless".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn report_recording(recorder: Recorder) {
+    match recorder.finish() {
+        Ok(s) if s.dropped > 0 => eprintln!(
+            "recorded {} frames to {} ({} dropped: the encoder fell behind)",
+            s.frames,
+            s.path.display(),
+            s.dropped
+        ),
+        Ok(s) => eprintln!("recorded {} frames to {}", s.frames, s.path.display()),
+        Err(e) => eprintln!("moonloop: {e}"),
+    }
+}
+
+impl App {
+    fn create(&mut self, event_loop: &ActiveEventLoop) -> Result<()> {
+        let config = self.engine.game().config().clone();
+        let attributes = Window::default_attributes()
+            .with_title(config.title.clone())
+            .with_inner_size(LogicalSize::new(config.width, config.height))
+            .with_resizable(true);
+        let window = Arc::new(
+            event_loop
+                .create_window(attributes)
+                .map_err(|e| Error::Usage(format!("cannot open a window: {e}")))?,
+        );
+        let surface = self
+            .instance
+            .create_surface(window.clone())
+            .map_err(|e| Error::Usage(format!("cannot draw to the window: {e}")))?;
+        let (renderer, adapter) = Renderer::for_surface(&self.instance, &surface)?;
+        let size = window.inner_size();
+        let mut surface_config = surface
+            .get_default_config(&adapter, size.width.max(1), size.height.max(1))
+            .ok_or_else(|| {
+                Error::Usage(format!(
+                    "the adapter {} cannot draw to this window",
+                    renderer.adapter()
+                ))
+            })?;
+        surface_config.present_mode = wgpu::PresentMode::AutoVsync;
+        surface.configure(renderer.device(), &surface_config);
+        self.engine.set_surface(size.width, size.height);
+        if let Some(rate) = window
+            .current_monitor()
+            .and_then(|m| m.refresh_rate_millihertz())
+        {
+            self.tick_interval = Duration::from_secs_f64(1000.0 / rate.max(1000) as f64);
+        }
+        self.gpu = Some(Gpu {
+            window,
+            surface,
+            config: surface_config,
+            renderer,
+        });
+        Ok(())
+    }
+
+    fn resize(&mut self, width: u32, height: u32) {
+        let Some(gpu) = &mut self.gpu else { return };
+        gpu.config.width = width.max(1);
+        gpu.config.height = height.max(1);
+        gpu.surface.configure(gpu.renderer.device(), &gpu.config);
+        self.engine.set_surface(width, height);
+    }
+
+    fn key(&mut self, code: KeyCode, pressed: bool, repeat: bool, event_loop: &ActiveEventLoop) {
+        let dev = self.engine.game().config().dev_controls;
+        if dev && pressed && !repeat {
+            match code {
+                KeyCode::F1 => return self.overlay.visible = !self.overlay.visible,
+                KeyCode::F2 => return self.screenshot(),
+                KeyCode::F3 => return self.toggle_recording(),
+                KeyCode::F5 => {
+                    self.user_paused = !self.user_paused;
+                    if self.user_paused {
+                        self.engine.pause()
+                    } else {
+                        self.engine.resume()
+                    }
+                    return;
+                }
+                KeyCode::F6 => return self.step = self.user_paused,
+                KeyCode::F7 | KeyCode::F8 => {
+                    self.scale = if code == KeyCode::F7 {
+                        self.scale.saturating_sub(1)
+                    } else {
+                        (self.scale + 1).min(3)
+                    };
+                    return self.engine.set_time_scale(SCALES[self.scale]);
+                }
+                _ => {}
+            }
+        }
+        if dev
+            && matches!(
+                code,
+                KeyCode::F1
+                    | KeyCode::F2
+                    | KeyCode::F3
+                    | KeyCode::F5
+                    | KeyCode::F6
+                    | KeyCode::F7
+                    | KeyCode::F8
+            )
+        {
+            return;
+        }
+        let _ = event_loop;
+        if repeat {
+            return;
+        }
+        if let Some(key) = key_name(code).and_then(Key::from_name) {
+            let event = if pressed {
+                InputEvent::Press(key)
+            } else {
+                InputEvent::Release(key)
+            };
+            self.engine.input_mut().push(event);
+        }
+    }
+
+    fn screenshot(&mut self) {
+        let Some(gpu) = &mut self.gpu else { return };
+        draw_frame(&mut gpu.renderer, &mut self.engine, &mut self.screen, None);
+        let picture = gpu.renderer.read();
+        self.screenshots += 1;
+        let path = PathBuf::from(format!("moonloop-screenshot-{}.png", self.screenshots));
+        match picture.save_png(&path) {
+            Ok(()) => eprintln!("screenshot saved to {}", path.display()),
+            Err(e) => eprintln!("moonloop: cannot save {}: {e}", path.display()),
+        }
+    }
+
+    fn toggle_recording(&mut self) {
+        match self.recorder.take() {
+            Some(recorder) => report_recording(recorder),
+            None => {
+                let path = PathBuf::from(format!(
+                    "moonloop-recording-{}.png",
+                    self.started.elapsed().as_secs()
+                ));
+                match Recorder::start(&path, false) {
+                    Ok(r) => {
+                        eprintln!("recording to {} (F3 stops)", path.display());
+                        self.recorder = Some(r);
+                    }
+                    Err(e) => eprintln!("moonloop: {e}"),
+                }
+            }
+        }
+    }
+
+    fn frame(&mut self, event_loop: &ActiveEventLoop) {
+        let began = Instant::now();
+        let delivered = if self.step {
+            self.step = false;
+            self.engine.resume();
+            let delivered = self.tick(began);
+            self.engine.pause();
+            delivered
+        } else {
+            self.tick(began)
+        };
+        let Some(gpu) = &mut self.gpu else { return };
+        // Steps 7 and 10 for the scene and screen layer; 8, the recorder,
+        // which takes delivered frames only (a paused game records nothing).
+        draw_frame(&mut gpu.renderer, &mut self.engine, &mut self.screen, None);
+        if let (Some(recorder), true) = (&mut self.recorder, delivered) {
+            let picture = gpu.renderer.read();
+            recorder.push(picture, self.engine.last_dt());
+        }
+        // Step 9: the overlay, in device pixels, never recorded.
+        let stats = Stats {
+            frame_secs: began.elapsed().as_secs_f64(),
+            dt: self.engine.last_dt(),
+            frame: self.engine.frame(),
+            simulated: self.engine.time(),
+            wall: self.started.elapsed().as_secs_f64(),
+            recording: self
+                .recorder
+                .as_ref()
+                .map(|r| (r.path().display().to_string(), r.dropped())),
+            speed: if self.user_paused {
+                Some("paused (F5 resumes, F6 steps)".into())
+            } else if self.scale != 2 {
+                Some(format!("speed x{}", SCALES[self.scale]))
+            } else {
+                None
+            },
+            error: self
+                .engine
+                .reload_error()
+                .map(str::to_string)
+                .or_else(|| self.last_error.clone()),
+        };
+        let scale = gpu.window.scale_factor() as f32;
+        if let Some(panel) = self.overlay.draw(&stats, scale) {
+            gpu.renderer.add_layer(Layer {
+                pixmap: panel,
+                x: 8,
+                y: 8,
+            });
+        }
+        match gpu.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(texture)
+            | wgpu::CurrentSurfaceTexture::Suboptimal(texture) => {
+                let view = texture.texture.create_view(&Default::default());
+                gpu.renderer.present(&view, gpu.config.format);
+                gpu.window.pre_present_notify();
+                gpu.renderer.show(texture);
+            }
+            _ => gpu.surface.configure(gpu.renderer.device(), &gpu.config),
+        }
+        self.overlay.sample(
+            began
+                .elapsed()
+                .as_secs_f64()
+                .max(self.tick_interval.as_secs_f64()),
+        );
+        if self
+            .options
+            .frames
+            .is_some_and(|n| self.engine.frame() - self.start_frame >= n)
+        {
+            event_loop.exit();
+        }
+    }
+
+    fn tick(&mut self, now: Instant) -> bool {
+        if self.engine.tick(now) != Tick::Delivered {
+            return false;
+        }
+        for err in self.engine.frame_errors() {
+            let message = err.to_string();
+            if self.tally.count(self.engine.frame(), message.clone()) {
+                eprintln!("frame {}: {message}", self.engine.frame());
+            }
+            self.last_error = Some(message);
+        }
+        true
+    }
+}
+
+impl ApplicationHandler for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.gpu.is_none()
+            && let Err(err) = self.create(event_loop)
+        {
+            self.fatal = Some(err);
+            event_loop.exit();
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        match event {
+            WindowEvent::CloseRequested => event_loop.exit(),
+            WindowEvent::Resized(size) => self.resize(size.width, size.height),
+            WindowEvent::Focused(focused) => {
+                // A window that never had focus (no window manager, as under
+                // Xvfb) is not paused by not having it.
+                self.had_focus |= focused;
+                if self.had_focus && self.engine.game().config().pause_on_blur && !self.user_paused
+                {
+                    // Pausing and resuming restarts the clock: the first
+                    // delta after focus returns is 0 (K1).
+                    if focused {
+                        self.engine.resume()
+                    } else {
+                        self.engine.pause()
+                    }
+                }
+            }
+            WindowEvent::KeyboardInput { event, .. } => {
+                if let PhysicalKey::Code(code) = event.physical_key {
+                    self.key(
+                        code,
+                        event.state == ElementState::Pressed,
+                        event.repeat,
+                        event_loop,
+                    );
+                }
+            }
+            WindowEvent::CursorMoved { position, .. } => self.pointer(position),
+            WindowEvent::CursorLeft { .. } => self.engine.input_mut().push(InputEvent::Leave),
+            WindowEvent::MouseInput { state, button, .. } => {
+                let name = match button {
+                    MouseButton::Left => "mouse_left",
+                    MouseButton::Right => "mouse_right",
+                    MouseButton::Middle => "mouse_middle",
+                    _ => return,
+                };
+                let key = Key::from_name(name).expect("mouse buttons are keys");
+                let event = if state == ElementState::Pressed {
+                    InputEvent::Press(key)
+                } else {
+                    InputEvent::Release(key)
+                };
+                self.engine.input_mut().push(event);
+            }
+            WindowEvent::MouseWheel { delta, .. } => {
+                let (dx, dy) = match delta {
+                    MouseScrollDelta::LineDelta(x, y) => (x as f64, y as f64),
+                    MouseScrollDelta::PixelDelta(p) => (p.x / 20.0, p.y / 20.0),
+                };
+                self.engine.input_mut().push(InputEvent::Wheel(dx, dy));
+            }
+            WindowEvent::RedrawRequested => self.frame(event_loop),
+            _ => {}
+        }
+    }
+
+    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        if let Some(changes) = self.options.watcher.as_mut().and_then(Watcher::poll) {
+            headless::reload(&mut self.engine, &changes);
+        }
+        let now = Instant::now();
+        let due = self.engine.next_due().unwrap_or(self.next_tick);
+        if now >= due {
+            self.next_tick = (self.next_tick + self.tick_interval).max(now);
+            if let Some(gpu) = &self.gpu {
+                gpu.window.request_redraw();
+            }
+        }
+        let wake = self
+            .engine
+            .next_due()
+            .unwrap_or(self.next_tick)
+            .max(now + Duration::from_micros(500));
+        // Wake early enough to reload an edit promptly.
+        let wake = if self.options.watcher.is_some() {
+            wake.min(now + Duration::from_millis(4))
+        } else {
+            wake
+        };
+        event_loop.set_control_flow(ControlFlow::WaitUntil(wake));
+    }
+}
+
+impl App {
+    fn pointer(&mut self, position: PhysicalPosition<f64>) {
+        let event = match self.engine.viewport().to_logical((position.x, position.y)) {
+            Some((x, y)) => InputEvent::Move(x, y),
+            None => InputEvent::Leave,
+        };
+        self.engine.input_mut().push(event);
+    }
+}
+
+/// Returns the host's name for a physical key.
+fn key_name(code: KeyCode) -> Option<&'static str> {
+    use KeyCode::*;
+    Some(match code {
+        KeyA => "a",
+        KeyB => "b",
+        KeyC => "c",
+        KeyD => "d",
+        KeyE => "e",
+        KeyF => "f",
+        KeyG => "g",
+        KeyH => "h",
+        KeyI => "i",
+        KeyJ => "j",
+        KeyK => "k",
+        KeyL => "l",
+        KeyM => "m",
+        KeyN => "n",
+        KeyO => "o",
+        KeyP => "p",
+        KeyQ => "q",
+        KeyR => "r",
+        KeyS => "s",
+        KeyT => "t",
+        KeyU => "u",
+        KeyV => "v",
+        KeyW => "w",
+        KeyX => "x",
+        KeyY => "y",
+        KeyZ => "z",
+        Digit0 => "0",
+        Digit1 => "1",
+        Digit2 => "2",
+        Digit3 => "3",
+        Digit4 => "4",
+        Digit5 => "5",
+        Digit6 => "6",
+        Digit7 => "7",
+        Digit8 => "8",
+        Digit9 => "9",
+        Space => "space",
+        Enter | NumpadEnter => "enter",
+        Escape => "escape",
+        Tab => "tab",
+        Backspace => "backspace",
+        ArrowLeft => "left",
+        ArrowRight => "right",
+        ArrowUp => "up",
+        ArrowDown => "down",
+        ShiftLeft | ShiftRight => "shift",
+        ControlLeft | ControlRight => "ctrl",
+        AltLeft | AltRight => "alt",
+        F1 => "f1",
+        F2 => "f2",
+        F3 => "f3",
+        F4 => "f4",
+        F5 => "f5",
+        F6 => "f6",
+        F7 => "f7",
+        F8 => "f8",
+        F9 => "f9",
+        F10 => "f10",
+        F11 => "f11",
+        F12 => "f12",
+        Minus => "minus",
+        Equal => "equals",
+        Comma => "comma",
+        Period => "period",
+        Slash => "slash",
+        Semicolon => "semicolon",
+        Quote => "quote",
+        BracketLeft => "lbracket",
+        BracketRight => "rbracket",
+        Backslash => "backslash",
+        Backquote => "backquote",
+        Home => "home",
+        End => "end",
+        PageUp => "pageup",
+        PageDown => "pagedown",
+        Insert => "insert",
+        Delete => "delete",
+        _ => return None,
+    })
+}
+
+/// Runs a window and turns the outcome into the exit code, as `run` does
+/// for headless runs.
+pub fn main(engine: Engine<LuaGame>, options: Options) -> Result<ExitCode> {
+    let (engine, tally) = run(engine, options)?;
+    let _ = engine;
+    Ok(if tally.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_mapped_key_is_a_host_key() {
+        use KeyCode::*;
+        for code in [
+            KeyA, KeyZ, Digit0, Space, Enter, ArrowLeft, ShiftRight, F12, Backquote, Delete,
+        ] {
+            let name = key_name(code).unwrap();
+            assert!(Key::from_name(name).is_some(), "{name}");
+        }
+    }
+}
