@@ -367,6 +367,102 @@ fn tick_paced(engine: &mut Engine<LuaGame>) {
     engine.tick(Instant::now());
 }
 
+/// A game of `n` lit cubes turning on a grid.
+fn cubes(n: usize) -> String {
+    format!(
+        r##"
+local N = {n}
+return {{
+    config = {{ width = 1280, height = 720, background = "#101018" }},
+    init = function() return {{ t = 0 }} end,
+    update = function(state, input, dt) return {{ t = state.t + dt }} end,
+    render = function(state, scene, screen)
+        local side = math.ceil(math.sqrt(N))
+        -- The scene is retained: the cubes are posed once, the camera moves.
+        if not scene:has("c0") then
+            for i = 0, N - 1 do
+                local x, z = i % side - side / 2, i // side - side / 2
+                scene:object("c" .. i, {{ mesh = "cube", color = "#e06040", position = vector.create(x * 1.5, 0, z * 1.5),
+                    rotation = vector.create(0, i * 0.1, 0) }})
+            end
+        end
+        local a = state.t * 0.5
+        scene:camera({{ position = vector.create(math.sin(a) * side * 1.2, side * 0.8, math.cos(a) * side * 1.2), target = vector.zero }})
+    end,
+}}
+"##
+    )
+}
+
+/// Frames per second of `n` lit cubes at 1280x720 on the headless
+/// renderer, without and with a recording (which drops rather than waits,
+/// as in a window, so the loop's own cost is what is timed).
+fn cubes_case(
+    renderer: &mut crate::render::Renderer,
+    n: usize,
+) -> Result<(Duration, Duration, u64)> {
+    let dir = TempGame::new(&format!("cubes{n}"), &cubes(n))?;
+    let game = LuaGame::load(&dir.0)?;
+    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    engine.set_surface(1280, 720);
+    let mut screen = None;
+    let plain = per_iteration(|k| {
+        for _ in 0..k {
+            engine.advance(1).expect("the game runs");
+            crate::render::draw_frame(renderer, &mut engine, &mut screen, None);
+            renderer.finish();
+        }
+    });
+    let out = dir.0.join("out.png");
+    let mut recorder = crate::record::Recorder::start(&out, false)?;
+    let recording = per_iteration(|k| {
+        for _ in 0..k {
+            engine.advance(1).expect("the game runs");
+            crate::render::draw_frame(renderer, &mut engine, &mut screen, None);
+            let picture = renderer.read();
+            recorder.push(picture, 1.0 / 60.0);
+        }
+    });
+    let dropped = recorder.dropped();
+    recorder.finish()?;
+    Ok((plain, recording, dropped))
+}
+
+/// Runs the renderer cases; prints the adapter and frame rates.
+///
+/// # Errors
+/// No adapter, or a game fails.
+pub fn run_render() -> Result<Vec<Row>> {
+    let mut renderer = crate::render::Renderer::headless()?;
+    println!("adapter: {}", renderer.adapter());
+    let mut rows = Vec::new();
+    let mut one = None;
+    for n in [1, 1_000, 10_000] {
+        let (plain, recording, dropped) = cubes_case(&mut renderer, n)?;
+        println!(
+            "{n:>6} lit cubes at 1280x720: {:6.1} fps, {:6.1} fps recording ({dropped} frames dropped by the encoder)",
+            1.0 / plain.as_secs_f64(),
+            1.0 / recording.as_secs_f64()
+        );
+        rows.push(Row {
+            case: format!("{n} cubes: frame with recording vs without"),
+            baseline: plain,
+            measured: recording,
+            target: Some(1.2),
+        });
+        let base = *one.get_or_insert(plain);
+        if n == 10_000 {
+            rows.push(Row {
+                case: "10,000 cubes vs 1 cube: frame time".into(),
+                baseline: base,
+                measured: plain,
+                target: Some(3.0),
+            });
+        }
+    }
+    Ok(rows)
+}
+
 /// Runs every case and returns the report's rows.
 ///
 /// # Errors

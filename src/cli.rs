@@ -108,9 +108,10 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let outcome = match cli.command {
         Command::Run(args) => run(args),
         Command::Test { games } => test(games),
-        Command::Bench => crate::bench::run().map(|rows| {
+        Command::Bench => crate::bench::run().and_then(|mut rows| {
+            rows.extend(crate::bench::run_render()?);
             crate::bench::print(&rows);
-            ExitCode::SUCCESS
+            Ok(ExitCode::SUCCESS)
         }),
     };
     match outcome {

@@ -96,7 +96,13 @@ pub fn sphere(segments: u32) -> Geometry {
     for r in 0..rings {
         for s in 0..segments {
             let (a, b) = (r * row + s, (r + 1) * row + s);
-            g.indices.extend([a, b, a + 1, a + 1, b, b + 1]);
+            // At the poles one of the two triangles has no area: skip it.
+            if r != 0 {
+                g.indices.extend([a, b, a + 1]);
+            }
+            if r != rings - 1 {
+                g.indices.extend([a + 1, b, b + 1]);
+            }
         }
     }
     g

@@ -539,6 +539,11 @@ impl Renderer {
         self.queue.submit([encoder.finish()]);
     }
 
+    /// Waits until the GPU has finished everything submitted.
+    pub fn finish(&self) {
+        let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
+    }
+
     /// Shows a surface texture drawn by [`Renderer::present`].
     pub fn show(&self, texture: wgpu::SurfaceTexture) {
         self.queue.present(texture);
