@@ -1,5 +1,6 @@
-//! Every example game's Luau tests, run as `moonloop test` runs them, so
-//! that `cargo test` is the one command that runs every test.
+//! Every example game's Luau tests and the runtime library's, run as
+//! `moonloop test` runs them, so that `cargo test` is the one command that
+//! runs every test.
 
 use std::path::Path;
 
@@ -7,11 +8,13 @@ use moonloop::lua::run_test_file;
 
 #[test]
 fn every_game_passes_its_luau_tests() {
-    let games = Path::new(env!("CARGO_MANIFEST_DIR")).join("games");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut failures = Vec::new();
     let mut count = 0;
-    for game in std::fs::read_dir(&games).unwrap() {
-        let game = game.unwrap().path();
+    // Every game, and the host's own Luau library (`moonloop test runtime`).
+    let mut folders: Vec<_> = std::fs::read_dir(root.join("games")).unwrap().map(|g| g.unwrap().path()).collect();
+    folders.push(root.join("runtime"));
+    for game in folders {
         let Ok(tests) = std::fs::read_dir(game.join("tests")) else {
             continue;
         };

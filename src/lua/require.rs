@@ -12,7 +12,14 @@ use std::path::{Component, Path, PathBuf};
 use mlua::{Lua, RegistryKey, Value};
 
 /// The host's Luau library, as `(name, source)`.
-pub const RUNTIME: &[(&str, &str)] = &[("test", include_str!("../../runtime/test.luau"))];
+pub const RUNTIME: &[(&str, &str)] = &[
+    ("fixed_step", include_str!("../../runtime/fixed_step.luau")),
+    ("interpolate", include_str!("../../runtime/interpolate.luau")),
+    ("random", include_str!("../../runtime/random.luau")),
+    ("smooth", include_str!("../../runtime/smooth.luau")),
+    ("test", include_str!("../../runtime/test.luau")),
+    ("timer", include_str!("../../runtime/timer.luau")),
+];
 
 /// Where a module lives.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
