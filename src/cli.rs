@@ -38,6 +38,18 @@ enum Command {
         /// Game folders; default: every folder in games/ with a tests/ folder.
         games: Vec<PathBuf>,
     },
+    /// Runs one scenario under several clocks and compares the outcomes (K4).
+    CheckDt {
+        /// The game folder.
+        game: PathBuf,
+        /// The scenario file, in the game folder.
+        #[arg(long, value_name = "FILE")]
+        scenario: PathBuf,
+        /// The clocks, comma-separated (default: constant:1/60,
+        /// constant:1/144, list:1/30,1/90,1/240, jitter:seed=7,min=0.008,max=0.033).
+        #[arg(long, value_name = "SPEC,...")]
+        clocks: Option<String>,
+    },
     /// Measures the host's speed as ratios against in-process baselines.
     Bench,
 }
@@ -108,6 +120,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let outcome = match cli.command {
         Command::Run(args) => run(args),
         Command::Test { games } => test(games),
+        Command::CheckDt { game, scenario, clocks } => check_dt(&game, &scenario, clocks.as_deref()),
         Command::Bench => crate::bench::run().and_then(|mut rows| {
             rows.extend(crate::bench::run_render()?);
             crate::bench::print(&rows);
@@ -215,6 +228,58 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// Runs a scenario under each clock and prints a table; exit 1 when any
+/// outcome differs from the first clock's.
+fn check_dt(game: &Path, scenario: &Path, clocks: Option<&str>) -> Result<ExitCode> {
+    let specs: Vec<String> = match clocks {
+        Some(text) => crate::lua::split_clocks(text),
+        None => crate::lua::DEFAULT_CLOCKS.iter().map(|s| s.to_string()).collect(),
+    };
+    let clocks = specs
+        .iter()
+        .map(|s| s.parse::<ClockSpec>())
+        .collect::<Result<Vec<_>>>()?;
+    // The scenario is named relative to the game folder, or as a path.
+    let file = if scenario.is_relative() && game.join(scenario).is_file() {
+        game.join(scenario)
+    } else {
+        scenario.to_path_buf()
+    };
+    let runs = crate::lua::check_dt(game, &file, &clocks)?;
+    println!("{:<40} {:>7} {:>11}  outcome", "clock", "frames", "simulated");
+    let reference = runs.first().and_then(|r| r.outcome.clone().ok());
+    let mut mismatches = Vec::new();
+    for (i, run) in runs.iter().enumerate() {
+        let verdict = match (&run.outcome, &reference) {
+            (Err(why), _) => {
+                mismatches.push(format!("under {} the run failed: {why}", run.clock));
+                format!("FAILED: {why}")
+            }
+            (Ok(json), _) if i == 0 => format!("{} (reference)", crate::lua::compact(json)),
+            (Ok(json), Some(reference)) if json == reference => "same".to_string(),
+            (Ok(json), _) => {
+                mismatches.push(format!(
+                    "under {} the outcome was {}, not {}",
+                    run.clock,
+                    crate::lua::compact(json),
+                    reference.as_deref().map(crate::lua::compact).unwrap_or_default()
+                ));
+                format!("DIFFERENT: {}", crate::lua::compact(json))
+            }
+        };
+        println!("{:<40} {:>7} {:>9.3} s  {verdict}", run.clock, run.frames, run.elapsed);
+    }
+    if mismatches.is_empty() {
+        println!("all {} clocks agree", runs.len());
+        Ok(ExitCode::SUCCESS)
+    } else {
+        for m in &mismatches {
+            println!("K4: {m}");
+        }
+        Ok(ExitCode::FAILURE)
+    }
 }
 
 /// Finds the test files of each game, runs them in parallel on the

@@ -5,12 +5,14 @@
 mod game;
 mod handles;
 mod require;
+mod scenario;
 mod scene;
 mod screen;
 mod testing;
 mod vm;
 
 pub use game::{Config, LuaGame};
+pub use scenario::{DEFAULT_CLOCKS, Run, check_dt, compact, split_clocks};
 pub use testing::{TestReport, run_test_file};
 
 pub use vm::{Budget, Call, Limits, describe, new_vm};

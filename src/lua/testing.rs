@@ -21,7 +21,7 @@ use crate::input::{InputEvent, Key, Script};
 use crate::state;
 
 /// How long one test may run before it is stopped. Default: 10 s.
-pub const TEST_BUDGET: Duration = Duration::from_secs(10);
+pub(crate) const TEST_BUDGET: Duration = Duration::from_secs(10);
 
 /// The outcome of one test file.
 #[derive(Debug)]

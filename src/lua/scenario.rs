@@ -1,0 +1,225 @@
+//! Scenario: one run of a game, repeated under several clocks, for
+//! `moonloop check-dt` (rule K4). What must not depend on the step
+//! (elapsed time, who scored, which events happened) is compared; exact
+//! positions may differ and are not.
+//!
+//! A scenario is a Luau file beside the game:
+//!
+//! ```lua
+//! return {
+//!     seconds = 5,                                   -- simulated time to run
+//!     input = { "0.5s press up", "1s release up" },  -- scripted input (or a file name)
+//!     setup = function(state) return state end,      -- an initial transition
+//!     outcome = function(state, cues)                -- what must match
+//!         return { score = state.score, hits = #cues }
+//!     end,
+//! }
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use mlua::{Function, Lua, Value};
+
+use super::game::LuaGame;
+use super::require::{self, ModuleId, Modules};
+use super::vm::{self, Budget, Call, Limits};
+use crate::clock::ClockSpec;
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::input::Script;
+use crate::state;
+
+/// The clocks `check-dt` uses when none are given.
+pub const DEFAULT_CLOCKS: &[&str] = &[
+    "constant:1/60",
+    "constant:1/144",
+    "list:1/30,1/90,1/240",
+    "jitter:seed=7,min=0.008,max=0.033",
+];
+
+/// What one clock's run came to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    /// The clock.
+    pub clock: String,
+    /// Delivered frames.
+    pub frames: u64,
+    /// Simulated seconds at the end.
+    pub elapsed: f64,
+    /// The outcome as canonical JSON, or why the run failed.
+    pub outcome: std::result::Result<String, String>,
+}
+
+struct Loaded {
+    lua: Lua,
+    budget: Arc<Budget>,
+    seconds: f64,
+    script: Option<Script>,
+    setup: Option<Function>,
+    outcome: Function,
+}
+
+fn load(game_dir: &Path, file: &Path) -> Result<Loaded> {
+    let display = game_dir.to_string_lossy().trim_end_matches('/').to_string();
+    let rel = file
+        .strip_prefix(game_dir)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|_| file.to_path_buf());
+    if rel.is_absolute() || !game_dir.join(&rel).is_file() {
+        return Err(Error::Game {
+            path: file.to_path_buf(),
+            reason: "no such scenario file in the game folder".into(),
+        });
+    }
+    let modules = Modules::new(game_dir.to_path_buf(), display);
+    let id = ModuleId::Game(rel);
+    let name = modules.chunk_name(&id);
+    let script = |e: mlua::Error| Error::Script(vm::describe(&e));
+    let lua = vm::new_vm(Limits::default()).map_err(script)?;
+    lua.set_app_data(modules);
+    require::install(&lua).map_err(script)?;
+    state::install(&lua).map_err(script)?;
+    vm::seal(&lua).map_err(script)?;
+    let budget = Budget::install(&lua, super::testing::TEST_BUDGET).map_err(script)?;
+    let value = budget.guard(Call::Load, || require::load(&lua, &id)).map_err(script)?;
+    let bad = |what: &str| Error::Script(format!("{name}: {what}"));
+    let Value::Table(table) = value else {
+        return Err(bad("a scenario returns a table: { seconds = ..., outcome = function(state, cues) ... end }"));
+    };
+    let seconds = match table.raw_get::<Value>("seconds").map_err(script)? {
+        Value::Integer(i) if i > 0 => i as f64,
+        Value::Number(n) if n > 0.0 && n.is_finite() => n,
+        _ => return Err(bad("`seconds` is the simulated time to run, above 0")),
+    };
+    let outcome: Function = table
+        .raw_get::<Option<Function>>("outcome")
+        .map_err(script)?
+        .ok_or_else(|| bad("`outcome` is a function(state, cues) returning what must match"))?;
+    let setup: Option<Function> = table.raw_get("setup").map_err(script)?;
+    let script_text = match table.raw_get::<Value>("input").map_err(script)? {
+        Value::Nil => None,
+        Value::String(s) => {
+            let path = game_dir.join(s.to_string_lossy());
+            Some(std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?)
+        }
+        Value::Table(lines) => Some(
+            lines
+                .sequence_values::<String>()
+                .collect::<mlua::Result<Vec<_>>>()
+                .map_err(|_| bad("`input` is a list of lines such as \"0.5s press up\""))?
+                .join("\n"),
+        ),
+        _ => return Err(bad("`input` is a list of lines or the name of an input file")),
+    };
+    let script = script_text
+        .map(|text| {
+            Script::parse(&text).map_err(|(line, reason)| Error::Input {
+                path: PathBuf::from(format!("{name} input")),
+                line,
+                reason,
+            })
+        })
+        .transpose()?;
+    Ok(Loaded {
+        lua,
+        budget,
+        seconds,
+        script,
+        setup,
+        outcome,
+    })
+}
+
+/// Runs the scenario `file` of the game in `game_dir` under each clock.
+///
+/// # Errors
+/// The scenario or the game does not load, or a clock SPEC is bad.
+pub fn check_dt(game_dir: &Path, file: &Path, clocks: &[ClockSpec]) -> Result<Vec<Run>> {
+    let scenario = load(game_dir, file)?;
+    let mut runs = Vec::new();
+    for clock in clocks {
+        let game = LuaGame::load(game_dir)?;
+        let mut engine = Engine::new(game, clock.build());
+        if let Some(script) = &scenario.script {
+            engine.set_script(script.clone());
+        }
+        let outcome = run_one(&scenario, &mut engine);
+        runs.push(Run {
+            clock: clock.to_string(),
+            frames: engine.frame(),
+            elapsed: engine.time(),
+            outcome,
+        });
+    }
+    scenario.budget.detach();
+    Ok(runs)
+}
+
+fn run_one(scenario: &Loaded, engine: &mut Engine<LuaGame>) -> std::result::Result<String, String> {
+    let lua = &scenario.lua;
+    if let Some(setup) = &scenario.setup {
+        let copy = state::copy(engine.game().state(), lua)?;
+        let next: Value = scenario
+            .budget
+            .guard(Call::Apply, || setup.call(copy))
+            .map_err(|e| vm::describe(&e))?;
+        let next = state::copy(&next, engine.game().lua()).map_err(|e| format!("setup: {e}"))?;
+        engine.game_mut().set_state(next).map_err(|e| format!("setup: {e}"))?;
+    }
+    // Run until the simulated time reaches the scenario's length.
+    while engine.time() < scenario.seconds - 1e-9 {
+        engine.advance(1).map_err(|e| format!("frame {}: {e}", engine.frame()))?;
+    }
+    let state = state::copy(engine.game().state(), lua)?;
+    let cues = lua.create_table().map_err(|e| e.to_string())?;
+    for cue in engine.cues().cues() {
+        let entry = lua.create_table().map_err(|e| e.to_string())?;
+        let set = |k: &str, v: Value| entry.raw_set(k, v).map_err(|e| e.to_string());
+        set("frame", Value::Number(cue.frame as f64))?;
+        set("name", Value::String(lua.create_string(&*cue.name).map_err(|e| e.to_string())?))?;
+        cues.raw_push(entry).map_err(|e| e.to_string())?;
+    }
+    let outcome: Value = scenario
+        .budget
+        .guard(Call::Test, || scenario.outcome.call((state, cues)))
+        .map_err(|e| vm::describe(&e))?;
+    state::to_json(&outcome).map_err(|e| format!("the outcome is not plain data: {}", vm::describe(&e)))
+}
+
+/// Makes a table's worth of JSON fit on one line.
+pub fn compact(json: &str) -> String {
+    json.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Splits `--clocks` at the commas that start a new clock: `list:1/30,1/60`
+/// keeps its own commas.
+pub fn split_clocks(text: &str) -> Vec<String> {
+    let mut specs: Vec<String> = Vec::new();
+    for part in text.split(',') {
+        let starts = ["wall", "paced:", "constant:", "list:", "jitter"]
+            .iter()
+            .any(|k| part.trim_start().starts_with(k));
+        match specs.last_mut() {
+            Some(last) if !starts => {
+                last.push(',');
+                last.push_str(part);
+            }
+            _ => specs.push(part.trim().to_string()),
+        }
+    }
+    specs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clock_lists_split_where_a_clock_starts() {
+        assert_eq!(
+            split_clocks("constant:1/60,list:1/30,1/90,jitter:seed=7,min=0.008,max=0.033,paced:60"),
+            ["constant:1/60", "list:1/30,1/90", "jitter:seed=7,min=0.008,max=0.033", "paced:60"]
+        );
+    }
+}
