@@ -120,7 +120,11 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let outcome = match cli.command {
         Command::Run(args) => run(args),
         Command::Test { games } => test(games),
-        Command::CheckDt { game, scenario, clocks } => check_dt(&game, &scenario, clocks.as_deref()),
+        Command::CheckDt {
+            game,
+            scenario,
+            clocks,
+        } => check_dt(&game, &scenario, clocks.as_deref()),
         Command::Bench => crate::bench::run().and_then(|mut rows| {
             rows.extend(crate::bench::run_render()?);
             crate::bench::print(&rows);
@@ -235,7 +239,10 @@ fn run(args: RunArgs) -> Result<ExitCode> {
 fn check_dt(game: &Path, scenario: &Path, clocks: Option<&str>) -> Result<ExitCode> {
     let specs: Vec<String> = match clocks {
         Some(text) => crate::lua::split_clocks(text),
-        None => crate::lua::DEFAULT_CLOCKS.iter().map(|s| s.to_string()).collect(),
+        None => crate::lua::DEFAULT_CLOCKS
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
     };
     let clocks = specs
         .iter()
@@ -248,7 +255,10 @@ fn check_dt(game: &Path, scenario: &Path, clocks: Option<&str>) -> Result<ExitCo
         scenario.to_path_buf()
     };
     let runs = crate::lua::check_dt(game, &file, &clocks)?;
-    println!("{:<40} {:>7} {:>11}  outcome", "clock", "frames", "simulated");
+    println!(
+        "{:<40} {:>7} {:>11}  outcome",
+        "clock", "frames", "simulated"
+    );
     let reference = runs.first().and_then(|r| r.outcome.clone().ok());
     let mut mismatches = Vec::new();
     for (i, run) in runs.iter().enumerate() {
@@ -264,12 +274,18 @@ fn check_dt(game: &Path, scenario: &Path, clocks: Option<&str>) -> Result<ExitCo
                     "under {} the outcome was {}, not {}",
                     run.clock,
                     crate::lua::compact(json),
-                    reference.as_deref().map(crate::lua::compact).unwrap_or_default()
+                    reference
+                        .as_deref()
+                        .map(crate::lua::compact)
+                        .unwrap_or_default()
                 ));
                 format!("DIFFERENT: {}", crate::lua::compact(json))
             }
         };
-        println!("{:<40} {:>7} {:>9.3} s  {verdict}", run.clock, run.frames, run.elapsed);
+        println!(
+            "{:<40} {:>7} {:>9.3} s  {verdict}",
+            run.clock, run.frames, run.elapsed
+        );
     }
     if mismatches.is_empty() {
         println!("all {} clocks agree", runs.len());

@@ -459,3 +459,48 @@ fn without_a_display_a_window_suggests_headless() {
         "moonloop: there is no display to open a window on (DISPLAY and WAYLAND_DISPLAY are unset); add --headless"
     );
 }
+
+// rule: K4
+#[test]
+fn check_dt_names_a_clock_whose_outcome_differs() {
+    let dir = game(&[
+        (
+            "g/main.luau",
+            "return { init = function() return { frames = 0, t = 0 } end, update = function(s, input, dt) return { frames = s.frames + 1, t = s.t + dt } end }",
+        ),
+        (
+            "g/good.luau",
+            "return { seconds = 1, outcome = function(state) return { done = state.t > 0.999 } end }",
+        ),
+        (
+            "g/bad.luau",
+            "return { seconds = 1, outcome = function(state) return { frames = state.frames } end }",
+        ),
+    ]);
+    let good = moonloop(&["check-dt", "g", "--scenario", "good.luau"], dir.path());
+    assert_eq!(good.code, 0, "{}{}", good.stdout, good.stderr);
+    assert!(
+        good.stdout.ends_with("all 4 clocks agree\n"),
+        "{}",
+        good.stdout
+    );
+    let bad = moonloop(
+        &[
+            "check-dt",
+            "g",
+            "--scenario",
+            "bad.luau",
+            "--clocks",
+            "constant:1/60,constant:1/30",
+        ],
+        dir.path(),
+    );
+    assert_eq!(bad.code, 1);
+    assert!(
+        bad.stdout.contains(
+            "K4: under constant:1/30 the outcome was { \"frames\": 30 }, not { \"frames\": 60 }"
+        ),
+        "{}",
+        bad.stdout
+    );
+}

@@ -12,7 +12,10 @@ fn every_game_passes_its_luau_tests() {
     let mut failures = Vec::new();
     let mut count = 0;
     // Every game, and the host's own Luau library (`moonloop test runtime`).
-    let mut folders: Vec<_> = std::fs::read_dir(root.join("games")).unwrap().map(|g| g.unwrap().path()).collect();
+    let mut folders: Vec<_> = std::fs::read_dir(root.join("games"))
+        .unwrap()
+        .map(|g| g.unwrap().path())
+        .collect();
     folders.push(root.join("runtime"));
     for game in folders {
         let Ok(tests) = std::fs::read_dir(game.join("tests")) else {

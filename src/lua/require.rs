@@ -14,7 +14,10 @@ use mlua::{Lua, RegistryKey, Value};
 /// The host's Luau library, as `(name, source)`.
 pub const RUNTIME: &[(&str, &str)] = &[
     ("fixed_step", include_str!("../../runtime/fixed_step.luau")),
-    ("interpolate", include_str!("../../runtime/interpolate.luau")),
+    (
+        "interpolate",
+        include_str!("../../runtime/interpolate.luau"),
+    ),
     ("random", include_str!("../../runtime/random.luau")),
     ("smooth", include_str!("../../runtime/smooth.luau")),
     ("test", include_str!("../../runtime/test.luau")),

@@ -82,10 +82,14 @@ fn load(game_dir: &Path, file: &Path) -> Result<Loaded> {
     state::install(&lua).map_err(script)?;
     vm::seal(&lua).map_err(script)?;
     let budget = Budget::install(&lua, super::testing::TEST_BUDGET).map_err(script)?;
-    let value = budget.guard(Call::Load, || require::load(&lua, &id)).map_err(script)?;
+    let value = budget
+        .guard(Call::Load, || require::load(&lua, &id))
+        .map_err(script)?;
     let bad = |what: &str| Error::Script(format!("{name}: {what}"));
     let Value::Table(table) = value else {
-        return Err(bad("a scenario returns a table: { seconds = ..., outcome = function(state, cues) ... end }"));
+        return Err(bad(
+            "a scenario returns a table: { seconds = ..., outcome = function(state, cues) ... end }",
+        ));
     };
     let seconds = match table.raw_get::<Value>("seconds").map_err(script)? {
         Value::Integer(i) if i > 0 => i as f64,
@@ -110,7 +114,11 @@ fn load(game_dir: &Path, file: &Path) -> Result<Loaded> {
                 .map_err(|_| bad("`input` is a list of lines such as \"0.5s press up\""))?
                 .join("\n"),
         ),
-        _ => return Err(bad("`input` is a list of lines or the name of an input file")),
+        _ => {
+            return Err(bad(
+                "`input` is a list of lines or the name of an input file",
+            ));
+        }
     };
     let script = script_text
         .map(|text| {
@@ -165,11 +173,16 @@ fn run_one(scenario: &Loaded, engine: &mut Engine<LuaGame>) -> std::result::Resu
             .guard(Call::Apply, || setup.call(copy))
             .map_err(|e| vm::describe(&e))?;
         let next = state::copy(&next, engine.game().lua()).map_err(|e| format!("setup: {e}"))?;
-        engine.game_mut().set_state(next).map_err(|e| format!("setup: {e}"))?;
+        engine
+            .game_mut()
+            .set_state(next)
+            .map_err(|e| format!("setup: {e}"))?;
     }
     // Run until the simulated time reaches the scenario's length.
     while engine.time() < scenario.seconds - 1e-9 {
-        engine.advance(1).map_err(|e| format!("frame {}: {e}", engine.frame()))?;
+        engine
+            .advance(1)
+            .map_err(|e| format!("frame {}: {e}", engine.frame()))?;
     }
     let state = state::copy(engine.game().state(), lua)?;
     let cues = lua.create_table().map_err(|e| e.to_string())?;
@@ -177,14 +190,18 @@ fn run_one(scenario: &Loaded, engine: &mut Engine<LuaGame>) -> std::result::Resu
         let entry = lua.create_table().map_err(|e| e.to_string())?;
         let set = |k: &str, v: Value| entry.raw_set(k, v).map_err(|e| e.to_string());
         set("frame", Value::Number(cue.frame as f64))?;
-        set("name", Value::String(lua.create_string(&*cue.name).map_err(|e| e.to_string())?))?;
+        set(
+            "name",
+            Value::String(lua.create_string(&*cue.name).map_err(|e| e.to_string())?),
+        )?;
         cues.raw_push(entry).map_err(|e| e.to_string())?;
     }
     let outcome: Value = scenario
         .budget
         .guard(Call::Test, || scenario.outcome.call((state, cues)))
         .map_err(|e| vm::describe(&e))?;
-    state::to_json(&outcome).map_err(|e| format!("the outcome is not plain data: {}", vm::describe(&e)))
+    state::to_json(&outcome)
+        .map_err(|e| format!("the outcome is not plain data: {}", vm::describe(&e)))
 }
 
 /// Makes a table's worth of JSON fit on one line.
@@ -219,7 +236,12 @@ mod tests {
     fn clock_lists_split_where_a_clock_starts() {
         assert_eq!(
             split_clocks("constant:1/60,list:1/30,1/90,jitter:seed=7,min=0.008,max=0.033,paced:60"),
-            ["constant:1/60", "list:1/30,1/90", "jitter:seed=7,min=0.008,max=0.033", "paced:60"]
+            [
+                "constant:1/60",
+                "list:1/30,1/90",
+                "jitter:seed=7,min=0.008,max=0.033",
+                "paced:60"
+            ]
         );
     }
 }
