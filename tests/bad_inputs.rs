@@ -1,0 +1,269 @@
+//! A table of bad inputs (rule H9 and the promise behind every rule): each
+//! row is a game that misbehaves, run headless for 5 frames. The first line
+//! the user sees, the exit code, and what survives are checked: the run
+//! finishes all its frames, exits 1, and the state is the last good one.
+
+mod common;
+
+use std::process::Command;
+
+use common::game;
+
+struct Outcome {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(main: &str) -> Outcome {
+    let dir = game(&[
+        ("g/main.luau", main),
+        ("g/helper.luau", "return { value = 1 }"),
+    ]);
+    let out = Command::new(env!("CARGO_BIN_EXE_moonloop"))
+        .args([
+            "run",
+            "g",
+            "--headless",
+            "--clock",
+            "constant:1/60",
+            "--frames",
+            "5",
+            "--print-state",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .expect("the binary runs");
+    Outcome {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// A game whose update misbehaves from frame 3 on (`BODY` is spliced in);
+/// frames 1 and 2 count, so the last good state is `{ n = 2 }`.
+fn update_row(body: &str) -> String {
+    format!(
+        "return {{\n  config = {{ budget = 0.1, memory = 32 }},\n  init = function() return {{ n = 0 }} end,\n  update = function(state, input, dt)\n    if state.n >= 2 then\n      {body}\n    end\n    return {{ n = state.n + 1 }}\n  end,\n}}\n"
+    )
+}
+
+/// The same for render: update always counts.
+fn render_row(body: &str) -> String {
+    format!(
+        "return {{\n  config = {{ budget = 0.1, memory = 32 }},\n  init = function() return {{ n = 0 }} end,\n  update = function(state) return {{ n = state.n + 1 }} end,\n  render = function(state, scene, screen)\n    if state.n >= 3 then\n      {body}\n    end\n  end,\n}}\n"
+    )
+}
+
+#[test]
+fn misbehaving_updates_get_one_line_and_the_loop_lives_on() {
+    // (what the update does, the start of the first line after "frame 3: g/main.luau:")
+    let rows: &[(&str, &str)] = &[
+        ("error('boom')", "6: boom"),
+        ("return nil", "4: S4: update returned nil"),
+        ("return", "4: S4: update returned nil"),
+        (
+            "return print",
+            "4: update returned a state where state is a function",
+        ),
+        (
+            "return { f = print }",
+            "4: update returned a state where state.f is a function",
+        ),
+        (
+            "return setmetatable({}, {})",
+            "4: update returned a state where state has a metatable",
+        ),
+        (
+            "return { u = newproxy() }",
+            "4: update returned a state where state.u is a userdata",
+        ),
+        ("state.n = 5", "6: attempt to modify a readonly table (S3"),
+        (
+            "while true do end",
+            "6: H9: update ran past its time budget of 0.1 s",
+        ),
+        (
+            "local function f() return f() + 1 end f()",
+            "6: stack overflow (H9: recursion too deep)",
+        ),
+        (
+            "local s = string.rep('x', 100 * 1024 * 1024)",
+            "H9: the game ran out of memory",
+        ),
+        (
+            "local t = {1} while true do t = { t, t } end",
+            "H9: the game ran out of memory",
+        ),
+        (
+            "require('../outside')",
+            "6: require(\"../outside\"): the path leaves the game folder g",
+        ),
+        (
+            "require('/etc/passwd')",
+            "6: require(\"/etc/passwd\"): a path starts with ./ or ../ (beside this file) or @moonloop/ (G1)",
+        ),
+        (
+            "require('@unknown/x')",
+            "6: require(\"@unknown/x\"): unknown alias; the host's library is `@moonloop/NAME`",
+        ),
+        (
+            "input:down('jmup')",
+            "6: input:down(\"jmup\"): no key or action by that name",
+        ),
+        ("io.open('x')", "6: attempt to index nil with 'open'"),
+        ("os.execute('ls')", "6: attempt to call a nil value"),
+        ("loadstring('return 1')()", "6: attempt to call a nil value"),
+        ("getfenv(1).x = 1", "6: attempt to call a nil value"),
+        (
+            "table.insert = nil",
+            "6: attempt to modify a readonly table",
+        ),
+        (
+            "string.rep = print",
+            "6: attempt to modify a readonly table",
+        ),
+    ];
+    for (body, first) in rows {
+        let out = run(&update_row(body));
+        let line = out.stderr.lines().next().unwrap_or_default();
+        let memory = first.starts_with("H9: the game ran out");
+        let expected = if memory {
+            format!("frame 3: {first}")
+        } else {
+            format!("frame 3: g/main.luau:{first}")
+        };
+        assert!(
+            line.starts_with(&expected),
+            "{body}: first line {line:?}, expected {expected:?}"
+        );
+        assert_eq!(out.code, Some(1), "{body}: exit code");
+        assert!(
+            out.stderr.contains("(on 3 frames from frame 3)"),
+            "{body}: all frames ran\n{}",
+            out.stderr
+        );
+        assert_eq!(
+            out.stdout, "{\n  \"n\": 2\n}\n",
+            "{body}: the last good state survives"
+        );
+        assert!(!out.stderr.contains("panicked"), "{body}");
+    }
+}
+
+#[test]
+fn misbehaving_renders_get_one_line_and_the_state_still_advances() {
+    let rows: &[(&str, &str)] = &[
+        ("error('boom')", "7: boom"),
+        ("state.n = 1", "7: attempt to modify a readonly table (S3"),
+        (
+            "while true do end",
+            "7: H9: render ran past its time budget of 0.1 s",
+        ),
+        (
+            "screen:rect(0 / 0, 0, 1, 1)",
+            "7: screen:rect: `x` is NaN; it must be a finite number",
+        ),
+        (
+            "screen:rect(0, 0, -1, 1)",
+            "7: screen:rect: `w` is -1; sizes are 0 or more",
+        ),
+        (
+            "screen:text('x', 0, 0, { size = 1e12 })",
+            "7: screen:text: `size` is 1000000000000; text is at most 4096 pixels",
+        ),
+        (
+            "screen:image('missing.png', 0, 0)",
+            "7: screen:image: no image `missing.png` in the game folder",
+        ),
+        (
+            "screen:image('main.luau', 0, 0)",
+            "7: screen:image: `main.luau` is not a PNG image",
+        ),
+        (
+            "screen:rect(0, 0, 1, 1, { fill = 'not a color' })",
+            "7: screen:rect: style.fill: `not a color` is not a color",
+        ),
+        (
+            "scene:object('a', { mesh = 'truncated.gltf' })",
+            "7: scene:object: no model `truncated.gltf` in the game folder",
+        ),
+        (
+            "scene:object('a', { position = vector.create(math.huge, 0, 0) })",
+            "7: scene:object: `position` has a component that is not finite",
+        ),
+        (
+            "scene:object('a', { parent = 'a' })",
+            "7: scene:object: `a` cannot be its own parent",
+        ),
+    ];
+    for (body, first) in rows {
+        let out = run(&render_row(body));
+        let line = out.stderr.lines().next().unwrap_or_default();
+        let expected = format!("frame 3: g/main.luau:{first}");
+        assert!(
+            line.starts_with(&expected),
+            "{body}: first line {line:?}, expected {expected:?}"
+        );
+        assert_eq!(out.code, Some(1), "{body}");
+        assert_eq!(
+            out.stdout, "{\n  \"n\": 5\n}\n",
+            "{body}: update ran on every frame"
+        );
+    }
+}
+
+#[test]
+fn failures_while_loading_exit_2_with_one_line() {
+    let rows: &[(&str, &str)] = &[
+        (
+            "local x = = 1",
+            "moonloop: g/main.luau:1: Expected identifier when parsing expression, got '='",
+        ),
+        ("error('at load')", "moonloop: g/main.luau:1: at load"),
+        (
+            "return { init = function() error('in init') end }",
+            "moonloop: g/main.luau:1: in init",
+        ),
+        (
+            "return { init = function() while true do end end, config = { budget = 0.1 } }",
+            "moonloop: g/main.luau:1: H9: init ran past its time budget of 0.1 s",
+        ),
+        (
+            "return { init = function() return nil end }",
+            "moonloop: g/main.luau:1: S4: init returned nil",
+        ),
+        (
+            "local a = require('./main') return {}",
+            "moonloop: require cycle: g/main.luau requires g/main.luau",
+        ),
+        (
+            "return { config = { width = -1 } }",
+            "moonloop: g/main.luau: config.width should be a whole number from 1 to 16384",
+        ),
+        (
+            "return { config = { background = 'nope' } }",
+            "moonloop: g/main.luau: config.background: `nope` is not a color",
+        ),
+        (
+            "return { config = { actions = { jump = { 'spacebar' } } } }",
+            "moonloop: g/main.luau: config.actions.jump names `spacebar`, which is not a key",
+        ),
+    ];
+    for (main, first) in rows {
+        let out = run(main);
+        let line = out.stderr.lines().next().unwrap_or_default();
+        assert!(
+            line.starts_with(first),
+            "{main}: first line {line:?}, expected {first:?}"
+        );
+        assert_eq!(
+            out.stderr.lines().count(),
+            1,
+            "{main}: one line only:\n{}",
+            out.stderr
+        );
+        assert_eq!(out.code, Some(2), "{main}");
+    }
+}
