@@ -6,6 +6,7 @@ pub mod error;
 
 pub use clock::{Clock, ClockSpec};
 pub use error::{Error, Result};
+pub mod assets;
 pub mod bench;
 pub mod cli;
 pub mod color;

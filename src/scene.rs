@@ -6,7 +6,7 @@
 //! right-handed, y up; angles are radians; sizes are world units.
 
 use std::collections::HashMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use glam::camera::rh::proj::directx as proj;
 use glam::camera::rh::view::look_at_mat4;
@@ -334,17 +334,7 @@ impl Scene {
         if let Some(i) = self.models.iter().position(|m| m.name == name) {
             return Ok(Mesh::Model(i));
         }
-        let root = self.root.as_ref().ok_or("models need a game folder")?;
-        if Path::new(name)
-            .components()
-            .any(|c| !matches!(c, Component::Normal(_)))
-        {
-            return Err(format!("`{name}` is not a path inside the game folder"));
-        }
-        let path = root.join(name);
-        if !path.is_file() {
-            return Err(format!("no model `{name}` in the game folder"));
-        }
+        let path = crate::assets::find(self.root.as_deref(), name, "model")?;
         let model = load_model(&path, name)
             .map_err(|e| format!("`{name}` is not a readable glTF model ({e})"))?;
         self.models.push(model);

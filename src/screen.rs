@@ -7,7 +7,7 @@
 //! rasterizes. The list's storage is kept from frame to frame.
 
 use std::ops::Range;
-use std::path::{Component, Path, PathBuf};
+use std::path::PathBuf;
 
 use tiny_skia::{
     FillRule, FilterQuality, GradientStop, LineCap, LineJoin, Paint, PathBuilder, Pixmap,
@@ -599,16 +599,8 @@ impl Images {
         if let Some(i) = self.loaded.iter().position(|(n, _)| n == name) {
             return Ok(i);
         }
-        let root = self.root.as_ref().ok_or("images need a game folder")?;
-        let rel = Path::new(name);
-        if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
-            return Err(format!(
-                "`{name}` is not a path inside the game folder (write it like \"sprites/ship.png\")"
-            ));
-        }
-        let path = root.join(rel);
-        let bytes =
-            std::fs::read(&path).map_err(|_| format!("no image `{name}` in the game folder"))?;
+        let path = crate::assets::find(self.root.as_deref(), name, "image")?;
+        let bytes = std::fs::read(&path).map_err(|e| format!("cannot read `{name}` ({e})"))?;
         let pixmap =
             Pixmap::decode_png(&bytes).map_err(|e| format!("`{name}` is not a PNG image ({e})"))?;
         self.loaded.push((name.to_string(), pixmap));

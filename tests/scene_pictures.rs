@@ -64,29 +64,8 @@ fn assert_close(name: &str, picture: &Pixmap) {
     let actual = path.with_file_name(format!("{name}-actual.png"));
     picture.save_png(&actual).unwrap();
     let difference = path.with_file_name(format!("{name}-difference.png"));
-    if let Some(expected) = &expected
-        && (expected.width(), expected.height()) == (picture.width(), picture.height())
-    {
-        let mut diff = Pixmap::new(picture.width(), picture.height()).unwrap();
-        for ((d, a), e) in diff
-            .pixels_mut()
-            .iter_mut()
-            .zip(picture.pixels())
-            .zip(expected.pixels())
-        {
-            let off = a
-                .red()
-                .abs_diff(e.red())
-                .max(a.green().abs_diff(e.green()))
-                .max(a.blue().abs_diff(e.blue()));
-            let v = if off <= CHANNEL_TOLERANCE {
-                0
-            } else {
-                128u8.saturating_add(off / 2)
-            };
-            *d = tiny_skia::PremultipliedColorU8::from_rgba(v, 0, 0, 255).unwrap();
-        }
-        diff.save_png(&difference).unwrap();
+    if let Some(expected) = &expected {
+        common::save_difference(expected, picture, &difference, CHANNEL_TOLERANCE);
     }
     panic!(
         "{name}: {} pixels differ from {} (at most {allowed} may); see {} and {}",

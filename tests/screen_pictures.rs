@@ -49,28 +49,7 @@ fn assert_golden(name: &str, picture: &Pixmap) {
         );
     };
     let difference = path.with_file_name(format!("{name}-difference.png"));
-    let mut diff = Pixmap::new(picture.width(), picture.height()).unwrap();
-    if expected.width() == picture.width() && expected.height() == picture.height() {
-        for ((d, a), e) in diff
-            .pixels_mut()
-            .iter_mut()
-            .zip(picture.pixels())
-            .zip(expected.pixels())
-        {
-            let off = a
-                .red()
-                .abs_diff(e.red())
-                .max(a.green().abs_diff(e.green()))
-                .max(a.blue().abs_diff(e.blue()));
-            let v = if off == 0 {
-                0
-            } else {
-                128u8.saturating_add(off)
-            };
-            *d = tiny_skia::PremultipliedColorU8::from_rgba(v, 0, 0, 255).unwrap();
-        }
-        diff.save_png(&difference).unwrap();
-    }
+    common::save_difference(&expected, picture, &difference, 0);
     panic!(
         "{name} differs from {}: see {} and {}",
         path.display(),

@@ -11,7 +11,7 @@
 mod geometry;
 
 use std::collections::HashMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 
 use glam::{Mat3, Vec3};
 use tiny_skia::Pixmap;
@@ -808,12 +808,9 @@ impl Renderer {
         if self.textures.contains_key(name) {
             return;
         }
-        let loaded = root
-            .ok_or_else(|| "textures need a game folder".to_string())
-            .and_then(|root| texture_file(root, name))
-            .and_then(|path| {
-                Pixmap::load_png(&path).map_err(|e| format!("`{name}` is not a PNG image ({e})"))
-            });
+        let loaded = crate::assets::find(root, name, "image").and_then(|path| {
+            Pixmap::load_png(&path).map_err(|e| format!("`{name}` is not a PNG image ({e})"))
+        });
         let group = match loaded {
             Ok(pixmap) => {
                 let mut rgba = Vec::with_capacity(pixmap.data().len());
@@ -1095,20 +1092,6 @@ pub fn draw_frame<G: crate::engine::Game>(
         engine.background(),
         &layers,
     );
-}
-
-fn texture_file(root: &Path, name: &str) -> std::result::Result<PathBuf, String> {
-    if Path::new(name)
-        .components()
-        .any(|c| !matches!(c, Component::Normal(_)))
-    {
-        return Err(format!("`{name}` is not a path inside the game folder"));
-    }
-    let path = root.join(name);
-    if !path.is_file() {
-        return Err(format!("no image `{name}` in the game folder"));
-    }
-    Ok(path)
 }
 
 #[allow(clippy::too_many_arguments)]

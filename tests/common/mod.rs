@@ -38,3 +38,37 @@ pub fn load_error(files: &[(&str, &str)]) -> String {
 pub fn json(engine: &Engine<LuaGame>) -> String {
     engine.game().state_json().unwrap()
 }
+
+/// Writes a picture of where `actual` differs from `expected` by more than
+/// `tolerance` in a channel: black where they agree, red where they do
+/// not, brighter for bigger differences.
+pub fn save_difference(
+    expected: &tiny_skia::Pixmap,
+    actual: &tiny_skia::Pixmap,
+    path: &Path,
+    tolerance: u8,
+) {
+    if (expected.width(), expected.height()) != (actual.width(), actual.height()) {
+        return;
+    }
+    let mut diff = tiny_skia::Pixmap::new(actual.width(), actual.height()).unwrap();
+    for ((d, a), e) in diff
+        .pixels_mut()
+        .iter_mut()
+        .zip(actual.pixels())
+        .zip(expected.pixels())
+    {
+        let off = a
+            .red()
+            .abs_diff(e.red())
+            .max(a.green().abs_diff(e.green()))
+            .max(a.blue().abs_diff(e.blue()));
+        let v = if off <= tolerance {
+            0
+        } else {
+            128u8.saturating_add(off / 2)
+        };
+        *d = tiny_skia::PremultipliedColorU8::from_rgba(v, 0, 0, 255).unwrap();
+    }
+    diff.save_png(path).unwrap();
+}
