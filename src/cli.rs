@@ -52,6 +52,24 @@ enum Command {
     },
     /// Measures the host's speed as ratios against in-process baselines.
     Bench,
+    /// Runs a game for a long time with reloads and recordings, and
+    /// reports memory (a test of the host, not part of the normal tests).
+    Soak {
+        /// The game folder.
+        game: PathBuf,
+        /// Frames to run. Default: 1,000,000.
+        #[arg(long, default_value_t = 1_000_000)]
+        frames: u64,
+        /// Reload every N frames. Default: 1,000.
+        #[arg(long, default_value_t = 1_000)]
+        reload_every: u64,
+        /// Record every Nth frame into a folder. Default: 10,000.
+        #[arg(long, default_value_t = 10_000)]
+        record_every: u64,
+        /// Where recorded frames go. Default: none are recorded.
+        #[arg(long)]
+        record: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -125,6 +143,23 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             scenario,
             clocks,
         } => check_dt(&game, &scenario, clocks.as_deref()),
+        Command::Soak { game, frames, reload_every, record_every, record } => {
+            crate::soak::run(&game, frames, reload_every.max(1), record_every.max(1), record.as_deref()).map(|r| {
+                println!(
+                    "{} frames, {} reloads, {} recorded, {} failed, in {:.1} s",
+                    r.frames, r.reloads, r.recorded, r.errors, r.seconds
+                );
+                println!(
+                    "memory (resident): {} KiB at 10% of the run, {} KiB at the end ({:+.1}%), peak {} KiB",
+                    r.memory_early,
+                    r.memory_final,
+                    (r.memory_final as f64 / r.memory_early.max(1) as f64 - 1.0) * 100.0,
+                    r.memory_peak
+                );
+                println!("game VM: {} KiB at 10% of the run, {} KiB at the end", r.vm_early, r.vm_final);
+                if r.errors == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+            })
+        }
         Command::Bench => crate::bench::run().and_then(|mut rows| {
             rows.extend(crate::bench::run_render()?);
             crate::bench::print(&rows);

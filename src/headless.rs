@@ -111,6 +111,9 @@ pub fn run<G: Game>(
                 if let Some(capture) = capture.as_mut() {
                     capture.take(engine);
                 }
+                // Cues are for the audio device, which a headless run has
+                // none of; a long run must not keep them all.
+                engine.cues_mut().drain();
                 for err in engine.frame_errors() {
                     let message = err.to_string();
                     if tally.count(engine.frame(), message.clone()) {

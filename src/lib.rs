@@ -22,6 +22,7 @@ pub mod render;
 pub mod replay;
 pub mod scene;
 pub mod screen;
+pub mod soak;
 pub mod state;
 pub mod text;
 pub mod viewport;

@@ -371,6 +371,9 @@ impl App {
         if self.engine.tick(now) != Tick::Delivered {
             return false;
         }
+        // Cues would go to the audio device here (not built yet, so they
+        // are dropped); either way the log must not grow for ever.
+        self.engine.cues_mut().drain();
         for err in self.engine.frame_errors() {
             let message = err.to_string();
             if self.tally.count(self.engine.frame(), message.clone()) {

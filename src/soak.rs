@@ -1,0 +1,112 @@
+//! Soak: a long headless run that reloads and records as it goes, to show
+//! the host's memory stays flat (`moonloop soak`).
+
+use std::path::Path;
+use std::time::Instant;
+
+use crate::clock::ConstantClock;
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::headless::Capture;
+use crate::lua::LuaGame;
+
+/// What a soak run measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// Frames run.
+    pub frames: u64,
+    /// Reloads done.
+    pub reloads: u64,
+    /// Frames recorded.
+    pub recorded: u64,
+    /// Frames that failed.
+    pub errors: u64,
+    /// The process's resident memory at 10% of the run, in KiB.
+    pub memory_early: u64,
+    /// The process's resident memory at the end, in KiB.
+    pub memory_final: u64,
+    /// The process's peak resident memory, in KiB.
+    pub memory_peak: u64,
+    /// The game VM's memory at 10% of the run and at the end, in KiB.
+    pub vm_early: u64,
+    /// See `vm_early`.
+    pub vm_final: u64,
+    /// Wall time, in seconds.
+    pub seconds: f64,
+}
+
+/// Reads a `/proc/self/status` field in KiB (0 where there is none).
+fn status_kib(field: &str) -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with(field))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
+        })
+        .unwrap_or(0)
+}
+
+/// Runs `game` for `frames` frames of 1/60 s, reloading all its files
+/// every `reload_every` frames and recording every `record_every`th frame
+/// into `out` (a folder of PNGs; `None` records nothing).
+///
+/// # Errors
+/// The game does not load, a reload fails, or the recording cannot start.
+pub fn run(
+    game: &Path,
+    frames: u64,
+    reload_every: u64,
+    record_every: u64,
+    out: Option<&Path>,
+) -> Result<Report> {
+    let started = Instant::now();
+    let loaded = LuaGame::load(game)?;
+    let files = loaded.loaded_files();
+    let mut engine = Engine::new(loaded, Box::new(ConstantClock::new(1.0 / 60.0)));
+    let mut capture = out.map(|path| Capture::start(path, true)).transpose()?;
+    let mut report = Report {
+        frames: 0,
+        reloads: 0,
+        recorded: 0,
+        errors: 0,
+        memory_early: 0,
+        memory_final: 0,
+        memory_peak: 0,
+        vm_early: 0,
+        vm_final: 0,
+        seconds: 0.0,
+    };
+    for frame in 1..=frames {
+        if engine.advance(1).is_err() {
+            report.errors += 1;
+        }
+        // A long run plays its cues and lets them go, as a window does.
+        engine.cues_mut().drain();
+        if frame % reload_every == 0 {
+            engine
+                .reload(&files)
+                .map_err(|e| Error::Usage(format!("reload at frame {frame}: {e}")))?;
+            report.reloads += 1;
+        }
+        if let Some(capture) = capture.as_mut()
+            && frame % record_every == 0
+        {
+            capture.take(&mut engine);
+            report.recorded += 1;
+        }
+        if frame == frames / 10 {
+            report.memory_early = status_kib("VmRSS:");
+            report.vm_early = engine.game().lua().used_memory() as u64 / 1024;
+        }
+    }
+    if let Some(capture) = capture {
+        capture.recorder.finish()?;
+    }
+    report.frames = engine.frame();
+    report.memory_final = status_kib("VmRSS:");
+    report.vm_final = engine.game().lua().used_memory() as u64 / 1024;
+    report.memory_peak = status_kib("VmHWM:");
+    report.seconds = started.elapsed().as_secs_f64();
+    Ok(report)
+}
