@@ -11,7 +11,6 @@
 //! 1/2, 1, 2 times: the scale multiplies each delta the clock delivers).
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -204,7 +203,7 @@ impl App {
         self.engine.set_surface(width, height);
     }
 
-    fn key(&mut self, code: KeyCode, pressed: bool, repeat: bool, event_loop: &ActiveEventLoop) {
+    fn key(&mut self, code: KeyCode, pressed: bool, repeat: bool) {
         let dev = self.engine.game().config().dev_controls;
         if dev && pressed && !repeat {
             match code {
@@ -246,7 +245,6 @@ impl App {
         {
             return;
         }
-        let _ = event_loop;
         if repeat {
             return;
         }
@@ -572,18 +570,6 @@ fn key_name(code: KeyCode) -> Option<&'static str> {
         Insert => "insert",
         Delete => "delete",
         _ => return None,
-    })
-}
-
-/// Runs a window and turns the outcome into the exit code, as `run` does
-/// for headless runs.
-pub fn main(engine: Engine<LuaGame>, options: Options) -> Result<ExitCode> {
-    let (engine, tally) = run(engine, options)?;
-    let _ = engine;
-    Ok(if tally.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
     })
 }
 

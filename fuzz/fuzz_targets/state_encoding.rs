@@ -1,0 +1,63 @@
+//! Arbitrary nested tables built from bytes: taking them as a state either
+//! succeeds or names the offender, and the canonical encoding and hash of
+//! what is taken are stable.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use mlua::{Lua, Value};
+
+/// Builds a value from bytes: a tiny stack language of scalars and tables.
+fn build(lua: &Lua, bytes: &[u8]) -> mlua::Result<Value> {
+    let mut stack: Vec<Value> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let op = bytes[i];
+        let arg = *bytes.get(i + 1).unwrap_or(&0);
+        i += 2;
+        match op % 9 {
+            0 => stack.push(Value::Number(arg as f64 / 7.0 - 10.0)),
+            1 => stack.push(Value::Integer(arg as i64)),
+            2 => stack.push(Value::Boolean(arg % 2 == 0)),
+            3 => stack.push(Value::String(lua.create_string(vec![b'k'; (arg % 5) as usize + 1])?)),
+            4 => stack.push(Value::Number([f64::NAN, f64::INFINITY, -0.0, 1e308][(arg % 4) as usize])),
+            5 => stack.push(Value::Vector(mlua::Vector::new(arg as f32, 1.0, -2.0))),
+            6 => {
+                // Pop a key and value into a new table.
+                let t = lua.create_table()?;
+                if let (Some(v), Some(k)) = (stack.pop(), stack.pop())
+                    && !matches!(k, Value::Nil)
+                    && !matches!(k, Value::Number(n) if n.is_nan())
+                {
+                    t.raw_set(k, v)?;
+                }
+                stack.push(Value::Table(t));
+            }
+            7 => {
+                // Insert the top into the table below it.
+                if let (Some(v), Some(Value::Table(t))) = (stack.pop(), stack.last()) {
+                    t.raw_push(v)?;
+                }
+            }
+            _ => stack.push(Value::Function(lua.create_function(|_, ()| Ok(()))?)),
+        }
+    }
+    Ok(stack.pop().unwrap_or(Value::Nil))
+}
+
+fuzz_target!(|bytes: &[u8]| {
+    let lua = moonloop::lua::new_vm(moonloop::lua::Limits::default()).expect("a VM");
+    moonloop::state::install(&lua).expect("installed");
+    let Ok(value) = build(&lua, bytes) else { return };
+    match moonloop::state::take(&lua, &value) {
+        Ok(()) => {
+            let json = moonloop::state::to_json(&value).expect("a taken state encodes");
+            let hash = moonloop::state::hash(&value).expect("a taken state hashes");
+            assert_eq!(moonloop::state::to_json(&value).unwrap(), json);
+            assert_eq!(moonloop::state::hash(&value).unwrap(), hash);
+            if let Value::Table(t) = &value {
+                assert!(t.is_readonly(), "taken tables are frozen");
+            }
+        }
+        Err(why) => assert!(why.contains("S4") || why.contains("S5"), "{why}"),
+    }
+});
