@@ -414,12 +414,7 @@ impl ApplicationHandler for App {
             }
             WindowEvent::KeyboardInput { event, .. } => {
                 if let PhysicalKey::Code(code) = event.physical_key {
-                    self.key(
-                        code,
-                        event.state == ElementState::Pressed,
-                        event.repeat,
-                        event_loop,
-                    );
+                    self.key(code, event.state == ElementState::Pressed, event.repeat);
                 }
             }
             WindowEvent::CursorMoved { position, .. } => self.pointer(position),
