@@ -216,11 +216,11 @@ fn bad_input_names_and_cue_parameters_are_named() {
         ),
     ];
     for (call, message) in cases {
-        let main = format!("return {{ update = function(s, input)\n  {call}\n  return s\nend }}");
-        let dir = game(&[("main.luau", &main)]);
-        let err = engine(dir.path()).advance(1).unwrap_err().to_string();
+        let err = common::frame_error(&format!(
+            "return {{ update = function(s, input)\n  {call}\n  return s\nend }}"
+        ));
         assert!(
-            err.contains(&format!("main.luau:2: {message}")),
+            err.starts_with(&format!("main.luau:2: {message}")),
             "{call}: {err}"
         );
     }

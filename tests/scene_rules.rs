@@ -210,11 +210,11 @@ fn scene_errors_name_the_call_and_the_property() {
         ),
     ];
     for (call, message) in cases {
-        let main = format!("return {{ render = function(state, scene, screen)\n  {call}\nend }}");
-        let dir = game(&[("main.luau", &main)]);
-        let err = engine(dir.path()).advance(1).unwrap_err().to_string();
+        let err = common::frame_error(&format!(
+            "return {{ render = function(state, scene, screen)\n  {call}\nend }}"
+        ));
         assert!(
-            err.contains(&format!("main.luau:2: {message}")),
+            err.starts_with(&format!("main.luau:2: {message}")),
             "{call}: {err}"
         );
     }

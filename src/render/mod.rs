@@ -412,24 +412,7 @@ impl Renderer {
         self.fill_slot(slot, &layer, size);
         let frame = self.frame.as_ref().expect("checked above");
         let mut encoder = self.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("overlay"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &frame.plain,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Load,
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                ..Default::default()
-            });
-            pass.set_pipeline(&self.composite_pipeline);
-            pass.set_bind_group(0, &slot.group, &[]);
-            pass.draw(0..6, 0..1);
-        }
+        self.composite(&mut encoder, &frame.plain, std::iter::once(slot));
         self.queue.submit([encoder.finish()]);
     }
 
@@ -715,24 +698,11 @@ impl Renderer {
             }
         }
         if !layers.is_empty() {
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("layers"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &frame.plain,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Load,
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                ..Default::default()
-            });
-            pass.set_pipeline(&self.composite_pipeline);
-            for slot in &self.layers[..layers.len()] {
-                pass.set_bind_group(0, &slot.group, &[]);
-                pass.draw(0..6, 0..1);
-            }
+            self.composite(
+                &mut encoder,
+                &frame.plain,
+                self.layers[..layers.len()].iter(),
+            );
         }
         self.queue.submit([encoder.finish()]);
     }
@@ -918,6 +888,33 @@ impl Renderer {
                 }
             }
             self.fill_slot(&self.layers[i], layer, frame);
+        }
+    }
+
+    /// Blends each slot's layer over `view`, in order (step 10, and 9).
+    fn composite<'a>(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        view: &wgpu::TextureView,
+        slots: impl Iterator<Item = &'a LayerSlot>,
+    ) {
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("layers"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Load,
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            ..Default::default()
+        });
+        pass.set_pipeline(&self.composite_pipeline);
+        for slot in slots {
+            pass.set_bind_group(0, &slot.group, &[]);
+            pass.draw(0..6, 0..1);
         }
     }
 

@@ -34,6 +34,17 @@ pub fn load_error(files: &[(&str, &str)]) -> String {
     }
 }
 
+/// Runs one frame of a game whose main file is `main` and returns the
+/// error it raised, with the temporary folder's name taken out.
+pub fn frame_error(main: &str) -> String {
+    let dir = game(&[("main.luau", main)]);
+    let err = engine(dir.path())
+        .advance(1)
+        .expect_err("the frame fails")
+        .to_string();
+    err.replace(&format!("{}/", dir.path().display()), "")
+}
+
 /// Returns the state of `engine` as canonical JSON.
 pub fn json(engine: &Engine<LuaGame>) -> String {
     engine.game().state_json().unwrap()
