@@ -45,14 +45,14 @@ fn run(main: &str) -> Outcome {
 /// frames 1 and 2 count, so the last good state is `{ n = 2 }`.
 fn update_row(body: &str) -> String {
     format!(
-        "return {{\n  config = {{ budget = 0.1, memory = 32 }},\n  init = function() return {{ n = 0 }} end,\n  update = function(state, input, dt)\n    if state.n >= 2 then\n      {body}\n    end\n    return {{ n = state.n + 1 }}\n  end,\n}}\n"
+        "return {{\n  config = {{ budget = 0.2, memory = 32 }},\n  init = function() return {{ n = 0 }} end,\n  update = function(state, input, dt)\n    if state.n >= 2 then\n      {body}\n    end\n    return {{ n = state.n + 1 }}\n  end,\n}}\n"
     )
 }
 
 /// The same for render: update always counts.
 fn render_row(body: &str) -> String {
     format!(
-        "return {{\n  config = {{ budget = 0.1, memory = 32 }},\n  init = function() return {{ n = 0 }} end,\n  update = function(state) return {{ n = state.n + 1 }} end,\n  render = function(state, scene, screen)\n    if state.n >= 3 then\n      {body}\n    end\n  end,\n}}\n"
+        "return {{\n  config = {{ budget = 0.2, memory = 32 }},\n  init = function() return {{ n = 0 }} end,\n  update = function(state) return {{ n = state.n + 1 }} end,\n  render = function(state, scene, screen)\n    if state.n >= 3 then\n      {body}\n    end\n  end,\n}}\n"
     )
 }
 
@@ -82,7 +82,7 @@ fn misbehaving_updates_get_one_line_and_the_loop_lives_on() {
         ("state.n = 5", "6: attempt to modify a readonly table (S3"),
         (
             "while true do end",
-            "6: H9: update ran past its time budget of 0.1 s",
+            "6: H9: update ran past its time budget of 0.2 s",
         ),
         (
             "local function f() return f() + 1 end f()",
@@ -159,7 +159,7 @@ fn misbehaving_renders_get_one_line_and_the_state_still_advances() {
         ("state.n = 1", "7: attempt to modify a readonly table (S3"),
         (
             "while true do end",
-            "7: H9: render ran past its time budget of 0.1 s",
+            "7: H9: render ran past its time budget of 0.2 s",
         ),
         (
             "screen:rect(0 / 0, 0, 1, 1)",
