@@ -321,7 +321,7 @@ pub fn type_of(value: &Value) -> &'static str {
     match value {
         Value::Integer(_) | Value::Number(_) => "number",
         Value::Thread(_) => "thread (coroutine)",
-        other => type_of(other),
+        other => other.type_name(),
     }
 }
 
@@ -597,4 +597,21 @@ fn copy_at(value: &Value, into: &Lua, path: &str, depth: usize) -> Result<Value,
         }
         other => return Err(format!("{path} is a {} ({PLAIN_DATA})", type_of(other))),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn type_names_are_luau_s() {
+        let lua = Lua::new();
+        assert_eq!(type_of(&Value::Integer(3)), "number");
+        assert_eq!(
+            type_of(&Value::String(lua.create_string("x").unwrap())),
+            "string"
+        );
+        assert_eq!(type_of(&Value::Table(lua.create_table().unwrap())), "table");
+        assert_eq!(type_of(&Value::Nil), "nil");
+    }
 }
