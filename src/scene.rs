@@ -644,6 +644,22 @@ mod tests {
     }
 
     #[test]
+    fn a_scene_refuses_more_objects_than_its_cap() {
+        let mut scene = Scene::new(None);
+        for i in 0..MAX_OBJECTS {
+            scene.object(&i.to_string(), Mesh::Cube).unwrap();
+        }
+        assert_eq!(
+            scene.object("one too many", Mesh::Cube).unwrap_err(),
+            "the scene holds 200000 objects, the most it can"
+        );
+        assert!(
+            scene.object("5", Mesh::Cube).is_ok(),
+            "existing objects can still be posed"
+        );
+    }
+
+    #[test]
     fn removing_an_object_keeps_the_others_findable() {
         let mut scene = Scene::new(None);
         for name in ["a", "b", "c"] {

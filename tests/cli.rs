@@ -151,6 +151,18 @@ fn bad_arguments_get_one_line_and_exit_2() {
             &["run", "ok", "--headless", "--replay", "bad.input"],
             "moonloop: bad.input:1: not a replay log: the first line should be `moonloop-replay 1`",
         ),
+        (
+            &[
+                "run",
+                "ok",
+                "--headless",
+                "--frames",
+                "1",
+                "--record",
+                "/proc/nope/out.gif",
+            ],
+            "moonloop: cannot record to /proc/nope/out.gif: No such file or directory (os error 2)",
+        ),
     ];
     for (args, line) in rows {
         let out = moonloop(args, dir.path());
