@@ -124,6 +124,20 @@ fn misbehaving_updates_get_one_line_and_the_loop_lives_on() {
             "string.rep = print",
             "6: attempt to modify a readonly table",
         ),
+        (
+            "rawset(string, 'x', 1)",
+            "6: attempt to modify a readonly table",
+        ),
+        (
+            "setmetatable(_G, nil)",
+            "6: attempt to modify a readonly table",
+        ),
+        (
+            "collectgarbage('stop')",
+            "6: collectgarbage called with invalid option",
+        ),
+        ("debug.sethook(print)", "6: attempt to call a nil value"),
+        ("debug.getregistry()", "6: attempt to call a nil value"),
     ];
     for (body, first) in rows {
         let out = run(&update_row(body));

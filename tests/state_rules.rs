@@ -108,7 +108,7 @@ fn writing_the_state_names_the_rule_and_the_fix() {
     let err = e.advance(1).unwrap_err().to_string();
     assert_eq!(
         local(dir.path(), &err),
-        "main.luau:4: attempt to modify a readonly table (S3: the state is frozen; return a new table instead, table.clone copies one)"
+        "main.luau:4: attempt to modify a readonly table (S3: the state is frozen, as are the libraries; return a new table instead, table.clone copies one)"
     );
     assert_eq!(json(&e), "{\n  \"n\": 0\n}", "the state is kept");
 }

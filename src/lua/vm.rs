@@ -279,6 +279,15 @@ fn watch() {
     }
 }
 
+/// Says whether `text` starts with `file:line: `.
+fn has_place(text: &str) -> bool {
+    text.split_once(": ").is_some_and(|(head, _)| {
+        head.rsplit_once(':').is_some_and(|(file, line)| {
+            !file.is_empty() && !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit())
+        })
+    })
+}
+
 /// Turns an mlua error into the one line a game author reads: the Luau
 /// message (which starts with `file:line:`), without the traceback and
 /// without mlua's wrapping, with the rule and fix added where Luau's own
@@ -297,15 +306,26 @@ pub fn describe(err: &mlua::Error) -> String {
         mlua::Error::ExternalError(e) => e.to_string(),
         other => other.to_string(),
     };
-    let text = text
-        .split("\nstack traceback:")
-        .next()
-        .unwrap_or("")
-        .trim_end();
-    let text = text.lines().next().unwrap_or("").to_string();
+    let (message, traceback) = text.split_once("\nstack traceback:").unwrap_or((&text, ""));
+    let mut text = message.trim_end().lines().next().unwrap_or("").to_string();
+    // An error raised inside a built-in (`rawset`, `setmetatable`) carries
+    // no place; the traceback's first Luau frame is the author's line.
+    // (The host's own trampoline chunk, `moonloop`, is not the author's;
+    // a refused state is named by the binding, which knows the function.)
+    if !has_place(&text)
+        && !text.starts_with(crate::state::REFUSED)
+        && let Some(place) = traceback
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty() && !l.starts_with("[C]") && !l.starts_with("moonloop:"))
+            .and_then(|l| l.split_once(": in ").map(|(place, _)| place))
+        && has_place(&format!("{place}: "))
+    {
+        text = format!("{place}: {text}");
+    }
     if text.contains("attempt to modify a readonly table") {
         return format!(
-            "{text} (S3: the state is frozen; return a new table instead, table.clone copies one)"
+            "{text} (S3: the state is frozen, as are the libraries; return a new table instead, table.clone copies one)"
         );
     }
     if text.contains("stack overflow") {
