@@ -5,40 +5,24 @@
 
 mod common;
 
-use std::process::Command;
-
-use common::game;
-
-struct Outcome {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
+use common::{Outcome, game, moonloop};
 
 fn run(main: &str) -> Outcome {
     let dir = game(&[
         ("g/main.luau", main),
         ("g/helper.luau", "return { value = 1 }"),
     ]);
-    let out = Command::new(env!("CARGO_BIN_EXE_moonloop"))
-        .args([
-            "run",
-            "g",
-            "--headless",
-            "--clock",
-            "constant:1/60",
-            "--frames",
-            "5",
-            "--print-state",
-        ])
-        .current_dir(dir.path())
-        .output()
-        .expect("the binary runs");
-    Outcome {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    let args = [
+        "run",
+        "g",
+        "--headless",
+        "--clock",
+        "constant:1/60",
+        "--frames",
+        "5",
+        "--print-state",
+    ];
+    moonloop(&args, dir.path())
 }
 
 /// A game whose update misbehaves from frame 3 on (`BODY` is spliced in);
@@ -152,7 +136,7 @@ fn misbehaving_updates_get_one_line_and_the_loop_lives_on() {
             line.starts_with(&expected),
             "{body}: first line {line:?}, expected {expected:?}"
         );
-        assert_eq!(out.code, Some(1), "{body}: exit code");
+        assert_eq!(out.code, 1, "{body}: exit code");
         assert!(
             out.stderr.contains("(on 3 frames from frame 3)"),
             "{body}: all frames ran\n{}",
@@ -220,7 +204,7 @@ fn misbehaving_renders_get_one_line_and_the_state_still_advances() {
             line.starts_with(&expected),
             "{body}: first line {line:?}, expected {expected:?}"
         );
-        assert_eq!(out.code, Some(1), "{body}");
+        assert_eq!(out.code, 1, "{body}");
         assert_eq!(
             out.stdout, "{\n  \"n\": 5\n}\n",
             "{body}: update ran on every frame"
@@ -278,6 +262,6 @@ fn failures_while_loading_exit_2_with_one_line() {
             "{main}: one line only:\n{}",
             out.stderr
         );
-        assert_eq!(out.code, Some(2), "{main}");
+        assert_eq!(out.code, 2, "{main}");
     }
 }

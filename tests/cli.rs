@@ -6,26 +6,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::game;
-
-struct Outcome {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn moonloop(args: &[&str], dir: &Path) -> Outcome {
-    let out = Command::new(env!("CARGO_BIN_EXE_moonloop"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the binary runs");
-    Outcome {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
+use common::{game, moonloop};
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use std::path::Path;
+use std::process::Command;
 
 use moonloop::clock::ConstantClock;
 use moonloop::engine::Engine;
@@ -82,4 +83,26 @@ pub fn save_difference(
         *d = tiny_skia::PremultipliedColorU8::from_rgba(v, 0, 0, 255).unwrap();
     }
     diff.save_png(path).unwrap();
+}
+
+/// What a run of the `moonloop` binary printed, and its exit code (-1 when
+/// a signal ended it).
+pub struct Outcome {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs the `moonloop` binary with `args` in `dir`.
+pub fn moonloop(args: &[&str], dir: &Path) -> Outcome {
+    let out = Command::new(env!("CARGO_BIN_EXE_moonloop"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the binary runs");
+    Outcome {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
 }
