@@ -265,3 +265,28 @@ fn failures_while_loading_exit_2_with_one_line() {
         assert_eq!(out.code, 2, "{main}");
     }
 }
+
+#[test]
+fn one_games_modules_are_out_of_anothers_reach_across_reloads() {
+    // Game `a` keeps its module in a global; game `b` looks for it. Each
+    // game has a VM of its own, so `b` finds nothing, before and after both
+    // reload, and `a`'s reload hands `a` its new module, not the old table.
+    let dir = game(&[
+        ("a/secret.luau", "return { key = 'a' }"),
+        (
+            "a/main.luau",
+            "stash = require('./secret')\nreturn {\n  init = function() return { key = '' } end,\n  update = function() return { key = stash.key } end,\n}\n",
+        ),
+        (
+            "b/main.luau",
+            "return {\n  init = function() return { seen = '' } end,\n  update = function() return { seen = if stash then stash.key else 'nothing' } end,\n}\n",
+        ),
+        (
+            "b/tests/reach.luau",
+            "test('a module of game a is out of reach of game b', function()\n  local a = engine.new{ game = '../a' }\n  local b = engine.new()\n  a:advance(1)\n  b:advance(1)\n  expect(a.state.key).equals('a')\n  expect(b.state.seen).equals('nothing')\n  expect(stash).equals(nil)\n  a:reload{ ['secret.luau'] = \"return { key = 'a2' }\" }\n  b:reload()\n  a:advance(1)\n  b:advance(1)\n  expect(a.state.key).equals('a2')\n  expect(b.state.seen).equals('nothing')\nend)\n",
+        ),
+    ]);
+    let out = moonloop(&["test", "b"], dir.path());
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.ends_with("1 passed, 0 failed\n"), "{}", out.stdout);
+}
