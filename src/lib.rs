@@ -23,6 +23,7 @@ pub mod replay;
 pub mod scene;
 pub mod screen;
 pub mod soak;
+pub mod sound;
 pub mod state;
 pub mod text;
 pub mod viewport;

@@ -1,0 +1,162 @@
+//! Clips: sounds decoded into memory, from WAV or Ogg Vorbis files.
+
+use std::path::Path;
+
+/// A decoded sound: samples from -1 to 1, interleaved when stereo.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Clip {
+    /// Frames per second.
+    pub rate: u32,
+    /// 1 (mono) or 2 (stereo).
+    pub channels: usize,
+    /// `frames() * channels` samples.
+    pub samples: Vec<f32>,
+}
+
+impl Clip {
+    /// Returns the clip's length in frames.
+    pub fn frames(&self) -> usize {
+        self.samples.len() / self.channels
+    }
+
+    /// Returns the (left, right) sample a fraction `t` of the way from frame
+    /// `at` to the next; the last frame holds.
+    pub fn frame_at(&self, at: usize, t: f32) -> (f32, f32) {
+        let next = (at + 1).min(self.frames() - 1);
+        let c = self.channels;
+        let lerp = |ch: usize| {
+            let a = self.samples[at * c + ch];
+            a + (self.samples[next * c + ch] - a) * t
+        };
+        if c == 1 {
+            let s = lerp(0);
+            (s, s)
+        } else {
+            (lerp(0), lerp(1))
+        }
+    }
+
+    /// Loads a `.wav` or `.ogg` file.
+    ///
+    /// # Errors
+    /// The file cannot be read, is not the format its name says, has no
+    /// frames, or has more than two channels.
+    pub fn load(path: &Path) -> Result<Clip, String> {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        let clip = match ext.as_deref() {
+            Some("wav") => Clip::from_wav(path)?,
+            Some("ogg") => Clip::from_ogg(path)?,
+            _ => return Err("sounds are .wav or .ogg files".into()),
+        };
+        if !(1..=2).contains(&clip.channels) {
+            return Err(format!(
+                "it has {} channels; sounds are mono or stereo",
+                clip.channels
+            ));
+        }
+        if clip.frames() == 0 || clip.rate == 0 {
+            return Err("it holds no sound".into());
+        }
+        Ok(clip)
+    }
+
+    fn from_wav(path: &Path) -> Result<Clip, String> {
+        let reader = hound::WavReader::open(path).map_err(|e| format!("not a WAV file: {e}"))?;
+        let spec = reader.spec();
+        let samples: Result<Vec<f32>, hound::Error> = match spec.sample_format {
+            hound::SampleFormat::Float => reader.into_samples::<f32>().collect(),
+            hound::SampleFormat::Int => {
+                let full = (1i64 << (spec.bits_per_sample - 1)) as f32;
+                reader
+                    .into_samples::<i32>()
+                    .map(|s| s.map(|s| s as f32 / full))
+                    .collect()
+            }
+        };
+        Ok(Clip {
+            rate: spec.sample_rate,
+            channels: usize::from(spec.channels),
+            samples: samples.map_err(|e| format!("a broken WAV file: {e}"))?,
+        })
+    }
+
+    fn from_ogg(path: &Path) -> Result<Clip, String> {
+        let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+        let mut reader = lewton::inside_ogg::OggStreamReader::new(std::io::BufReader::new(file))
+            .map_err(|e| format!("not an Ogg Vorbis file: {e}"))?;
+        let mut samples = Vec::new();
+        while let Some(packet) = reader
+            .read_dec_packet_itl()
+            .map_err(|e| format!("a broken Ogg Vorbis file: {e}"))?
+        {
+            samples.extend(packet.iter().map(|&s| f32::from(s) / 32768.0));
+        }
+        Ok(Clip {
+            rate: reader.ident_hdr.audio_sample_rate,
+            channels: usize::from(reader.ident_hdr.audio_channels),
+            samples,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write_wav(path: &Path, spec: hound::WavSpec, samples: &[i32]) {
+        let mut writer = hound::WavWriter::create(path, spec).unwrap();
+        for &s in samples {
+            writer.write_sample(s).unwrap();
+        }
+        writer.finalize().unwrap();
+    }
+
+    #[test]
+    fn wav_files_load_as_samples_from_minus_one_to_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.wav");
+        let spec = hound::WavSpec {
+            channels: 2,
+            sample_rate: 22_050,
+            bits_per_sample: 16,
+            sample_format: hound::SampleFormat::Int,
+        };
+        write_wav(&path, spec, &[0, 16384, -32768, 32767]);
+        let clip = Clip::load(&path).unwrap();
+        assert_eq!((clip.rate, clip.channels, clip.frames()), (22_050, 2, 2));
+        assert_eq!(clip.samples[..3], [0.0, 0.5, -1.0]);
+        assert_eq!(clip.frame_at(0, 0.5), (-0.5, 0.5 + (32767.0 / 32768.0 - 0.5) * 0.5));
+    }
+
+    #[test]
+    fn bad_sound_files_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = dir.path().join("x.wav");
+        std::fs::write(&text, "not a sound").unwrap();
+        assert!(Clip::load(&text).unwrap_err().starts_with("not a WAV file"));
+        let ogg = dir.path().join("x.ogg");
+        std::fs::write(&ogg, "not a sound").unwrap();
+        assert!(Clip::load(&ogg).unwrap_err().starts_with("not an Ogg Vorbis file"));
+        let mp3 = dir.path().join("x.mp3");
+        std::fs::write(&mp3, "").unwrap();
+        assert_eq!(Clip::load(&mp3).unwrap_err(), "sounds are .wav or .ogg files");
+        let empty = dir.path().join("e.wav");
+        let spec = hound::WavSpec {
+            channels: 1,
+            sample_rate: 8000,
+            bits_per_sample: 8,
+            sample_format: hound::SampleFormat::Int,
+        };
+        write_wav(&empty, spec, &[]);
+        assert_eq!(Clip::load(&empty).unwrap_err(), "it holds no sound");
+        let surround = dir.path().join("s.wav");
+        write_wav(&surround, hound::WavSpec { channels: 6, ..spec }, &[0; 6]);
+        assert_eq!(
+            Clip::load(&surround).unwrap_err(),
+            "it has 6 channels; sounds are mono or stereo"
+        );
+    }
+}

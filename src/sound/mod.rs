@@ -1,0 +1,289 @@
+//! Sound: the cues `update` plays, heard through the audio device when
+//! there is one (rule H7).
+//!
+//! A cue's name finds its sound in this order: the game's `config.sounds`
+//! (a name mapped to a file or a built-in), `sounds/NAME.wav` or
+//! `sounds/NAME.ogg` in the game folder, then a built-in sound of that name.
+//! Only a window plays sound; headless runs and tests read the cue log. No
+//! device is not an error: the cues are still logged.
+
+mod alsa;
+mod clip;
+mod mixer;
+mod synth;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+pub use alsa::Output;
+pub use clip::Clip;
+pub use mixer::{MAX_VOICES, Mixer, Params, RATE};
+pub use synth::{BUILT_IN, built_in};
+
+use crate::cues::Cue;
+
+/// Where each cue name's sound comes from, loaded on first play.
+pub struct Bank {
+    folder: Option<PathBuf>,
+    aliases: Vec<(String, String)>,
+    clips: HashMap<String, Result<Arc<Clip>, String>>,
+}
+
+impl Bank {
+    /// A bank for the game in `folder`, with its `config.sounds`.
+    pub fn new(folder: Option<PathBuf>, aliases: Vec<(String, String)>) -> Bank {
+        Bank {
+            folder,
+            aliases,
+            clips: HashMap::new(),
+        }
+    }
+
+    /// Returns the sound for cue `name`, loading it the first time.
+    ///
+    /// # Errors
+    /// No sound has that name, or its file is missing or broken; the same
+    /// error comes back each time until [`Bank::forget`].
+    pub fn get(&mut self, name: &str) -> Result<Arc<Clip>, String> {
+        if let Some(found) = self.clips.get(name) {
+            return found.clone();
+        }
+        let found = self.find(name).map(Arc::new);
+        self.clips.insert(name.to_string(), found.clone());
+        found
+    }
+
+    /// Drops every loaded sound, so files changed on disk load again, and
+    /// takes the game's `config.sounds` anew.
+    pub fn forget(&mut self, aliases: Vec<(String, String)>) {
+        self.clips.clear();
+        self.aliases = aliases;
+    }
+
+    fn find(&self, name: &str) -> Result<Clip, String> {
+        let folder = self.folder.as_deref();
+        let load = |file: &str| {
+            let path = crate::assets::find(folder, file, "sound")?;
+            Clip::load(&path).map_err(|why| format!("`{file}`: {why}"))
+        };
+        if let Some((_, to)) = self.aliases.iter().find(|(from, _)| from == name) {
+            return if is_sound_file(to) {
+                load(to)
+            } else {
+                built_in(to).ok_or_else(|| format!("config.sounds.{name}: {}", not_built_in(to)))
+            };
+        }
+        for ext in ["wav", "ogg"] {
+            let file = format!("sounds/{name}.{ext}");
+            if folder.is_some_and(|f| f.join(&file).is_file()) {
+                return load(&file);
+            }
+        }
+        built_in(name).ok_or_else(|| {
+            format!(
+                "no sounds/{name}.wav or sounds/{name}.ogg in the game folder, and {}",
+                not_built_in(name)
+            )
+        })
+    }
+}
+
+/// Whether a `config.sounds` entry names a file rather than a built-in.
+pub fn is_sound_file(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.ends_with(".wav") || lower.ends_with(".ogg")
+}
+
+fn not_built_in(name: &str) -> String {
+    format!(
+        "`{name}` is not a built-in sound (they are {})",
+        BUILT_IN.join(", ")
+    )
+}
+
+/// Plays cues through the audio device, when there is one.
+pub struct Player {
+    bank: Bank,
+    output: Option<Output>,
+    /// "ALSA default", or why there is no sound.
+    status: String,
+    /// Cue names whose sound could not be found, reported once each.
+    reported: Vec<String>,
+}
+
+impl Player {
+    /// Opens ALSA device `device` ("default" is the system's choice; "off"
+    /// opens none) for the game in `folder`.
+    pub fn open(device: &str, bank: Bank) -> Player {
+        let (output, status) = if device == "off" {
+            (None, "off".to_string())
+        } else {
+            match Output::open(device) {
+                Ok(output) => (Some(output), format!("ALSA {device}")),
+                Err(why) => (None, format!("none ({why})")),
+            }
+        };
+        Player {
+            bank,
+            output,
+            status,
+            reported: Vec::new(),
+        }
+    }
+
+    /// Returns the output in use ("ALSA default"), or why there is none.
+    pub fn status(&self) -> String {
+        match self.output.as_ref().and_then(Output::failure) {
+            Some(why) => format!("none ({why})"),
+            None => self.status.clone(),
+        }
+    }
+
+    /// Whether sound reaches a device.
+    pub fn is_playing(&self) -> bool {
+        self.output.is_some()
+    }
+
+    /// Returns the bank, to forget its sounds after a reload.
+    pub fn bank_mut(&mut self) -> &mut Bank {
+        &mut self.bank
+    }
+
+    /// Plays `cue`. Returns a line for the user the first time a cue name
+    /// has no sound; the cue is logged all the same.
+    pub fn play(&mut self, cue: &Cue) -> Option<String> {
+        match self.bank.get(&cue.name) {
+            Ok(clip) => {
+                if let Some(output) = &self.output {
+                    output.play(
+                        clip,
+                        Params {
+                            volume: cue.volume as f32,
+                            pitch: cue.pitch as f32,
+                            pan: cue.pan as f32,
+                        },
+                    );
+                }
+                None
+            }
+            Err(why) => {
+                if self.reported.iter().any(|n| **n == *cue.name) {
+                    return None;
+                }
+                self.reported.push(cue.name.to_string());
+                Some(format!("cue `{}`: {why}", cue.name))
+            }
+        }
+    }
+
+    /// Forgets loaded sounds and reported names after a reload.
+    pub fn forget(&mut self, aliases: Vec<(String, String)>) {
+        self.bank.forget(aliases);
+        self.reported.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cue(name: &str) -> Cue {
+        Cue {
+            frame: 1,
+            name: name.into(),
+            volume: 1.0,
+            pitch: 1.0,
+            pan: 0.0,
+        }
+    }
+
+    fn wav(path: &std::path::Path, value: i16) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let spec = hound::WavSpec {
+            channels: 1,
+            sample_rate: 8000,
+            bits_per_sample: 16,
+            sample_format: hound::SampleFormat::Int,
+        };
+        let mut writer = hound::WavWriter::create(path, spec).unwrap();
+        writer.write_sample(value).unwrap();
+        writer.finalize().unwrap();
+    }
+
+    // rule: H7
+    #[test]
+    fn a_cue_finds_its_sound_by_config_then_file_then_built_in() {
+        let dir = tempfile::tempdir().unwrap();
+        wav(&dir.path().join("sounds/hit.wav"), 16384);
+        wav(&dir.path().join("audio/boom.wav"), -16384);
+        let aliases = vec![
+            ("bang".to_string(), "audio/boom.wav".to_string()),
+            ("wall".to_string(), "blip".to_string()),
+        ];
+        let mut bank = Bank::new(Some(dir.path().to_path_buf()), aliases);
+        assert_eq!(bank.get("hit").unwrap().samples, [0.5], "the folder's hit");
+        assert_eq!(bank.get("bang").unwrap().samples, [-0.5]);
+        assert_eq!(*bank.get("wall").unwrap(), built_in("blip").unwrap());
+        assert_eq!(*bank.get("coin").unwrap(), built_in("coin").unwrap());
+        assert_eq!(
+            bank.get("boing").unwrap_err(),
+            "no sounds/boing.wav or sounds/boing.ogg in the game folder, and `boing` is not \
+             a built-in sound (they are blip, coin, hit, jump, explosion, powerup)"
+        );
+    }
+
+    #[test]
+    fn sounds_load_again_after_forget() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sounds/hit.wav");
+        wav(&path, 16384);
+        let mut bank = Bank::new(Some(dir.path().to_path_buf()), Vec::new());
+        assert_eq!(bank.get("hit").unwrap().samples, [0.5]);
+        wav(&path, -16384);
+        assert_eq!(bank.get("hit").unwrap().samples, [0.5], "kept until forgotten");
+        bank.forget(Vec::new());
+        assert_eq!(bank.get("hit").unwrap().samples, [-0.5]);
+    }
+
+    #[test]
+    fn bad_aliases_and_files_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("sounds")).unwrap();
+        std::fs::write(dir.path().join("sounds/hit.wav"), "junk").unwrap();
+        let aliases = vec![
+            ("a".to_string(), "missing.ogg".to_string()),
+            ("b".to_string(), "bleep".to_string()),
+            ("c".to_string(), "../outside.wav".to_string()),
+        ];
+        let mut bank = Bank::new(Some(dir.path().to_path_buf()), aliases);
+        assert_eq!(
+            bank.get("a").unwrap_err(),
+            "no sound `missing.ogg` in the game folder"
+        );
+        assert!(
+            bank.get("b")
+                .unwrap_err()
+                .starts_with("config.sounds.b: `bleep` is not a built-in sound")
+        );
+        assert!(bank.get("c").unwrap_err().contains("is not a path inside"));
+        assert!(
+            bank.get("hit")
+                .unwrap_err()
+                .starts_with("`sounds/hit.wav`: not a WAV file")
+        );
+    }
+
+    #[test]
+    fn a_player_without_a_device_reports_each_missing_sound_once() {
+        let mut player = Player::open("off", Bank::new(None, Vec::new()));
+        assert_eq!(player.status(), "off");
+        assert!(!player.is_playing());
+        assert_eq!(player.play(&cue("blip")), None);
+        let first = player.play(&cue("boing")).unwrap();
+        assert!(first.starts_with("cue `boing`: no sounds/boing.wav"), "{first}");
+        assert_eq!(player.play(&cue("boing")), None, "once per name");
+        player.forget(Vec::new());
+        assert!(player.play(&cue("boing")).is_some(), "again after a reload");
+    }
+}
