@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Runs every test: the host's Rust tests and every example game's Luau
 # tests. On Debian it first installs what the picture and window tests
-# need: Mesa's software Vulkan (lavapipe) and Xvfb.
+# need: Mesa's software Vulkan (lavapipe), Xvfb, and ALSA's library (its
+# `null` device takes the sound tests' output; no sound card is needed).
 set -euo pipefail
 cd "$(dirname "$0")"
 
-packages="mesa-vulkan-drivers libvulkan1 libegl1 xvfb"
+asound=libasound2
+# Debian 13 renamed it in the 64-bit time_t transition.
+apt-cache show libasound2t64 >/dev/null 2>&1 && asound=libasound2t64
+packages="mesa-vulkan-drivers libvulkan1 libegl1 xvfb $asound"
 if command -v dpkg >/dev/null && ! dpkg -s $packages >/dev/null 2>&1; then
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"

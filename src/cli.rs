@@ -104,6 +104,9 @@ struct RunArgs {
     /// Does not watch the game folder.
     #[arg(long)]
     no_watch: bool,
+    /// The ALSA device that plays cues in a window ("off" for none).
+    #[arg(long, value_name = "DEVICE", default_value = "default")]
+    audio: String,
     /// Prints the final state as canonical JSON.
     #[arg(long)]
     print_state: bool,
@@ -247,6 +250,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             record: args.record.clone(),
             watcher,
             frames,
+            audio: args.audio.clone(),
         };
         window::run(engine, options)?
     };

@@ -26,6 +26,8 @@ pub struct Stats {
     pub recording: Option<(String, u64)>,
     /// Paused, or running at a time scale other than 1.
     pub speed: Option<String>,
+    /// Where cues are heard ("ALSA default"), or why they are not.
+    pub sound: Option<String>,
     /// The last error: a failed frame or reload.
     pub error: Option<String>,
 }
@@ -82,7 +84,7 @@ impl Overlay {
             return None;
         }
         let scale = scale.clamp(0.5, 4.0);
-        let (w, h) = ((300.0 * scale) as u32, (150.0 * scale) as u32);
+        let (w, h) = ((300.0 * scale) as u32, (165.0 * scale) as u32);
         if self
             .pixmap
             .as_ref()
@@ -109,6 +111,12 @@ impl Overlay {
         }
         if let Some((path, dropped)) = &stats.recording {
             lines.push(format!("REC {path}   dropped {dropped}"));
+        }
+        if let Some(sound) = &stats.sound {
+            lines.push(format!(
+                "sound: {}",
+                sound.chars().take(41).collect::<String>()
+            ));
         }
         if let Some(error) = &stats.error {
             let short: String = error.chars().take(48).collect();
@@ -146,7 +154,7 @@ impl Overlay {
         }
         // The frame-time graph: one bar a frame, 33 ms tall at full height,
         // with a line at 16.7 ms.
-        let (gx, gy, gh) = (6.0 * scale, 100.0 * scale, 44.0 * scale);
+        let (gx, gy, gh) = (6.0 * scale, 115.0 * scale, 44.0 * scale);
         let bar = (288.0 * scale) / HISTORY as f32;
         paint.set_color_rgba8(120, 200, 120, 255);
         for k in 0..HISTORY {
@@ -199,7 +207,7 @@ mod tests {
         let pixmap = overlay.draw(&stats, 2.0).unwrap();
         assert_eq!(
             (pixmap.width(), pixmap.height()),
-            (600, 300),
+            (600, 330),
             "device pixels at 2x"
         );
     }

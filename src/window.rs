@@ -30,6 +30,7 @@ use crate::overlay::{Overlay, Stats};
 use crate::record::Recorder;
 use crate::reload::Watcher;
 use crate::render::{Layer, Renderer, draw_frame};
+use crate::sound::{Bank, Player};
 
 /// How a windowed run behaves.
 #[derive(Debug, Default)]
@@ -40,6 +41,8 @@ pub struct Options {
     pub watcher: Option<Watcher>,
     /// Close after this many delivered frames.
     pub frames: Option<u64>,
+    /// The ALSA device to play cues on; "off" plays none.
+    pub audio: String,
 }
 
 const SCALES: [f64; 4] = [0.25, 0.5, 1.0, 2.0];
@@ -59,6 +62,7 @@ struct App {
     screen: Option<tiny_skia::Pixmap>,
     overlay: Overlay,
     recorder: Option<Recorder>,
+    sound: Player,
     tally: ErrorTally,
     started: Instant,
     next_tick: Instant,
@@ -87,6 +91,13 @@ pub fn run(engine: Engine<LuaGame>, options: Options) -> Result<(Engine<LuaGame>
         None => None,
     };
     let start_frame = engine.frame();
+    let sounds = Bank::new(engine.folder(), engine.game().config().sounds.clone());
+    let sound = Player::open(&options.audio, sounds);
+    if !sound.is_playing() && !matches!(options.audio.as_str(), "default" | "off") {
+        // Asked for by name, so say why it is silent; a machine with no
+        // sound card at all plays silently (the overlay says why).
+        eprintln!("moonloop: no sound: {}", sound.status());
+    }
     let mut app = App {
         engine,
         options,
@@ -97,6 +108,7 @@ pub fn run(engine: Engine<LuaGame>, options: Options) -> Result<(Engine<LuaGame>
         screen: None,
         overlay: Overlay::default(),
         recorder,
+        sound,
         tally: ErrorTally::default(),
         started: Instant::now(),
         next_tick: Instant::now(),
@@ -326,6 +338,7 @@ impl App {
             } else {
                 None
             },
+            sound: self.overlay.visible.then(|| self.sound.status()),
             error: self
                 .engine
                 .reload_error()
@@ -369,9 +382,13 @@ impl App {
         if self.engine.tick(now) != Tick::Delivered {
             return false;
         }
-        // Cues would go to the audio device here (not built yet, so they
-        // are dropped); either way the log must not grow for ever.
-        self.engine.cues_mut().drain();
+        // The cues go to the audio device; the log must not grow for ever.
+        for cue in self.engine.cues_mut().drain() {
+            if let Some(line) = self.sound.play(&cue) {
+                eprintln!("moonloop: {line}");
+                self.last_error = Some(line);
+            }
+        }
         for err in self.engine.frame_errors() {
             let message = err.to_string();
             if self.tally.count(self.engine.frame(), message.clone()) {
@@ -449,6 +466,9 @@ impl ApplicationHandler for App {
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
         if let Some(changes) = self.options.watcher.as_mut().and_then(Watcher::poll) {
             headless::reload(&mut self.engine, &changes);
+            // New sound files, or a new `config.sounds`, load on next play.
+            self.sound
+                .forget(self.engine.game().config().sounds.clone());
         }
         let now = Instant::now();
         let due = self.engine.next_due().unwrap_or(self.next_tick);

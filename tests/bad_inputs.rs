@@ -245,6 +245,10 @@ fn failures_while_loading_exit_2_with_one_line() {
             "moonloop: g/main.luau: config.background: `nope` is not a color",
         ),
         (
+            "return { config = { sounds = { wall = 'bleep' } } }",
+            "moonloop: g/main.luau: config.sounds.wall: `bleep` is neither a .wav or .ogg file nor a built-in sound (blip, coin, hit, jump, explosion, powerup)",
+        ),
+        (
             "return { config = { actions = { jump = { 'spacebar' } } } }",
             "moonloop: g/main.luau: config.actions.jump names `spacebar`, which is not a key",
         ),
@@ -288,5 +292,9 @@ fn one_games_modules_are_out_of_anothers_reach_across_reloads() {
     ]);
     let out = moonloop(&["test", "b"], dir.path());
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-    assert!(out.stdout.ends_with("1 passed, 0 failed\n"), "{}", out.stdout);
+    assert!(
+        out.stdout.ends_with("1 passed, 0 failed\n"),
+        "{}",
+        out.stdout
+    );
 }

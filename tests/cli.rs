@@ -368,8 +368,11 @@ fn a_headless_run_with_watch_reloads_an_edited_file() {
 
 /// Starts Xvfb on a free display for a window test; `None` without Xvfb.
 fn xvfb() -> Option<(std::process::Child, String)> {
+    // Tests run on threads of one process: each takes displays of its own.
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let pid = std::process::id();
-    for n in 0..20 {
+    for _ in 0..20 {
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 20;
         let display = format!(":{}", 100 + (pid % 200) as usize * 20 + n);
         let lock = format!("/tmp/.X{}-lock", &display[1..]);
         if Path::new(&lock).exists() {
@@ -434,6 +437,62 @@ fn a_window_runs_its_frames_and_records_them_under_xvfb() {
         .unwrap()
         .count();
     assert_eq!(frames, 20);
+}
+
+// rule: H7
+#[test]
+fn a_window_plays_cues_and_names_a_missing_sound_once() {
+    let Some((mut server, display)) = xvfb() else {
+        panic!("this test needs Xvfb (./test.sh installs it)");
+    };
+    let dir = game(&[(
+        "g/main.luau",
+        "return {\n  config = { sounds = { wall = 'blip' } },\n  init = function() return { n = 0 } end,\n  update = function(s, input)\n    input:cue('wall')\n    input:cue('coin', { pan = -1 })\n    input:cue('boing')\n    return { n = s.n + 1 }\n  end,\n}\n",
+    )]);
+    let run = |audio: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_moonloop"))
+            .args(["run", "g", "--frames", "10", "--no-watch", "--audio", audio])
+            .current_dir(dir.path())
+            .env("DISPLAY", &display)
+            .env_remove("WAYLAND_DISPLAY")
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // ALSA's `null` device takes the sound and needs no sound card.
+    let (code, stderr) = run("null");
+    let (code_missing, stderr_missing) = run("no-such-device");
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(code, Some(0), "{stderr}");
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| !l.contains("XDG_RUNTIME_DIR"))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "moonloop: cue `boing`: no sounds/boing.wav or sounds/boing.ogg in the game folder, \
+          and `boing` is not a built-in sound (they are blip, coin, hit, jump, explosion, powerup)"
+        ],
+        "played on 10 frames, named once"
+    );
+    assert_eq!(
+        code_missing,
+        Some(0),
+        "no device is not an error: {stderr_missing}"
+    );
+    assert!(
+        stderr_missing
+            .lines()
+            .next()
+            .unwrap()
+            .starts_with("moonloop: no sound: none (ALSA device `no-such-device`: "),
+        "{stderr_missing}"
+    );
 }
 
 // rule: H1

@@ -40,6 +40,8 @@ pub struct Config {
     pub pause_on_blur: bool,
     /// Whether the host's developer keys (F1-F8) work. Default: true.
     pub dev_controls: bool,
+    /// Cue names mapped to a sound file or a built-in sound (H7).
+    pub sounds: Vec<(String, String)>,
 }
 
 /// Calls `f(a, b, c)` and takes its result as the state (S2, S5) before
@@ -66,6 +68,7 @@ const CONFIG_FIELDS: &[&str] = &[
     "memory",
     "pause_on_blur",
     "dev_controls",
+    "sounds",
 ];
 const GAME_FIELDS: &[&str] = &["init", "update", "render", "reload", "config"];
 
@@ -554,6 +557,7 @@ fn read_config(game: &Table, file: &str, default_title: String) -> Result<Config
         memory: vm::DEFAULT_MEMORY_CAP,
         pause_on_blur: true,
         dev_controls: true,
+        sounds: Vec::new(),
     };
     let table = match game.raw_get::<Value>("config").map_err(script)? {
         Value::Nil => return Ok(config),
@@ -611,6 +615,7 @@ fn read_config(game: &Table, file: &str, default_title: String) -> Result<Config
                 _ => return Err(bad("memory", "megabytes from 1 to 65536, such as 256")),
             },
             "actions" => config.actions = read_actions(&value, file)?,
+            "sounds" => config.sounds = read_sounds(&value, file)?,
             "pause_on_blur" | "dev_controls" => {
                 let Value::Boolean(on) = value else {
                     return Err(bad(&key, "true or false"));
@@ -630,6 +635,35 @@ fn read_config(game: &Table, file: &str, default_title: String) -> Result<Config
         }
     }
     Ok(config)
+}
+
+fn read_sounds(value: &Value, file: &str) -> Result<Vec<(String, String)>> {
+    let bad = || {
+        Error::Script(format!(
+            "{file}: config.sounds should map cue names to a sound file or a built-in sound, \
+             as in {{ wall = \"blip\", goal = \"sounds/cheer.ogg\" }}"
+        ))
+    };
+    let Value::Table(table) = value else {
+        return Err(bad());
+    };
+    let mut sounds = Vec::new();
+    for pair in table.pairs::<Value, Value>() {
+        let (Value::String(name), Value::String(to)) = pair.map_err(script)? else {
+            return Err(bad());
+        };
+        let (name, to) = (name.to_string_lossy(), to.to_string_lossy());
+        if !crate::sound::is_sound_file(&to) && crate::sound::built_in(&to).is_none() {
+            return Err(Error::Script(format!(
+                "{file}: config.sounds.{name}: `{to}` is neither a .wav or .ogg file nor a \
+                 built-in sound ({})",
+                crate::sound::BUILT_IN.join(", ")
+            )));
+        }
+        sounds.push((name, to));
+    }
+    sounds.sort();
+    Ok(sounds)
 }
 
 fn read_actions(value: &Value, file: &str) -> Result<Vec<Action>> {

@@ -25,14 +25,8 @@ const SND_PCM_ACCESS_RW_INTERLEAVED: c_int = 3;
 
 type Pcm = *mut c_void;
 /// ALSA's `snd_local_error_handler_t`; the last argument is a `va_list`.
-type ErrorHandler = unsafe extern "C" fn(
-    *const c_char,
-    c_int,
-    *const c_char,
-    c_int,
-    *const c_char,
-    *mut c_void,
-);
+type ErrorHandler =
+    unsafe extern "C" fn(*const c_char, c_int, *const c_char, c_int, *const c_char, *mut c_void);
 
 /// The few ALSA functions the output uses.
 struct Api {
@@ -68,10 +62,7 @@ impl Api {
                 close: symbol!("snd_pcm_close"),
                 strerror: symbol!("snd_strerror"),
                 // Since alsa-lib 1.1.6; older ones print their errors.
-                set_error_handler: library
-                    .get(b"snd_lib_error_set_local\0")
-                    .ok()
-                    .map(|s| *s),
+                set_error_handler: library.get(b"snd_lib_error_set_local\0").ok().map(|s| *s),
                 _library: library,
             })
         }

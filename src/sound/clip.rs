@@ -128,7 +128,10 @@ mod tests {
         let clip = Clip::load(&path).unwrap();
         assert_eq!((clip.rate, clip.channels, clip.frames()), (22_050, 2, 2));
         assert_eq!(clip.samples[..3], [0.0, 0.5, -1.0]);
-        assert_eq!(clip.frame_at(0, 0.5), (-0.5, 0.5 + (32767.0 / 32768.0 - 0.5) * 0.5));
+        assert_eq!(
+            clip.frame_at(0, 0.5),
+            (-0.5, 0.5 + (32767.0 / 32768.0 - 0.5) * 0.5)
+        );
     }
 
     #[test]
@@ -139,10 +142,17 @@ mod tests {
         assert!(Clip::load(&text).unwrap_err().starts_with("not a WAV file"));
         let ogg = dir.path().join("x.ogg");
         std::fs::write(&ogg, "not a sound").unwrap();
-        assert!(Clip::load(&ogg).unwrap_err().starts_with("not an Ogg Vorbis file"));
+        assert!(
+            Clip::load(&ogg)
+                .unwrap_err()
+                .starts_with("not an Ogg Vorbis file")
+        );
         let mp3 = dir.path().join("x.mp3");
         std::fs::write(&mp3, "").unwrap();
-        assert_eq!(Clip::load(&mp3).unwrap_err(), "sounds are .wav or .ogg files");
+        assert_eq!(
+            Clip::load(&mp3).unwrap_err(),
+            "sounds are .wav or .ogg files"
+        );
         let empty = dir.path().join("e.wav");
         let spec = hound::WavSpec {
             channels: 1,
@@ -153,7 +163,14 @@ mod tests {
         write_wav(&empty, spec, &[]);
         assert_eq!(Clip::load(&empty).unwrap_err(), "it holds no sound");
         let surround = dir.path().join("s.wav");
-        write_wav(&surround, hound::WavSpec { channels: 6, ..spec }, &[0; 6]);
+        write_wav(
+            &surround,
+            hound::WavSpec {
+                channels: 6,
+                ..spec
+            },
+            &[0; 6],
+        );
         assert_eq!(
             Clip::load(&surround).unwrap_err(),
             "it has 6 channels; sounds are mono or stereo"

@@ -121,7 +121,9 @@ mod tests {
         mixer.fill(&mut out);
         assert_eq!(
             out,
-            [0.0, 0.0, 0.25, 0.25, 0.5, 0.5, 0.75, 0.75, 0.0, 0.0, 0.0, 0.0]
+            [
+                0.0, 0.0, 0.25, 0.25, 0.5, 0.5, 0.75, 0.75, 0.0, 0.0, 0.0, 0.0
+            ]
         );
         assert_eq!(mixer.voices(), 0, "an ended voice is dropped");
     }
@@ -141,10 +143,7 @@ mod tests {
         assert_eq!(out, [0.0, 0.0, 0.125, 0.0, 0.25, 0.0, 0.375, 0.0, 0.0, 0.0]);
 
         let mut mixer = Mixer::default();
-        let half_right = Params {
-            pan: 0.5,
-            ..CENTER
-        };
+        let half_right = Params { pan: 0.5, ..CENTER };
         mixer.play(ramp(2), half_right);
         let mut out = [0.0; 4];
         mixer.fill(&mut out);

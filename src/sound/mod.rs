@@ -241,7 +241,11 @@ mod tests {
         let mut bank = Bank::new(Some(dir.path().to_path_buf()), Vec::new());
         assert_eq!(bank.get("hit").unwrap().samples, [0.5]);
         wav(&path, -16384);
-        assert_eq!(bank.get("hit").unwrap().samples, [0.5], "kept until forgotten");
+        assert_eq!(
+            bank.get("hit").unwrap().samples,
+            [0.5],
+            "kept until forgotten"
+        );
         bank.forget(Vec::new());
         assert_eq!(bank.get("hit").unwrap().samples, [-0.5]);
     }
@@ -281,7 +285,10 @@ mod tests {
         assert!(!player.is_playing());
         assert_eq!(player.play(&cue("blip")), None);
         let first = player.play(&cue("boing")).unwrap();
-        assert!(first.starts_with("cue `boing`: no sounds/boing.wav"), "{first}");
+        assert!(
+            first.starts_with("cue `boing`: no sounds/boing.wav"),
+            "{first}"
+        );
         assert_eq!(player.play(&cue("boing")), None, "once per name");
         player.forget(Vec::new());
         assert!(player.play(&cue("boing")).is_some(), "again after a reload");
