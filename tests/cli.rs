@@ -490,7 +490,7 @@ fn a_window_plays_cues_and_names_a_missing_sound_once() {
             .lines()
             .next()
             .unwrap()
-            .starts_with("moonloop: no sound: none (ALSA device `no-such-device`: "),
+            .starts_with("moonloop: no sound: none (no ALSA device `no-such-device`)"),
         "{stderr_missing}"
     );
 }

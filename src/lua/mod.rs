@@ -4,6 +4,7 @@
 
 mod game;
 mod handles;
+pub(crate) mod raw_table;
 mod require;
 mod scenario;
 mod scene;
