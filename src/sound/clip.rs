@@ -103,10 +103,18 @@ impl Clip {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn write_wav(path: &Path, spec: hound::WavSpec, samples: &[i32]) {
+    /// Writes a WAV file of whole-number samples.
+    pub(crate) fn write_wav(path: &Path, channels: u16, rate: u32, bits: u16, samples: &[i32]) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let spec = hound::WavSpec {
+            channels,
+            sample_rate: rate,
+            bits_per_sample: bits,
+            sample_format: hound::SampleFormat::Int,
+        };
         let mut writer = hound::WavWriter::create(path, spec).unwrap();
         for &s in samples {
             writer.write_sample(s).unwrap();
@@ -118,13 +126,7 @@ mod tests {
     fn wav_files_load_as_samples_from_minus_one_to_one() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.wav");
-        let spec = hound::WavSpec {
-            channels: 2,
-            sample_rate: 22_050,
-            bits_per_sample: 16,
-            sample_format: hound::SampleFormat::Int,
-        };
-        write_wav(&path, spec, &[0, 16384, -32768, 32767]);
+        write_wav(&path, 2, 22_050, 16, &[0, 16384, -32768, 32767]);
         let clip = Clip::load(&path).unwrap();
         assert_eq!((clip.rate, clip.channels, clip.frames()), (22_050, 2, 2));
         assert_eq!(clip.samples[..3], [0.0, 0.5, -1.0]);
@@ -154,23 +156,10 @@ mod tests {
             "sounds are .wav or .ogg files"
         );
         let empty = dir.path().join("e.wav");
-        let spec = hound::WavSpec {
-            channels: 1,
-            sample_rate: 8000,
-            bits_per_sample: 8,
-            sample_format: hound::SampleFormat::Int,
-        };
-        write_wav(&empty, spec, &[]);
+        write_wav(&empty, 1, 8000, 8, &[]);
         assert_eq!(Clip::load(&empty).unwrap_err(), "it holds no sound");
         let surround = dir.path().join("s.wav");
-        write_wav(
-            &surround,
-            hound::WavSpec {
-                channels: 6,
-                ..spec
-            },
-            &[0; 6],
-        );
+        write_wav(&surround, 6, 8000, 8, &[0; 6]);
         assert_eq!(
             Clip::load(&surround).unwrap_err(),
             "it has 6 channels; sounds are mono or stereo"

@@ -198,17 +198,8 @@ mod tests {
         }
     }
 
-    fn wav(path: &std::path::Path, value: i16) {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        let spec = hound::WavSpec {
-            channels: 1,
-            sample_rate: 8000,
-            bits_per_sample: 16,
-            sample_format: hound::SampleFormat::Int,
-        };
-        let mut writer = hound::WavWriter::create(path, spec).unwrap();
-        writer.write_sample(value).unwrap();
-        writer.finalize().unwrap();
+    fn wav(path: &std::path::Path, value: i32) {
+        clip::tests::write_wav(path, 1, 8000, 16, &[value]);
     }
 
     // rule: H7
