@@ -190,6 +190,7 @@ fn encode(format: Format, frames: Receiver<Shot>) -> Result<u64> {
         }
         Format::Gif(file) => {
             let mut encoder: Option<gif::Encoder<BufWriter<File>>> = None;
+            let mut rgba = Vec::new();
             let (mut count, mut elapsed, mut written_cs) = (0u64, 0.0f64, 0u64);
             for shot in frames {
                 let (w, h) = (shot.pixmap.width() as u16, shot.pixmap.height() as u16);
@@ -205,7 +206,7 @@ fn encode(format: Format, frames: Receiver<Shot>) -> Result<u64> {
                 let target = (elapsed * 100.0).round() as u64;
                 let delay = (target - written_cs.min(target)).max(1);
                 written_cs += delay;
-                let mut rgba = rgba(&shot.pixmap);
+                straight_rgba(&shot.pixmap, &mut rgba);
                 let mut frame = gif::Frame::from_rgba_speed(w, h, &mut rgba, 10);
                 frame.delay = delay.min(u16::MAX as u64) as u16;
                 encoder
@@ -219,16 +220,22 @@ fn encode(format: Format, frames: Receiver<Shot>) -> Result<u64> {
         }
         Format::Apng(file) => {
             // APNG states its frame count first: frames go to a spool file
-            // until the recording ends.
+            // until the recording ends. (Packing them with fdeflate on the
+            // way was tried: it made the game's frames slower, not faster.)
             let spool_path = file.with_extension("png.frames");
             let mut spool = BufWriter::new(File::create(&spool_path).map_err(|e| failed(&e))?);
             let (mut count, mut size) = (0u64, (0u32, 0u32));
             let mut delays = Vec::new();
+            let mut rgba = Vec::new();
             for shot in frames {
                 size = (shot.pixmap.width(), shot.pixmap.height());
-                spool
-                    .write_all(&rgba(&shot.pixmap))
-                    .map_err(|e| failed(&e))?;
+                let bytes = if is_opaque(&shot.pixmap) {
+                    shot.pixmap.data()
+                } else {
+                    straight_rgba(&shot.pixmap, &mut rgba);
+                    &rgba
+                };
+                spool.write_all(bytes).map_err(|e| failed(&e))?;
                 delays.push(rational(shot.dt));
                 count += 1;
             }
@@ -268,14 +275,25 @@ fn write_apng(
     writer.finish().map_err(|e| e.to_string())
 }
 
-/// Straight RGBA bytes of a premultiplied pixmap.
-fn rgba(pixmap: &Pixmap) -> Vec<u8> {
-    let mut out = Vec::with_capacity(pixmap.data().len());
-    for p in pixmap.pixels() {
-        let c = p.demultiply();
-        out.extend([c.red(), c.green(), c.blue(), c.alpha()]);
+/// Says whether every pixel is opaque, when premultiplied and straight
+/// bytes are the same.
+fn is_opaque(pixmap: &Pixmap) -> bool {
+    pixmap.data().chunks_exact(4).all(|p| p[3] == 255)
+}
+
+/// Writes the straight RGBA bytes of a premultiplied pixmap into `out`.
+///
+/// Opaque pixels are the same either way, and frames are mostly opaque:
+/// the bytes are copied whole and only the others are divided.
+fn straight_rgba(pixmap: &Pixmap, out: &mut Vec<u8>) {
+    out.clear();
+    out.extend_from_slice(pixmap.data());
+    for (bytes, p) in out.chunks_exact_mut(4).zip(pixmap.pixels()) {
+        if bytes[3] != 255 {
+            let c = p.demultiply();
+            bytes.copy_from_slice(&[c.red(), c.green(), c.blue(), c.alpha()]);
+        }
     }
-    out
 }
 
 /// The fraction nearest `seconds` with both terms under 65,536, found by
@@ -309,6 +327,21 @@ pub fn rational(seconds: f64) -> (u16, u16) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn frames_are_written_straight_and_opaque_ones_as_they_are() {
+        let mut pixmap = Pixmap::new(2, 1).unwrap();
+        pixmap.fill(tiny_skia::Color::from_rgba8(200, 100, 50, 255));
+        assert!(is_opaque(&pixmap));
+        let mut out = vec![9; 3];
+        straight_rgba(&pixmap, &mut out);
+        assert_eq!(out, pixmap.data());
+        // Premultiplied (50, 25, 12, 128) is straight (100, 50, 24, 128).
+        pixmap.data_mut()[4..].copy_from_slice(&[50, 25, 12, 128]);
+        assert!(!is_opaque(&pixmap));
+        straight_rgba(&pixmap, &mut out);
+        assert_eq!(out, [200, 100, 50, 255, 100, 50, 24, 128]);
+    }
 
     #[test]
     fn delays_become_exact_fractions() {
