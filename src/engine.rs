@@ -413,9 +413,16 @@ impl<G: Game> Engine<G> {
     /// Rasterizes the screen layer alone into `pixmap` (transparent where
     /// nothing was drawn), sized to the surface: the layer the renderer
     /// composites over the scene at step 10.
-    pub fn screen_layer(&mut self, pixmap: &mut tiny_skia::Pixmap) {
+    ///
+    /// Returns false, leaving `pixmap` as it was, when the frame drew
+    /// nothing on the screen layer: there is nothing to composite.
+    pub fn screen_layer(&mut self, pixmap: &mut tiny_skia::Pixmap) -> bool {
+        if self.screen.is_empty() {
+            return false;
+        }
         pixmap.fill(tiny_skia::Color::TRANSPARENT);
         self.screen.rasterize(&mut pixmap.as_mut(), &self.viewport);
+        true
     }
 
     /// Returns the game's clear color.

@@ -128,7 +128,9 @@ pub struct Renderer {
     textures: HashMap<String, wgpu::BindGroup>,
     instances: wgpu::Buffer,
     instance_capacity: usize,
-    staged: Vec<(BatchKey, Option<String>, Instance)>,
+    /// Visible objects: batch, texture, instance data, squared distance
+    /// from the camera.
+    staged: Vec<(BatchKey, Option<String>, Instance, f32)>,
     upload: Vec<Instance>,
     frame: Option<Frame>,
     layers: Vec<LayerSlot>,
@@ -671,7 +673,7 @@ impl Renderer {
                 pass.set_vertex_buffer(1, self.instances.slice(..));
                 let mut start = 0;
                 while start < self.staged.len() {
-                    let (key, texture, _) = &self.staged[start];
+                    let (key, texture, _, _) = &self.staged[start];
                     let mut end = start + 1;
                     while end < self.staged.len()
                         && self.staged[end].0 == *key
@@ -711,6 +713,7 @@ impl Renderer {
     /// missing models and textures, and writes the instance buffer.
     fn stage(&mut self, scene: &Scene, root: Option<&Path>) {
         self.staged.clear();
+        let eye = scene.camera.pose.w_axis;
         for object in scene.objects() {
             if !scene.is_visible(object) {
                 continue;
@@ -753,12 +756,20 @@ impl Renderer {
                 color: [c[0], c[1], c[2], object.material.color.a],
                 flags: [if object.material.lit { 1.0 } else { 0.0 }, 0.0, 0.0, 0.0],
             };
-            self.staged.push((key, texture, instance));
+            let distance = (world.w_axis - eye).length_squared();
+            self.staged.push((key, texture, instance, distance));
         }
-        // Objects sharing a mesh and texture draw as one instanced call.
-        self.staged.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+        // Objects sharing a mesh and texture draw as one instanced call;
+        // within a call, nearest first, so the depth test spares the
+        // shading of what is hidden.
+        self.staged.sort_by(|a, b| {
+            (&a.0, &a.1)
+                .cmp(&(&b.0, &b.1))
+                .then_with(|| a.3.total_cmp(&b.3))
+        });
         self.upload.clear();
-        self.upload.extend(self.staged.iter().map(|(_, _, i)| *i));
+        self.upload
+            .extend(self.staged.iter().map(|(_, _, i, _)| *i));
         if self.upload.len() > self.instance_capacity {
             self.instance_capacity = self.upload.len().next_power_of_two();
             self.instances = self.device.create_buffer(&wgpu::BufferDescriptor {
@@ -1077,18 +1088,26 @@ pub fn draw_frame<G: crate::engine::Game>(
         *screen = Pixmap::new(size.0.max(1), size.1.max(1));
     }
     let pixmap = screen.as_mut().expect("a non-empty surface");
-    engine.screen_layer(pixmap);
+    // A frame that drew nothing on the screen layer skips clearing,
+    // uploading and compositing it: a 3D game without a HUD pays nothing.
+    let drawn = engine.screen_layer(pixmap);
     let folder = engine.folder();
-    let mut layers = vec![Layer { pixmap, x: 0, y: 0 }];
-    layers.extend(overlay);
-    renderer.draw(
-        size,
-        engine.scene(),
-        folder.as_deref(),
-        &viewport,
-        engine.background(),
-        &layers,
-    );
+    let screen_layer = drawn.then_some(Layer { pixmap, x: 0, y: 0 });
+    let draw = |renderer: &mut Renderer, layers: &[Layer<'_>]| {
+        renderer.draw(
+            size,
+            engine.scene(),
+            folder.as_deref(),
+            &viewport,
+            engine.background(),
+            layers,
+        );
+    };
+    match (screen_layer, overlay) {
+        (Some(screen), Some(overlay)) => draw(renderer, &[screen, overlay]),
+        (Some(one), None) | (None, Some(one)) => draw(renderer, std::slice::from_ref(&one)),
+        (None, None) => draw(renderer, &[]),
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
