@@ -14,8 +14,6 @@ use std::fmt::Write as _;
 
 use mlua::{Lua, Table, Value, ffi};
 
-use crate::lua::raw_table::{self, RawTable};
-
 /// Registry field of the weak set of tables the game froze itself.
 const GAME_FROZEN: &std::ffi::CStr = c"moonloop.game_frozen";
 
@@ -49,7 +47,6 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
     weak.raw_set("__mode", "k")?;
     set.set_metatable(Some(weak))?;
     lua.set_named_registry_value(GAME_FROZEN.to_str().unwrap(), set.clone())?;
-    raw_table::layout_holds(lua);
     let table_lib: Table = lua.globals().raw_get("table")?;
     let freeze: mlua::Function = table_lib.raw_get("freeze")?;
     let wrapped = lua.create_function(move |_, t: Table| {
@@ -114,7 +111,6 @@ unsafe fn walk_and_report(state: *mut ffi::lua_State) -> bool {
                 ffi::lua_pushvalue(state, 1);
                 let mut walk = Walk {
                     state,
-                    direct: raw_table::layout_checked() && !tests::api_only(),
                     game_frozen: 2,
                     ancestors: [0; MAX_DEPTH],
                     depth: 0,
@@ -140,8 +136,6 @@ unsafe fn report(state: *mut ffi::lua_State, refusal: Refusal) -> bool {
 
 struct Walk {
     state: *mut ffi::lua_State,
-    /// Whether entries' types are read from the table itself.
-    direct: bool,
     game_frozen: i32,
     /// Stack indices of the tables being walked, outermost first.
     ancestors: [i32; MAX_DEPTH],
@@ -255,12 +249,6 @@ impl Walk {
             }
             self.ancestors[self.depth] = idx;
             self.depth += 1;
-            if self.direct {
-                let result = self.entries_in_place(idx);
-                ffi::lua_settop(state, idx);
-                self.depth -= 1;
-                return result;
-            }
             // Entries pile up on the stack and are popped in batches: one
             // `lua_settop` per entry would cost a tenth of the walk.
             let mut key = idx + 1;
@@ -295,59 +283,6 @@ impl Walk {
             ffi::lua_settop(state, idx);
             self.depth -= 1;
             result
-        }
-    }
-}
-
-impl Walk {
-    /// Checks the entries of the table at `idx` (the top) by reading their
-    /// types from the table; only a table or a refused value is pushed, by
-    /// `lua_rawiter` at its slot, to be walked or named.
-    unsafe fn entries_in_place(&mut self, idx: i32) -> Result<(), Refusal> {
-        unsafe {
-            let table = RawTable::at(self.state, idx);
-            let array = table.array();
-            for (slot, value) in array.iter().enumerate() {
-                self.entry(idx, slot, value.tt)?;
-            }
-            for (j, node) in table.nodes().iter().enumerate() {
-                if node.val.tt == ffi::LUA_TNIL {
-                    continue;
-                }
-                let key = node.key_type();
-                if key != ffi::LUA_TSTRING && key != ffi::LUA_TNUMBER {
-                    return Err(Refusal::new(Offense::Key(type_name(key))));
-                }
-                self.entry(idx, array.len() + j, node.val.tt)?;
-            }
-            Ok(())
-        }
-    }
-
-    /// Checks the value of type `tt` at iteration slot `slot` of the table
-    /// at `idx`.
-    unsafe fn entry(&mut self, idx: i32, slot: usize, tt: i32) -> Result<(), Refusal> {
-        match tt {
-            ffi::LUA_TNIL
-            | ffi::LUA_TBOOLEAN
-            | ffi::LUA_TNUMBER
-            | ffi::LUA_TSTRING
-            | ffi::LUA_TVECTOR => Ok(()),
-            _ => unsafe {
-                // Pushes exactly this slot's key and value: it is not nil.
-                ffi::lua_rawiter(self.state, idx, slot as i32);
-                let outcome = if tt == ffi::LUA_TTABLE {
-                    self.table(idx + 2)
-                } else {
-                    Err(Refusal::new(Offense::Type(type_name(tt))))
-                };
-                let outcome = outcome.map_err(|mut refusal| {
-                    refusal.path.push(segment(self.state, idx + 1));
-                    refusal
-                });
-                ffi::lua_settop(self.state, idx);
-                outcome
-            },
         }
     }
 }
@@ -664,61 +599,9 @@ fn copy_at(value: &Value, into: &Lua, path: &str, depth: usize) -> Result<Value,
     })
 }
 
-#[cfg(not(test))]
-mod tests {
-    pub fn api_only() -> bool {
-        false
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::cell::Cell;
-
-    thread_local! {
-        static API_ONLY: Cell<bool> = const { Cell::new(false) };
-    }
-
-    /// Whether this thread's walks keep to the C API (to test that path).
-    pub fn api_only() -> bool {
-        API_ONLY.with(Cell::get)
-    }
-
-    // rule: S2, S5
-    #[test]
-    fn the_walk_reads_tables_in_place_and_through_the_api_alike() {
-        let lua = Lua::new();
-        install(&lua).unwrap();
-        assert!(raw_table::layout_checked(), "the fast path is in use");
-        let cases = [
-            "return { 1, 'two', true, vector.create(1, 2, 3), { x = 1 }, [2.5] = {}, s = 'x' }",
-            "return { a = { b = { 1, 2, print } } }",
-            "local t = table.create(8) t[1] = 1 t[5] = print return { list = t }",
-            "return { f = { [true] = 1 } }",
-            "return { m = setmetatable({}, {}) }",
-            "local t = {} t.self = t return { t = t }",
-            "return { frozen = table.freeze({ bad = newproxy() }) }",
-            "local t = {} for i = 1, 300 do t = { t } end return t",
-            "return { ['not an identifier'] = { coroutine.create(print) } }",
-        ];
-        for source in cases {
-            let outcomes: Vec<Result<(), String>> = [false, true]
-                .into_iter()
-                .map(|api| {
-                    API_ONLY.with(|a| a.set(api));
-                    let value: Value = lua.load(source).eval().unwrap();
-                    let outcome = take(&lua, &value);
-                    if let (Ok(()), Value::Table(t)) = (&outcome, &value) {
-                        assert!(t.is_readonly(), "{source}: frozen");
-                    }
-                    outcome
-                })
-                .collect();
-            API_ONLY.with(|a| a.set(false));
-            assert_eq!(outcomes[0], outcomes[1], "{source}");
-        }
-    }
 
     #[test]
     fn type_names_are_luau_s() {

@@ -4,7 +4,6 @@
 
 mod game;
 mod handles;
-pub(crate) mod raw_table;
 mod require;
 mod scenario;
 mod scene;
