@@ -94,9 +94,15 @@ impl Clip {
         {
             samples.extend(packet.iter().map(|&s| f32::from(s) / 32768.0));
         }
+        // The last page's granule position is the stream's true length:
+        // the last packet decodes to more, which is padding.
+        let channels = usize::from(reader.ident_hdr.audio_channels);
+        if let Some(frames) = reader.get_last_absgp() {
+            samples.truncate((frames as usize).saturating_mul(channels));
+        }
         Ok(Clip {
             rate: reader.ident_hdr.audio_sample_rate,
-            channels: usize::from(reader.ident_hdr.audio_channels),
+            channels,
             samples,
         })
     }
@@ -134,6 +140,25 @@ pub(crate) mod tests {
             clip.frame_at(0, 0.5),
             (-0.5, 0.5 + (32767.0 / 32768.0 - 0.5) * 0.5)
         );
+    }
+
+    #[test]
+    fn ogg_vorbis_files_load_as_samples_from_minus_one_to_one() {
+        // A quarter second at 22,050 Hz: 440 Hz at 0.5 on the left, 660 Hz
+        // at 0.25 on the right (written by libsndfile).
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sounds/tone.ogg");
+        let clip = Clip::load(&path).unwrap();
+        assert_eq!((clip.rate, clip.channels), (22_050, 2));
+        assert_eq!(clip.frames(), 5512);
+        let peak = |side: usize| {
+            clip.samples
+                .iter()
+                .skip(side)
+                .step_by(2)
+                .fold(0.0f32, |m, s| m.max(s.abs()))
+        };
+        assert!((peak(0) - 0.5).abs() < 0.03, "left peak {}", peak(0));
+        assert!((peak(1) - 0.25).abs() < 0.03, "right peak {}", peak(1));
     }
 
     #[test]
