@@ -20,6 +20,7 @@ const LATENCY_US: c_uint = 40_000;
 const QUEUE: usize = 64;
 
 const SND_PCM_STREAM_PLAYBACK: c_int = 0;
+const SND_PCM_NONBLOCK: c_int = 1;
 const SND_PCM_FORMAT_S16_LE: c_int = 2;
 const SND_PCM_ACCESS_RW_INTERLEAVED: c_int = 3;
 
@@ -34,6 +35,7 @@ struct Api {
     set_params: unsafe extern "C" fn(Pcm, c_int, c_int, c_uint, c_uint, c_int, c_uint) -> c_int,
     writei: unsafe extern "C" fn(Pcm, *const c_void, c_ulong) -> c_long,
     recover: unsafe extern "C" fn(Pcm, c_int, c_int) -> c_int,
+    nonblock: unsafe extern "C" fn(Pcm, c_int) -> c_int,
     close: unsafe extern "C" fn(Pcm) -> c_int,
     strerror: unsafe extern "C" fn(c_int) -> *const c_char,
     set_error_handler: Option<unsafe extern "C" fn(Option<ErrorHandler>) -> Option<ErrorHandler>>,
@@ -59,6 +61,7 @@ impl Api {
                 set_params: symbol!("snd_pcm_set_params"),
                 writei: symbol!("snd_pcm_writei"),
                 recover: symbol!("snd_pcm_recover"),
+                nonblock: symbol!("snd_pcm_nonblock"),
                 close: symbol!("snd_pcm_close"),
                 strerror: symbol!("snd_strerror"),
                 // Since alsa-lib 1.1.6; older ones print their errors.
@@ -122,13 +125,25 @@ impl Output {
         // SAFETY: `pcm` is written by a successful open and closed once, by
         // the audio thread or below.
         unsafe {
-            let code = (api.open)(&mut pcm, c_name.as_ptr(), SND_PCM_STREAM_PLAYBACK, 0);
+            // Opened without blocking, so a device another program holds
+            // fails at once instead of stalling the window; writes block.
+            let code = (api.open)(
+                &mut pcm,
+                c_name.as_ptr(),
+                SND_PCM_STREAM_PLAYBACK,
+                SND_PCM_NONBLOCK,
+            );
             // What ALSA says when there is no sound card, or no such name.
             const ENOENT: c_int = 2;
             if code == -ENOENT {
                 return Err(format!("no ALSA device `{name}`"));
             }
             if code < 0 {
+                return Err(format!("ALSA device `{name}`: {}", api.error(code)));
+            }
+            let code = (api.nonblock)(pcm, 0);
+            if code < 0 {
+                (api.close)(pcm);
                 return Err(format!("ALSA device `{name}`: {}", api.error(code)));
             }
             let code = (api.set_params)(
