@@ -36,40 +36,62 @@ impl Clip {
         }
     }
 
-    /// Loads a `.wav` or `.ogg` file.
+    /// Loads a `.wav` or `.ogg` file of at most [`MAX_FILE`] bytes.
     ///
     /// # Errors
-    /// The file cannot be read, is not the format its name says, has no
-    /// frames, or has more than two channels.
+    /// The file cannot be read or is too big, or see [`Clip::decode`].
     pub fn load(path: &Path) -> Result<Clip, String> {
+        let size = std::fs::metadata(path).map_err(|e| e.to_string())?.len();
+        if size > MAX_FILE {
+            return Err(format!(
+                "it is {} MB; sounds are at most {} MB",
+                size >> 20,
+                MAX_FILE >> 20
+            ));
+        }
+        let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
         let ext = path
             .extension()
             .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase);
-        let clip = match ext.as_deref() {
-            Some("wav") => Clip::from_wav(path)?,
-            Some("ogg") => Clip::from_ogg(path)?,
-            _ => return Err("sounds are .wav or .ogg files".into()),
-        };
-        if !(1..=2).contains(&clip.channels) {
-            return Err(format!(
-                "it has {} channels; sounds are mono or stereo",
-                clip.channels
-            ));
-        }
-        if clip.frames() == 0 || clip.rate == 0 {
-            return Err("it holds no sound".into());
-        }
-        Ok(clip)
+            .map(str::to_ascii_lowercase)
+            .unwrap_or_default();
+        Clip::decode(&bytes, &ext)
     }
 
-    fn from_wav(path: &Path) -> Result<Clip, String> {
-        let reader = hound::WavReader::open(path).map_err(|e| format!("not a WAV file: {e}"))?;
+    /// Decodes the bytes of a file whose name ends in `.ext`.
+    ///
+    /// # Errors
+    /// The extension is not `wav` or `ogg`, the bytes are not that format
+    /// (a decoder that panics on them counts as that), there are no
+    /// frames, or there are more than two channels.
+    pub fn decode(bytes: &[u8], ext: &str) -> Result<Clip, String> {
+        let decoded = match ext {
+            "wav" => crate::error::catch_decoder_panic(|| Clip::from_wav(bytes))
+                .unwrap_or_else(|| Err("a broken WAV file".into()))?,
+            "ogg" => crate::error::catch_decoder_panic(|| Clip::from_ogg(bytes))
+                .unwrap_or_else(|| Err("a broken Ogg Vorbis file".into()))?,
+            _ => return Err("sounds are .wav or .ogg files".into()),
+        };
+        if !(1..=2).contains(&decoded.channels) {
+            return Err(format!(
+                "it has {} channels; sounds are mono or stereo",
+                decoded.channels
+            ));
+        }
+        if decoded.frames() == 0 || decoded.rate == 0 {
+            return Err("it holds no sound".into());
+        }
+        Ok(decoded)
+    }
+
+    fn from_wav(bytes: &[u8]) -> Result<Clip, String> {
+        let reader = hound::WavReader::new(std::io::Cursor::new(bytes))
+            .map_err(|e| format!("not a WAV file: {e}"))?;
         let spec = reader.spec();
         let samples: Result<Vec<f32>, hound::Error> = match spec.sample_format {
             hound::SampleFormat::Float => reader.into_samples::<f32>().collect(),
             hound::SampleFormat::Int => {
-                let full = (1i64 << (spec.bits_per_sample - 1)) as f32;
+                let full = (1i64 << (spec.bits_per_sample.clamp(1, 32) - 1)) as f32;
                 reader
                     .into_samples::<i32>()
                     .map(|s| s.map(|s| s as f32 / full))
@@ -83,9 +105,8 @@ impl Clip {
         })
     }
 
-    fn from_ogg(path: &Path) -> Result<Clip, String> {
-        let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-        let mut reader = lewton::inside_ogg::OggStreamReader::new(std::io::BufReader::new(file))
+    fn from_ogg(bytes: &[u8]) -> Result<Clip, String> {
+        let mut reader = lewton::inside_ogg::OggStreamReader::new(std::io::Cursor::new(bytes))
             .map_err(|e| format!("not an Ogg Vorbis file: {e}"))?;
         let mut samples = Vec::new();
         while let Some(packet) = reader
@@ -93,6 +114,9 @@ impl Clip {
             .map_err(|e| format!("a broken Ogg Vorbis file: {e}"))?
         {
             samples.extend(packet.iter().map(|&s| f32::from(s) / 32768.0));
+            if samples.len() > MAX_SAMPLES {
+                return Err("it is longer than sounds may be (10 minutes)".into());
+            }
         }
         // The last page's granule position is the stream's true length:
         // the last packet decodes to more, which is padding.
@@ -107,6 +131,13 @@ impl Clip {
         })
     }
 }
+
+/// The largest sound file a game may ship.
+pub const MAX_FILE: u64 = 64 << 20;
+
+/// The most samples a decoded sound may hold: 10 minutes of 48 kHz stereo
+/// (a small Ogg file can decode to far more than its size).
+const MAX_SAMPLES: usize = 48_000 * 2 * 600;
 
 #[cfg(test)]
 pub(crate) mod tests {

@@ -1,0 +1,15 @@
+//! Any bytes a game ships as `sounds/NAME.wav` or `.ogg` decode or are
+//! refused with a line: a broken sound must not take the host down.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use moonloop::sound::Clip;
+
+fuzz_target!(|bytes: &[u8]| {
+    for ext in ["wav", "ogg"] {
+        if let Ok(clip) = Clip::decode(bytes, ext) {
+            assert!(clip.frames() > 0 && (1..=2).contains(&clip.channels));
+            assert!(clip.samples.iter().all(|s| s.is_finite() || ext == "wav"));
+        }
+    }
+});
