@@ -106,6 +106,7 @@ impl Clip {
     }
 
     fn from_ogg(bytes: &[u8]) -> Result<Clip, String> {
+        check_ogg_comments(bytes)?;
         let mut reader = lewton::inside_ogg::OggStreamReader::new(std::io::Cursor::new(bytes))
             .map_err(|e| format!("not an Ogg Vorbis file: {e}"))?;
         let mut samples = Vec::new();
@@ -130,6 +131,45 @@ impl Clip {
             samples,
         })
     }
+}
+
+/// Checks the lengths in an Ogg Vorbis file's comment header against the
+/// header's own size. lewton allocates whatever they say before reading
+/// (fuzzing found a file asking for 56 GB), which would abort the host.
+fn check_ogg_comments(bytes: &[u8]) -> Result<(), String> {
+    let mut packets = ogg::PacketReader::new(std::io::Cursor::new(bytes));
+    let mut next = || {
+        packets
+            .read_packet_expected()
+            .map(|p| p.data)
+            .map_err(|e| format!("not an Ogg Vorbis file: {e}"))
+    };
+    next()?;
+    let comments = next()?;
+    let Some(mut rest) = comments.strip_prefix(b"\x03vorbis".as_slice()) else {
+        return Ok(()); // not a comment header: lewton refuses it
+    };
+    // A length, then that many bytes.
+    fn length(rest: &mut &[u8]) -> Option<usize> {
+        let (n, tail) = rest.split_first_chunk::<4>()?;
+        *rest = tail;
+        Some(u32::from_le_bytes(*n) as usize)
+    }
+    fn skip(rest: &mut &[u8]) -> Option<()> {
+        let n = length(rest)?;
+        *rest = rest.get(n..)?;
+        Some(())
+    }
+    let broken = || "a broken Ogg Vorbis file: its comment header is cut short".to_string();
+    skip(&mut rest).ok_or_else(broken)?; // the vendor
+    let count = length(&mut rest).ok_or_else(broken)?;
+    if count > rest.len() / 4 {
+        return Err(broken());
+    }
+    for _ in 0..count {
+        skip(&mut rest).ok_or_else(broken)?;
+    }
+    Ok(())
 }
 
 /// The largest sound file a game may ship.
@@ -190,6 +230,40 @@ pub(crate) mod tests {
         };
         assert!((peak(0) - 0.5).abs() < 0.03, "left peak {}", peak(0));
         assert!((peak(1) - 0.25).abs() < 0.03, "right peak {}", peak(1));
+    }
+
+    // rule: H9
+    #[test]
+    fn an_ogg_comment_header_that_lies_about_its_lengths_is_refused() {
+        // tone.ogg's packets again, with the vendor string's length set to
+        // nearly 4 GB: lewton alone would try to allocate it.
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sounds/tone.ogg");
+        let bytes = std::fs::read(path).unwrap();
+        let mut reader = ogg::PacketReader::new(std::io::Cursor::new(&bytes[..]));
+        let mut writer = ogg::PacketWriter::new(Vec::new());
+        let mut index = 0;
+        while let Some(packet) = reader.read_packet().unwrap() {
+            let mut data = packet.data.clone();
+            if index == 1 {
+                data[7..11].copy_from_slice(&0xffff_fff0u32.to_le_bytes());
+            }
+            let end = if packet.last_in_stream() {
+                ogg::PacketWriteEndInfo::EndStream
+            } else {
+                ogg::PacketWriteEndInfo::NormalPacket
+            };
+            let (serial, absgp) = (packet.stream_serial(), packet.absgp_page());
+            writer
+                .write_packet(data.into_boxed_slice(), serial, end, absgp)
+                .unwrap();
+            index += 1;
+        }
+        let forged = writer.into_inner();
+        assert_eq!(
+            Clip::decode(&forged, "ogg").unwrap_err(),
+            "a broken Ogg Vorbis file: its comment header is cut short"
+        );
+        assert!(Clip::decode(&bytes, "ogg").is_ok(), "the original is fine");
     }
 
     #[test]
