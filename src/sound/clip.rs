@@ -89,7 +89,11 @@ impl Clip {
             .map_err(|e| format!("not a WAV file: {e}"))?;
         let spec = reader.spec();
         let samples: Result<Vec<f32>, hound::Error> = match spec.sample_format {
-            hound::SampleFormat::Float => reader.into_samples::<f32>().collect(),
+            // NaN or infinite samples would poison the whole mix: silence.
+            hound::SampleFormat::Float => reader
+                .into_samples::<f32>()
+                .map(|s| s.map(|s| if s.is_finite() { s } else { 0.0 }))
+                .collect(),
             hound::SampleFormat::Int => {
                 let full = (1i64 << (spec.bits_per_sample.clamp(1, 32) - 1)) as f32;
                 reader
