@@ -41,7 +41,8 @@ pub struct Options {
     pub watcher: Option<Watcher>,
     /// Close after this many delivered frames.
     pub frames: Option<u64>,
-    /// The ALSA device to play cues on; "off" plays none.
+    /// The ALSA device to play cues on; "off" plays none, and empty (the
+    /// default) is ALSA's `default`.
     pub audio: String,
 }
 
@@ -92,8 +93,12 @@ pub fn run(engine: Engine<LuaGame>, options: Options) -> Result<(Engine<LuaGame>
     };
     let start_frame = engine.frame();
     let sounds = Bank::new(engine.folder(), engine.game().config().sounds.clone());
-    let sound = Player::open(&options.audio, sounds);
-    if !sound.is_playing() && !matches!(options.audio.as_str(), "default" | "off") {
+    let device = match options.audio.as_str() {
+        "" => "default",
+        named => named,
+    };
+    let sound = Player::open(device, sounds);
+    if !sound.is_playing() && !matches!(device, "default" | "off") {
         // Asked for by name, so say why it is silent; a machine with no
         // sound card at all plays silently (the overlay says why).
         eprintln!("moonloop: no sound: {}", sound.status());
