@@ -256,6 +256,11 @@ impl Scene {
         }
     }
 
+    /// Returns the game folder models and textures load from.
+    pub fn root(&self) -> Option<&Path> {
+        self.root.as_deref()
+    }
+
     /// Returns the object called `name`.
     pub fn get(&self, name: &str) -> Option<&Object> {
         self.index.get(name).map(|&i| &self.objects[i])

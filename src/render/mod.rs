@@ -1091,13 +1091,13 @@ pub fn draw_frame<G: crate::engine::Game>(
     // A frame that drew nothing on the screen layer skips clearing,
     // uploading and compositing it: a 3D game without a HUD pays nothing.
     let drawn = engine.screen_layer(pixmap);
-    let folder = engine.folder();
     let screen_layer = drawn.then_some(Layer { pixmap, x: 0, y: 0 });
     let draw = |renderer: &mut Renderer, layers: &[Layer<'_>]| {
+        let scene = engine.scene();
         renderer.draw(
             size,
-            engine.scene(),
-            folder.as_deref(),
+            scene,
+            scene.root(),
             &viewport,
             engine.background(),
             layers,
