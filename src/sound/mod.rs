@@ -45,13 +45,12 @@ impl Bank {
     /// # Errors
     /// No sound has that name, or its file is missing or broken; the same
     /// error comes back each time until [`Bank::forget`].
-    pub fn get(&mut self, name: &str) -> Result<Arc<Clip>, String> {
-        if let Some(found) = self.clips.get(name) {
-            return found.clone();
+    pub fn get(&mut self, name: &str) -> Result<&Arc<Clip>, &str> {
+        if !self.clips.contains_key(name) {
+            let found = self.find(name).map(Arc::new);
+            self.clips.insert(name.to_string(), found);
         }
-        let found = self.find(name).map(Arc::new);
-        self.clips.insert(name.to_string(), found.clone());
-        found
+        self.clips[name].as_ref().map_err(String::as_str)
     }
 
     /// Drops every loaded sound, so files changed on disk load again, and
@@ -157,7 +156,7 @@ impl Player {
             Ok(clip) => {
                 if let Some(output) = &self.output {
                     output.play(
-                        clip,
+                        clip.clone(),
                         Params {
                             volume: cue.volume as f32,
                             pitch: cue.pitch as f32,
@@ -215,8 +214,8 @@ mod tests {
         let mut bank = Bank::new(Some(dir.path().to_path_buf()), aliases);
         assert_eq!(bank.get("hit").unwrap().samples, [0.5], "the folder's hit");
         assert_eq!(bank.get("bang").unwrap().samples, [-0.5]);
-        assert_eq!(*bank.get("wall").unwrap(), built_in("blip").unwrap());
-        assert_eq!(*bank.get("coin").unwrap(), built_in("coin").unwrap());
+        assert_eq!(**bank.get("wall").unwrap(), built_in("blip").unwrap());
+        assert_eq!(**bank.get("coin").unwrap(), built_in("coin").unwrap());
         assert_eq!(
             bank.get("boing").unwrap_err(),
             "no sounds/boing.wav or sounds/boing.ogg in the game folder, and `boing` is not \
