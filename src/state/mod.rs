@@ -3,7 +3,10 @@
 //! Taking a state deep-freezes it (S2) and checks that it is plain data
 //! (S5) in one walk over the Luau C API: no per-entry conversion into Rust
 //! values, and no walk at all below a table that is already frozen, so the
-//! cost follows what is new in the state rather than its size.
+//! cost follows what is new in the state rather than its size. Where the
+//! running Luau's table layout is the one [`layout`] knows, the walk reads
+//! each table's slots in place and asks the API only about the entries that
+//! need a look.
 //!
 //! The canonical encoding (S7) sorts keys (numbers by value, then strings
 //! by bytes) and writes floats exactly; `--print-state` shows it as JSON,
@@ -13,6 +16,10 @@
 use std::fmt::Write as _;
 
 use mlua::{Lua, Table, Value, ffi};
+
+use layout::RawTable;
+
+mod layout;
 
 /// Registry field of the weak set of tables the game froze itself.
 const GAME_FROZEN: &std::ffi::CStr = c"moonloop.game_frozen";
@@ -55,9 +62,28 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
         Ok(t)
     })?;
     table_lib.raw_set("freeze", wrapped)?;
+    // SAFETY: `known` leaves the stack as it found it.
+    let in_place = unsafe {
+        lua.exec_raw::<bool>((), |state| {
+            let known = layout::known(state);
+            ffi::lua_pushboolean(state, known.into());
+        })?
+    };
+    install_take(lua, in_place)
+}
+
+/// Registers the `take` C function; `in_place`: the walk reads tables in
+/// place, which needs [`layout::known`].
+fn install_take(lua: &Lua, in_place: bool) -> mlua::Result<()> {
     // SAFETY: `take_c` follows the C function protocol: it reads its one
     // argument and raises errors only from its outermost frame.
-    let take = unsafe { lua.create_c_function(take_c)? };
+    let take = unsafe {
+        if in_place {
+            lua.create_c_function(take_c::<true>)?
+        } else {
+            lua.create_c_function(take_c::<false>)?
+        }
+    };
     lua.set_named_registry_value(TAKE, take)
 }
 
@@ -93,29 +119,31 @@ pub fn take(lua: &Lua, value: &Value) -> Result<(), String> {
     })
 }
 
-unsafe extern "C-unwind" fn take_c(state: *mut ffi::lua_State) -> std::ffi::c_int {
+/// The `take` function; `RAW`: read tables in place (see [`layout`]).
+unsafe extern "C-unwind" fn take_c<const RAW: bool>(state: *mut ffi::lua_State) -> std::ffi::c_int {
     // Everything with a destructor lives in `walk_and_report`, which has
     // returned by the time `lua_error` unwinds through this frame.
-    if unsafe { walk_and_report(state) } {
+    if unsafe { walk_and_report::<RAW>(state) } {
         unsafe { ffi::lua_error(state) }
     }
     0
 }
 
 /// Walks argument 1; on a refusal pushes the message and returns true.
-unsafe fn walk_and_report(state: *mut ffi::lua_State) -> bool {
+unsafe fn walk_and_report<const RAW: bool>(state: *mut ffi::lua_State) -> bool {
     unsafe {
         let result = match ffi::lua_type(state, 1) {
             ffi::LUA_TTABLE => {
                 ffi::lua_rawgetfield(state, ffi::LUA_REGISTRYINDEX, GAME_FROZEN.as_ptr());
                 ffi::lua_pushvalue(state, 1);
-                let mut walk = Walk {
+                let mut walk = Walk::<RAW> {
                     state,
                     game_frozen: 2,
                     ancestors: [0; MAX_DEPTH],
                     depth: 0,
+                    reserved: 0,
                 };
-                walk.table(3)
+                walk.table(3, RAW.then(|| RawTable::at(state, 3)))
             }
             ffi::LUA_TBOOLEAN | ffi::LUA_TNUMBER | ffi::LUA_TSTRING | ffi::LUA_TVECTOR => Ok(()),
             other => Err(Refusal::new(Offense::Type(type_name(other)))),
@@ -134,12 +162,14 @@ unsafe fn report(state: *mut ffi::lua_State, refusal: Refusal) -> bool {
     true
 }
 
-struct Walk {
+struct Walk<const RAW: bool> {
     state: *mut ffi::lua_State,
     game_frozen: i32,
     /// Stack indices of the tables being walked, outermost first.
     ancestors: [i32; MAX_DEPTH],
     depth: usize,
+    /// Depth up to which the stack is known to have room.
+    reserved: usize,
 }
 
 enum Offense {
@@ -206,17 +236,22 @@ fn is_identifier(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-impl Walk {
-    /// Walks the table at stack index `idx`, which must be the top.
+impl<const RAW: bool> Walk<RAW> {
+    /// Walks the table at stack index `idx`, which must be the top; `raw`
+    /// is the same table read in place, when the layout is known.
     ///
     /// Keeping the table on top lets the walk find each key at `idx + 1`
     /// and value at `idx + 2` without asking Luau: every C API call costs a
     /// few nanoseconds, and a state of 1,000 new tables makes thousands.
-    unsafe fn table(&mut self, idx: i32) -> Result<(), Refusal> {
+    unsafe fn table(&mut self, idx: i32, raw: Option<RawTable>) -> Result<(), Refusal> {
         unsafe {
             let state = self.state;
             let mut freeze = true;
-            if ffi::lua_getreadonly(state, idx) != 0 {
+            let frozen = match raw {
+                Some(raw) => raw.readonly(),
+                None => ffi::lua_getreadonly(state, idx) != 0,
+            };
+            if frozen {
                 if self.ancestors[..self.depth]
                     .iter()
                     .any(|&a| ffi::lua_rawequal(state, a, idx) != 0)
@@ -235,17 +270,23 @@ impl Walk {
                 ffi::lua_rawset(state, self.game_frozen);
                 freeze = false;
             }
-            if !ffi::lua_getmetatablepointer(state, idx).is_null() {
+            let has_metatable = match raw {
+                Some(raw) => raw.has_metatable(),
+                None => !ffi::lua_getmetatablepointer(state, idx).is_null(),
+            };
+            if has_metatable {
                 return Err(Refusal::new(Offense::Metatable));
             }
-            // Room for a batch of keys and values, and the game-frozen lookup.
-            if self.depth == MAX_DEPTH || ffi::lua_checkstack(state, 2 * BATCH + 4) == 0 {
+            if self.depth == MAX_DEPTH || !self.reserve_stack() {
                 return Err(Refusal::new(Offense::TooDeep));
             }
             // Freezing before the children makes a cycle meet a frozen table
             // (and the ancestor check) instead of recursing forever.
             if freeze {
-                ffi::lua_setreadonly(state, idx, 1);
+                match raw {
+                    Some(raw) => raw.freeze(),
+                    None => ffi::lua_setreadonly(state, idx, 1),
+                }
             }
             self.ancestors[self.depth] = idx;
             self.depth += 1;
@@ -258,19 +299,32 @@ impl Walk {
                     ffi::lua_settop(state, idx);
                     key = idx + 1;
                 }
-                iter = ffi::lua_rawiter(state, idx, iter);
-                if iter < 0 {
-                    break Ok(());
-                }
                 let value = key + 1;
-                let outcome = match ffi::lua_type(state, value) {
+                // The entry's key and value types, and the value in place.
+                let (key_type, value_type, child) = match raw {
+                    Some(raw) => {
+                        // Skip what needs no look; the API pushes the rest.
+                        let Some(slot) = raw.next_to_check(iter) else {
+                            break Ok(());
+                        };
+                        iter = ffi::lua_rawiter(state, idx, slot.iter);
+                        (slot.key_type, slot.value_type, slot.table)
+                    }
+                    None => {
+                        iter = ffi::lua_rawiter(state, idx, iter);
+                        if iter < 0 {
+                            break Ok(());
+                        }
+                        (ffi::lua_type(state, key), ffi::lua_type(state, value), None)
+                    }
+                };
+                let outcome = match value_type {
                     ffi::LUA_TBOOLEAN | ffi::LUA_TNUMBER | ffi::LUA_TSTRING | ffi::LUA_TVECTOR => {
                         Ok(())
                     }
-                    ffi::LUA_TTABLE => self.table(value),
+                    ffi::LUA_TTABLE => self.table(value, child),
                     other => Err(Refusal::new(Offense::Type(type_name(other)))),
                 };
-                let key_type = ffi::lua_type(state, key);
                 if key_type != ffi::LUA_TSTRING && key_type != ffi::LUA_TNUMBER {
                     break Err(Refusal::new(Offense::Key(type_name(key_type))));
                 }
@@ -280,10 +334,24 @@ impl Walk {
                 }
                 key += 2;
             };
-            ffi::lua_settop(state, idx);
+            if key != idx + 1 {
+                ffi::lua_settop(state, idx);
+            }
             self.depth -= 1;
             result
         }
+    }
+
+    /// Makes sure the stack has room for the tables at this depth and a few
+    /// below: a batch of keys and values each, and the game-frozen lookup.
+    /// Asks Luau only every few levels.
+    unsafe fn reserve_stack(&mut self) -> bool {
+        const LEVELS: usize = 8;
+        if self.depth < self.reserved {
+            return true;
+        }
+        self.reserved = self.depth + LEVELS;
+        unsafe { ffi::lua_checkstack(self.state, (2 * BATCH + 4) * LEVELS as i32) != 0 }
     }
 }
 
@@ -602,6 +670,150 @@ fn copy_at(value: &Value, into: &Lua, path: &str, depth: usize) -> Result<Value,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_vendored_luau_tables_can_be_read_in_place() {
+        // A Luau update that moves a field of its tables fails here; the
+        // walk would still be right, only slower.
+        let lua = Lua::new();
+        let known = unsafe {
+            lua.exec_raw::<bool>((), |state| {
+                let known = layout::known(state);
+                ffi::lua_pushboolean(state, known.into());
+            })
+        };
+        assert!(
+            known.unwrap(),
+            "update the mirror structs in state/layout.rs"
+        );
+    }
+
+    /// Takes what `chunk` returns with the walk that reads in place or the
+    /// one that asks the API; returns the refusal, or whether every table
+    /// in the value ended frozen.
+    fn take_with(in_place: bool, chunk: &str) -> Result<bool, String> {
+        let lua = Lua::new();
+        install(&lua).unwrap();
+        install_take(&lua, in_place).unwrap();
+        let value: Value = lua.load(chunk).eval().unwrap();
+        take(&lua, &value)?;
+        let all_frozen: mlua::Function = lua
+            .load(
+                r#"
+                local function frozen(v, seen)
+                    if type(v) ~= "table" or seen[v] then return true end
+                    seen[v] = true
+                    if not table.isfrozen(v) then return false end
+                    for k, x in v do
+                        if not frozen(k, seen) or not frozen(x, seen) then return false end
+                    end
+                    return true
+                end
+                return function(v) return frozen(v, {}) end
+                "#,
+            )
+            .eval()
+            .unwrap();
+        Ok(all_frozen.call(value).unwrap())
+    }
+
+    // rule: S2, S5
+    #[test]
+    fn both_walks_freeze_and_refuse_alike() {
+        let cases: &[(&str, Result<bool, &str>)] = &[
+            ("return 3", Ok(true)),
+            (
+                "return { 1, 'two', true, vector.create(1, 2, 3), { a = { b = {} } }, n = 1.5, [7] = {} }",
+                Ok(true),
+            ),
+            (
+                "local t = {} for i = 1, 100 do t[i] = { x = i, y = { i } } end return { list = t }",
+                Ok(true),
+            ),
+            (
+                "local t = { [0.5] = 1 } for i = 1, 40 do t['k' .. i] = { i } end return t",
+                Ok(true),
+            ),
+            (
+                "local t = {} for i = 1, 100 do t[i] = { x = i } end t[50].f = print return t",
+                Err("state[50].f is a function"),
+            ),
+            ("return { 1, 2, print }", Err("state[3] is a function")),
+            (
+                "return { a = { b = { c = print } } }",
+                Err("state.a.b.c is a function"),
+            ),
+            (
+                "return { [1.5] = { ['odd key'] = coroutine.create(print) } }",
+                Err("state[1.5][\"odd key\"] is a thread (coroutine)"),
+            ),
+            (
+                "return { m = setmetatable({}, {}) }",
+                Err("state.m has a metatable"),
+            ),
+            (
+                "return { [true] = 1 }",
+                Err("state has a key that is a boolean"),
+            ),
+            (
+                "return { inner = { [{}] = 1 } }",
+                Err("state.inner has a key that is a table"),
+            ),
+            (
+                "local t = { a = {} } t.a.back = t return t",
+                Err("state.a.back refers back"),
+            ),
+            (
+                "return { f = table.freeze({ g = print }) }",
+                Err("state.f.g is a function"),
+            ),
+            ("return { f = table.freeze({ g = { 1 } }) }", Ok(true)),
+            (
+                "local t = {} for i = 1, 250 do t = { t } end return t",
+                Err("nests more than 200 tables deep"),
+            ),
+        ];
+        for (chunk, expected) in cases {
+            for in_place in [true, false] {
+                let got = take_with(in_place, chunk);
+                match (expected, &got) {
+                    (Ok(frozen), Ok(got)) => {
+                        assert_eq!(frozen, got, "{chunk} (in place: {in_place})")
+                    }
+                    (Err(part), Err(message)) => assert!(
+                        message.contains(part),
+                        "{chunk} (in place: {in_place}): {message}"
+                    ),
+                    _ => panic!("{chunk} (in place: {in_place}): {got:?}, expected {expected:?}"),
+                }
+            }
+        }
+    }
+
+    // rule: S2
+    #[test]
+    fn tables_the_host_froze_are_not_walked_again() {
+        for in_place in [true, false] {
+            let lua = Lua::new();
+            install(&lua).unwrap();
+            install_take(&lua, in_place).unwrap();
+            let old: Table = lua.load("return { kept = { 1 } }").eval().unwrap();
+            take(&lua, &Value::Table(old.clone())).unwrap();
+            // Reach behind the freeze: a function slipped into a table the
+            // host already took is not looked at again, which shows the
+            // walk stopped there.
+            let kept: Table = old.raw_get("kept").unwrap();
+            kept.set_readonly(false);
+            kept.raw_set(2, lua.create_function(|_, ()| Ok(())).unwrap())
+                .unwrap();
+            kept.set_readonly(true);
+            let next: Value = lua
+                .load("local old = ... return { kept = old.kept, new = {} }")
+                .call(old)
+                .unwrap();
+            take(&lua, &next).expect("the frozen subtable was skipped");
+        }
+    }
 
     #[test]
     fn type_names_are_luau_s() {

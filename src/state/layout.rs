@@ -1,0 +1,283 @@
+//! Luau's tables read in place, so the state walk can skip the entries that
+//! need nothing from it.
+//!
+//! Asking the C API about every entry of every new table (`lua_rawiter`,
+//! then the key's and the value's types) made taking a state cost more than
+//! the update that built it: 63 µs of a 123 µs frame for 1,000 new balls.
+//! Most entries are a number or a string under a string key; reading the
+//! slots straight from memory finds the few that need a look (a table to
+//! descend into, a value or key that is not plain data) and leaves the API
+//! to handle only those.
+//!
+//! The structs mirror `VM/src/lobject.h` of the vendored Luau (0.740, with
+//! 3-wide vectors). [`known`] checks them against the C API on real tables
+//! when the first VM starts; when they disagree (a Luau update moved a
+//! field), the walk asks the API about every entry as before: slower, never
+//! wrong.
+
+use std::ffi::{c_int, c_void};
+use std::sync::OnceLock;
+
+use mlua::ffi;
+
+/// `TValue`: a value and its type tag.
+#[repr(C)]
+struct TValue {
+    value: u64,
+    extra: c_int,
+    tt: c_int,
+}
+
+/// `LuaNode`: one slot of a table's hash part.
+#[repr(C)]
+struct Node {
+    val: TValue,
+    key_value: u64,
+    key_extra: c_int,
+    /// The key's type tag in the low 4 bits, its chain link above them.
+    key_tt_next: u32,
+}
+
+/// `LuaTable`.
+#[repr(C)]
+struct LuaTable {
+    gc_header: [u8; 3],
+    tmcache: u8,
+    readonly: u8,
+    safeenv: u8,
+    lsizenode: u8,
+    nodemask8: u8,
+    sizearray: c_int,
+    lastfree: c_int,
+    metatable: *const LuaTable,
+    array: *const TValue,
+    node: *const Node,
+    gclist: *const c_void,
+}
+
+const _: () = {
+    assert!(size_of::<TValue>() == 16);
+    assert!(size_of::<Node>() == 32);
+    assert!(size_of::<LuaTable>() == 48);
+};
+
+/// A table on the Lua stack, read in place.
+///
+/// Valid while the table stays on the stack and no Luau code runs: nothing
+/// the walk does moves a table or resizes the ones it reads.
+#[derive(Clone, Copy)]
+pub(super) struct RawTable(*mut LuaTable);
+
+impl RawTable {
+    /// The table at stack index `idx`.
+    ///
+    /// # Safety
+    /// The value at `idx` is a table and [`known`] returned true.
+    pub(super) unsafe fn at(state: *mut ffi::lua_State, idx: c_int) -> RawTable {
+        RawTable(unsafe { ffi::lua_topointer(state, idx) } as *mut LuaTable)
+    }
+
+    pub(super) fn readonly(self) -> bool {
+        unsafe { (*self.0).readonly != 0 }
+    }
+
+    pub(super) fn has_metatable(self) -> bool {
+        unsafe { !(*self.0).metatable.is_null() }
+    }
+
+    /// Freezes the table as `table.freeze` does.
+    ///
+    /// Luau's `lua_setreadonly` may also build a metamethod cache for tables
+    /// used as metatables; a state's tables have no metatable and are never
+    /// one, and a frozen table without that cache is read the plain way.
+    pub(super) fn freeze(self) {
+        unsafe { (*self.0).readonly = 1 }
+    }
+
+    /// Returns the first slot at or after `iter`, in `lua_rawiter`'s
+    /// numbering (array part, then hash part), whose entry the walk must
+    /// look at: a table, or a value or key that is not plain data.
+    pub(super) fn next_to_check(self, iter: c_int) -> Option<Slot> {
+        // SAFETY: the sizes and pointers are the table's own, read now.
+        unsafe {
+            let t = &*self.0;
+            let mut iter = iter;
+            while iter < t.sizearray {
+                let value = &*t.array.add(iter as usize);
+                if !plain_scalar(value.tt) {
+                    return Some(Slot::new(iter, ffi::LUA_TNUMBER, value));
+                }
+                iter += 1;
+            }
+            let slots = t.sizearray + (1 << t.lsizenode);
+            while iter < slots {
+                let node = &*t.node.add((iter - t.sizearray) as usize);
+                let key_type = (node.key_tt_next & 0xf) as c_int;
+                if node.val.tt != ffi::LUA_TNIL
+                    && !(plain_key(key_type) && plain_scalar(node.val.tt))
+                {
+                    return Some(Slot::new(iter, key_type, &node.val));
+                }
+                iter += 1;
+            }
+            None
+        }
+    }
+}
+
+/// An entry [`RawTable::next_to_check`] found.
+pub(super) struct Slot {
+    /// Its slot number, for `lua_rawiter`.
+    pub iter: c_int,
+    pub key_type: c_int,
+    pub value_type: c_int,
+    /// The value, when it is a table.
+    pub table: Option<RawTable>,
+}
+
+impl Slot {
+    fn new(iter: c_int, key_type: c_int, value: &TValue) -> Slot {
+        Slot {
+            iter,
+            key_type,
+            value_type: value.tt,
+            table: (value.tt == ffi::LUA_TTABLE).then_some(RawTable(value.value as *mut LuaTable)),
+        }
+    }
+}
+
+/// True for nil and the plain values that hold no table.
+fn plain_scalar(tt: c_int) -> bool {
+    matches!(
+        tt,
+        ffi::LUA_TNIL | ffi::LUA_TBOOLEAN | ffi::LUA_TNUMBER | ffi::LUA_TVECTOR | ffi::LUA_TSTRING
+    )
+}
+
+fn plain_key(tt: c_int) -> bool {
+    tt == ffi::LUA_TNUMBER || tt == ffi::LUA_TSTRING
+}
+
+static KNOWN: OnceLock<bool> = OnceLock::new();
+
+/// Whether tables can be read in place: the mirror structs above match the
+/// running Luau. Checked once, on the first VM that asks.
+///
+/// # Safety
+/// `state` is a live Lua state with room for a few stack slots.
+pub(super) unsafe fn known(state: *mut ffi::lua_State) -> bool {
+    *KNOWN.get_or_init(|| unsafe {
+        let top = ffi::lua_gettop(state);
+        let known = check(state);
+        ffi::lua_settop(state, top);
+        known
+    })
+}
+
+/// Builds tables through the C API and reads them back in place: every
+/// slot's key and value types, pointers and numbers, the frozen flag and
+/// the metatable must agree.
+unsafe fn check(state: *mut ffi::lua_State) -> bool {
+    unsafe {
+        if ffi::lua_checkstack(state, 8) == 0 {
+            return false;
+        }
+        ffi::lua_createtable(state, 2, 4);
+        let t = ffi::lua_gettop(state);
+        ffi::lua_pushnumber(state, 1.5);
+        ffi::lua_rawseti(state, t, 1);
+        ffi::lua_pushstring(state, c"s".as_ptr());
+        ffi::lua_rawseti(state, t, 2);
+        ffi::lua_createtable(state, 0, 0);
+        ffi::lua_rawsetfield(state, t, c"a".as_ptr());
+        ffi::lua_pushboolean(state, 1);
+        ffi::lua_rawsetfield(state, t, c"b".as_ptr());
+        ffi::lua_pushnumber(state, 7.0);
+        ffi::lua_pushnumber(state, -2.25);
+        ffi::lua_rawset(state, t);
+
+        let raw = RawTable::at(state, t);
+        let table = &*raw.0;
+        if c_int::from(table.gc_header[0]) != ffi::LUA_TTABLE
+            || table.sizearray != 2
+            || table.lsizenode != 2
+            || raw.readonly()
+            || raw.has_metatable()
+        {
+            return false;
+        }
+        // Every slot as the API sees it against the slot read in place.
+        let mut found = 0;
+        for slot in 0..table.sizearray + (1 << table.lsizenode) {
+            let (key_tt, val_tt, bits) = if slot < table.sizearray {
+                let v = &*table.array.add(slot as usize);
+                (ffi::LUA_TNUMBER, v.tt, v.value)
+            } else {
+                let n = &*table.node.add((slot - table.sizearray) as usize);
+                ((n.key_tt_next & 0xf) as c_int, n.val.tt, n.val.value)
+            };
+            let next = ffi::lua_rawiter(state, t, slot);
+            if val_tt == ffi::LUA_TNIL {
+                // The API skips an empty slot: it must report a later one.
+                if next >= 0 && next <= slot + 1 {
+                    return false;
+                }
+                ffi::lua_settop(state, t);
+                continue;
+            }
+            found += 1;
+            let key = t + 1;
+            let value = t + 2;
+            let same_value = match val_tt {
+                ffi::LUA_TNUMBER => ffi::lua_tonumber(state, value).to_bits() == bits,
+                ffi::LUA_TTABLE | ffi::LUA_TSTRING => {
+                    ffi::lua_topointer(state, value) as u64 == bits
+                }
+                ffi::LUA_TBOOLEAN => ffi::lua_toboolean(state, value) as u64 == bits & 0xffff_ffff,
+                _ => false,
+            };
+            if next != slot + 1
+                || ffi::lua_type(state, key) != key_tt
+                || ffi::lua_type(state, value) != val_tt
+                || !same_value
+            {
+                return false;
+            }
+            ffi::lua_settop(state, t);
+        }
+        let table_slot = raw.next_to_check(0);
+        ffi::lua_rawgetfield(state, t, c"a".as_ptr());
+        if found != 5
+            || table_slot.as_ref().map(|s| s.iter) != Some(slot_of_table(raw))
+            || table_slot
+                .and_then(|s| s.table)
+                .map(|t| t.0 as *const c_void)
+                != Some(ffi::lua_topointer(state, -1))
+        {
+            return false;
+        }
+        // The frozen flag both ways, and the metatable.
+        raw.freeze();
+        if ffi::lua_getreadonly(state, t) == 0 {
+            return false;
+        }
+        ffi::lua_setreadonly(state, t, 0);
+        if raw.readonly() {
+            return false;
+        }
+        ffi::lua_createtable(state, 0, 0);
+        let meta = ffi::lua_topointer(state, -1);
+        ffi::lua_setmetatable(state, t);
+        std::ptr::eq(table.metatable as *const c_void, meta)
+    }
+}
+
+/// The slot holding the check's one table value.
+unsafe fn slot_of_table(raw: RawTable) -> c_int {
+    unsafe {
+        let t = &*raw.0;
+        (0..1 << t.lsizenode)
+            .find(|&n| (*t.node.add(n as usize)).val.tt == ffi::LUA_TTABLE)
+            .map_or(-2, |n| t.sizearray + n)
+    }
+}
