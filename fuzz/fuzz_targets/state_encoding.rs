@@ -18,8 +18,14 @@ fn build(lua: &Lua, bytes: &[u8]) -> mlua::Result<Value> {
             0 => stack.push(Value::Number(arg as f64 / 7.0 - 10.0)),
             1 => stack.push(Value::Integer(arg as i64)),
             2 => stack.push(Value::Boolean(arg % 2 == 0)),
-            3 => stack.push(Value::String(lua.create_string(vec![b'k'; (arg % 5) as usize + 1])?)),
-            4 => stack.push(Value::Number([f64::NAN, f64::INFINITY, -0.0, 1e308][(arg % 4) as usize])),
+            3 => stack.push(Value::String(lua.create_string(vec![
+                b'k';
+                (arg % 5) as usize
+                    + 1
+            ])?)),
+            4 => stack.push(Value::Number(
+                [f64::NAN, f64::INFINITY, -0.0, 1e308][(arg % 4) as usize],
+            )),
             5 => stack.push(Value::Vector(mlua::Vector::new(arg as f32, 1.0, -2.0))),
             6 => {
                 // Pop a key and value into a new table.
@@ -44,20 +50,48 @@ fn build(lua: &Lua, bytes: &[u8]) -> mlua::Result<Value> {
     Ok(stack.pop().unwrap_or(Value::Nil))
 }
 
-fuzz_target!(|bytes: &[u8]| {
+/// Whether every table reachable from `value` is frozen.
+fn all_frozen(value: &Value, depth: usize) -> bool {
+    let Value::Table(t) = value else { return true };
+    if depth > moonloop::state::MAX_DEPTH + 1 {
+        return true;
+    }
+    t.is_readonly()
+        && t.pairs::<Value, Value>()
+            .all(|e| e.is_ok_and(|(k, v)| all_frozen(&k, depth + 1) && all_frozen(&v, depth + 1)))
+}
+
+/// Takes the value the bytes build, with the walk that reads tables in
+/// place or the one that asks the C API about every entry.
+fn take(bytes: &[u8], in_place: bool) -> Option<Result<(String, String), String>> {
     let lua = moonloop::lua::new_vm(moonloop::lua::Limits::default()).expect("a VM");
-    moonloop::state::install(&lua).expect("installed");
-    let Ok(value) = build(&lua, bytes) else { return };
-    match moonloop::state::take(&lua, &value) {
+    if in_place {
+        moonloop::state::install(&lua).expect("installed");
+    } else {
+        moonloop::state::install_asking_the_api(&lua).expect("installed");
+    }
+    let value = build(&lua, bytes).ok()?;
+    Some(match moonloop::state::take(&lua, &value) {
         Ok(()) => {
             let json = moonloop::state::to_json(&value).expect("a taken state encodes");
             let hash = moonloop::state::hash(&value).expect("a taken state hashes");
             assert_eq!(moonloop::state::to_json(&value).unwrap(), json);
             assert_eq!(moonloop::state::hash(&value).unwrap(), hash);
-            if let Value::Table(t) = &value {
-                assert!(t.is_readonly(), "taken tables are frozen");
-            }
+            assert!(
+                all_frozen(&value, 0),
+                "taken tables are frozen, all the way down"
+            );
+            Ok((json, hash))
         }
-        Err(why) => assert!(why.contains("S4") || why.contains("S5"), "{why}"),
-    }
+        Err(why) => {
+            assert!(why.contains("S4") || why.contains("S5"), "{why}");
+            Err(why)
+        }
+    })
+}
+
+fuzz_target!(|bytes: &[u8]| {
+    let in_place = take(bytes, true);
+    let asking = take(bytes, false);
+    assert_eq!(in_place, asking, "both walks take a state alike");
 });

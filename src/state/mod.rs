@@ -72,6 +72,14 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
     install_take(lua, in_place)
 }
 
+/// Like [`install`], but the walk asks the C API about every entry instead
+/// of reading tables in place: the reference the fuzzer compares against.
+#[doc(hidden)]
+pub fn install_asking_the_api(lua: &Lua) -> mlua::Result<()> {
+    install(lua)?;
+    install_take(lua, false)
+}
+
 /// Registers the `take` C function; `in_place`: the walk reads tables in
 /// place, which needs [`layout::known`].
 fn install_take(lua: &Lua, in_place: bool) -> mlua::Result<()> {
