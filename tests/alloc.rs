@@ -93,3 +93,46 @@ fn steady_frames_allocate_nothing() {
     let count = allocations_in(|| frames(2_000));
     assert_eq!(count, 0, "heap allocations over 2,000 steady frames");
 }
+
+#[test]
+fn batching_textured_models_allocates_nothing() {
+    // The renderer's share of a frame before wgpu: sorting objects into
+    // batches by mesh and texture. Models and textures upload once; after
+    // that, batches refer to them without copying their names.
+    let dir = game(&[
+        ("tri.gltf", &common::triangle_gltf()),
+        (
+            "main.luau",
+            r#"
+            return {
+                render = function(state, scene)
+                    scene:camera({ position = vector.create(0, 0, 30), target = vector.zero })
+                    for i = 1, 20 do
+                        scene:object("tri" .. i, { mesh = "tri.gltf", texture = "checker.png", position = vector.create(i, 0, 0) })
+                        scene:object("cube" .. i, { mesh = "cube", texture = "checker.png", position = vector.create(-i, 0, 0) })
+                    end
+                end,
+            }
+            "#,
+        ),
+    ]);
+    let mut checker = tiny_skia::Pixmap::new(2, 2).unwrap();
+    checker.fill(tiny_skia::Color::from_rgba8(200, 40, 40, 255));
+    checker.save_png(dir.path().join("checker.png")).unwrap();
+    let game = LuaGame::load(dir.path()).unwrap();
+    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    engine.advance(1).unwrap();
+    let mut renderer = moonloop::render::Renderer::headless().expect("a software adapter");
+    let scene = engine.scene();
+    renderer.batch(scene, scene.root());
+    assert!(renderer.warnings.is_empty(), "{:?}", renderer.warnings);
+    let n = allocations_in(|| {
+        for _ in 0..100 {
+            renderer.batch(scene, scene.root());
+        }
+    });
+    assert_eq!(
+        n, 0,
+        "allocations over 100 batchings of 40 textured objects"
+    );
+}

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{engine, game, json};
+use common::{engine, game, json, triangle_gltf};
 use glam::Vec3;
 use moonloop::input::InputEvent;
 
@@ -92,18 +92,7 @@ fn objects_persist_across_frames_and_form_a_hierarchy() {
 // rule: H2
 #[test]
 fn a_gltf_model_loads_and_can_be_hit() {
-    // One triangle in the z = 0 plane, as an embedded glTF buffer.
-    let positions: Vec<u8> = [-1.0f32, -1.0, 0.0, 1.0, -1.0, 0.0, 0.0, 1.0, 0.0]
-        .iter()
-        .flat_map(|f| f.to_le_bytes())
-        .collect();
-    let b64 = base64(&positions);
-    let gltf = format!(
-        r#"{{"asset":{{"version":"2.0"}},"buffers":[{{"byteLength":36,"uri":"data:application/octet-stream;base64,{b64}"}}],
-        "bufferViews":[{{"buffer":0,"byteLength":36}}],
-        "accessors":[{{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","min":[-1,-1,0],"max":[1,1,0]}}],
-        "meshes":[{{"primitives":[{{"attributes":{{"POSITION":0}}}}]}}],"nodes":[{{"mesh":0}}],"scenes":[{{"nodes":[0]}}]}}"#
-    );
+    let gltf = triangle_gltf();
     let dir = game(&[
         ("tri.gltf", &gltf),
         (
@@ -148,25 +137,6 @@ fn a_gltf_model_loads_and_can_be_hit() {
         err.contains("scene:object: `broken.gltf` is not a readable glTF model"),
         "{err}"
     );
-}
-
-fn base64(bytes: &[u8]) -> String {
-    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, b)| n | (*b as u32) << (16 - 8 * i));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(A[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
 
 #[test]

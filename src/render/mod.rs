@@ -102,11 +102,60 @@ type PresentPipeline = (
     Option<((u32, u32), wgpu::BindGroup)>,
 );
 
-/// Which mesh and texture a batch of instances draws.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+/// Which mesh a batch of instances draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum BatchKey {
     Builtin(u8),
-    Model(String),
+    /// An index into the renderer's uploaded models.
+    Model(u32),
+}
+
+/// A visible object, batched.
+struct Staged {
+    mesh: BatchKey,
+    /// An index into the renderer's uploaded textures.
+    texture: Option<u32>,
+    /// Squared distance from the camera.
+    distance: f32,
+    /// Its place in the scene, which breaks ties.
+    order: u32,
+    instance: Instance,
+}
+
+/// Uploaded models or textures by name. Batches refer to them by index, so
+/// staging a frame copies no names (the host allocates nothing per frame).
+struct Uploaded<T> {
+    index: HashMap<String, u32>,
+    items: Vec<T>,
+}
+
+impl<T> Uploaded<T> {
+    fn new() -> Self {
+        Uploaded {
+            index: HashMap::new(),
+            items: Vec::new(),
+        }
+    }
+
+    fn find(&self, name: &str) -> Option<u32> {
+        self.index.get(name).copied()
+    }
+
+    fn add(&mut self, name: &str, item: T) -> u32 {
+        let i = self.items.len() as u32;
+        self.items.push(item);
+        self.index.insert(name.to_string(), i);
+        i
+    }
+
+    fn get(&self, i: u32) -> &T {
+        &self.items[i as usize]
+    }
+
+    fn clear(&mut self) {
+        self.index.clear();
+        self.items.clear();
+    }
 }
 
 /// The renderer: a device, its pipelines, and what it has uploaded.
@@ -124,13 +173,12 @@ pub struct Renderer {
     nearest: wgpu::Sampler,
     white: wgpu::BindGroup,
     builtin: Vec<GpuMesh>,
-    models: HashMap<String, GpuMesh>,
-    textures: HashMap<String, wgpu::BindGroup>,
+    models: Uploaded<GpuMesh>,
+    textures: Uploaded<wgpu::BindGroup>,
     instances: wgpu::Buffer,
     instance_capacity: usize,
-    /// Visible objects: batch, texture, instance data, squared distance
-    /// from the camera.
-    staged: Vec<(BatchKey, Option<String>, Instance, f32)>,
+    /// Visible objects, in drawing order.
+    staged: Vec<Staged>,
     upload: Vec<Instance>,
     frame: Option<Frame>,
     layers: Vec<LayerSlot>,
@@ -337,8 +385,8 @@ impl Renderer {
         let mut renderer = Renderer {
             white: texture_group(&device, &queue, &texture_layout, &linear, 1, 1, &[255; 4]),
             builtin: Vec::new(),
-            models: HashMap::new(),
-            textures: HashMap::new(),
+            models: Uploaded::new(),
+            textures: Uploaded::new(),
             instances: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("instances"),
                 size: 1024 * std::mem::size_of::<Instance>() as u64,
@@ -625,7 +673,8 @@ impl Renderer {
     ) {
         let size = (size.0.max(1), size.1.max(1));
         self.ensure_frame(size);
-        self.stage(scene, root);
+        self.batch(scene, root);
+        self.upload_instances();
         self.write_globals(scene, viewport);
         self.write_layers(layers, size);
         let frame = self.frame.as_ref().expect("made above");
@@ -673,28 +722,23 @@ impl Renderer {
                 pass.set_vertex_buffer(1, self.instances.slice(..));
                 let mut start = 0;
                 while start < self.staged.len() {
-                    let (key, texture, _, _) = &self.staged[start];
+                    let Staged { mesh, texture, .. } = self.staged[start];
                     let mut end = start + 1;
                     while end < self.staged.len()
-                        && self.staged[end].0 == *key
-                        && self.staged[end].1 == *texture
+                        && self.staged[end].mesh == mesh
+                        && self.staged[end].texture == texture
                     {
                         end += 1;
                     }
-                    let mesh = match key {
-                        BatchKey::Builtin(i) => Some(&self.builtin[*i as usize]),
-                        BatchKey::Model(name) => self.models.get(name),
+                    let mesh = match mesh {
+                        BatchKey::Builtin(i) => &self.builtin[i as usize],
+                        BatchKey::Model(i) => self.models.get(i),
                     };
-                    let group = texture
-                        .as_ref()
-                        .and_then(|t| self.textures.get(t))
-                        .unwrap_or(&self.white);
-                    if let Some(mesh) = mesh {
-                        pass.set_bind_group(1, group, &[]);
-                        pass.set_vertex_buffer(0, mesh.vertices.slice(..));
-                        pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
-                        pass.draw_indexed(0..mesh.count, 0, start as u32..end as u32);
-                    }
+                    let group = texture.map_or(&self.white, |t| self.textures.get(t));
+                    pass.set_bind_group(1, group, &[]);
+                    pass.set_vertex_buffer(0, mesh.vertices.slice(..));
+                    pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
+                    pass.draw_indexed(0..mesh.count, 0, start as u32..end as u32);
                     start = end;
                 }
             }
@@ -709,9 +753,11 @@ impl Renderer {
         self.queue.submit([encoder.finish()]);
     }
 
-    /// Gathers visible objects into batches by mesh and texture, uploads
-    /// missing models and textures, and writes the instance buffer.
-    fn stage(&mut self, scene: &Scene, root: Option<&Path>) {
+    /// Gathers `scene`'s visible objects into batches by mesh and texture,
+    /// uploading the models and textures it meets for the first time
+    /// (textures from the game folder `root`). Once those are uploaded it
+    /// allocates nothing: batches name them by index.
+    pub fn batch(&mut self, scene: &Scene, root: Option<&Path>) {
         self.staged.clear();
         let eye = scene.camera.pose.w_axis;
         for object in scene.objects() {
@@ -725,7 +771,7 @@ impl Renderer {
                 Mesh::Cylinder => BatchKey::Builtin(3),
                 Mesh::Model(i) => {
                     let model = scene.model_mesh(*i);
-                    if !self.models.contains_key(&model.name) {
+                    let index = self.models.find(&model.name).unwrap_or_else(|| {
                         let vertices: Vec<Vertex> = (0..model.positions.len())
                             .map(|v| Vertex {
                                 position: model.positions[v],
@@ -734,15 +780,16 @@ impl Renderer {
                             })
                             .collect();
                         let mesh = self.upload_mesh(&vertices, &model.indices);
-                        self.models.insert(model.name.clone(), mesh);
-                    }
-                    BatchKey::Model(model.name.clone())
+                        self.models.add(&model.name, mesh)
+                    });
+                    BatchKey::Model(index)
                 }
             };
-            let texture = object.material.texture.clone();
-            if let Some(name) = &texture {
-                self.load_texture(name, root);
-            }
+            let texture = object
+                .material
+                .texture
+                .as_deref()
+                .map(|name| self.load_texture(name, root));
             let world = object.world;
             let normal = Mat3::from_mat4(world).inverse().transpose();
             let c = linear(object.material.color);
@@ -757,19 +804,30 @@ impl Renderer {
                 flags: [if object.material.lit { 1.0 } else { 0.0 }, 0.0, 0.0, 0.0],
             };
             let distance = (world.w_axis - eye).length_squared();
-            self.staged.push((key, texture, instance, distance));
+            self.staged.push(Staged {
+                mesh: key,
+                texture,
+                distance,
+                order: self.staged.len() as u32,
+                instance,
+            });
         }
         // Objects sharing a mesh and texture draw as one instanced call;
         // within a call, nearest first, so the depth test spares the
-        // shading of what is hidden.
-        self.staged.sort_by(|a, b| {
-            (&a.0, &a.1)
-                .cmp(&(&b.0, &b.1))
-                .then_with(|| a.3.total_cmp(&b.3))
+        // shading of what is hidden. (The unstable sort needs no scratch
+        // buffer; the scene order makes it total.)
+        self.staged.sort_unstable_by(|a, b| {
+            (a.mesh, a.texture)
+                .cmp(&(b.mesh, b.texture))
+                .then_with(|| a.distance.total_cmp(&b.distance))
+                .then_with(|| a.order.cmp(&b.order))
         });
+    }
+
+    /// Writes the batched instances into the instance buffer.
+    fn upload_instances(&mut self) {
         self.upload.clear();
-        self.upload
-            .extend(self.staged.iter().map(|(_, _, i, _)| *i));
+        self.upload.extend(self.staged.iter().map(|s| s.instance));
         if self.upload.len() > self.instance_capacity {
             self.instance_capacity = self.upload.len().next_power_of_two();
             self.instances = self.device.create_buffer(&wgpu::BufferDescriptor {
@@ -785,9 +843,10 @@ impl Renderer {
         }
     }
 
-    fn load_texture(&mut self, name: &str, root: Option<&Path>) {
-        if self.textures.contains_key(name) {
-            return;
+    /// Returns the index of texture `name`, loading it the first time.
+    fn load_texture(&mut self, name: &str, root: Option<&Path>) -> u32 {
+        if let Some(i) = self.textures.find(name) {
+            return i;
         }
         let loaded = crate::assets::find(root, name, "image").and_then(|path| {
             Pixmap::load_png(&path).map_err(|e| format!("`{name}` is not a PNG image ({e})"))
@@ -822,7 +881,7 @@ impl Renderer {
                 )
             }
         };
-        self.textures.insert(name.to_string(), group);
+        self.textures.add(name, group)
     }
 
     fn write_globals(&mut self, scene: &Scene, viewport: &Viewport) {
