@@ -63,8 +63,10 @@ const _: () = {
 
 /// A table on the Lua stack, read in place.
 ///
-/// Valid while the table stays on the stack and no Luau code runs: nothing
-/// the walk does moves a table or resizes the ones it reads.
+/// Made only from a live table (by [`RawTable::at`], or from a slot of
+/// one), which its methods rely on. Valid while the table stays on the
+/// stack and no Luau code runs: nothing the walk does moves a table or
+/// resizes the ones it reads.
 #[derive(Clone, Copy)]
 pub(super) struct RawTable(*mut LuaTable);
 
@@ -87,9 +89,9 @@ impl RawTable {
 
     /// Freezes the table as `table.freeze` does.
     ///
-    /// Luau's `lua_setreadonly` may also build a metamethod cache for tables
-    /// used as metatables; a state's tables have no metatable and are never
-    /// one, and a frozen table without that cache is read the plain way.
+    /// Luau's `lua_setreadonly` may also build a metamethod cache, which
+    /// only speeds up a frozen table used as a metatable; without it such a
+    /// table still works, its metamethods looked up by name.
     pub(super) fn freeze(self) {
         unsafe { (*self.0).readonly = 1 }
     }
