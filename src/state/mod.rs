@@ -62,14 +62,18 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
         Ok(t)
     })?;
     table_lib.raw_set("freeze", wrapped)?;
+    install_take(lua, tables_read_in_place(lua)?)
+}
+
+/// Whether the walk can read `lua`'s tables in place ([`layout::known`]).
+fn tables_read_in_place(lua: &Lua) -> mlua::Result<bool> {
     // SAFETY: `known` leaves the stack as it found it.
-    let in_place = unsafe {
+    unsafe {
         lua.exec_raw::<bool>((), |state| {
             let known = layout::known(state);
             ffi::lua_pushboolean(state, known.into());
-        })?
-    };
-    install_take(lua, in_place)
+        })
+    }
 }
 
 /// Like [`install`], but the walk asks the C API about every entry instead
@@ -683,17 +687,8 @@ mod tests {
     fn the_vendored_luau_tables_can_be_read_in_place() {
         // A Luau update that moves a field of its tables fails here; the
         // walk would still be right, only slower.
-        let lua = Lua::new();
-        let known = unsafe {
-            lua.exec_raw::<bool>((), |state| {
-                let known = layout::known(state);
-                ffi::lua_pushboolean(state, known.into());
-            })
-        };
-        assert!(
-            known.unwrap(),
-            "update the mirror structs in state/layout.rs"
-        );
+        let known = tables_read_in_place(&Lua::new()).unwrap();
+        assert!(known, "update the mirror structs in state/layout.rs");
     }
 
     /// Takes what `chunk` returns with the walk that reads in place or the
