@@ -78,7 +78,11 @@ fn assert_close(name: &str, picture: &Pixmap) {
 
 /// Renders frame `frames` of a game, on a surface of `surface` pixels.
 fn render(main: &str, surface: (u32, u32), frames: u64) -> Pixmap {
-    let dir = game(&[("main.luau", main)]);
+    render_folder(&game(&[("main.luau", main)]), surface, frames)
+}
+
+/// Renders frame `frames` of the game in `dir`.
+fn render_folder(dir: &tempfile::TempDir, surface: (u32, u32), frames: u64) -> Pixmap {
     let loaded = LuaGame::load(dir.path()).unwrap();
     let mut engine = Engine::new(loaded, Box::new(ConstantClock::new(1.0 / 60.0)));
     engine.set_surface(surface.0, surface.1);
@@ -245,4 +249,50 @@ fn ten_thousand_cubes_draw_instanced() {
 "##,
     );
     assert_close("cubes-10000", &render(&main, (160, 120), 1));
+}
+
+/// A `size` x `size` PNG of squares alternating between two colors.
+fn checker(size: u32, a: tiny_skia::Color, b: tiny_skia::Color) -> Vec<u8> {
+    let mut pixmap = Pixmap::new(size, size).unwrap();
+    for y in 0..size {
+        for x in 0..size {
+            let color = if (x + y) % 2 == 0 { a } else { b };
+            let rect = tiny_skia::Rect::from_xywh(x as f32, y as f32, 1.0, 1.0).unwrap();
+            pixmap.fill_rect(
+                rect,
+                &tiny_skia::Paint {
+                    shader: tiny_skia::Shader::SolidColor(color),
+                    ..Default::default()
+                },
+                tiny_skia::Transform::identity(),
+                None,
+            );
+        }
+    }
+    pixmap.encode_png().unwrap()
+}
+
+// rule: H2
+#[test]
+fn textured_cubes_and_a_model_each_draw_with_their_own_texture() {
+    // Objects batch by mesh and texture: each batch must bind its own.
+    let main = scene_game(
+        "width = 240, height = 120, background = \"#181818\"",
+        r##"
+    scene:camera({ position = vector.create(0, 1.2, 3.6), target = vector.create(0, 0.3, 0) })
+    scene:light("sky", { kind = "ambient", intensity = 1 })
+    scene:object("left", { mesh = "cube", texture = "checker.png", lit = false, position = vector.create(-2.4, 0, 0) })
+    scene:object("middle", { mesh = "cube", texture = "stripes.png", lit = false, position = vector.create(-0.8, 0, 0) })
+    scene:object("plain", { mesh = "cube", color = "#40a0f0", lit = false, position = vector.create(0.8, 0, 0) })
+    scene:object("tri", { mesh = "tri.gltf", texture = "stripes.png", lit = false, position = vector.create(2.4, 0, 0), scale = vector.create(0.7, 0.7, 0.7) })
+    scene:object("left2", { mesh = "cube", texture = "checker.png", lit = false, position = vector.create(-2.4, 1.3, -1), scale = vector.create(0.5, 0.5, 0.5) })
+"##,
+    );
+    let dir = game(&[("main.luau", &main), ("tri.gltf", &common::triangle_gltf())]);
+    let red = tiny_skia::Color::from_rgba8(220, 40, 40, 255);
+    let white = tiny_skia::Color::from_rgba8(240, 240, 240, 255);
+    let green = tiny_skia::Color::from_rgba8(40, 200, 80, 255);
+    std::fs::write(dir.path().join("checker.png"), checker(4, red, white)).unwrap();
+    std::fs::write(dir.path().join("stripes.png"), checker(1, green, green)).unwrap();
+    assert_close("textured", &render_folder(&dir, (240, 120), 1));
 }
