@@ -220,6 +220,57 @@ fn non_plain_values_are_refused_with_their_path() {
 
 // rule: S5
 #[test]
+fn a_refused_table_is_refused_again_every_time_it_comes_back() {
+    // The walk freezes tables on its way down. Refusing one must not leave
+    // it (or the frozen tables above the offender) looking already checked
+    // the next time update returns it.
+    for kept in [
+        "{ inner = { f = print } }",
+        "table.freeze({ inner = { f = print } })",
+        "{ inner = table.freeze({ f = print }) }",
+    ] {
+        let main = format!(
+            r#"
+            local kept = {kept}
+            return {{
+                init = function() return {{ n = 0 }} end,
+                update = function(state) return {{ n = state.n + 1, kept = kept }} end,
+            }}
+            "#
+        );
+        let dir = game(&[("main.luau", &main)]);
+        let mut e = engine(dir.path());
+        for frame in 1..=3 {
+            let err = e
+                .advance(1)
+                .expect_err(&format!("{kept}: frame {frame} refused"));
+            assert!(
+                err.to_string().contains("state.kept.inner.f is a function"),
+                "{kept}: frame {frame}: {err}"
+            );
+        }
+        assert_eq!(json(&e), "{\n  \"n\": 0\n}", "{kept}: the first state kept");
+    }
+}
+
+// rule: S5
+#[test]
+fn library_tables_are_not_plain_data() {
+    // The sandbox freezes the libraries; frozen is not the same as checked.
+    for (value, path) in [
+        ("math", "state.lib."),
+        ("string", "state.lib."),
+        ("{ t = table }", "state.lib.t."),
+    ] {
+        let main = format!("return {{ init = function() return {{ lib = {value} }} end }}");
+        let err = load_error(&[("main.luau", &main)]);
+        assert!(err.contains(path), "{value}: {err}");
+        assert!(err.contains("is a function (S5"), "{value}: {err}");
+    }
+}
+
+// rule: S5
+#[test]
 fn cycles_are_refused() {
     let err = load_error(&[(
         "main.luau",

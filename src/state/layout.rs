@@ -9,6 +9,11 @@
 //! descend into, a value or key that is not plain data) and leaves the API
 //! to handle only those.
 //!
+//! The walk also keeps its mark for a table it has checked in the table
+//! itself: bit 7 of `readonly`. Luau reads that byte as a flag (zero or
+//! not), apart from bit 1, its metamethod cache; unfreezing a table clears
+//! the byte, and with it the mark, and `table.clone` starts at zero.
+//!
 //! The structs mirror `VM/src/lobject.h` of the vendored Luau (0.740, with
 //! 3-wide vectors). [`known`] checks them against the C API on real tables
 //! when the first VM starts; when they disagree (a Luau update moved a
@@ -79,8 +84,23 @@ impl RawTable {
         RawTable(unsafe { ffi::lua_topointer(state, idx) } as *mut LuaTable)
     }
 
+    /// The table's address, which identifies it.
+    pub(super) fn addr(self) -> *const c_void {
+        self.0 as *const c_void
+    }
+
     pub(super) fn readonly(self) -> bool {
         unsafe { (*self.0).readonly != 0 }
+    }
+
+    /// Whether the walk marked this table checked (it is frozen too).
+    pub(super) fn checked(self) -> bool {
+        unsafe { (*self.0).readonly & CHECKED != 0 }
+    }
+
+    /// Marks this frozen table checked.
+    pub(super) fn mark_checked(self) {
+        unsafe { (*self.0).readonly |= CHECKED }
     }
 
     pub(super) fn has_metatable(self) -> bool {
@@ -159,6 +179,9 @@ fn plain_scalar(tt: c_int) -> bool {
 fn plain_key(tt: c_int) -> bool {
     tt == ffi::LUA_TNUMBER || tt == ffi::LUA_TSTRING
 }
+
+/// The walk's mark in `LuaTable::readonly`: frozen and checked.
+const CHECKED: u8 = 0x80;
 
 static KNOWN: OnceLock<bool> = OnceLock::new();
 
@@ -258,13 +281,14 @@ unsafe fn check(state: *mut ffi::lua_State) -> bool {
         {
             return false;
         }
-        // The frozen flag both ways, and the metatable.
+        // The frozen flag and the checked mark both ways, and the metatable.
         raw.freeze();
-        if ffi::lua_getreadonly(state, t) == 0 {
+        raw.mark_checked();
+        if ffi::lua_getreadonly(state, t) == 0 || !raw.checked() {
             return false;
         }
         ffi::lua_setreadonly(state, t, 0);
-        if raw.readonly() {
+        if raw.readonly() || raw.checked() {
             return false;
         }
         ffi::lua_createtable(state, 0, 0);

@@ -2,11 +2,18 @@
 //!
 //! Taking a state deep-freezes it (S2) and checks that it is plain data
 //! (S5) in one walk over the Luau C API: no per-entry conversion into Rust
-//! values, and no walk at all below a table that is already frozen, so the
-//! cost follows what is new in the state rather than its size. Where the
-//! running Luau's table layout is the one [`layout`] knows, the walk reads
-//! each table's slots in place and asks the API only about the entries that
-//! need a look.
+//! values, and no walk at all below a table an earlier take already
+//! checked, so the cost follows what is new in the state rather than its
+//! size. Frozen is not the same as checked: the game freezes tables itself,
+//! the sandbox freezes the libraries, and a refused state leaves the tables
+//! above its offender frozen; all of those are walked when they join a
+//! state. A table is marked checked only once everything below it passed.
+//!
+//! Where the running Luau's table layout is the one [`layout`] knows, the
+//! walk reads each table's slots in place, asks the API only about the
+//! entries that need a look, and keeps the checked mark in the table
+//! itself. Otherwise it asks the API about every entry and remembers
+//! checked tables in a weak set.
 //!
 //! The canonical encoding (S7) sorts keys (numbers by value, then strings
 //! by bytes) and writes floats exactly; `--print-state` shows it as JSON,
@@ -21,8 +28,9 @@ use layout::RawTable;
 
 mod layout;
 
-/// Registry field of the weak set of tables the game froze itself.
-const GAME_FROZEN: &std::ffi::CStr = c"moonloop.game_frozen";
+/// Registry field of the weak set of tables the walk that asks the API
+/// has checked.
+const CHECKED: &std::ffi::CStr = c"moonloop.checked";
 
 /// How deep a state may nest.
 pub const MAX_DEPTH: usize = 200;
@@ -41,27 +49,15 @@ const TAKE: &str = "moonloop.take";
 /// say which function's result was refused.
 pub const REFUSED: &str = "\u{1}refused: ";
 
-/// Installs what taking a state needs in `lua`: the weak set of tables the
-/// game froze itself, and the `take` C function.
-///
-/// `table.freeze` is wrapped so that tables the game freezes itself are
-/// still checked once when they join the state: the walk skips frozen
-/// tables, and without this `table.freeze({f = print})` would slip a
-/// function in. Call before the sandbox seals the libraries.
+/// Installs what taking a state needs in `lua`: the `take` C function,
+/// and the weak set of checked tables for when it cannot read tables in
+/// place.
 pub fn install(lua: &Lua) -> mlua::Result<()> {
     let set = lua.create_table()?;
     let weak = lua.create_table()?;
     weak.raw_set("__mode", "k")?;
     set.set_metatable(Some(weak))?;
-    lua.set_named_registry_value(GAME_FROZEN.to_str().unwrap(), set.clone())?;
-    let table_lib: Table = lua.globals().raw_get("table")?;
-    let freeze: mlua::Function = table_lib.raw_get("freeze")?;
-    let wrapped = lua.create_function(move |_, t: Table| {
-        let t: Table = freeze.call(t)?;
-        set.raw_set(t.clone(), true)?;
-        Ok(t)
-    })?;
-    table_lib.raw_set("freeze", wrapped)?;
+    lua.set_named_registry_value(CHECKED.to_str().unwrap(), set)?;
     install_take(lua, tables_read_in_place(lua)?)
 }
 
@@ -112,12 +108,13 @@ pub fn take_function(lua: &Lua) -> mlua::Result<mlua::Function> {
 
 /// Deep-freezes `value` and checks it is plain data (S2, S5).
 ///
-/// Tables already frozen by the host are not walked again.
+/// Tables an earlier take checked are not walked again.
 ///
 /// # Errors
 /// A message naming the offending path, like
 /// `state.enemies[3].think is a function (S5: ...)`. Tables walked before the
-/// offender may be left frozen.
+/// offender may be left frozen, but not checked: they are walked again, and
+/// refused again, if they come back.
 pub fn take(lua: &Lua, value: &Value) -> Result<(), String> {
     if value.is_nil() {
         return Err("the state is nil (S4)".to_string());
@@ -146,12 +143,13 @@ unsafe fn walk_and_report<const RAW: bool>(state: *mut ffi::lua_State) -> bool {
     unsafe {
         let result = match ffi::lua_type(state, 1) {
             ffi::LUA_TTABLE => {
-                ffi::lua_rawgetfield(state, ffi::LUA_REGISTRYINDEX, GAME_FROZEN.as_ptr());
+                ffi::lua_rawgetfield(state, ffi::LUA_REGISTRYINDEX, CHECKED.as_ptr());
                 ffi::lua_pushvalue(state, 1);
                 let mut walk = Walk::<RAW> {
                     state,
-                    game_frozen: 2,
+                    checked: 2,
                     ancestors: [0; MAX_DEPTH],
+                    raw_ancestors: [std::ptr::null(); MAX_DEPTH],
                     depth: 0,
                     reserved: 0,
                 };
@@ -176,9 +174,12 @@ unsafe fn report(state: *mut ffi::lua_State, refusal: Refusal) -> bool {
 
 struct Walk<const RAW: bool> {
     state: *mut ffi::lua_State,
-    game_frozen: i32,
+    /// Stack index of the weak set of checked tables (when not `RAW`).
+    checked: i32,
     /// Stack indices of the tables being walked, outermost first.
     ancestors: [i32; MAX_DEPTH],
+    /// The same tables' addresses, when read in place.
+    raw_ancestors: [*const std::ffi::c_void; MAX_DEPTH],
     depth: usize,
     /// Depth up to which the stack is known to have room.
     reserved: usize,
@@ -258,29 +259,25 @@ impl<const RAW: bool> Walk<RAW> {
     unsafe fn table(&mut self, idx: i32, raw: Option<RawTable>) -> Result<(), Refusal> {
         unsafe {
             let state = self.state;
-            let mut freeze = true;
             let frozen = match raw {
                 Some(raw) => raw.readonly(),
                 None => ffi::lua_getreadonly(state, idx) != 0,
             };
             if frozen {
-                if self.ancestors[..self.depth]
-                    .iter()
-                    .any(|&a| ffi::lua_rawequal(state, a, idx) != 0)
-                {
-                    return Err(Refusal::new(Offense::Cycle));
-                }
-                // Frozen by the host: done. Frozen by the game: check once.
-                ffi::lua_pushvalue(state, idx);
-                let game_frozen = ffi::lua_rawget(state, self.game_frozen) != ffi::LUA_TNIL;
-                ffi::lua_settop(state, idx);
-                if !game_frozen {
+                if self.is_checked(idx, raw) {
                     return Ok(());
                 }
-                ffi::lua_pushvalue(state, idx);
-                ffi::lua_pushnil(state);
-                ffi::lua_rawset(state, self.game_frozen);
-                freeze = false;
+                // Frozen but never checked: walk it. Unless it is being
+                // walked now, which makes a cycle.
+                let ancestor = match raw {
+                    Some(raw) => self.raw_ancestors[..self.depth].contains(&raw.addr()),
+                    None => self.ancestors[..self.depth]
+                        .iter()
+                        .any(|&a| ffi::lua_rawequal(state, a, idx) != 0),
+                };
+                if ancestor {
+                    return Err(Refusal::new(Offense::Cycle));
+                }
             }
             let has_metatable = match raw {
                 Some(raw) => raw.has_metatable(),
@@ -294,14 +291,30 @@ impl<const RAW: bool> Walk<RAW> {
             }
             // Freezing before the children makes a cycle meet a frozen table
             // (and the ancestor check) instead of recursing forever.
-            if freeze {
+            if !frozen {
                 match raw {
                     Some(raw) => raw.freeze(),
                     None => ffi::lua_setreadonly(state, idx, 1),
                 }
             }
             self.ancestors[self.depth] = idx;
+            if let Some(raw) = raw {
+                self.raw_ancestors[self.depth] = raw.addr();
+            }
             self.depth += 1;
+            let result = self.entries(idx, raw);
+            self.depth -= 1;
+            if result.is_ok() {
+                self.mark_checked(idx, raw);
+            }
+            result
+        }
+    }
+
+    /// Walks the entries of the table at `idx`, the top of the stack.
+    unsafe fn entries(&mut self, idx: i32, raw: Option<RawTable>) -> Result<(), Refusal> {
+        unsafe {
+            let state = self.state;
             // Entries pile up on the stack and are popped in batches: one
             // `lua_settop` per entry would cost a tenth of the walk.
             let mut key = idx + 1;
@@ -319,6 +332,12 @@ impl<const RAW: bool> Walk<RAW> {
                         let Some(slot) = raw.next_to_check(iter) else {
                             break Ok(());
                         };
+                        // A checked table is never an ancestor (those are
+                        // marked when done): pass it by without the API.
+                        if slot.table.is_some_and(RawTable::checked) {
+                            iter = slot.iter + 1;
+                            continue;
+                        }
                         iter = ffi::lua_rawiter(state, idx, slot.iter);
                         (slot.key_type, slot.value_type, slot.table)
                     }
@@ -349,13 +368,37 @@ impl<const RAW: bool> Walk<RAW> {
             if key != idx + 1 {
                 ffi::lua_settop(state, idx);
             }
-            self.depth -= 1;
             result
         }
     }
 
+    /// Whether an earlier walk checked the frozen table at `idx`.
+    unsafe fn is_checked(&self, idx: i32, raw: Option<RawTable>) -> bool {
+        if let Some(raw) = raw {
+            return raw.checked();
+        }
+        unsafe {
+            ffi::lua_pushvalue(self.state, idx);
+            let checked = ffi::lua_rawget(self.state, self.checked) != ffi::LUA_TNIL;
+            ffi::lua_settop(self.state, idx);
+            checked
+        }
+    }
+
+    /// Marks the table at `idx`, the top of the stack, as checked.
+    unsafe fn mark_checked(&self, idx: i32, raw: Option<RawTable>) {
+        if let Some(raw) = raw {
+            return raw.mark_checked();
+        }
+        unsafe {
+            ffi::lua_pushvalue(self.state, idx);
+            ffi::lua_pushboolean(self.state, 1);
+            ffi::lua_rawset(self.state, self.checked);
+        }
+    }
+
     /// Makes sure the stack has room for the tables at this depth and a few
-    /// below: a batch of keys and values each, and the game-frozen lookup.
+    /// below: a batch of keys and values each, and the checked-set lookup.
     /// Asks Luau only every few levels.
     unsafe fn reserve_stack(&mut self) -> bool {
         const LEVELS: usize = 8;
@@ -691,13 +734,21 @@ mod tests {
         assert!(known, "update the mirror structs in state/layout.rs");
     }
 
+    /// A sandboxed VM (its libraries frozen) with the walk that reads in
+    /// place or the one that asks the API.
+    fn vm(in_place: bool) -> Lua {
+        let lua = Lua::new();
+        install(&lua).unwrap();
+        install_take(&lua, in_place).unwrap();
+        lua.sandbox(true).unwrap();
+        lua
+    }
+
     /// Takes what `chunk` returns with the walk that reads in place or the
     /// one that asks the API; returns the refusal, or whether every table
     /// in the value ended frozen.
     fn take_with(in_place: bool, chunk: &str) -> Result<bool, String> {
-        let lua = Lua::new();
-        install(&lua).unwrap();
-        install_take(&lua, in_place).unwrap();
+        let lua = vm(in_place);
         let value: Value = lua.load(chunk).eval().unwrap();
         take(&lua, &value)?;
         let all_frozen: mlua::Function = lua
@@ -772,6 +823,11 @@ mod tests {
             ),
             ("return { f = table.freeze({ g = { 1 } }) }", Ok(true)),
             (
+                "return { f = table.freeze({ g = { print } }) }",
+                Err("state.f.g[1] is a function"),
+            ),
+            ("return { m = math }", Err("state.m.")),
+            (
                 "local t = {} for i = 1, 250 do t = { t } end return t",
                 Err("nests more than 200 tables deep"),
             ),
@@ -795,26 +851,60 @@ mod tests {
 
     // rule: S2
     #[test]
-    fn tables_the_host_froze_are_not_walked_again() {
+    fn checked_tables_are_not_walked_again() {
         for in_place in [true, false] {
-            let lua = Lua::new();
-            install(&lua).unwrap();
-            install_take(&lua, in_place).unwrap();
+            let lua = vm(in_place);
             let old: Table = lua.load("return { kept = { 1 } }").eval().unwrap();
             take(&lua, &Value::Table(old.clone())).unwrap();
-            // Reach behind the freeze: a function slipped into a table the
-            // host already took is not looked at again, which shows the
-            // walk stopped there.
+            // Reach behind the freeze and the checked mark: a function
+            // slipped into a table an earlier take checked is not looked at
+            // again, which shows the walk stopped there.
             let kept: Table = old.raw_get("kept").unwrap();
             kept.set_readonly(false);
             kept.raw_set(2, lua.create_function(|_, ()| Ok(())).unwrap())
                 .unwrap();
             kept.set_readonly(true);
+            if in_place {
+                // Unfreezing cleared the mark kept in the table; put it back.
+                unsafe {
+                    lua.exec_raw::<()>(&kept, |state| {
+                        RawTable::at(state, 1).mark_checked();
+                    })
+                    .unwrap();
+                }
+            }
             let next: Value = lua
                 .load("local old = ... return { kept = old.kept, new = {} }")
-                .call(old)
+                .call(&old)
                 .unwrap();
-            take(&lua, &next).expect("the frozen subtable was skipped");
+            take(&lua, &next).expect("the checked subtable was skipped");
+            // Without the mark, frozen is not checked.
+            if in_place {
+                kept.set_readonly(false);
+                kept.set_readonly(true);
+                let again: Value = lua
+                    .load("local old = ... return { kept = old.kept }")
+                    .call(&old)
+                    .unwrap();
+                let err = take(&lua, &again).unwrap_err();
+                assert!(err.contains("state.kept[2] is a function"), "{err}");
+            }
+        }
+    }
+
+    // rule: S5
+    #[test]
+    fn a_refused_table_is_refused_every_time() {
+        for in_place in [true, false] {
+            let lua = vm(in_place);
+            let value: Value = lua
+                .load("return { a = { b = { c = print } }, ok = { 1 } }")
+                .eval()
+                .unwrap();
+            for _ in 0..3 {
+                let err = take(&lua, &value).unwrap_err();
+                assert!(err.contains("state.a.b.c is a function"), "{err}");
+            }
         }
     }
 
