@@ -118,7 +118,8 @@ impl RawTable {
 
     /// Returns the first slot at or after `iter`, in `lua_rawiter`'s
     /// numbering (array part, then hash part), whose entry the walk must
-    /// look at: a table, or a value or key that is not plain data.
+    /// look at: a table not yet checked, or a value or key that is not
+    /// plain data.
     pub(super) fn next_to_check(self, iter: c_int) -> Option<Slot> {
         // SAFETY: the sizes and pointers are the table's own, read now.
         unsafe {
@@ -126,7 +127,7 @@ impl RawTable {
             let mut iter = iter;
             while iter < t.sizearray {
                 let value = &*t.array.add(iter as usize);
-                if !plain_scalar(value.tt) {
+                if !passes(value) {
                     return Some(Slot::new(iter, ffi::LUA_TNUMBER, value));
                 }
                 iter += 1;
@@ -135,9 +136,7 @@ impl RawTable {
             while iter < slots {
                 let node = &*t.node.add((iter - t.sizearray) as usize);
                 let key_type = (node.key_tt_next & 0xf) as c_int;
-                if node.val.tt != ffi::LUA_TNIL
-                    && !(plain_key(key_type) && plain_scalar(node.val.tt))
-                {
+                if node.val.tt != ffi::LUA_TNIL && !(plain_key(key_type) && passes(&node.val)) {
                     return Some(Slot::new(iter, key_type, &node.val));
                 }
                 iter += 1;
@@ -168,12 +167,20 @@ impl Slot {
     }
 }
 
-/// True for nil and the plain values that hold no table.
-fn plain_scalar(tt: c_int) -> bool {
-    matches!(
-        tt,
-        ffi::LUA_TNIL | ffi::LUA_TBOOLEAN | ffi::LUA_TNUMBER | ffi::LUA_TVECTOR | ffi::LUA_TSTRING
-    )
+/// True for nil, the plain values that hold no table, and checked tables.
+///
+/// A checked table is never one the walk is inside of (those are marked
+/// when done), so passing it by cannot miss a cycle.
+fn passes(value: &TValue) -> bool {
+    match value.tt {
+        ffi::LUA_TNIL
+        | ffi::LUA_TBOOLEAN
+        | ffi::LUA_TNUMBER
+        | ffi::LUA_TVECTOR
+        | ffi::LUA_TSTRING => true,
+        ffi::LUA_TTABLE => RawTable(value.value as *mut LuaTable).checked(),
+        _ => false,
+    }
 }
 
 fn plain_key(tt: c_int) -> bool {

@@ -332,12 +332,6 @@ impl<const RAW: bool> Walk<RAW> {
                         let Some(slot) = raw.next_to_check(iter) else {
                             break Ok(());
                         };
-                        // A checked table is never an ancestor (those are
-                        // marked when done): pass it by without the API.
-                        if slot.table.is_some_and(RawTable::checked) {
-                            iter = slot.iter + 1;
-                            continue;
-                        }
                         iter = ffi::lua_rawiter(state, idx, slot.iter);
                         (slot.key_type, slot.value_type, slot.table)
                     }
@@ -895,15 +889,29 @@ mod tests {
     // rule: S5
     #[test]
     fn a_refused_table_is_refused_every_time() {
-        for in_place in [true, false] {
-            let lua = vm(in_place);
-            let value: Value = lua
-                .load("return { a = { b = { c = print } }, ok = { 1 } }")
-                .eval()
-                .unwrap();
-            for _ in 0..3 {
-                let err = take(&lua, &value).unwrap_err();
-                assert!(err.contains("state.a.b.c is a function"), "{err}");
+        let cases = [
+            (
+                "return { a = { b = { c = print } }, ok = { 1 } }",
+                "state.a.b.c is a function",
+            ),
+            // The value under the bad key passes, and is marked checked.
+            ("return { [{}] = {} }", "state has a key that is a table"),
+            (
+                "return { inner = { [{}] = { 1 } } }",
+                "state.inner has a key that is a table",
+            ),
+        ];
+        for (chunk, message) in cases {
+            for in_place in [true, false] {
+                let lua = vm(in_place);
+                let value: Value = lua.load(chunk).eval().unwrap();
+                for _ in 0..3 {
+                    let err = take(&lua, &value).unwrap_err();
+                    assert!(
+                        err.contains(message),
+                        "{chunk} (in place: {in_place}): {err}"
+                    );
+                }
             }
         }
     }
