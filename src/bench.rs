@@ -129,6 +129,36 @@ return {
 }
 "#;
 
+/// 1,000 balls of which ten move each frame: the rest are shared with the
+/// last state, as games that change a little of a big state do.
+const FEW_BALLS: &str = r#"
+local function update(state, input, dt)
+    local balls = table.clone(state.balls)
+    for k = 1, 10 do
+        local i = (state.n * 10 + k) % #balls + 1
+        local b = balls[i]
+        balls[i] = { x = b.x + b.vx * dt, y = b.y + b.vy * dt, vx = b.vx, vy = b.vy }
+    end
+    return { balls = balls, n = state.n + 1 }
+end
+return {
+    init = function()
+        local balls = {}
+        for i = 1, 1000 do
+            balls[i] = { x = i, y = 2 * i, vx = 1, vy = -1 }
+        end
+        return { balls = balls, n = 0 }
+    end,
+    update = update,
+    bench = function(state, n)
+        for i = 1, n do
+            state = update(state, nil, 1 / 60)
+        end
+        return state
+    end,
+}
+"#;
+
 const TIGHT_LOOP: &str = r#"
 return function(n)
     local x = 0
@@ -482,6 +512,13 @@ pub fn run() -> Result<Vec<Row>> {
         baseline,
         measured,
         target: Some(1.5),
+    });
+    let (baseline, measured) = frame_case("few-balls", FEW_BALLS)?;
+    rows.push(Row {
+        case: "1,000 balls, ten new a frame: headless frame vs update in Luau".into(),
+        baseline,
+        measured,
+        target: None,
     });
     let (direct, through_luau) = drawing_case()?;
     rows.push(Row {
