@@ -12,7 +12,9 @@
 //! The walk also keeps its mark for a table it has checked in the table
 //! itself: bit 7 of `readonly`. Luau reads that byte as a flag (zero or
 //! not), apart from bit 1, its metamethod cache; unfreezing a table clears
-//! the byte, and with it the mark, and `table.clone` starts at zero.
+//! the byte, and with it the mark, and `table.clone` starts at zero. The
+//! start-up check cannot see how Luau uses the byte: whoever updates Luau
+//! reads the `readonly` field's comment in `lobject.h` and its uses.
 //!
 //! The structs mirror `VM/src/lobject.h` of the vendored Luau (0.740, with
 //! 3-wide vectors). [`known`] checks them against the C API on real tables
