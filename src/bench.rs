@@ -83,24 +83,25 @@ impl Drop for TempGame {
     }
 }
 
+// The frame cases' games: each defines `init` and `update`, and
+// [`frame_case`] adds the game table with the baseline, `bench`: the same
+// update called in a loop inside Luau.
+
 const TRIVIAL: &str = r#"
+local function init() return { n = 0 } end
 local function update(state, input, dt)
     return state
 end
-return {
-    init = function() return { n = 0 } end,
-    update = update,
-    -- The baseline: the same update called in a loop inside Luau.
-    bench = function(state, n)
-        for i = 1, n do
-            state = update(state, nil, 1 / 60)
-        end
-        return state
-    end,
-}
 "#;
 
 const BALLS: &str = r#"
+local function init()
+    local balls = {}
+    for i = 1, 1000 do
+        balls[i] = { x = (i * 37) % 1280, y = (i * 91) % 720, vx = (i % 7) * 40 - 120, vy = (i % 5) * 50 - 100 }
+    end
+    return { balls = balls }
+end
 local function update(state, input, dt)
     local balls = table.create(#state.balls)
     for i, b in state.balls do
@@ -111,27 +112,18 @@ local function update(state, input, dt)
     end
     return { balls = balls }
 end
-return {
-    init = function()
-        local balls = {}
-        for i = 1, 1000 do
-            balls[i] = { x = (i * 37) % 1280, y = (i * 91) % 720, vx = (i % 7) * 40 - 120, vy = (i % 5) * 50 - 100 }
-        end
-        return { balls = balls }
-    end,
-    update = update,
-    bench = function(state, n)
-        for i = 1, n do
-            state = update(state, nil, 1 / 60)
-        end
-        return state
-    end,
-}
 "#;
 
 /// 1,000 balls of which ten move each frame: the rest are shared with the
 /// last state, as games that change a little of a big state do.
 const FEW_BALLS: &str = r#"
+local function init()
+    local balls = {}
+    for i = 1, 1000 do
+        balls[i] = { x = i, y = 2 * i, vx = 1, vy = -1 }
+    end
+    return { balls = balls, n = 0 }
+end
 local function update(state, input, dt)
     local balls = table.clone(state.balls)
     for k = 1, 10 do
@@ -141,14 +133,12 @@ local function update(state, input, dt)
     end
     return { balls = balls, n = state.n + 1 }
 end
+"#;
+
+/// Ends every frame case's game.
+const GAME_TABLE: &str = r#"
 return {
-    init = function()
-        local balls = {}
-        for i = 1, 1000 do
-            balls[i] = { x = i, y = 2 * i, vx = 1, vy = -1 }
-        end
-        return { balls = balls, n = 0 }
-    end,
+    init = init,
     update = update,
     bench = function(state, n)
         for i = 1, n do
@@ -171,8 +161,8 @@ end
 
 /// Times a game's whole headless frame against its update called in a
 /// loop inside Luau.
-fn frame_case(name: &str, main: &str) -> Result<(Duration, Duration)> {
-    let dir = TempGame::new(name, main)?;
+fn frame_case(name: &str, game: &str) -> Result<(Duration, Duration)> {
+    let dir = TempGame::new(name, &format!("{game}{GAME_TABLE}"))?;
     // The baseline runs in its own copy of the game, so both start alike.
     let baseline_game = LuaGame::load(&dir.0)?;
     let bench: Function = baseline_game
