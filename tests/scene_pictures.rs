@@ -282,9 +282,9 @@ fn textured_cubes_and_a_model_each_draw_with_their_own_texture() {
     scene:camera({ position = vector.create(0, 1.2, 3.6), target = vector.create(0, 0.3, 0) })
     scene:light("sky", { kind = "ambient", intensity = 1 })
     scene:object("left", { mesh = "cube", texture = "checker.png", lit = false, position = vector.create(-2.4, 0, 0) })
-    scene:object("middle", { mesh = "cube", texture = "stripes.png", lit = false, position = vector.create(-0.8, 0, 0) })
+    scene:object("middle", { mesh = "cube", texture = "green.png", lit = false, position = vector.create(-0.8, 0, 0) })
     scene:object("plain", { mesh = "cube", color = "#40a0f0", lit = false, position = vector.create(0.8, 0, 0) })
-    scene:object("tri", { mesh = "tri.gltf", texture = "stripes.png", lit = false, position = vector.create(2.4, 0, 0), scale = vector.create(0.7, 0.7, 0.7) })
+    scene:object("tri", { mesh = "tri.gltf", texture = "green.png", lit = false, position = vector.create(2.4, 0, 0), scale = vector.create(0.7, 0.7, 0.7) })
     scene:object("left2", { mesh = "cube", texture = "checker.png", lit = false, position = vector.create(-2.4, 1.3, -1), scale = vector.create(0.5, 0.5, 0.5) })
 "##,
     );
@@ -293,6 +293,6 @@ fn textured_cubes_and_a_model_each_draw_with_their_own_texture() {
     let white = tiny_skia::Color::from_rgba8(240, 240, 240, 255);
     let green = tiny_skia::Color::from_rgba8(40, 200, 80, 255);
     std::fs::write(dir.path().join("checker.png"), checker(4, red, white)).unwrap();
-    std::fs::write(dir.path().join("stripes.png"), checker(1, green, green)).unwrap();
+    std::fs::write(dir.path().join("green.png"), checker(1, green, green)).unwrap();
     assert_close("textured", &render_folder(&dir, (240, 120), 1));
 }
