@@ -107,6 +107,14 @@ struct RunArgs {
     /// The ALSA device that plays cues in a window ("off" for none).
     #[arg(long, value_name = "DEVICE", default_value = "default")]
     audio: String,
+    /// Raises the time budget of each call into game code past its
+    /// default of 1 s (a game's config can only lower it).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_budget)]
+    budget: Option<f64>,
+    /// Raises the game VM's memory cap past its default of 512 MiB (a
+    /// game's config can only lower it).
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u32).range(1..=65536))]
+    memory: Option<u32>,
     /// Prints the final state as canonical JSON.
     #[arg(long)]
     print_state: bool,
@@ -182,7 +190,14 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     if !args.headless {
         window::check_display()?;
     }
-    let game = LuaGame::load(&args.game)?;
+    let mut limits = crate::lua::Limits::default();
+    if let Some(secs) = args.budget {
+        limits.budget = std::time::Duration::from_secs_f64(secs);
+    }
+    if let Some(mib) = args.memory {
+        limits.memory = (mib as usize) << 20;
+    }
+    let game = LuaGame::load_with(&args.game, limits)?;
     let (clock, frames, script) = match &args.replay {
         Some(path) => {
             let replay = Replay::load(path)?;
@@ -414,6 +429,13 @@ fn run_parallel(files: &[(PathBuf, PathBuf)]) -> Vec<TestReport> {
     let mut results = results.into_inner().unwrap();
     results.sort_by_key(|(i, _)| *i);
     results.into_iter().map(|(_, r)| r).collect()
+}
+
+fn parse_budget(text: &str) -> std::result::Result<f64, String> {
+    match crate::clock::parse_number(text)? {
+        secs if secs > 0.0 && secs <= 3600.0 => Ok(secs),
+        secs => Err(format!("{secs} s is not a time budget from above 0 to 3600 s")),
+    }
 }
 
 fn default_games() -> Result<Vec<PathBuf>> {

@@ -28,11 +28,57 @@ pub struct CueLog {
     names: Vec<Rc<str>>,
 }
 
+/// The longest cue name, in bytes.
+pub const MAX_NAME: usize = 256;
+
+/// The most different cue names a game may play.
+pub const MAX_NAMES: usize = 1024;
+
+/// The most cues one frame may play.
+pub const MAX_PER_FRAME: usize = 256;
+
+/// The most cues the log holds before it is drained (a test that never
+/// drains it reads them all).
+pub const MAX_LOGGED: usize = 1_000_000;
+
 impl CueLog {
     /// Records a cue played on `frame`.
-    pub fn play(&mut self, frame: u64, name: &str, volume: f64, pitch: f64, pan: f64) {
+    ///
+    /// # Errors
+    /// The name is too long or one of too many, the frame has played
+    /// [`MAX_PER_FRAME`] cues, or the log is full (H10): each bounds what
+    /// the host keeps on the game's behalf.
+    pub fn play(
+        &mut self,
+        frame: u64,
+        name: &str,
+        volume: f64,
+        pitch: f64,
+        pan: f64,
+    ) -> Result<(), String> {
+        if name.len() > MAX_NAME {
+            return Err(format!(
+                "a cue name of {} bytes is too long (at most {MAX_NAME}, H10)",
+                name.len()
+            ));
+        }
+        let this_frame = self.cues.iter().rev().take_while(|c| c.frame == frame).count();
+        if this_frame == MAX_PER_FRAME {
+            return Err(format!("a frame plays at most {MAX_PER_FRAME} cues (H10)"));
+        }
+        if self.cues.len() == MAX_LOGGED {
+            return Err(format!(
+                "the cue log holds {MAX_LOGGED} cues, the most it keeps (H10: a test that \
+                 runs this long should read e.cues and start a new engine)"
+            ));
+        }
         let name = match self.names.iter().find(|n| &***n == name) {
             Some(interned) => interned.clone(),
+            None if self.names.len() == MAX_NAMES => {
+                return Err(format!(
+                    "a game plays at most {MAX_NAMES} different cue names (H10)"
+                ));
+            }
             None => {
                 let interned: Rc<str> = name.into();
                 self.names.push(interned.clone());
@@ -46,6 +92,7 @@ impl CueLog {
             pitch,
             pan,
         });
+        Ok(())
     }
 
     /// Returns every cue logged, oldest first.
@@ -67,8 +114,8 @@ mod tests {
     #[test]
     fn cues_are_logged_with_their_frame() {
         let mut log = CueLog::default();
-        log.play(3, "hit", 1.0, 1.0, 0.0);
-        log.play(5, "hit", 0.5, 2.0, -1.0);
+        log.play(3, "hit", 1.0, 1.0, 0.0).unwrap();
+        log.play(5, "hit", 0.5, 2.0, -1.0).unwrap();
         let frames: Vec<(u64, &str, f64)> = log
             .cues()
             .iter()
@@ -79,5 +126,28 @@ mod tests {
             Rc::ptr_eq(&log.cues()[0].name, &log.cues()[1].name),
             "names are interned"
         );
+    }
+
+    // rule: H10
+    #[test]
+    fn what_the_log_keeps_is_bounded() {
+        let mut log = CueLog::default();
+        assert!(log.play(1, &"x".repeat(MAX_NAME + 1), 1.0, 1.0, 0.0).is_err());
+        for i in 0..MAX_PER_FRAME {
+            log.play(1, "hit", 1.0, 1.0, 0.0).unwrap_or_else(|e| panic!("{i}: {e}"));
+        }
+        assert_eq!(
+            log.play(1, "hit", 1.0, 1.0, 0.0).unwrap_err(),
+            "a frame plays at most 256 cues (H10)"
+        );
+        log.play(2, "hit", 1.0, 1.0, 0.0).unwrap();
+        for i in 1..MAX_NAMES {
+            log.play(3 + i as u64, &format!("n{i}"), 1.0, 1.0, 0.0).unwrap();
+        }
+        assert_eq!(
+            log.play(9999, "one more", 1.0, 1.0, 0.0).unwrap_err(),
+            "a game plays at most 1024 different cue names (H10)"
+        );
+        log.play(9999, "hit", 1.0, 1.0, 0.0).unwrap();
     }
 }

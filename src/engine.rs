@@ -523,7 +523,7 @@ mod tests {
                 self.space_pressed.push(ctx.frame);
             }
             if ctx.frame.is_multiple_of(2) {
-                ctx.cues.play(ctx.frame, "even", 1.0, 1.0, 0.0);
+                ctx.cues.play(ctx.frame, "even", 1.0, 1.0, 0.0).unwrap();
             }
             Ok(())
         }

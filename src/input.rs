@@ -424,6 +424,9 @@ pub enum When {
     Time(f64),
 }
 
+/// The largest input script the host reads from a game folder, in bytes.
+pub const MAX_SCRIPT: u64 = 16 << 20;
+
 /// A scripted input file: events by frame or by simulated time.
 ///
 /// One event a line, `WHEN EVENT`: `WHEN` is a frame number (`12`) or
@@ -477,6 +480,22 @@ impl Script {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
         Script::parse(&text).map_err(|(line, reason)| Error::Input {
             path: path.to_path_buf(),
+            line,
+            reason,
+        })
+    }
+
+    /// Reads the script file `name` that game content names (a test's
+    /// `input`, a scenario's), through the asset door of the game folder
+    /// `root` (H10).
+    ///
+    /// # Errors
+    /// The door refuses the name, or a line is malformed.
+    pub fn load_in(root: &Path, name: &str) -> Result<Script> {
+        let bytes = crate::assets::read(Some(root), name, "input file", MAX_SCRIPT)
+            .map_err(Error::Script)?;
+        Script::parse(&String::from_utf8_lossy(&bytes)).map_err(|(line, reason)| Error::Input {
+            path: root.join(name),
             line,
             reason,
         })

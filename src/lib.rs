@@ -25,6 +25,7 @@ pub mod screen;
 pub mod soak;
 pub mod sound;
 pub mod state;
+pub mod terminal;
 pub mod text;
 pub mod viewport;
 pub mod window;

@@ -206,22 +206,7 @@ pub enum Light {
     },
 }
 
-/// A mesh loaded from a glTF file: triangles, and the box around them.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ModelMesh {
-    /// The file, relative to the game folder.
-    pub name: String,
-    /// Vertex positions.
-    pub positions: Vec<[f32; 3]>,
-    /// Vertex normals (computed flat where the file has none).
-    pub normals: Vec<[f32; 3]>,
-    /// Texture coordinates (zero where the file has none).
-    pub uvs: Vec<[f32; 2]>,
-    /// Triangle indices.
-    pub indices: Vec<u32>,
-    /// The smallest and largest corner of the positions.
-    pub bounds: (Vec3, Vec3),
-}
+pub use crate::assets::gltf::Model as ModelMesh;
 
 /// What the camera was at the last step 7: the next frame's pointer ray is
 /// cast through it, so a click picks what the player saw.
@@ -246,6 +231,13 @@ pub struct Scene {
 
 /// The most objects a scene holds.
 pub const MAX_OBJECTS: usize = 200_000;
+
+/// The most bytes of model data a scene holds.
+pub const MAX_MODELS_BYTES: usize = 512 << 20;
+
+/// The most lights a scene holds (the renderer shades with the first
+/// few; see `render`).
+pub const MAX_LIGHTS: usize = 1024;
 
 impl Scene {
     /// Creates an empty scene whose models load from `root`.
@@ -312,11 +304,21 @@ impl Scene {
     }
 
     /// Sets the light called `name`.
-    pub fn set_light(&mut self, name: &str, light: Light) {
+    ///
+    /// # Errors
+    /// The scene already holds [`MAX_LIGHTS`] other lights.
+    pub fn set_light(&mut self, name: &str, light: Light) -> Result<(), String> {
+        let full = self.lights.len() == MAX_LIGHTS;
         match self.lights.iter_mut().find(|(n, _)| n == name) {
             Some((_, l)) => *l = light,
+            None if full => {
+                return Err(format!(
+                    "the scene holds {MAX_LIGHTS} lights, the most it can"
+                ));
+            }
             None => self.lights.push((name.to_string(), light)),
         }
+        Ok(())
     }
 
     /// Removes the light called `name`.
@@ -339,9 +341,15 @@ impl Scene {
         if let Some(i) = self.models.iter().position(|m| m.name == name) {
             return Ok(Mesh::Model(i));
         }
-        let path = crate::assets::find(self.root.as_deref(), name, "model")?;
-        let model = load_model(&path, name)
-            .map_err(|e| format!("`{name}` is not a readable glTF model ({e})"))?;
+        let model = crate::assets::gltf::load(self.root.as_deref(), name)?;
+        let held: usize = self.models.iter().map(ModelMesh::bytes).sum();
+        if held + model.bytes() > MAX_MODELS_BYTES {
+            return Err(format!(
+                "`{}` does not fit: the scene's models would hold more than {} (H10)",
+                crate::terminal::escape(name),
+                crate::assets::bytes(MAX_MODELS_BYTES as u64)
+            ));
+        }
         self.models.push(model);
         Ok(Mesh::Model(self.models.len() - 1))
     }
@@ -488,65 +496,6 @@ fn ray_sphere(origin: Vec3, direction: Vec3, radius: f32) -> Option<f32> {
     let t = (-b - disc.sqrt()) / a;
     let t = if t >= 0.0 { t } else { (-b + disc.sqrt()) / a };
     (t >= 0.0).then_some(t)
-}
-
-fn load_model(path: &Path, name: &str) -> Result<ModelMesh, String> {
-    let (document, buffers, _) = gltf::import(path).map_err(|e| e.to_string())?;
-    let mut mesh = ModelMesh {
-        name: name.to_string(),
-        positions: Vec::new(),
-        normals: Vec::new(),
-        uvs: Vec::new(),
-        indices: Vec::new(),
-        bounds: (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
-    };
-    for gltf_mesh in document.meshes() {
-        for primitive in gltf_mesh.primitives() {
-            if primitive.mode() != gltf::mesh::Mode::Triangles {
-                continue;
-            }
-            let reader = primitive.reader(|b| buffers.get(b.index()).map(|d| &d.0[..]));
-            let Some(positions) = reader.read_positions() else {
-                continue;
-            };
-            let base = mesh.positions.len() as u32;
-            let positions: Vec<[f32; 3]> = positions.collect();
-            let count = positions.len();
-            let normals: Vec<[f32; 3]> = reader
-                .read_normals()
-                .map(|n| n.collect())
-                .unwrap_or_else(|| vec![[0.0, 1.0, 0.0]; count]);
-            let uvs: Vec<[f32; 2]> = reader
-                .read_tex_coords(0)
-                .map(|t| t.into_f32().collect())
-                .unwrap_or_else(|| vec![[0.0, 0.0]; count]);
-            if normals.len() != count || uvs.len() != count {
-                return Err("a primitive's attributes differ in length".into());
-            }
-            match reader.read_indices() {
-                Some(indices) => {
-                    for i in indices.into_u32() {
-                        if i as usize >= count {
-                            return Err(format!("index {i} is past the {count} vertices"));
-                        }
-                        mesh.indices.push(base + i);
-                    }
-                }
-                None => mesh.indices.extend(base..base + count as u32),
-            }
-            for p in &positions {
-                let v = Vec3::from(*p);
-                mesh.bounds = (mesh.bounds.0.min(v), mesh.bounds.1.max(v));
-            }
-            mesh.positions.extend(positions);
-            mesh.normals.extend(normals);
-            mesh.uvs.extend(uvs);
-        }
-    }
-    if mesh.positions.is_empty() {
-        return Err("it holds no triangles".into());
-    }
-    Ok(mesh)
 }
 
 #[cfg(test)]

@@ -147,6 +147,15 @@ struct Images {
     loaded: Vec<(String, Pixmap)>,
 }
 
+/// The most bytes of drawing one frame's display list holds.
+pub const MAX_FRAME_BYTES: usize = 64 << 20;
+
+/// The longest text one `text` call writes, in bytes.
+pub const MAX_TEXT: usize = 64 << 10;
+
+/// The most bytes of decoded images a screen layer holds at once.
+pub const MAX_IMAGE_BYTES: u64 = 512 << 20;
+
 /// The most transforms `push` may stack.
 pub const MAX_STACK: usize = 256;
 
@@ -220,22 +229,54 @@ impl Screen {
         self.commands.is_empty()
     }
 
+    /// Returns the bytes the frame's display list holds.
+    fn held(&self) -> usize {
+        use std::mem::size_of;
+        self.commands.len() * size_of::<(Transform, Command)>()
+            + self.ops.len() * size_of::<PathOp>()
+            + self.stops.len() * size_of::<(f32, Rgba)>()
+            + self.dashes.len() * size_of::<f32>()
+            + self.text.len()
+    }
+
+    /// Checks that `more` bytes still fit in the frame's display list.
+    fn room(&self, more: usize) -> Result<(), String> {
+        if self.held() + more > MAX_FRAME_BYTES {
+            return Err(format!(
+                "this frame has drawn more than {} (H10: the host holds at most that much \
+                 drawing a frame; look for a loop that draws without end)",
+                crate::assets::bytes(MAX_FRAME_BYTES as u64)
+            ));
+        }
+        Ok(())
+    }
+
     /// Adds a gradient stop list; returns its range for a [`Fill`].
-    pub fn add_stops(&mut self, stops: impl IntoIterator<Item = (f32, Rgba)>) -> (u32, u32) {
+    ///
+    /// # Errors
+    /// The frame's display list is full.
+    pub fn add_stops(&mut self, stops: &[(f32, Rgba)]) -> Result<(u32, u32), String> {
+        self.room(std::mem::size_of_val(stops))?;
         let start = self.stops.len() as u32;
-        self.stops.extend(stops);
-        (start, self.stops.len() as u32)
+        self.stops.extend_from_slice(stops);
+        Ok((start, self.stops.len() as u32))
     }
 
     /// Adds a dash pattern; returns its range for a [`Style`].
-    pub fn add_dashes(&mut self, dashes: impl IntoIterator<Item = f32>) -> (u32, u32) {
+    ///
+    /// # Errors
+    /// The frame's display list is full.
+    pub fn add_dashes(&mut self, dashes: &[f32]) -> Result<(u32, u32), String> {
+        self.room(std::mem::size_of_val(dashes))?;
         let start = self.dashes.len() as u32;
-        self.dashes.extend(dashes);
-        (start, self.dashes.len() as u32)
+        self.dashes.extend_from_slice(dashes);
+        Ok((start, self.dashes.len() as u32))
     }
 
-    fn push(&mut self, command: Command) {
+    fn push(&mut self, command: Command) -> Result<(), String> {
+        self.room(std::mem::size_of::<(Transform, Command)>())?;
         self.commands.push((self.transform, command));
+        Ok(())
     }
 
     fn style(&self, style: Style) -> Style {
@@ -266,8 +307,7 @@ impl Screen {
         ];
         let radius = size("radius", radius)?;
         let style = self.style(style);
-        self.push(Command::Shape(Shape::Rect { rect, radius }, style));
-        Ok(())
+        self.push(Command::Shape(Shape::Rect { rect, radius }, style))
     }
 
     /// Draws an ellipse centered on `(x, y)` (a circle when `rx == ry`).
@@ -285,8 +325,7 @@ impl Screen {
         let center = [finite("x", x)?, finite("y", y)?];
         let radii = [size("rx", rx)?, size("ry", ry)?];
         let style = self.style(style);
-        self.push(Command::Shape(Shape::Ellipse { center, radii }, style));
-        Ok(())
+        self.push(Command::Shape(Shape::Ellipse { center, radii }, style))
     }
 
     /// Draws a path made of `ops`.
@@ -312,6 +351,7 @@ impl Screen {
                 ));
             }
         }
+        self.room(std::mem::size_of_val(ops))?;
         let start = self.ops.len() as u32;
         self.ops.extend_from_slice(ops);
         let style = self.style(style);
@@ -320,8 +360,7 @@ impl Screen {
                 ops: start..self.ops.len() as u32,
             },
             style,
-        ));
-        Ok(())
+        ))
     }
 
     /// Writes `text` with its top at `y` and `align` deciding what `x` is.
@@ -344,6 +383,14 @@ impl Screen {
                 "`size` is {size_px}; text is at most {MAX_TEXT_SIZE} pixels"
             ));
         }
+        if text.len() > MAX_TEXT {
+            return Err(format!(
+                "the text is {}; one call writes at most {} (H10)",
+                crate::assets::bytes(text.len() as u64),
+                crate::assets::bytes(MAX_TEXT as u64)
+            ));
+        }
+        self.room(text.len())?;
         let start = self.text.len() as u32;
         self.text.push_str(text);
         let color = color.fade(self.alpha);
@@ -353,8 +400,7 @@ impl Screen {
             size: size_px,
             color,
             align,
-        });
-        Ok(())
+        })
     }
 
     /// Measures `text` at `size` in logical pixels: width, height.
@@ -417,7 +463,7 @@ impl Screen {
                 self.transform
                     .pre_concat(Transform::from_rotate_at(rotation.to_degrees(), cx, cy));
         }
-        self.push(Command::Image {
+        let pushed = self.push(Command::Image {
             image: index as u32,
             source,
             dest: [x, y, w, h],
@@ -425,7 +471,7 @@ impl Screen {
             alpha,
         });
         self.transform = saved;
-        Ok(())
+        pushed
     }
 
     /// Moves the origin by `(x, y)`.
@@ -599,10 +645,16 @@ impl Images {
         if let Some(i) = self.loaded.iter().position(|(n, _)| n == name) {
             return Ok(i);
         }
-        let path = crate::assets::find(self.root.as_deref(), name, "image")?;
-        let bytes = std::fs::read(&path).map_err(|e| format!("cannot read `{name}` ({e})"))?;
-        let pixmap =
-            Pixmap::decode_png(&bytes).map_err(|e| format!("`{name}` is not a PNG image ({e})"))?;
+        let pixmap = crate::assets::png::load(self.root.as_deref(), name)?;
+        let size = pixmap.data().len() as u64;
+        let held: u64 = self.loaded.iter().map(|(_, p)| p.data().len() as u64).sum();
+        if held + size > MAX_IMAGE_BYTES {
+            return Err(format!(
+                "`{}` does not fit: the screen's images would hold more than {} (H10)",
+                crate::terminal::escape(name),
+                crate::assets::bytes(MAX_IMAGE_BYTES)
+            ));
+        }
         self.loaded.push((name.to_string(), pixmap));
         Ok(self.loaded.len() - 1)
     }

@@ -238,7 +238,7 @@ fn failures_while_loading_exit_2_with_one_line() {
         ),
         (
             "return { config = { width = -1 } }",
-            "moonloop: g/main.luau: config.width should be a whole number from 1 to 16384",
+            "moonloop: g/main.luau: config.width should be a whole number from 1 to 4096",
         ),
         (
             "return { config = { background = 'nope' } }",
@@ -272,13 +272,14 @@ fn failures_while_loading_exit_2_with_one_line() {
 
 #[test]
 fn one_games_modules_are_out_of_anothers_reach_across_reloads() {
-    // Game `a` keeps its module in a global; game `b` looks for it. Each
+    // Game `a` (inside `b`'s folder: a test sees its own game's folder and
+    // nothing else) keeps its module in a global; game `b` looks for it. Each
     // game has a VM of its own, so `b` finds nothing, before and after both
     // reload, and `a`'s reload hands `a` its new module, not the old table.
     let dir = game(&[
-        ("a/secret.luau", "return { key = 'a' }"),
+        ("b/a/secret.luau", "return { key = 'a' }"),
         (
-            "a/main.luau",
+            "b/a/main.luau",
             "stash = require('./secret')\nreturn {\n  init = function() return { key = '' } end,\n  update = function() return { key = stash.key } end,\n}\n",
         ),
         (
@@ -287,7 +288,7 @@ fn one_games_modules_are_out_of_anothers_reach_across_reloads() {
         ),
         (
             "b/tests/reach.luau",
-            "test('a module of game a is out of reach of game b', function()\n  local a = engine.new{ game = '../a' }\n  local b = engine.new()\n  a:advance(1)\n  b:advance(1)\n  expect(a.state.key).equals('a')\n  expect(b.state.seen).equals('nothing')\n  expect(stash).equals(nil)\n  a:reload{ ['secret.luau'] = \"return { key = 'a2' }\" }\n  b:reload()\n  a:advance(1)\n  b:advance(1)\n  expect(a.state.key).equals('a2')\n  expect(b.state.seen).equals('nothing')\nend)\n",
+            "test('a module of game a is out of reach of game b', function()\n  local a = engine.new{ game = 'a' }\n  local b = engine.new()\n  a:advance(1)\n  b:advance(1)\n  expect(a.state.key).equals('a')\n  expect(b.state.seen).equals('nothing')\n  expect(stash).equals(nil)\n  a:reload{ ['secret.luau'] = \"return { key = 'a2' }\" }\n  b:reload()\n  a:advance(1)\n  b:advance(1)\n  expect(a.state.key).equals('a2')\n  expect(b.state.seen).equals('nothing')\nend)\n",
         ),
     ]);
     let out = moonloop(&["test", "b"], dir.path());

@@ -291,7 +291,7 @@ fn plain_values_are_accepted() {
     )]);
     let e = engine(dir.path());
     assert!(
-        json(&e).contains("\"v\": {\"vector\": [1, 2, 3]}"),
+        json(&e).contains("\"v\": {\"$vector\": [1, 2, 3]}"),
         "{}",
         json(&e)
     );
@@ -337,16 +337,16 @@ fn canonical_encoding_sorts_keys_and_writes_exact_floats() {
     let e = engine(dir.path());
     assert_eq!(
         json(&e),
-        r#"{
-  "1": "one",
-  "2": "two",
-  "a": 0.3333333333333333,
-  "m": {
-    "10": true,
-    "b": -0
-  },
-  "z": 0.30000000000000004
-}"#
+        r#"{"$map": [
+  [1, "one"],
+  [2, "two"],
+  ["a", 0.3333333333333333],
+  ["m", {"$map": [
+    [10, true],
+    ["b", -0]
+  ]}],
+  ["z", 0.30000000000000004]
+]}"#
     );
 }
 

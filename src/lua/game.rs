@@ -90,6 +90,7 @@ fn load_code(
     main_id: &ModuleId,
     main_name: &str,
     title: &str,
+    ceilings: Limits,
 ) -> Result<Code> {
     let table = budget
         .guard(Call::Load, || require::load(lua, main_id))
@@ -116,7 +117,7 @@ fn load_code(
         update: function("update")?,
         render: function("render")?,
         reload: function("reload")?,
-        config: read_config(&table, main_name, title.to_string())?,
+        config: read_config(&table, main_name, title.to_string(), ceilings)?,
         module: table,
     })
 }
@@ -128,6 +129,8 @@ pub struct LuaGame {
     main: String,
     main_id: ModuleId,
     title: String,
+    /// The limits the config may lower but not raise.
+    ceilings: Limits,
     code: Code,
     /// Calls a function and takes its result as the state, inside Luau.
     taking: Function,
@@ -154,15 +157,25 @@ impl LuaGame {
     /// compile or fails, it returns something other than a game table, the
     /// config is malformed, or `init` fails or returns a state S2-S5 refuse.
     pub fn load(dir: &Path) -> Result<LuaGame> {
+        LuaGame::load_with(dir, Limits::default())
+    }
+
+    /// Loads the game in folder `dir` like [`LuaGame::load`], under
+    /// `ceilings`: the time budget and memory cap its config may lower but
+    /// not raise (H10).
+    ///
+    /// # Errors
+    /// As [`LuaGame::load`], or the config asks for more than `ceilings`.
+    pub fn load_with(dir: &Path, ceilings: Limits) -> Result<LuaGame> {
         let main = find_main(dir)?;
         let display = dir.to_string_lossy().trim_end_matches('/').to_string();
         let lua_err = |e: mlua::Error| Error::Script(vm::describe(&e));
-        let lua = vm::new_vm(Limits::default()).map_err(lua_err)?;
+        let lua = vm::new_vm(ceilings).map_err(lua_err)?;
         lua.set_app_data(Modules::new(dir.to_path_buf(), display));
         require::install(&lua).map_err(lua_err)?;
         state::install(&lua).map_err(lua_err)?;
         vm::seal(&lua).map_err(lua_err)?;
-        let budget = Budget::install(&lua, Limits::default().budget).map_err(lua_err)?;
+        let budget = Budget::install(&lua, ceilings.budget).map_err(lua_err)?;
 
         let main_id = ModuleId::Game(PathBuf::from(&main));
         let main_name = lua.app_data_ref::<Modules>().unwrap().chunk_name(&main_id);
@@ -171,7 +184,7 @@ impl LuaGame {
             .ok()
             .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
             .unwrap_or_else(|| "moonloop".into());
-        let code = load_code(&lua, &budget, &main_id, &main_name, &title)?;
+        let code = load_code(&lua, &budget, &main_id, &main_name, &title, ceilings)?;
         budget.set_limit(code.config.budget);
         lua.set_memory_limit(code.config.memory).map_err(lua_err)?;
 
@@ -197,6 +210,7 @@ impl LuaGame {
             main: main_name,
             main_id,
             title,
+            ceilings,
             code,
             taking,
             state: Value::Nil,
@@ -294,6 +308,7 @@ impl LuaGame {
             &self.main_id,
             &self.main,
             &self.title,
+            self.ceilings,
         )
         .and_then(|code| {
             let state = match &code.reload {
@@ -333,10 +348,11 @@ impl LuaGame {
         modules.sources.insert(rel.to_path_buf(), text);
     }
 
-    /// Returns the current text of game file `rel`: an edit, or the disk's.
+    /// Returns the current text of game file `rel`: an edit, or the disk's
+    /// (through the asset door, H10).
     ///
     /// # Errors
-    /// The file cannot be read.
+    /// The door refuses the file, or it cannot be read.
     pub fn source(&self, rel: &Path) -> Result<Vec<u8>> {
         let modules = self
             .lua
@@ -344,7 +360,7 @@ impl LuaGame {
             .expect("modules installed");
         match modules.sources.get(rel) {
             Some(text) => Ok(text.clone()),
-            None => std::fs::read(self.dir.join(rel)).map_err(|e| Error::io(self.dir.join(rel), e)),
+            None => require::read_source(&self.dir, rel).map_err(Error::Script),
         }
     }
 
@@ -546,15 +562,44 @@ fn check_fields(table: &Table, known: &[&str], file: &str, what: &str) -> Result
     Ok(())
 }
 
-fn read_config(game: &Table, file: &str, default_title: String) -> Result<Config> {
+/// The widest or tallest logical size a game may ask for: what a recording
+/// or a headless picture is drawn at, so it must fit any GPU's textures
+/// and readback buffers.
+pub const MAX_SIDE: u32 = 4096;
+
+/// The longest window title, in characters.
+pub const MAX_TITLE: usize = 200;
+
+/// Reads `config.title`: at most [`MAX_TITLE`] characters, none of them
+/// control characters (a window system refuses a NUL; a newline has no
+/// place in a title bar).
+fn read_title(value: &mlua::LuaString, file: &str) -> Result<String> {
+    let bad = |why: &str| Error::Script(format!("{file}: config.title {why}"));
+    if value.as_bytes().len() > 4 * MAX_TITLE {
+        return Err(bad(&format!("is longer than {MAX_TITLE} characters")));
+    }
+    let title = value.to_string_lossy();
+    if title.chars().count() > MAX_TITLE {
+        return Err(bad(&format!("is longer than {MAX_TITLE} characters")));
+    }
+    if let Some(c) = title.chars().find(|c| c.is_control()) {
+        return Err(bad(&format!(
+            "holds the control character {}; a title is one line of text",
+            crate::terminal::escape(&c.to_string())
+        )));
+    }
+    Ok(title)
+}
+
+fn read_config(game: &Table, file: &str, default_title: String, ceilings: Limits) -> Result<Config> {
     let mut config = Config {
         title: default_title,
         width: 1280,
         height: 720,
         background: Rgba::BLACK,
         actions: Vec::new(),
-        budget: vm::DEFAULT_BUDGET,
-        memory: vm::DEFAULT_MEMORY_CAP,
+        budget: ceilings.budget,
+        memory: ceilings.memory,
         pause_on_blur: true,
         dev_controls: true,
         sounds: Vec::new(),
@@ -586,18 +631,18 @@ fn read_config(game: &Table, file: &str, default_title: String) -> Result<Config
         };
         match key.as_str() {
             "title" => match &value {
-                Value::String(s) => config.title = s.to_string_lossy(),
+                Value::String(s) => config.title = read_title(s, file)?,
                 _ => return Err(bad("title", "a string")),
             },
             "width" | "height" => match number {
-                Some(n) if (1.0..=16384.0).contains(&n) && n.fract() == 0.0 => {
+                Some(n) if (1.0..=MAX_SIDE as f64).contains(&n) && n.fract() == 0.0 => {
                     if key == "width" {
                         config.width = n as u32;
                     } else {
                         config.height = n as u32;
                     }
                 }
-                _ => return Err(bad(&key, "a whole number from 1 to 16384")),
+                _ => return Err(bad(&key, &format!("a whole number from 1 to {MAX_SIDE}"))),
             },
             "background" => match &value {
                 Value::String(s) => {
@@ -606,13 +651,33 @@ fn read_config(game: &Table, file: &str, default_title: String) -> Result<Config
                 }
                 _ => return Err(bad("background", "a color string such as \"#1e1e2e\"")),
             },
+            // A game may lower its limits, never raise them: only whoever
+            // runs it may, with --budget and --memory (H10).
             "budget" => match number {
-                Some(n) if n > 0.0 && n <= 3600.0 => config.budget = Duration::from_secs_f64(n),
-                _ => return Err(bad("budget", "seconds above 0, such as 1")),
+                Some(n) if n > 0.0 && n <= ceilings.budget.as_secs_f64() => {
+                    config.budget = Duration::from_secs_f64(n)
+                }
+                Some(n) if n > 0.0 => {
+                    return Err(Error::Script(format!(
+                        "{file}: config.budget is {n} s; a game may lower its time budget but not \
+                         raise it past {} s (whoever runs it can, with --budget) (H10)",
+                        ceilings.budget.as_secs_f64()
+                    )));
+                }
+                _ => return Err(bad("budget", "seconds above 0, such as 0.5")),
             },
             "memory" => match number {
-                Some(n) if (1.0..=65536.0).contains(&n) => config.memory = (n * 1048576.0) as usize,
-                _ => return Err(bad("memory", "megabytes from 1 to 65536, such as 256")),
+                Some(n) if n >= 1.0 && n * 1048576.0 <= ceilings.memory as f64 => {
+                    config.memory = (n * 1048576.0) as usize
+                }
+                Some(n) if n >= 1.0 => {
+                    return Err(Error::Script(format!(
+                        "{file}: config.memory is {n} MiB; a game may lower its memory cap but not \
+                         raise it past {} MiB (whoever runs it can, with --memory) (H10)",
+                        ceilings.memory >> 20
+                    )));
+                }
+                _ => return Err(bad("memory", "megabytes, 1 or more, such as 256")),
             },
             "actions" => config.actions = read_actions(&value, file)?,
             "sounds" => config.sounds = read_sounds(&value, file)?,

@@ -263,11 +263,21 @@ impl UserData for InputHandle {
                         }
                     }
                 }
-                let name = name.to_str()?;
+                if name.as_bytes().len() > crate::cues::MAX_NAME {
+                    return Err(cue_error(
+                        lua,
+                        &format!(
+                            "a cue name of {} bytes is too long (at most {}, H10)",
+                            name.as_bytes().len(),
+                            crate::cues::MAX_NAME
+                        ),
+                    ));
+                }
+                let name = name.to_string_lossy();
                 let cues = this.leases.cues.get();
                 // SAFETY: as in `with`: lent for the duration of `update`.
-                unsafe { (*cues).play(this.leases.frame.get(), &name, volume, pitch, pan) };
-                Ok(())
+                unsafe { (*cues).play(this.leases.frame.get(), &name, volume, pitch, pan) }
+                    .map_err(|reason| cue_error(lua, &reason))
             },
         );
     }

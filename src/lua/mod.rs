@@ -2,6 +2,7 @@
 //! per object handed to game code. Nothing outside this folder (and the
 //! state walk in `state.rs`) touches mlua.
 
+mod args;
 mod game;
 mod handles;
 mod require;

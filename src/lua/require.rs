@@ -11,6 +11,8 @@ use std::path::{Component, Path, PathBuf};
 
 use mlua::{Lua, RegistryKey, Value};
 
+use crate::assets::MAX_SOURCE;
+
 /// The host's Luau library, as `(name, source)`.
 pub const RUNTIME: &[(&str, &str)] = &[
     ("fixed_step", include_str!("../../runtime/fixed_step.luau")),
@@ -156,9 +158,16 @@ fn resolve(lua: &Lua, from: Option<&ModuleId>, path: &str) -> Result<ModuleId, S
         )
     };
     let rel = join(&base, path).ok_or_else(leaves)?;
+    // `./fire.scenario` is `fire.scenario.luau`: the extension is added,
+    // not swapped for what follows the last dot.
+    let with = |ext: &str| {
+        let mut name = rel.clone().into_os_string();
+        name.push(ext);
+        PathBuf::from(name)
+    };
     let candidates = [
-        rel.with_extension("luau"),
-        rel.with_extension("lua"),
+        with(".luau"),
+        with(".lua"),
         rel.join("init.luau"),
         rel.join("init.lua"),
     ];
@@ -249,7 +258,7 @@ fn load_as(lua: &Lua, id: &ModuleId, module: bool) -> mlua::Result<Value> {
         let source = match id {
             ModuleId::Game(rel) => match modules.sources.get(rel) {
                 Some(text) => text.clone(),
-                None => std::fs::read(modules.root.join(rel))
+                None => read_source(&modules.root, rel)
                     .map_err(|e| mlua::Error::RuntimeError(format!("{chunk}: {e}")))?,
             },
             ModuleId::Runtime(name) => {
@@ -261,10 +270,14 @@ fn load_as(lua: &Lua, id: &ModuleId, module: bool) -> mlua::Result<Value> {
         modules.loading.push(id.clone());
         (source, chunk)
     };
-    let result = lua
-        .load(source)
-        .set_name(format!("@{chunk}"))
-        .call::<mlua::MultiValue>(());
+    let result = check_source(&source)
+        .map_err(|why| mlua::Error::RuntimeError(format!("{chunk}: {why}")))
+        .and_then(|()| {
+            lua.load(source)
+                .set_name(format!("@{chunk}"))
+                .set_mode(mlua::prelude::LuaChunkMode::Text)
+                .call::<mlua::MultiValue>(())
+        });
     let mut modules = lua.app_data_mut::<Modules>().expect("modules installed");
     modules.loading.retain(|m| m != id);
     let value = result?.into_iter().next().unwrap_or(Value::Nil);
@@ -276,6 +289,40 @@ fn load_as(lua: &Lua, id: &ModuleId, module: bool) -> mlua::Result<Value> {
     let key = lua.create_registry_value(value.clone())?;
     modules.loaded.insert(id.clone(), key);
     Ok(value)
+}
+
+/// Reads game file `rel` through the asset door: inside the folder, links
+/// resolved, at most [`MAX_SOURCE`] bytes.
+///
+/// # Errors
+/// The door refuses it, or it cannot be read.
+pub fn read_source(root: &Path, rel: &Path) -> Result<Vec<u8>, String> {
+    let path = crate::assets::find_rel(root, rel, "file")?;
+    crate::assets::read_path(&path, &rel.to_string_lossy(), MAX_SOURCE)
+}
+
+/// Refuses what is not Luau source text (H10): Luau does not verify
+/// bytecode, and a forged chunk runs native code in the host, so code
+/// enters only as text, and at most [`MAX_SOURCE`] bytes of it.
+///
+/// # Errors
+/// Says what the bytes are instead.
+pub fn check_source(source: &[u8]) -> Result<(), String> {
+    if source.len() as u64 > MAX_SOURCE {
+        return Err(format!(
+            "the file is {}; a Luau file is at most {} (H10)",
+            crate::assets::bytes(source.len() as u64),
+            crate::assets::bytes(MAX_SOURCE)
+        ));
+    }
+    // Luau takes a chunk whose first byte is below a tab for bytecode.
+    match source.first() {
+        Some(&b) if b < b'\t' => Err(format!(
+            "this is not Luau source text (it starts with the byte 0x{b:02x}); \
+             code is loaded only as source, never as bytecode (H10)"
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Takes `changed` modules, every loaded module that requires them

@@ -101,34 +101,29 @@ fn load(game_dir: &Path, file: &Path) -> Result<Loaded> {
         .map_err(script)?
         .ok_or_else(|| bad("`outcome` is a function(state, cues) returning what must match"))?;
     let setup: Option<Function> = table.raw_get("setup").map_err(script)?;
-    let script_text = match table.raw_get::<Value>("input").map_err(script)? {
+    let script = match table.raw_get::<Value>("input").map_err(script)? {
         Value::Nil => None,
-        Value::String(s) => {
-            let path = game_dir.join(s.to_string_lossy());
-            Some(std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?)
-        }
-        Value::Table(lines) => Some(
-            lines
+        // A file the scenario names is game content: through the door (H10).
+        Value::String(s) => Some(Script::load_in(game_dir, &s.to_string_lossy())?),
+        Value::Table(lines) => {
+            let text = lines
                 .sequence_values::<String>()
                 .collect::<mlua::Result<Vec<_>>>()
                 .map_err(|_| bad("`input` is a list of lines such as \"0.5s press up\""))?
-                .join("\n"),
-        ),
+                .join("\n");
+            let script = Script::parse(&text).map_err(|(line, reason)| Error::Input {
+                path: PathBuf::from(format!("{name} input")),
+                line,
+                reason,
+            })?;
+            Some(script)
+        }
         _ => {
             return Err(bad(
                 "`input` is a list of lines or the name of an input file",
             ));
         }
     };
-    let script = script_text
-        .map(|text| {
-            Script::parse(&text).map_err(|(line, reason)| Error::Input {
-                path: PathBuf::from(format!("{name} input")),
-                line,
-                reason,
-            })
-        })
-        .transpose()?;
     Ok(Loaded {
         lua,
         budget,

@@ -12,6 +12,7 @@ use std::rc::Rc;
 use glam::{EulerRot, Quat, Vec3};
 use mlua::{Lua, Table, UserData, UserDataMethods, Value};
 
+use super::args;
 use super::handles::Leases;
 use crate::color::Rgba;
 use crate::scene::{Light, Mesh, Projection, Scene};
@@ -34,25 +35,9 @@ fn fail(lua: &Lua, call: &str, reason: impl std::fmt::Display) -> mlua::Error {
 }
 
 fn number(lua: &Lua, call: &str, name: &str, value: &Value) -> mlua::Result<f32> {
-    let v = match value {
-        Value::Integer(i) => *i as f64,
-        Value::Number(n) => *n,
-        other => {
-            return Err(fail(
-                lua,
-                call,
-                format!("`{name}` should be a number, not a {}", type_of(other)),
-            ));
-        }
-    };
-    if !v.is_finite() {
-        return Err(fail(
-            lua,
-            call,
-            format!("`{name}` is {v}; it must be a finite number"),
-        ));
-    }
-    Ok(v as f32)
+    args::finite(name, value)
+        .map(|v| v as f32)
+        .map_err(|reason| fail(lua, call, reason))
 }
 
 /// Reads a vector: a Luau `vector`, or a table `{x, y, z}`.
@@ -102,11 +87,7 @@ fn rotation(lua: &Lua, call: &str, value: &Value) -> mlua::Result<Quat> {
 }
 
 fn color(lua: &Lua, call: &str, value: &Value) -> mlua::Result<Rgba> {
-    let result = match value {
-        Value::String(s) => Rgba::parse(&s.to_string_lossy()),
-        other => Err(format!("a {} is not a color string", type_of(other))),
-    };
-    result.map_err(|reason| fail(lua, call, format!("`color`: {reason}")))
+    args::color(value).map_err(|reason| fail(lua, call, format!("`color`: {reason}")))
 }
 
 fn mesh(lua: &Lua, scene: &mut Scene, value: &Value) -> mlua::Result<Mesh> {
@@ -117,7 +98,8 @@ fn mesh(lua: &Lua, scene: &mut Scene, value: &Value) -> mlua::Result<Mesh> {
             "`mesh` is \"cube\", \"sphere\", \"plane\", \"cylinder\" or a .gltf/.glb file",
         ));
     };
-    let name = name.to_string_lossy();
+    let name = args::text("a mesh name", name, crate::assets::MAX_NAME)
+        .map_err(|reason| fail(lua, "object", reason))?;
     Ok(match name.as_str() {
         "cube" => Mesh::Cube,
         "sphere" => Mesh::Sphere,
@@ -163,7 +145,10 @@ fn object(lua: &Lua, scene: &mut Scene, name: &str, props: Option<Table>) -> mlu
             "texture" => {
                 object.material.texture = match &value {
                     Value::Boolean(false) => None,
-                    Value::String(s) => Some(s.to_string_lossy()),
+                    Value::String(s) => Some(
+                        args::text("a texture name", s, crate::assets::MAX_NAME)
+                            .map_err(|reason| fail(lua, "object", reason))?,
+                    ),
                     _ => {
                         return Err(fail(
                             lua,
@@ -196,14 +181,14 @@ fn object(lua: &Lua, scene: &mut Scene, name: &str, props: Option<Table>) -> mlu
             "parent" => {
                 object.parent = match &value {
                     Value::Boolean(false) => None,
-                    Value::String(s) if s.to_string_lossy() == name => {
+                    Value::String(s) if s.as_bytes() == name.as_bytes() => {
                         return Err(fail(
                             lua,
                             "object",
                             format!("`{name}` cannot be its own parent"),
                         ));
                     }
-                    Value::String(s) => Some(s.to_string_lossy()),
+                    Value::String(s) => Some(name_arg(lua, "object", s)?),
                     _ => {
                         return Err(fail(
                             lua,
@@ -317,7 +302,10 @@ fn camera(lua: &Lua, scene: &mut Scene, props: Table) -> mlua::Result<()> {
 }
 
 fn light(lua: &Lua, scene: &mut Scene, name: &str, props: Table) -> mlua::Result<()> {
-    let kind: Option<String> = props.raw_get("kind")?;
+    let kind = match props.raw_get::<Value>("kind")? {
+        Value::String(s) => Some(s.to_string_lossy()),
+        _ => None,
+    };
     let color_value: Value = props.raw_get("color")?;
     let color = if color_value.is_nil() {
         Rgba::WHITE
@@ -371,28 +359,37 @@ fn light(lua: &Lua, scene: &mut Scene, name: &str, props: Table) -> mlua::Result
             ));
         }
     };
-    scene.set_light(name, light);
-    Ok(())
+    scene
+        .set_light(name, light)
+        .map_err(|reason| fail(lua, "light", reason))
+}
+
+/// Reads an object's or light's name for `call`.
+fn name_arg(lua: &Lua, call: &str, name: &mlua::LuaString) -> mlua::Result<String> {
+    args::name("a name", name).map_err(|reason| fail(lua, call, reason))
 }
 
 impl UserData for SceneHandle {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
         methods.add_method(
             "object",
-            |lua, this, (name, props): (String, Option<Table>)| {
+            |lua, this, (name, props): (mlua::LuaString, Option<Table>)| {
                 let scene = this.leases.scene(lua, "scene")?;
+                let name = name_arg(lua, "object", &name)?;
                 object(lua, scene, &name, props)
             },
         );
-        methods.add_method("remove", |lua, this, name: String| {
-            Ok(this.leases.scene(lua, "scene")?.remove(&name))
-        });
-        methods.add_method("has", |lua, this, name: String| {
-            Ok(this.leases.scene(lua, "scene")?.get(&name).is_some())
-        });
-        methods.add_method("get", |lua, this, name: String| {
+        methods.add_method("remove", |lua, this, name: mlua::LuaString| {
             let scene = this.leases.scene(lua, "scene")?;
-            let Some(o) = scene.get(&name) else {
+            Ok(scene.remove(&name_arg(lua, "remove", &name)?))
+        });
+        methods.add_method("has", |lua, this, name: mlua::LuaString| {
+            let scene = this.leases.scene(lua, "scene")?;
+            Ok(scene.get(&name_arg(lua, "has", &name)?).is_some())
+        });
+        methods.add_method("get", |lua, this, name: mlua::LuaString| {
+            let scene = this.leases.scene(lua, "scene")?;
+            let Some(o) = scene.get(&name_arg(lua, "get", &name)?) else {
                 return Ok(None);
             };
             let t = lua.create_table()?;
@@ -412,12 +409,14 @@ impl UserData for SceneHandle {
             let scene = this.leases.scene(lua, "scene")?;
             camera(lua, scene, props)
         });
-        methods.add_method("light", |lua, this, (name, props): (String, Table)| {
+        methods.add_method("light", |lua, this, (name, props): (mlua::LuaString, Table)| {
             let scene = this.leases.scene(lua, "scene")?;
+            let name = name_arg(lua, "light", &name)?;
             light(lua, scene, &name, props)
         });
-        methods.add_method("remove_light", |lua, this, name: String| {
-            Ok(this.leases.scene(lua, "scene")?.remove_light(&name))
+        methods.add_method("remove_light", |lua, this, name: mlua::LuaString| {
+            let scene = this.leases.scene(lua, "scene")?;
+            Ok(scene.remove_light(&name_arg(lua, "remove_light", &name)?))
         });
     }
 }

@@ -8,10 +8,20 @@ use std::rc::Rc;
 use mlua::{Lua, Table, UserData, UserDataMethods, Value};
 use tiny_skia::{LineCap, LineJoin};
 
+use super::args;
 use super::handles::Leases;
 use crate::color::Rgba;
-use crate::screen::{Align, Fill, PathOp, Screen, Style};
-use crate::state::type_of;
+use crate::screen::{Align, Fill, MAX_TEXT, PathOp, Screen, Style};
+
+/// The most stops one gradient has.
+const MAX_STOPS: usize = 256;
+
+/// The most lengths one dash pattern has.
+const MAX_DASHES: usize = 64;
+
+/// The most numbers (or path items) one polygon, polyline or path call
+/// takes.
+const MAX_PATH_NUMBERS: usize = 1 << 20;
 
 /// The `screen` handle.
 pub struct ScreenHandle {
@@ -44,39 +54,11 @@ fn check<R>(lua: &Lua, call: &str, result: Result<R, String>) -> mlua::Result<R>
 }
 
 fn number(lua: &Lua, call: &str, name: &str, value: &Value) -> mlua::Result<f64> {
-    match value {
-        Value::Integer(i) => Ok(*i as f64),
-        Value::Number(n) => Ok(*n),
-        other => Err(fail(
-            lua,
-            call,
-            format!("`{name}` should be a number, not a {}", type_of(other)),
-        )),
-    }
+    args::number(name, value).map_err(|reason| fail(lua, call, reason))
 }
 
 fn color(lua: &Lua, call: &str, what: &str, value: &Value) -> mlua::Result<Rgba> {
-    let result = match value {
-        Value::String(s) => Rgba::parse(&s.to_string_lossy()),
-        Value::Table(t) => {
-            let channel = |i: i64, name: &str, default: Option<f64>| -> mlua::Result<f64> {
-                let v: Value = t.raw_get(i)?;
-                let v = if v.is_nil() { t.raw_get(name)? } else { v };
-                match (v, default) {
-                    (Value::Nil, Some(d)) => Ok(d),
-                    (v, _) => number(lua, call, &format!("{what}.{name}"), &v),
-                }
-            };
-            Rgba::from_unit(
-                channel(1, "r", None)?,
-                channel(2, "g", None)?,
-                channel(3, "b", None)?,
-                channel(4, "a", Some(1.0))?,
-            )
-        }
-        other => Err(format!("a {} is not a color", type_of(other))),
-    };
-    result.map_err(|reason| fail(lua, call, format!("{what}: {reason}")))
+    args::color(value).map_err(|reason| fail(lua, call, format!("{what}: {reason}")))
 }
 
 fn fill(
@@ -101,6 +83,13 @@ fn fill(
             format!("{what}: a gradient needs stops = {{ {{0, \"red\"}}, {{1, \"blue\"}} }}"),
         )
     })?;
+    if stops.raw_len() > MAX_STOPS {
+        return Err(fail(
+            lua,
+            call,
+            format!("{what}: a gradient has at most {MAX_STOPS} stops"),
+        ));
+    }
     let mut list = Vec::new();
     for stop in stops.sequence_values::<Table>() {
         let stop = stop.map_err(|_| {
@@ -135,7 +124,9 @@ fn fill(
             format!("{what}: a gradient needs at least one stop"),
         ));
     }
-    let stops = screen.add_stops(list);
+    let stops = screen
+        .add_stops(&list)
+        .map_err(|reason| fail(lua, call, reason))?;
     let coords = |t: &Table, n: usize, name: &str| -> mlua::Result<Vec<f32>> {
         (1..=n)
             .map(|i| {
@@ -285,6 +276,13 @@ fn style(
                         "style.dash is a list of lengths, such as {8, 4}",
                     ));
                 };
+                if t.raw_len() > MAX_DASHES {
+                    return Err(fail(
+                        lua,
+                        call,
+                        format!("style.dash has at most {MAX_DASHES} lengths"),
+                    ));
+                }
                 let mut dashes = Vec::new();
                 for v in t.sequence_values::<Value>() {
                     let d = number(lua, call, "style.dash", &v?)?;
@@ -304,7 +302,11 @@ fn style(
                         "style.dash needs an even number of lengths, not all 0, such as {8, 4}",
                     ));
                 }
-                style.dash = Some(screen.add_dashes(dashes));
+                style.dash = Some(
+                    screen
+                        .add_dashes(&dashes)
+                        .map_err(|reason| fail(lua, call, reason))?,
+                );
             }
             other => {
                 return Err(fail(
@@ -328,7 +330,21 @@ fn style(
 fn points(lua: &Lua, call: &str, list: &Table, ops: &mut Vec<PathOp>) -> mlua::Result<()> {
     ops.clear();
     let n = list.raw_len();
-    if n < 4 || n % 2 == 1 {
+    if n % 2 == 1 {
+        return Err(fail(
+            lua,
+            call,
+            format!("points has {n} numbers; a flat list {{x1, y1, x2, y2, ...}} has two for each point"),
+        ));
+    }
+    if n > MAX_PATH_NUMBERS {
+        return Err(fail(
+            lua,
+            call,
+            format!("points has {n} numbers; one call takes at most {MAX_PATH_NUMBERS} (H10)"),
+        ));
+    }
+    if n < 4 {
         return Err(fail(
             lua,
             call,
@@ -354,6 +370,16 @@ fn points(lua: &Lua, call: &str, list: &Table, ops: &mut Vec<PathOp>) -> mlua::R
 
 fn path_ops(lua: &Lua, list: &Table, ops: &mut Vec<PathOp>) -> mlua::Result<()> {
     ops.clear();
+    if list.raw_len() > MAX_PATH_NUMBERS {
+        return Err(fail(
+            lua,
+            "path",
+            format!(
+                "the path has {} items; one call takes at most {MAX_PATH_NUMBERS} (H10)",
+                list.raw_len()
+            ),
+        ));
+    }
     let items: Vec<Value> = list
         .sequence_values::<Value>()
         .collect::<mlua::Result<_>>()?;
@@ -501,11 +527,8 @@ impl UserData for ScreenHandle {
             |lua, this, (text, x, y, s): (mlua::LuaString, f64, f64, Option<Table>)| {
                 let screen = this.leases.screen(lua, "screen")?;
                 let (size, color, align) = text_style(lua, s)?;
-                check(
-                    lua,
-                    "text",
-                    screen.text(&text.to_string_lossy(), x, y, size, color, align),
-                )
+                let text = check(lua, "text", args::text("the text", &text, MAX_TEXT))?;
+                check(lua, "text", screen.text(&text, x, y, size, color, align))
             },
         );
         methods.add_method(
@@ -521,11 +544,13 @@ impl UserData for ScreenHandle {
                         format!("`size` is {size}; it goes from 0 to {max}"),
                     ));
                 }
-                Ok(screen.measure(&text.to_string_lossy(), size as f32))
+                let text = check(lua, "measure", args::text("the text", &text, MAX_TEXT))?;
+                Ok(screen.measure(&text, size as f32))
             },
         );
-        methods.add_method("image", |lua, this, (name, x, y, opts): (String, f64, f64, Option<Table>)| {
+        methods.add_method("image", |lua, this, (name, x, y, opts): (mlua::LuaString, f64, f64, Option<Table>)| {
             let screen = this.leases.screen(lua, "screen")?;
+            let name = check(lua, "image", args::text("an image name", &name, crate::assets::MAX_NAME))?;
             let (mut w, mut h, mut source, mut rotation, mut smooth, mut alpha) = (None, None, None, 0.0, true, 1.0);
             if let Some(t) = opts {
                 for pair in t.pairs::<String, Value>() {

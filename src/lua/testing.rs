@@ -145,9 +145,19 @@ impl UserData for EngineHandle {
                 // No edits: every loaded file, as if all were saved again.
                 None => changed = game.loaded_files(),
                 Some(edits) => {
-                    for pair in edits.pairs::<String, Value>() {
+                    for pair in edits.pairs::<Value, Value>() {
                         let (file, edit) = pair?;
-                        let rel = PathBuf::from(&file);
+                        let Value::String(file) = file else {
+                            return Err(fail(
+                                lua,
+                                "reload: each edit is keyed by a file of the game, as in { [\"main.luau\"] = ... }",
+                            ));
+                        };
+                        let file = file.to_string_lossy();
+                        // The test sees its game's folder and nothing else (H10).
+                        let rel = crate::assets::check_name(&file)
+                            .map_err(|why| fail(lua, format!("reload: {why}")))?
+                            .to_path_buf();
                         let text = match edit {
                             Value::String(s) => s.as_bytes().to_vec(),
                             Value::Table(t) => {
@@ -207,8 +217,11 @@ fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
             Some(t) => t,
             None => lua.create_table()?,
         };
+        // A test sees its game's folder and nothing else (H10): another
+        // game it builds lives inside it.
         let dir = match options.get::<Option<String>>("game")? {
-            Some(path) => game_dir.join(path),
+            Some(name) => crate::assets::find_folder(&game_dir, &name)
+                .map_err(|why| fail(lua, format!("engine.new: game: {why}")))?,
             None => game_dir.clone(),
         };
         let clock: ClockSpec = options
@@ -224,27 +237,19 @@ fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
             game.set_budget(Duration::from_secs_f64(secs));
         }
         let mut engine = Engine::new(game, clock.build());
-        if let Some(path) = options.get::<Option<String>>("input")? {
+        if let Some(name) = options.get::<Option<String>>("input")? {
             let script =
-                Script::load(&dir.join(path)).map_err(|e| fail(lua, format!("engine.new: {e}")))?;
+                Script::load_in(&dir, &name).map_err(|e| fail(lua, format!("engine.new: input: {e}")))?;
             engine.set_script(script);
         }
         let capture = match options.get::<Option<String>>("record")? {
             None => None,
-            Some(path) => {
-                // A test writes only inside its game's folder.
-                if std::path::Path::new(&path)
-                    .components()
-                    .any(|c| !matches!(c, std::path::Component::Normal(_)))
-                {
-                    return Err(fail(
-                        lua,
-                        format!(
-                            "engine.new: record `{path}` must be a path inside the game folder"
-                        ),
-                    ));
-                }
-                let capture = crate::headless::Capture::start(&dir.join(&path), true)
+            Some(name) => {
+                // A test writes only inside its game's folder, and never
+                // through a link (H10).
+                let path = crate::assets::output(&dir, &name)
+                    .map_err(|why| fail(lua, format!("engine.new: record: {why}")))?;
+                let capture = crate::headless::Capture::start(&path, true)
                     .map_err(|e| fail(lua, format!("engine.new: {e}")))?;
                 Some(capture)
             }

@@ -187,7 +187,15 @@ pub struct Renderer {
     present: Option<PresentPipeline>,
     /// Texture problems met while drawing, reported once each.
     pub warnings: Vec<String>,
+    /// Bytes of texture uploaded so far.
+    texture_bytes: u64,
 }
+
+/// The most bytes of texture the renderer uploads for a game.
+pub const MAX_TEXTURE_BYTES: u64 = 1 << 30;
+
+/// The most texture warnings kept.
+const MAX_WARNINGS: usize = 64;
 
 impl std::fmt::Debug for Renderer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -402,6 +410,7 @@ impl Renderer {
             readback: None,
             present: None,
             warnings: Vec::new(),
+            texture_bytes: 0,
             device,
             queue,
             info,
@@ -612,6 +621,7 @@ impl Renderer {
 
     /// Forgets uploaded models and textures, so changed files load again.
     pub fn forget_assets(&mut self) {
+        self.texture_bytes = 0;
         self.models.clear();
         self.textures.clear();
     }
@@ -848,8 +858,17 @@ impl Renderer {
         if let Some(i) = self.textures.find(name) {
             return i;
         }
-        let loaded = crate::assets::find(root, name, "image").and_then(|path| {
-            Pixmap::load_png(&path).map_err(|e| format!("`{name}` is not a PNG image ({e})"))
+        let loaded = crate::assets::png::load(root, name).and_then(|pixmap| {
+            let size = pixmap.data().len() as u64;
+            if self.texture_bytes + size > MAX_TEXTURE_BYTES {
+                return Err(format!(
+                    "`{}` does not fit: the scene's textures would hold more than {} (H10)",
+                    crate::terminal::escape(name),
+                    crate::assets::bytes(MAX_TEXTURE_BYTES)
+                ));
+            }
+            self.texture_bytes += size;
+            Ok(pixmap)
         });
         let group = match loaded {
             Ok(pixmap) => {
@@ -869,7 +888,9 @@ impl Renderer {
                 )
             }
             Err(why) => {
-                self.warnings.push(format!("scene texture: {why}"));
+                if self.warnings.len() < MAX_WARNINGS {
+                    self.warnings.push(format!("scene texture: {why}"));
+                }
                 texture_group(
                     &self.device,
                     &self.queue,

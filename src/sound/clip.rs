@@ -49,7 +49,7 @@ impl Clip {
                 MAX_FILE >> 20
             ));
         }
-        let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+        let bytes = crate::assets::read_path(path, &path.to_string_lossy(), MAX_FILE)?;
         let ext = path
             .extension()
             .and_then(|e| e.to_str())

@@ -23,6 +23,10 @@ pub use synth::{BUILT_IN, built_in};
 
 use crate::cues::Cue;
 
+/// The most bytes of decoded sound a bank holds. (A cue name is one of at
+/// most [`crate::cues::MAX_NAMES`], so the bank's entries are bounded too.)
+pub const MAX_BANK_BYTES: usize = 512 << 20;
+
 /// Where each cue name's sound comes from, loaded on first play.
 pub struct Bank {
     folder: Option<PathBuf>,
@@ -47,7 +51,16 @@ impl Bank {
     /// error comes back each time until [`Bank::forget`].
     pub fn get(&mut self, name: &str) -> Result<&Arc<Clip>, &str> {
         if !self.clips.contains_key(name) {
-            let found = self.find(name).map(Arc::new);
+            let held: usize = self.clips.values().flatten().map(|c| c.samples.len() * 4).sum();
+            let found = self.find(name).and_then(|clip| {
+                if held + clip.samples.len() * 4 > MAX_BANK_BYTES {
+                    return Err(format!(
+                        "the game's sounds would hold more than {} decoded (H10)",
+                        crate::assets::bytes(MAX_BANK_BYTES as u64)
+                    ));
+                }
+                Ok(Arc::new(clip))
+            });
             self.clips.insert(name.to_string(), found);
         }
         self.clips[name].as_ref().map_err(String::as_str)

@@ -1,0 +1,354 @@
+//! glTF models, loaded from bytes that came through the asset door.
+//!
+//! The `gltf` crate's importer opens every URI in a model itself
+//! (`file:///etc/passwd`, `../../x`, `/dev/zero`), so we parse the
+//! document alone and resolve each buffer here: the GLB's own chunk, a
+//! `data:` URI of at most [`MAX_MODEL_BYTES`], or a relative path through
+//! [`super::read`]. Images are never decoded (the scene's textures come
+//! from `texture = "file.png"`).
+
+use std::path::Path;
+
+use base64::Engine as _;
+use glam::Vec3;
+
+/// The most bytes one model may hold: its file and every buffer together.
+pub const MAX_MODEL_BYTES: u64 = 64 << 20;
+
+/// The most vertices (and, times three, indices) one model may have.
+pub const MAX_VERTICES: usize = 1 << 22;
+
+/// A mesh loaded from a glTF file: triangles, and the box around them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Model {
+    /// The file, relative to the game folder.
+    pub name: String,
+    /// Vertex positions.
+    pub positions: Vec<[f32; 3]>,
+    /// Vertex normals (flat, one per face, where the file has none).
+    pub normals: Vec<[f32; 3]>,
+    /// Texture coordinates (zero where the file has none).
+    pub uvs: Vec<[f32; 2]>,
+    /// Triangle indices.
+    pub indices: Vec<u32>,
+    /// The smallest and largest corner of the positions.
+    pub bounds: (Vec3, Vec3),
+}
+
+impl Model {
+    /// Returns the bytes its vertices and indices hold.
+    pub fn bytes(&self) -> usize {
+        self.positions.len() * 12 + self.normals.len() * 12 + self.uvs.len() * 8 + self.indices.len() * 4
+    }
+}
+
+/// Loads the glTF model `name` (`.gltf` or `.glb`) from the game folder
+/// `root`.
+///
+/// # Errors
+/// The name or a URI inside the file leaves the folder, a file is missing
+/// or too big, or the model is not a readable glTF with triangles.
+pub fn load(root: Option<&Path>, name: &str) -> Result<Model, String> {
+    let bytes = super::read(root, name, "model", MAX_MODEL_BYTES)?;
+    let base = Path::new(name).parent().unwrap_or(Path::new(""));
+    let decoded = crate::error::catch_decoder_panic(|| {
+        let gltf = gltf::Gltf::from_slice(&bytes).map_err(|e| Broken(e.to_string()))?;
+        let mut budget = MAX_MODEL_BYTES.saturating_sub(bytes.len() as u64);
+        let mut buffers = Vec::new();
+        for buffer in gltf.document.buffers() {
+            let data = match buffer.source() {
+                gltf::buffer::Source::Bin => gltf
+                    .blob
+                    .clone()
+                    .ok_or_else(|| Broken("a buffer refers to a GLB chunk the file lacks".into()))?,
+                gltf::buffer::Source::Uri(uri) => buffer_from_uri(root, base, uri, budget)?,
+            };
+            if data.len() < buffer.length() {
+                return Err(Broken(format!(
+                    "buffer {} holds {} bytes where it declares {}",
+                    buffer.index(),
+                    data.len(),
+                    buffer.length()
+                )));
+            }
+            budget = budget.saturating_sub(data.len() as u64);
+            buffers.push(data);
+        }
+        triangles(&gltf.document, &buffers, name).map_err(Broken)
+    });
+    let not_readable = |why: &str| format!("`{name}` is not a readable glTF model ({why})");
+    match decoded {
+        Some(Ok(model)) => Ok(model),
+        Some(Err(Refused(why))) => Err(format!("`{name}`: {why}")),
+        Some(Err(Broken(why))) => Err(not_readable(&why)),
+        None => Err(not_readable("the glTF reader failed on it")),
+    }
+}
+
+/// Why a model did not load: the door refused a buffer, or the file is
+/// not a glTF the host can read.
+enum Failure {
+    Refused(String),
+    Broken(String),
+}
+
+use Failure::{Broken, Refused};
+
+/// Reads one buffer's URI: a `data:` URI, or a file beside the model.
+fn buffer_from_uri(
+    root: Option<&Path>,
+    base: &Path,
+    uri: &str,
+    budget: u64,
+) -> Result<Vec<u8>, Failure> {
+    if let Some(data) = uri.strip_prefix("data:") {
+        let (_, payload) = data
+            .split_once(";base64,")
+            .ok_or_else(|| Broken("a data: URI that is not base64".into()))?;
+        // Base64 holds 3 bytes in every 4 characters.
+        let size = payload.len() as u64 / 4 * 3;
+        if size > budget {
+            return Err(Refused(format!(
+                "a data: URI of {} is more than a model may hold, {} (H10)",
+                super::bytes(size),
+                super::bytes(MAX_MODEL_BYTES)
+            )));
+        }
+        return base64::engine::general_purpose::STANDARD
+            .decode(payload)
+            .map_err(|e| Broken(format!("a data: URI that is not valid base64 ({e})")));
+    }
+    if uri.contains(':') {
+        return Err(Refused(format!(
+            "the buffer URI `{}` is not a file beside the model; a model's buffers \
+             are files in the game folder or data: URIs (H10)",
+            crate::terminal::escape(uri)
+        )));
+    }
+    let path = percent_decode(uri).map_err(Broken)?;
+    let rel = base.join(&path);
+    super::read(root, &rel.to_string_lossy(), "model buffer", budget).map_err(Refused)
+}
+
+/// Decodes `%XX` escapes in a URI path.
+fn percent_decode(uri: &str) -> Result<String, String> {
+    let bytes = uri.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = bytes
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| {
+                    format!(
+                        "the buffer URI `{}` has a bad %-escape",
+                        crate::terminal::escape(uri)
+                    )
+                })?;
+            out.push(hex);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| "a buffer URI that is not UTF-8".to_string())
+}
+
+fn triangles(document: &gltf::Document, buffers: &[Vec<u8>], name: &str) -> Result<Model, String> {
+    let mut model = Model {
+        name: name.to_string(),
+        positions: Vec::new(),
+        normals: Vec::new(),
+        uvs: Vec::new(),
+        indices: Vec::new(),
+        bounds: (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+    };
+    let too_many = || format!("it has more than {MAX_VERTICES} vertices, the most a model may have");
+    for mesh in document.meshes() {
+        for primitive in mesh.primitives() {
+            if primitive.mode() != gltf::mesh::Mode::Triangles {
+                continue;
+            }
+            // Declared counts are checked before anything is read: a sparse
+            // accessor can claim billions of elements with no data at all.
+            let counts = primitive.attributes().map(|(_, a)| a.count()).chain(primitive.indices().map(|a| a.count()));
+            for count in counts {
+                if count > 3 * MAX_VERTICES || model.indices.len() + count > 3 * MAX_VERTICES {
+                    return Err(too_many());
+                }
+            }
+            let reader = primitive.reader(|b| buffers.get(b.index()).map(|d| &d[..]));
+            let Some(positions) = reader.read_positions() else {
+                continue;
+            };
+            let positions: Vec<[f32; 3]> = positions.collect();
+            let count = positions.len();
+            if model.positions.len() + count > MAX_VERTICES {
+                return Err(too_many());
+            }
+            let indices: Vec<u32> = match reader.read_indices() {
+                Some(indices) => indices.into_u32().collect(),
+                None => (0..count as u32).collect(),
+            };
+            if let Some(bad) = indices.iter().find(|&&i| i as usize >= count) {
+                return Err(format!("index {bad} is past the {count} vertices"));
+            }
+            let uvs: Vec<[f32; 2]> = reader
+                .read_tex_coords(0)
+                .map(|t| t.into_f32().collect())
+                .unwrap_or_else(|| vec![[0.0, 0.0]; count]);
+            if uvs.len() != count {
+                return Err("a primitive's attributes differ in length".into());
+            }
+            match reader.read_normals() {
+                Some(normals) => {
+                    let normals: Vec<[f32; 3]> = normals.collect();
+                    if normals.len() != count {
+                        return Err("a primitive's attributes differ in length".into());
+                    }
+                    let base = model.positions.len() as u32;
+                    model.indices.extend(indices.iter().map(|i| base + i));
+                    model.positions.extend(&positions);
+                    model.normals.extend(normals);
+                    model.uvs.extend(uvs);
+                }
+                None => {
+                    // Flat shading: each triangle gets its own three
+                    // vertices, facing the way its corners turn.
+                    if model.positions.len() + indices.len() > MAX_VERTICES {
+                        return Err(too_many());
+                    }
+                    for tri in indices.chunks_exact(3) {
+                        let [a, b, c] = [0, 1, 2].map(|k| Vec3::from(positions[tri[k] as usize]));
+                        let normal = (b - a).cross(c - a).normalize_or(Vec3::Y).to_array();
+                        for &i in tri {
+                            model.indices.push(model.positions.len() as u32);
+                            model.positions.push(positions[i as usize]);
+                            model.normals.push(normal);
+                            model.uvs.push(uvs[i as usize]);
+                        }
+                    }
+                }
+            }
+            for p in &positions {
+                let v = Vec3::from(*p);
+                if !v.is_finite() {
+                    return Err("a vertex position is not a finite number".into());
+                }
+                model.bounds = (model.bounds.0.min(v), model.bounds.1.max(v));
+            }
+        }
+    }
+    if model.positions.is_empty() {
+        return Err("it holds no triangles".into());
+    }
+    Ok(model)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A one-triangle glTF whose buffer is `uri`, with normals or not.
+    fn triangle(uri: &str, normals: bool) -> String {
+        let normal_attr = if normals { r#", "NORMAL": 1"# } else { "" };
+        let normal_accessor = if normals {
+            r#", { "bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3" }"#
+        } else {
+            ""
+        };
+        format!(
+            r#"{{ "asset": {{ "version": "2.0" }},
+  "buffers": [ {{ "uri": "{uri}", "byteLength": 36 }} ],
+  "bufferViews": [ {{ "buffer": 0, "byteLength": 36 }} ],
+  "accessors": [ {{ "bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+                   "min": [0, 0, 0], "max": [1, 1, 0] }}{normal_accessor} ],
+  "meshes": [ {{ "primitives": [ {{ "attributes": {{ "POSITION": 0{normal_attr} }} }} ] }} ] }}"#
+        )
+    }
+
+    fn corners() -> Vec<u8> {
+        [0f32, 0., 0., 1., 0., 0., 0., 1., 0.]
+            .iter()
+            .flat_map(|f| f.to_le_bytes())
+            .collect()
+    }
+
+    fn folder(files: &[(&str, &[u8])]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, bytes) in files {
+            let path = dir.path().join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, bytes).unwrap();
+        }
+        dir
+    }
+
+    // rule: H10
+    #[test]
+    fn buffers_load_from_beside_the_model_and_from_data_uris() {
+        let data = format!(
+            "data:application/octet-stream;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(corners())
+        );
+        let dir = folder(&[
+            ("models/tri.gltf", triangle("tri%20data.bin", true).as_bytes()),
+            ("models/tri data.bin", &corners()),
+            ("inline.gltf", triangle(&data, true).as_bytes()),
+        ]);
+        for name in ["models/tri.gltf", "inline.gltf"] {
+            let model = load(Some(dir.path()), name).unwrap();
+            assert_eq!(model.positions.len(), 3, "{name}");
+            assert_eq!(model.bounds, (Vec3::ZERO, Vec3::new(1.0, 1.0, 0.0)));
+        }
+    }
+
+    // rule: H10
+    #[test]
+    fn buffer_uris_cannot_leave_the_folder() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.bin"), corners()).unwrap();
+        let absolute = outside.path().join("secret.bin");
+        let cases = [
+            ("file:///etc/passwd", "is not a file beside the model"),
+            ("../../secret.bin", "is not a path inside the game folder"),
+            (absolute.to_str().unwrap(), "is not a path inside the game folder"),
+            ("%zz.bin", "has a bad %-escape"),
+            ("http://example.com/x.bin", "is not a file beside the model"),
+            ("missing.bin", "no model buffer `missing.bin`"),
+        ];
+        for (uri, expected) in cases {
+            let dir = folder(&[("m.gltf", triangle(uri, true).as_bytes())]);
+            let err = load(Some(dir.path()), "m.gltf").unwrap_err();
+            assert!(err.contains(expected), "{uri}: {err}");
+        }
+        let dir = folder(&[("m.gltf", triangle("zero.bin", true).as_bytes())]);
+        std::os::unix::fs::symlink("/dev/zero", dir.path().join("zero.bin")).unwrap();
+        let err = load(Some(dir.path()), "m.gltf").unwrap_err();
+        assert!(err.contains("leads outside the game folder"), "{err}");
+    }
+
+    #[test]
+    fn a_model_without_normals_gets_flat_ones() {
+        let dir = folder(&[
+            ("m.gltf", triangle("c.bin", false).as_bytes()),
+            ("c.bin", &corners()),
+        ]);
+        let model = load(Some(dir.path()), "m.gltf").unwrap();
+        assert_eq!(model.normals, vec![[0.0, 0.0, 1.0]; 3], "the face turns towards +z");
+    }
+
+    // rule: H10
+    #[test]
+    fn a_buffer_shorter_than_it_declares_is_refused() {
+        let dir = folder(&[
+            ("m.gltf", triangle("c.bin", true).as_bytes()),
+            ("c.bin", &corners()[..20]),
+        ]);
+        let err = load(Some(dir.path()), "m.gltf").unwrap_err();
+        assert!(err.contains("holds 20 bytes where it declares 36"), "{err}");
+    }
+}
