@@ -107,6 +107,9 @@ struct RunArgs {
     /// The ALSA device that plays cues in a window ("off" for none).
     #[arg(long, value_name = "DEVICE", default_value = "default")]
     audio: String,
+    /// The seed `math.random` starts from (default 0; a replay brings its own).
+    #[arg(long, value_name = "N", conflicts_with = "replay")]
+    seed: Option<u64>,
     /// Raises the time budget of each call into game code past its
     /// default of 1 s (a game's config can only lower it).
     #[arg(long, value_name = "SECONDS", value_parser = parse_budget)]
@@ -197,11 +200,17 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     if let Some(mib) = args.memory {
         limits.memory = (mib as usize) << 20;
     }
+    let replay = args.replay.as_deref().map(Replay::load).transpose()?;
+    limits.seed = match &replay {
+        Some(replay) => replay.seed,
+        None => args.seed.unwrap_or(crate::lua::DEFAULT_SEED),
+    };
     let game = LuaGame::load_with(&args.game, limits)?;
-    let (clock, frames, script) = match &args.replay {
-        Some(path) => {
-            let replay = Replay::load(path)?;
+    let mut expected = None;
+    let (clock, frames, script) = match replay {
+        Some(replay) => {
             let frames = args.frames.unwrap_or(replay.deltas.len() as u64);
+            expected = Some(replay.hashes.clone());
             (
                 Box::new(replay.clock()) as Box<dyn crate::Clock>,
                 Some(frames),
@@ -222,7 +231,10 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         engine.set_script(script);
     }
     if let Some(path) = &args.record_input {
-        engine.set_replay_writer(ReplayWriter::create(path)?);
+        engine.set_replay_writer(ReplayWriter::create(path, limits.seed)?);
+    }
+    if let Some(hashes) = expected {
+        engine.set_expected_hashes(hashes);
     }
     // Windows watch the folder unless told not to; headless runs only when asked.
     let watch = if args.headless {
@@ -434,7 +446,9 @@ fn run_parallel(files: &[(PathBuf, PathBuf)]) -> Vec<TestReport> {
 fn parse_budget(text: &str) -> std::result::Result<f64, String> {
     match crate::clock::parse_number(text)? {
         secs if secs > 0.0 && secs <= 3600.0 => Ok(secs),
-        secs => Err(format!("{secs} s is not a time budget from above 0 to 3600 s")),
+        secs => Err(format!(
+            "{secs} s is not a time budget from above 0 to 3600 s"
+        )),
     }
 }
 

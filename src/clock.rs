@@ -31,6 +31,19 @@ pub const DEFAULT_WALL_MAX_SECS: f64 = 0.25;
 /// otherwise replay as a burst of frames the player never saw.
 pub const PACED_MAX_BEHIND_SLOTS: f64 = 4.0;
 
+/// The slowest paced rate, in frames per second: below it a spec is
+/// almost surely seconds written where a rate belongs.
+pub const MIN_PACED_HZ: f64 = 1.0;
+
+/// The fastest paced rate, in frames per second.
+pub const MAX_PACED_HZ: f64 = 1000.0;
+
+/// The longest delta a scripted clock gives, in seconds.
+pub const MAX_DELTA: f64 = 1.0;
+
+/// The most deltas a `list:` clock holds.
+pub const MAX_LIST: usize = 10_000;
+
 /// A source of frame deltas, asked once per tick.
 pub trait Clock {
     /// Answers the tick arriving at host time `now`: the seconds this frame
@@ -362,6 +375,19 @@ pub enum ClockSpec {
 }
 
 impl ClockSpec {
+    /// Returns the mean seconds a frame of this scripted clock is worth,
+    /// or `None` for a clock that follows real time.
+    pub fn mean_delta(&self) -> Option<f64> {
+        match self {
+            ClockSpec::Wall { .. } | ClockSpec::Paced { .. } => None,
+            ClockSpec::Constant { dt } => Some(*dt),
+            ClockSpec::List { deltas } => {
+                Some(deltas.iter().sum::<f64>() / deltas.len().max(1) as f64)
+            }
+            ClockSpec::Jitter { min, max, .. } => Some((min + max) / 2.0),
+        }
+    }
+
     /// Builds a fresh clock from this spec.
     pub fn build(&self) -> Box<dyn Clock> {
         match self {
@@ -389,7 +415,12 @@ impl FromStr for ClockSpec {
                 let mut max_secs = DEFAULT_WALL_MAX_SECS;
                 for (key, value) in named_args(args).map_err(|r| bad(&r))? {
                     match key {
-                        "max" => max_secs = positive(value).map_err(|r| bad(&r))?,
+                        "max" => {
+                            max_secs = positive(value).map_err(|r| bad(&r))?;
+                            if max_secs > MAX_DELTA {
+                                return Err(bad(&format!("max is at most {MAX_DELTA} s a frame")));
+                            }
+                        }
                         _ => return Err(bad(&format!("wall takes `max=SECONDS`, not `{key}`"))),
                     }
                 }
@@ -400,8 +431,24 @@ impl FromStr for ClockSpec {
                     return Err(bad("give a rate in frames per second, as in `paced:60`"));
                 }
                 let hz = positive(args).map_err(|r| bad(&r))?;
-                if hz > 100_000.0 {
-                    return Err(bad("the rate must be at most 100000 frames per second"));
+                if hz < MIN_PACED_HZ {
+                    // `paced:1/60` is one frame a minute: the author meant Hz.
+                    let meant = (1.0 / hz).round();
+                    let hint = if meant <= MAX_PACED_HZ {
+                        format!(
+                            ", so this is one frame every {meant} s; for {meant} frames a second write `paced:{meant}`"
+                        )
+                    } else {
+                        String::new()
+                    };
+                    return Err(bad(&format!(
+                        "paced takes frames per second, from {MIN_PACED_HZ} to {MAX_PACED_HZ}{hint}"
+                    )));
+                }
+                if hz > MAX_PACED_HZ {
+                    return Err(bad(&format!(
+                        "the rate must be at most {MAX_PACED_HZ} frames per second"
+                    )));
                 }
                 Ok(ClockSpec::Paced { hz })
             }
@@ -409,7 +456,7 @@ impl FromStr for ClockSpec {
                 if args.is_empty() {
                     return Err(bad("give seconds per frame, as in `constant:1/60`"));
                 }
-                let dt = non_negative(args).map_err(|r| bad(&r))?;
+                let dt = delta(args).map_err(|r| bad(&r))?;
                 Ok(ClockSpec::Constant { dt })
             }
             "list" => {
@@ -418,9 +465,12 @@ impl FromStr for ClockSpec {
                 }
                 let deltas = args
                     .split(',')
-                    .map(|d| non_negative(d.trim()))
+                    .map(|d| delta(d.trim()))
                     .collect::<std::result::Result<Vec<_>, _>>()
                     .map_err(|r| bad(&r))?;
+                if deltas.len() > MAX_LIST {
+                    return Err(bad(&format!("a list holds at most {MAX_LIST} deltas")));
+                }
                 Ok(ClockSpec::List { deltas })
             }
             "jitter" => {
@@ -434,8 +484,8 @@ impl FromStr for ClockSpec {
                                 ))
                             })?
                         }
-                        "min" => min = non_negative(value).map_err(|r| bad(&r))?,
-                        "max" => max = non_negative(value).map_err(|r| bad(&r))?,
+                        "min" => min = delta(value).map_err(|r| bad(&r))?,
+                        "max" => max = delta(value).map_err(|r| bad(&r))?,
                         _ => {
                             return Err(bad(&format!(
                                 "jitter takes `seed=`, `min=` and `max=`, not `{key}`"
@@ -536,6 +586,24 @@ fn non_negative(text: &str) -> std::result::Result<f64, String> {
         ));
     }
     Ok(value)
+}
+
+/// Reads one frame's delta: 0 to [`MAX_DELTA`] seconds. A whole number
+/// above that is almost surely a rate (`constant:60` for 60 Hz), and the
+/// message says what to write instead.
+fn delta(text: &str) -> std::result::Result<f64, String> {
+    let dt = non_negative(text)?;
+    if dt > MAX_DELTA {
+        let hint = if dt.fract() == 0.0 {
+            format!("; for {dt} frames a second write 1/{dt}")
+        } else {
+            String::new()
+        };
+        return Err(format!(
+            "`{text}` is seconds a frame, and a frame is at most {MAX_DELTA} s{hint}"
+        ));
+    }
+    Ok(dt)
 }
 
 fn positive(text: &str) -> std::result::Result<f64, String> {
@@ -877,8 +945,37 @@ mod tests {
                 "bad clock `list:`: give one or more deltas, as in `list:1/30,1/60`",
             ),
             (
-                "jitter:min=2,max=1",
-                "bad clock `jitter:min=2,max=1`: min (2) is above max (1)",
+                "jitter:min=0.2,max=0.1",
+                "bad clock `jitter:min=0.2,max=0.1`: min (0.2) is above max (0.1)",
+            ),
+            // rule: H10 (a clock that can never deliver in a lifetime is refused)
+            (
+                "paced:1e-9",
+                "bad clock `paced:1e-9`: paced takes frames per second, from 1 to 1000",
+            ),
+            (
+                "paced:1/60",
+                "bad clock `paced:1/60`: paced takes frames per second, from 1 to 1000, so this is one frame every 60 s; for 60 frames a second write `paced:60`",
+            ),
+            (
+                "paced:1e-20",
+                "bad clock `paced:1e-20`: paced takes frames per second, from 1 to 1000",
+            ),
+            (
+                "paced:5000",
+                "bad clock `paced:5000`: the rate must be at most 1000 frames per second",
+            ),
+            (
+                "constant:60",
+                "bad clock `constant:60`: `60` is seconds a frame, and a frame is at most 1 s; for 60 frames a second write 1/60",
+            ),
+            (
+                "list:1/60,2.5",
+                "bad clock `list:1/60,2.5`: `2.5` is seconds a frame, and a frame is at most 1 s",
+            ),
+            (
+                "wall:max=1e300",
+                "bad clock `wall:max=1e300`: max is at most 1 s a frame",
             ),
             (
                 "paced:abc",

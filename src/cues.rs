@@ -62,7 +62,12 @@ impl CueLog {
                 name.len()
             ));
         }
-        let this_frame = self.cues.iter().rev().take_while(|c| c.frame == frame).count();
+        let this_frame = self
+            .cues
+            .iter()
+            .rev()
+            .take_while(|c| c.frame == frame)
+            .count();
         if this_frame == MAX_PER_FRAME {
             return Err(format!("a frame plays at most {MAX_PER_FRAME} cues (H10)"));
         }
@@ -132,9 +137,13 @@ mod tests {
     #[test]
     fn what_the_log_keeps_is_bounded() {
         let mut log = CueLog::default();
-        assert!(log.play(1, &"x".repeat(MAX_NAME + 1), 1.0, 1.0, 0.0).is_err());
+        assert!(
+            log.play(1, &"x".repeat(MAX_NAME + 1), 1.0, 1.0, 0.0)
+                .is_err()
+        );
         for i in 0..MAX_PER_FRAME {
-            log.play(1, "hit", 1.0, 1.0, 0.0).unwrap_or_else(|e| panic!("{i}: {e}"));
+            log.play(1, "hit", 1.0, 1.0, 0.0)
+                .unwrap_or_else(|e| panic!("{i}: {e}"));
         }
         assert_eq!(
             log.play(1, "hit", 1.0, 1.0, 0.0).unwrap_err(),
@@ -142,7 +151,8 @@ mod tests {
         );
         log.play(2, "hit", 1.0, 1.0, 0.0).unwrap();
         for i in 1..MAX_NAMES {
-            log.play(3 + i as u64, &format!("n{i}"), 1.0, 1.0, 0.0).unwrap();
+            log.play(3 + i as u64, &format!("n{i}"), 1.0, 1.0, 0.0)
+                .unwrap();
         }
         assert_eq!(
             log.play(9999, "one more", 1.0, 1.0, 0.0).unwrap_err(),

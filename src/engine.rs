@@ -76,6 +76,12 @@ pub trait Game {
         None
     }
 
+    /// Returns the hash of the state's canonical encoding (S7), for a
+    /// replay to record and check (H11). Default: none.
+    fn state_hash(&self) -> Option<String> {
+        None
+    }
+
     /// Reloads after the files `changed` (relative to the folder) changed,
     /// between two frames. Default: nothing to reload.
     ///
@@ -125,6 +131,10 @@ pub struct Engine<G> {
     viewport: Viewport,
     reload_error: Option<String>,
     time_scale: f64,
+    /// The hashes a replay recorded, by frame, to check each frame against.
+    expected: Option<Vec<Option<String>>>,
+    /// The first frame whose hash differed from the replay's.
+    diverged: Option<u64>,
 }
 
 impl<G: Game> Engine<G> {
@@ -139,6 +149,8 @@ impl<G: Game> Engine<G> {
             viewport: Viewport::fit(logical, logical),
             reload_error: None,
             time_scale: 1.0,
+            expected: None,
+            diverged: None,
             game,
             frame: 0,
             time: 0.0,
@@ -159,6 +171,19 @@ impl<G: Game> Engine<G> {
     /// Feeds scripted input: each event is queued on the frame it is due.
     pub fn set_script(&mut self, script: Script) {
         self.script = Some(script);
+    }
+
+    /// Checks each delivered frame's state hash against `hashes` (a
+    /// replay's, by frame from 1; `None` checks nothing): the first frame
+    /// that differs is an error of that frame, and [`Engine::diverged`]
+    /// names it (H11).
+    pub fn set_expected_hashes(&mut self, hashes: Vec<Option<String>>) {
+        self.expected = Some(hashes);
+    }
+
+    /// Returns the first frame whose state hash differed from the replay's.
+    pub fn diverged(&self) -> Option<u64> {
+        self.diverged
     }
 
     /// Records every delivered delta and applied input event to `writer`.
@@ -223,9 +248,44 @@ impl<G: Game> Engine<G> {
         let (w, h) = self.viewport.logical;
         self.scene.read_camera(w.max(1) as f32 / h.max(1) as f32);
 
+        self.check_hash();
+
         // 11. The input frame closes.
         self.input.close();
         Tick::Delivered
+    }
+
+    /// Records the frame's state hash in the replay being written, and
+    /// checks it against the replay being played (H11).
+    fn check_hash(&mut self) {
+        if self.replay.is_none() && self.expected.is_none() {
+            return;
+        }
+        let Some(hash) = self.game.state_hash() else {
+            return;
+        };
+        if let Some(replay) = &mut self.replay
+            && let Err(err) = replay.hash(&hash)
+        {
+            self.errors.push(err);
+        }
+        let recorded = self
+            .expected
+            .as_ref()
+            .and_then(|hashes| hashes.get(self.frame as usize - 1))
+            .and_then(Option::as_ref);
+        if let Some(recorded) = recorded
+            && *recorded != hash
+            && self.diverged.is_none()
+        {
+            self.diverged = Some(self.frame);
+            self.errors.push(Error::Script(format!(
+                "H11: the replay diverged: frame {}'s state hash is {hash}, the replay recorded \
+                 {recorded} (the game's code or files changed, or it reads something that differs \
+                 between runs)",
+                self.frame
+            )));
+        }
     }
 
     fn begin_input(&mut self, dt: f64) {

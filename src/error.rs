@@ -75,17 +75,19 @@ thread_local! {
     static CATCHING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Runs `f`, a third-party decoder reading a file from a game folder,
-/// and turns a panic inside it into `None`: a broken sound a game ships
-/// must not take the host down. The binary's panic hook stays quiet for it.
-pub fn catch_decoder_panic<T>(f: impl FnOnce() -> T) -> Option<T> {
-    CATCHING.with(|c| c.set(true));
+/// Runs `f`, a call into a third-party crate with game data (a decoder
+/// reading a file from a game folder, the rasterizer drawing a game's
+/// shapes), and turns a panic inside it into `None`: content a game ships
+/// must not take the host down (H10). The binary's panic hook stays quiet
+/// for it.
+pub fn contain_panic<T>(f: impl FnOnce() -> T) -> Option<T> {
+    let outer = CATCHING.with(|c| c.replace(true));
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).ok();
-    CATCHING.with(|c| c.set(false));
+    CATCHING.with(|c| c.set(outer));
     result
 }
 
-/// Says whether a panic now would be caught by [`catch_decoder_panic`].
+/// Says whether a panic now would be caught by [`contain_panic`].
 pub fn panic_is_caught() -> bool {
     CATCHING.with(std::cell::Cell::get)
 }
@@ -96,8 +98,8 @@ mod tests {
 
     #[test]
     fn a_decoder_panic_becomes_none_and_the_flag_resets() {
-        assert_eq!(catch_decoder_panic(|| 7), Some(7));
-        let caught: Option<()> = catch_decoder_panic(|| {
+        assert_eq!(contain_panic(|| 7), Some(7));
+        let caught: Option<()> = contain_panic(|| {
             assert!(panic_is_caught());
             panic!("index out of bounds in some decoder")
         });

@@ -37,11 +37,13 @@ impl Capture {
         })
     }
 
-    /// Draws `engine`'s last frame and hands it to the recorder.
-    pub fn take<G: Game>(&mut self, engine: &mut Engine<G>) {
-        draw_frame(&mut self.renderer, engine, &mut self.screen, None);
+    /// Draws `engine`'s last frame and hands it to the recorder; returns
+    /// what went wrong drawing it, if anything did.
+    pub fn take<G: Game>(&mut self, engine: &mut Engine<G>) -> Option<crate::Error> {
+        let fault = draw_frame(&mut self.renderer, engine, &mut self.screen, None);
         let picture = self.renderer.read();
         self.recorder.push(picture, engine.last_dt());
+        fault
     }
 }
 
@@ -108,13 +110,11 @@ pub fn run<G: Game>(
         };
         match engine.tick(now) {
             Tick::Delivered => {
-                if let Some(capture) = capture.as_mut() {
-                    capture.take(engine);
-                }
+                let fault = capture.as_mut().and_then(|capture| capture.take(engine));
                 // Cues are for the audio device, which a headless run has
                 // none of; a long run must not keep them all.
                 engine.cues_mut().drain();
-                for err in engine.frame_errors() {
+                for err in engine.frame_errors().iter().chain(&fault) {
                     let message = err.to_string();
                     if tally.count(engine.frame(), message.clone()) {
                         eprintln!("frame {}: {message}", engine.frame());

@@ -1,18 +1,26 @@
 //! Replay: a log of every delivered delta and input event, written by
-//! `--record-input` and played back by `--replay` to the same state (H6).
+//! `--record-input` and played back by `--replay` to the same state (H6),
+//! with the state hash of every frame, so a replay that goes another way
+//! names the frame where it did (H11).
 //!
 //! The log is text, one line a fact, with deltas written in Rust's shortest
 //! round-trip form so they read back bit for bit:
 //!
 //! ```text
-//! moonloop-replay 1
+//! moonloop-replay 2
+//! seed 0
 //! frame 1 0.016666666666666666
 //! press space
+//! hash 3f1c0a9be2d45e17
 //! frame 2 0.016666666666666666
 //! release space
+//! hash 77e0b1c2d3a4f506
 //! ```
 //!
-//! Event lines use the scripted input syntax and belong to the frame above.
+//! Event lines use the scripted input syntax and belong to the frame above;
+//! `hash` is the state's at the end of that frame; `seed` is what
+//! `math.random` started from. Version 1 logs (no seed, no hashes) still
+//! play.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -22,7 +30,11 @@ use crate::clock::ListClock;
 use crate::error::{Error, Result};
 use crate::input::{InputEvent, Script, When};
 
-const HEADER: &str = "moonloop-replay 1";
+const HEADER: &str = "moonloop-replay 2";
+const HEADER_V1: &str = "moonloop-replay 1";
+
+/// The largest replay log read, in bytes.
+pub const MAX_LOG: u64 = 256 << 20;
 
 /// Writes a replay log as frames are delivered.
 #[derive(Debug)]
@@ -32,17 +44,19 @@ pub struct ReplayWriter {
 }
 
 impl ReplayWriter {
-    /// Creates the log at `path`.
+    /// Creates the log at `path` for a run whose `math.random` starts from
+    /// `seed`.
     ///
     /// # Errors
     /// The file cannot be created.
-    pub fn create(path: &Path) -> Result<Self> {
+    pub fn create(path: &Path, seed: u64) -> Result<Self> {
         let file = File::create(path).map_err(|e| Error::io(path, e))?;
         let mut writer = ReplayWriter {
             path: path.to_path_buf(),
             out: BufWriter::new(file),
         };
         writer.line(format_args!("{HEADER}"))?;
+        writer.line(format_args!("seed {seed}"))?;
         Ok(writer)
     }
 
@@ -60,6 +74,11 @@ impl ReplayWriter {
         self.line(format_args!("{event}"))
     }
 
+    /// Records the state's hash at the end of the current frame.
+    pub fn hash(&mut self, hash: &str) -> Result {
+        self.line(format_args!("hash {hash}"))
+    }
+
     /// Writes everything buffered to disk.
     pub fn flush(&mut self) -> Result {
         self.out.flush().map_err(|e| Error::io(&self.path, e))
@@ -73,6 +92,11 @@ pub struct Replay {
     pub deltas: Vec<f64>,
     /// The events, each on the frame that applied it.
     pub script: Script,
+    /// What `math.random` started from.
+    pub seed: u64,
+    /// Each frame's state hash as recorded, by frame (from 1); `None` where
+    /// the log has none.
+    pub hashes: Vec<Option<String>>,
 }
 
 impl Replay {
@@ -81,8 +105,9 @@ impl Replay {
     /// # Errors
     /// The file cannot be read or is not a replay log; the error names the line.
     pub fn load(path: &Path) -> Result<Replay> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        Replay::parse(&text).map_err(|(line, reason)| Error::Input {
+        let bytes = crate::assets::read_path(path, &path.to_string_lossy(), MAX_LOG)
+            .map_err(Error::Usage)?;
+        Replay::parse(&String::from_utf8_lossy(&bytes)).map_err(|(line, reason)| Error::Input {
             path: path.to_path_buf(),
             line,
             reason,
@@ -91,17 +116,31 @@ impl Replay {
 
     /// Reads a log from `text`; an error gives the line and the reason.
     pub fn parse(text: &str) -> std::result::Result<Replay, (usize, String)> {
-        let mut lines = text.lines().enumerate();
-        match lines.next() {
-            Some((_, HEADER)) => {}
+        let mut lines = text.lines().enumerate().peekable();
+        let version = match lines.next() {
+            Some((_, HEADER)) => 2,
+            Some((_, HEADER_V1)) => 1,
             _ => {
                 return Err((
                     1,
                     format!("not a replay log: the first line should be `{HEADER}`"),
                 ));
             }
+        };
+        let mut seed = crate::lua::DEFAULT_SEED;
+        if version == 2 {
+            match lines.next() {
+                Some((i, line)) => {
+                    seed = line
+                        .strip_prefix("seed ")
+                        .and_then(|n| n.trim().parse().ok())
+                        .ok_or_else(|| (i + 1, "the second line should be `seed N`".to_string()))?;
+                }
+                None => return Err((2, "the second line should be `seed N`".to_string())),
+            }
         }
         let mut deltas = Vec::new();
+        let mut hashes: Vec<Option<String>> = Vec::new();
         let mut events = Vec::new();
         for (i, line) in lines {
             let words: Vec<&str> = line.split_whitespace().collect();
@@ -118,6 +157,16 @@ impl Replay {
                         .filter(|d| d.is_finite() && *d >= 0.0)
                         .ok_or_else(|| (i + 1, format!("`{dt}` is not a delta in seconds")))?;
                     deltas.push(dt);
+                    hashes.push(None);
+                }
+                ["hash", hash] => {
+                    let Some(slot) = hashes.last_mut() else {
+                        return Err((i + 1, "a hash before the first `frame` line".to_string()));
+                    };
+                    if hash.len() != 16 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+                        return Err((i + 1, format!("`{hash}` is not a state hash")));
+                    }
+                    *slot = Some(hash.to_string());
                 }
                 event => {
                     if deltas.is_empty() {
@@ -131,6 +180,8 @@ impl Replay {
         Ok(Replay {
             deltas,
             script: Script::new(events),
+            seed,
+            hashes,
         })
     }
 
@@ -150,9 +201,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.replay");
         let space = Key::from_name("space").unwrap();
-        let mut writer = ReplayWriter::create(&path).unwrap();
+        let mut writer = ReplayWriter::create(&path, 42).unwrap();
         writer.frame(1, 1.0 / 60.0).unwrap();
         writer.event(InputEvent::Press(space)).unwrap();
+        writer.hash("00112233445566ff").unwrap();
         writer.frame(2, 0.1 + 0.2).unwrap();
         writer.event(InputEvent::Move(1.5, -2.0)).unwrap();
         writer.flush().unwrap();
@@ -169,6 +221,8 @@ mod tests {
                 (When::Frame(2), InputEvent::Move(1.5, -2.0)),
             ])
         );
+        assert_eq!(replay.seed, 42);
+        assert_eq!(replay.hashes, [Some("00112233445566ff".to_string()), None]);
     }
 
     #[test]
@@ -178,7 +232,7 @@ mod tests {
                 "hello\n",
                 (
                     1,
-                    "not a replay log: the first line should be `moonloop-replay 1`",
+                    "not a replay log: the first line should be `moonloop-replay 2`",
                 ),
             ),
             (
@@ -192,6 +246,14 @@ mod tests {
             (
                 "moonloop-replay 1\nframe 1 -0.1\n",
                 (2, "`-0.1` is not a delta in seconds"),
+            ),
+            (
+                "moonloop-replay 2\nframe 1 0.1\n",
+                (2, "the second line should be `seed N`"),
+            ),
+            (
+                "moonloop-replay 2\nseed 1\nframe 1 0.1\nhash nothex\n",
+                (4, "`nothex` is not a state hash"),
             ),
         ];
         for (text, (line, reason)) in cases {

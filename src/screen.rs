@@ -138,6 +138,7 @@ pub struct Screen {
     stack: Vec<(Transform, f32)>,
     font: Font,
     images: Images,
+    skipped: u32,
 }
 
 /// Images loaded from the game folder, by name.
@@ -197,6 +198,7 @@ impl Screen {
                 root,
                 loaded: Vec::new(),
             },
+            skipped: 0,
         }
     }
 
@@ -543,12 +545,17 @@ impl Screen {
 
     /// Draws the frame's commands onto `pixmap` through `viewport`, over
     /// whatever it holds.
+    ///
+    /// A command tiny-skia panics on (it has unwraps that extreme
+    /// coordinates reach) is skipped and counted in
+    /// [`Screen::skipped`]: game data never takes the host down (H10).
     pub fn rasterize(&mut self, pixmap: &mut PixmapMut<'_>, viewport: &Viewport) {
         let view = viewport.transform();
         let clip = self.clip(viewport, pixmap.width(), pixmap.height());
+        self.skipped = 0;
         for (transform, command) in &self.commands {
             let transform = view.pre_concat(*transform);
-            match command {
+            let drawn = crate::error::contain_panic(|| match command {
                 Command::Shape(shape, style) => draw_shape(
                     pixmap,
                     shape,
@@ -598,8 +605,17 @@ impl Screen {
                         clip.as_ref(),
                     );
                 }
+            });
+            if drawn.is_none() {
+                self.skipped += 1;
             }
         }
+    }
+
+    /// Returns how many commands the last [`Screen::rasterize`] skipped
+    /// because tiny-skia could not draw them.
+    pub fn skipped(&self) -> u32 {
+        self.skipped
     }
 
     /// Returns a mask of the letterboxed area when the viewport leaves

@@ -320,7 +320,14 @@ impl App {
         let Some(gpu) = &mut self.gpu else { return };
         // Steps 7 and 10 for the scene and screen layer; 8, the recorder,
         // which takes delivered frames only (a paused game records nothing).
-        draw_frame(&mut gpu.renderer, &mut self.engine, &mut self.screen, None);
+        if let Some(fault) = draw_frame(&mut gpu.renderer, &mut self.engine, &mut self.screen, None)
+        {
+            let message = fault.to_string();
+            if self.tally.count(self.engine.frame(), message.clone()) {
+                eprintln!("frame {}: {message}", self.engine.frame());
+            }
+            self.last_error = Some(message);
+        }
         if let (Some(recorder), true) = (&mut self.recorder, delivered) {
             let picture = gpu.renderer.read();
             recorder.push(picture, self.engine.last_dt());

@@ -93,8 +93,14 @@ fn bad_arguments_get_one_line_and_exit_2() {
             "moonloop: invalid value 'list:' for '--clock <SPEC>': bad clock `list:`: give one or more deltas, as in `list:1/30,1/60` (see moonloop --help)",
         ),
         (
-            &["run", "ok", "--headless", "--clock", "jitter:min=2,max=1"],
-            "moonloop: invalid value 'jitter:min=2,max=1' for '--clock <SPEC>': bad clock `jitter:min=2,max=1`: min (2) is above max (1) (see moonloop --help)",
+            &[
+                "run",
+                "ok",
+                "--headless",
+                "--clock",
+                "jitter:min=0.2,max=0.1",
+            ],
+            "moonloop: invalid value 'jitter:min=0.2,max=0.1' for '--clock <SPEC>': bad clock `jitter:min=0.2,max=0.1`: min (0.2) is above max (0.1) (see moonloop --help)",
         ),
         (
             &["run", "ok", "--headless", "--frames", "-3"],
@@ -130,7 +136,7 @@ fn bad_arguments_get_one_line_and_exit_2() {
         ),
         (
             &["run", "ok", "--headless", "--replay", "bad.input"],
-            "moonloop: bad.input:1: not a replay log: the first line should be `moonloop-replay 1`",
+            "moonloop: bad.input:1: not a replay log: the first line should be `moonloop-replay 2`",
         ),
         (
             &[

@@ -38,7 +38,10 @@ pub struct Model {
 impl Model {
     /// Returns the bytes its vertices and indices hold.
     pub fn bytes(&self) -> usize {
-        self.positions.len() * 12 + self.normals.len() * 12 + self.uvs.len() * 8 + self.indices.len() * 4
+        self.positions.len() * 12
+            + self.normals.len() * 12
+            + self.uvs.len() * 8
+            + self.indices.len() * 4
     }
 }
 
@@ -51,16 +54,15 @@ impl Model {
 pub fn load(root: Option<&Path>, name: &str) -> Result<Model, String> {
     let bytes = super::read(root, name, "model", MAX_MODEL_BYTES)?;
     let base = Path::new(name).parent().unwrap_or(Path::new(""));
-    let decoded = crate::error::catch_decoder_panic(|| {
+    let decoded = crate::error::contain_panic(|| {
         let gltf = gltf::Gltf::from_slice(&bytes).map_err(|e| Broken(e.to_string()))?;
         let mut budget = MAX_MODEL_BYTES.saturating_sub(bytes.len() as u64);
         let mut buffers = Vec::new();
         for buffer in gltf.document.buffers() {
             let data = match buffer.source() {
-                gltf::buffer::Source::Bin => gltf
-                    .blob
-                    .clone()
-                    .ok_or_else(|| Broken("a buffer refers to a GLB chunk the file lacks".into()))?,
+                gltf::buffer::Source::Bin => gltf.blob.clone().ok_or_else(|| {
+                    Broken("a buffer refers to a GLB chunk the file lacks".into())
+                })?,
                 gltf::buffer::Source::Uri(uri) => buffer_from_uri(root, base, uri, budget)?,
             };
             if data.len() < buffer.length() {
@@ -166,7 +168,8 @@ fn triangles(document: &gltf::Document, buffers: &[Vec<u8>], name: &str) -> Resu
         indices: Vec::new(),
         bounds: (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
     };
-    let too_many = || format!("it has more than {MAX_VERTICES} vertices, the most a model may have");
+    let too_many =
+        || format!("it has more than {MAX_VERTICES} vertices, the most a model may have");
     for mesh in document.meshes() {
         for primitive in mesh.primitives() {
             if primitive.mode() != gltf::mesh::Mode::Triangles {
@@ -174,7 +177,10 @@ fn triangles(document: &gltf::Document, buffers: &[Vec<u8>], name: &str) -> Resu
             }
             // Declared counts are checked before anything is read: a sparse
             // accessor can claim billions of elements with no data at all.
-            let counts = primitive.attributes().map(|(_, a)| a.count()).chain(primitive.indices().map(|a| a.count()));
+            let counts = primitive
+                .attributes()
+                .map(|(_, a)| a.count())
+                .chain(primitive.indices().map(|a| a.count()));
             for count in counts {
                 if count > 3 * MAX_VERTICES || model.indices.len() + count > 3 * MAX_VERTICES {
                     return Err(too_many());
@@ -295,7 +301,10 @@ mod tests {
             base64::engine::general_purpose::STANDARD.encode(corners())
         );
         let dir = folder(&[
-            ("models/tri.gltf", triangle("tri%20data.bin", true).as_bytes()),
+            (
+                "models/tri.gltf",
+                triangle("tri%20data.bin", true).as_bytes(),
+            ),
             ("models/tri data.bin", &corners()),
             ("inline.gltf", triangle(&data, true).as_bytes()),
         ]);
@@ -315,7 +324,10 @@ mod tests {
         let cases = [
             ("file:///etc/passwd", "is not a file beside the model"),
             ("../../secret.bin", "is not a path inside the game folder"),
-            (absolute.to_str().unwrap(), "is not a path inside the game folder"),
+            (
+                absolute.to_str().unwrap(),
+                "is not a path inside the game folder",
+            ),
             ("%zz.bin", "has a bad %-escape"),
             ("http://example.com/x.bin", "is not a file beside the model"),
             ("missing.bin", "no model buffer `missing.bin`"),
@@ -338,7 +350,11 @@ mod tests {
             ("c.bin", &corners()),
         ]);
         let model = load(Some(dir.path()), "m.gltf").unwrap();
-        assert_eq!(model.normals, vec![[0.0, 0.0, 1.0]; 3], "the face turns towards +z");
+        assert_eq!(
+            model.normals,
+            vec![[0.0, 0.0, 1.0]; 3],
+            "the face turns towards +z"
+        );
     }
 
     // rule: H10

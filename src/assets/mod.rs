@@ -182,7 +182,9 @@ pub fn output(root: &Path, name: &str) -> Result<PathBuf, String> {
                 ));
             }
             Ok(meta) if !last && !meta.is_dir() => {
-                return Err(format!("`{shown}`: a part of the path is a file, not a folder"));
+                return Err(format!(
+                    "`{shown}`: a part of the path is a file, not a folder"
+                ));
             }
             Ok(_) => {}
             Err(_) if last => {}
@@ -266,8 +268,16 @@ mod tests {
                 .contains("goes through a link"),
         );
         std::os::unix::fs::symlink("/tmp/elsewhere.png", dir.path().join("l.png")).unwrap();
-        assert!(output(dir.path(), "l.png").unwrap_err().contains("goes through a link"));
-        assert!(output(dir.path(), "../x.png").unwrap_err().contains("is not a path inside"));
+        assert!(
+            output(dir.path(), "l.png")
+                .unwrap_err()
+                .contains("goes through a link")
+        );
+        assert!(
+            output(dir.path(), "../x.png")
+                .unwrap_err()
+                .contains("is not a path inside")
+        );
         assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
     }
 

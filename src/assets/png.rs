@@ -43,7 +43,7 @@ pub fn decode(bytes: &[u8]) -> Result<Pixmap, String> {
             "is {w}x{h} pixels; images are at most {MAX_SIDE} on a side and {MAX_PIXELS} pixels in all (H10)"
         ));
     }
-    crate::error::catch_decoder_panic(|| Pixmap::decode_png(bytes))
+    crate::error::contain_panic(|| Pixmap::decode_png(bytes))
         .unwrap_or_else(|| Err(std::io::Error::other("the decoder failed on it").into()))
         .map_err(|e| not_png(e.to_string()))
 }
@@ -57,7 +57,11 @@ mod tests {
         let mut out = Vec::new();
         let mut encoder = png::Encoder::new(&mut out, 1, 1);
         encoder.set_color(png::ColorType::Rgba);
-        encoder.write_header().unwrap().write_image_data(&[0; 4]).unwrap();
+        encoder
+            .write_header()
+            .unwrap()
+            .write_image_data(&[0; 4])
+            .unwrap();
         // Patch the IHDR's size and its checksum.
         out[16..20].copy_from_slice(&w.to_be_bytes());
         out[20..24].copy_from_slice(&h.to_be_bytes());
@@ -71,7 +75,11 @@ mod tests {
         for &b in bytes {
             c ^= u32::from(b);
             for _ in 0..8 {
-                c = if c & 1 == 1 { 0xedb8_8320 ^ (c >> 1) } else { c >> 1 };
+                c = if c & 1 == 1 {
+                    0xedb8_8320 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
             }
         }
         !c
@@ -84,8 +92,16 @@ mod tests {
             decode(&header(100_000, 100_000)).unwrap_err(),
             "is 100000x100000 pixels; images are at most 8192 on a side and 16777216 pixels in all (H10)"
         );
-        assert!(decode(&header(8192, 4096)).unwrap_err().contains("8192x4096"));
-        assert!(decode(b"not a png").unwrap_err().starts_with("is not a PNG image"));
+        assert!(
+            decode(&header(8192, 4096))
+                .unwrap_err()
+                .contains("8192x4096")
+        );
+        assert!(
+            decode(b"not a png")
+                .unwrap_err()
+                .starts_with("is not a PNG image")
+        );
         assert_eq!(decode(&header(1, 1)).unwrap().width(), 1);
     }
 }

@@ -463,6 +463,10 @@ impl Game for LuaGame {
         self.code.config.actions.clone()
     }
 
+    fn state_hash(&self) -> Option<String> {
+        LuaGame::state_hash(self).ok()
+    }
+
     fn logical_size(&self) -> (u32, u32) {
         (self.code.config.width, self.code.config.height)
     }
@@ -591,7 +595,12 @@ fn read_title(value: &mlua::LuaString, file: &str) -> Result<String> {
     Ok(title)
 }
 
-fn read_config(game: &Table, file: &str, default_title: String, ceilings: Limits) -> Result<Config> {
+fn read_config(
+    game: &Table,
+    file: &str,
+    default_title: String,
+    ceilings: Limits,
+) -> Result<Config> {
     let mut config = Config {
         title: default_title,
         width: 1280,

@@ -3,6 +3,7 @@
 //! state walk in `state.rs`) touches mlua.
 
 mod args;
+mod determinism;
 mod game;
 mod handles;
 mod require;
@@ -16,6 +17,7 @@ pub use game::{Config, LuaGame};
 pub use scenario::{DEFAULT_CLOCKS, Run, check_dt, compact, split_clocks};
 pub use testing::{TestReport, run_test_file};
 
+pub use determinism::DEFAULT_SEED;
 pub use vm::{Budget, Call, Limits, describe, new_vm};
 
 use mlua::Lua;

@@ -38,6 +38,12 @@ pub const DEFAULT_CLOCKS: &[&str] = &[
     "jitter:seed=7,min=0.008,max=0.033",
 ];
 
+/// The longest scenario, in simulated seconds.
+pub const MAX_SECONDS: f64 = 3600.0;
+
+/// The most frames one run of a scenario takes.
+pub const MAX_FRAMES: u64 = 10_000_000;
+
 /// What one clock's run came to.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Run {
@@ -92,9 +98,13 @@ fn load(game_dir: &Path, file: &Path) -> Result<Loaded> {
         ));
     };
     let seconds = match table.raw_get::<Value>("seconds").map_err(script)? {
-        Value::Integer(i) if i > 0 => i as f64,
-        Value::Number(n) if n > 0.0 && n.is_finite() => n,
-        _ => return Err(bad("`seconds` is the simulated time to run, above 0")),
+        Value::Integer(i) if i > 0 && i as f64 <= MAX_SECONDS => i as f64,
+        Value::Number(n) if n > 0.0 && n <= MAX_SECONDS => n,
+        _ => {
+            return Err(bad(&format!(
+                "`seconds` is the simulated time to run, above 0 and at most {MAX_SECONDS}"
+            )));
+        }
     };
     let outcome: Function = table
         .raw_get::<Option<Function>>("outcome")
@@ -140,6 +150,34 @@ fn load(game_dir: &Path, file: &Path) -> Result<Loaded> {
 /// The scenario or the game does not load, or a clock SPEC is bad.
 pub fn check_dt(game_dir: &Path, file: &Path, clocks: &[ClockSpec]) -> Result<Vec<Run>> {
     let scenario = load(game_dir, file)?;
+    // Every run must end: each clock must be scripted and reach the
+    // scenario's length within MAX_FRAMES (H10).
+    for clock in clocks {
+        let bad = |reason: String| Error::ClockSpec {
+            spec: clock.to_string(),
+            reason,
+        };
+        match clock.mean_delta() {
+            None => {
+                return Err(bad(
+                    "check-dt steps scripted clocks (constant, list, jitter); this one follows real time".into(),
+                ));
+            }
+            Some(mean) if mean <= 0.0 => {
+                return Err(bad(
+                    "its deltas are all 0, so no scenario would ever end".into()
+                ));
+            }
+            Some(mean) if scenario.seconds / mean > MAX_FRAMES as f64 => {
+                return Err(bad(format!(
+                    "it would take {:.0} frames to run {} s, more than check-dt runs ({MAX_FRAMES})",
+                    scenario.seconds / mean,
+                    scenario.seconds
+                )));
+            }
+            Some(_) => {}
+        }
+    }
     let mut runs = Vec::new();
     for clock in clocks {
         let game = LuaGame::load(game_dir)?;
@@ -175,6 +213,12 @@ fn run_one(scenario: &Loaded, engine: &mut Engine<LuaGame>) -> std::result::Resu
     }
     // Run until the simulated time reaches the scenario's length.
     while engine.time() < scenario.seconds - 1e-9 {
+        if engine.frame() >= MAX_FRAMES {
+            return Err(format!(
+                "the run did not reach {} s in {MAX_FRAMES} frames",
+                scenario.seconds
+            ));
+        }
         engine
             .advance(1)
             .map_err(|e| format!("frame {}: {e}", engine.frame()))?;

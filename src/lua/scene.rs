@@ -409,11 +409,14 @@ impl UserData for SceneHandle {
             let scene = this.leases.scene(lua, "scene")?;
             camera(lua, scene, props)
         });
-        methods.add_method("light", |lua, this, (name, props): (mlua::LuaString, Table)| {
-            let scene = this.leases.scene(lua, "scene")?;
-            let name = name_arg(lua, "light", &name)?;
-            light(lua, scene, &name, props)
-        });
+        methods.add_method(
+            "light",
+            |lua, this, (name, props): (mlua::LuaString, Table)| {
+                let scene = this.leases.scene(lua, "scene")?;
+                let name = name_arg(lua, "light", &name)?;
+                light(lua, scene, &name, props)
+            },
+        );
         methods.add_method("remove_light", |lua, this, name: mlua::LuaString| {
             let scene = this.leases.scene(lua, "scene")?;
             Ok(scene.remove_light(&name_arg(lua, "remove_light", &name)?))

@@ -334,7 +334,9 @@ fn points(lua: &Lua, call: &str, list: &Table, ops: &mut Vec<PathOp>) -> mlua::R
         return Err(fail(
             lua,
             call,
-            format!("points has {n} numbers; a flat list {{x1, y1, x2, y2, ...}} has two for each point"),
+            format!(
+                "points has {n} numbers; a flat list {{x1, y1, x2, y2, ...}} has two for each point"
+            ),
         ));
     }
     if n > MAX_PATH_NUMBERS {

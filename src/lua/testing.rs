@@ -8,6 +8,7 @@
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
 use mlua::{Function, Lua, Table, UserData, UserDataFields, UserDataMethods, Value};
@@ -103,14 +104,29 @@ impl UserData for EngineHandle {
                     format!("advance({ticks}): the number of ticks is 0 or more"),
                 ));
             }
+            // The frames run in the game's VM, where the test's budget
+            // cannot interrupt; the loop asks it between frames instead.
+            let budget = lua.app_data_ref::<Arc<Budget>>().map(|b| Arc::clone(&b));
             let capture = &mut this.capture;
-            this.engine
-                .advance_with(ticks as u64, |engine| {
-                    if let Some(capture) = capture.as_mut() {
-                        capture.take(engine);
-                    }
-                })
-                .map_err(|e| fail(lua, e))
+            for _ in 0..ticks {
+                if let Some(budget) = &budget
+                    && budget.overran()
+                {
+                    return Err(budget.stopped(&super::location(lua, 1)));
+                }
+                let mut fault = None;
+                this.engine
+                    .advance_with(1, |engine| {
+                        if let Some(capture) = capture.as_mut() {
+                            fault = capture.take(engine);
+                        }
+                    })
+                    .map_err(|e| fail(lua, e))?;
+                if let Some(fault) = fault {
+                    return Err(fail(lua, fault));
+                }
+            }
+            Ok(())
         });
         methods.add_method_mut("apply", |lua, this, transition: Function| {
             let current = this.state_into(lua)?;
@@ -231,15 +247,21 @@ fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
             .map_err(|e| fail(lua, format!("engine.new: {e}")))?;
         let game = LuaGame::load(&dir).map_err(|e| fail(lua, format!("engine.new: {e}")))?;
         if let Some(secs) = options.get::<Option<f64>>("budget")? {
-            if !(secs > 0.0 && secs <= 3600.0) {
-                return Err(fail(lua, "engine.new: budget is seconds above 0"));
+            if !(secs > 0.0 && secs <= TEST_BUDGET.as_secs_f64()) {
+                return Err(fail(
+                    lua,
+                    format!(
+                        "engine.new: budget is seconds above 0 and at most a test's own {} s",
+                        TEST_BUDGET.as_secs_f64()
+                    ),
+                ));
             }
             game.set_budget(Duration::from_secs_f64(secs));
         }
         let mut engine = Engine::new(game, clock.build());
         if let Some(name) = options.get::<Option<String>>("input")? {
-            let script =
-                Script::load_in(&dir, &name).map_err(|e| fail(lua, format!("engine.new: input: {e}")))?;
+            let script = Script::load_in(&dir, &name)
+                .map_err(|e| fail(lua, format!("engine.new: input: {e}")))?;
             engine.set_script(script);
         }
         let capture = match options.get::<Option<String>>("record")? {
@@ -278,7 +300,7 @@ pub fn run_test_file(game_dir: &Path, file: &Path) -> TestReport {
         results: Vec::new(),
     };
     let registered: Registered = Rc::default();
-    let setup = || -> mlua::Result<(Lua, std::sync::Arc<Budget>)> {
+    let setup = || -> mlua::Result<(Lua, Arc<Budget>)> {
         let lua = vm::new_vm(Limits::default())?;
         lua.set_app_data(modules);
         require::install(&lua)?;
@@ -300,6 +322,7 @@ pub fn run_test_file(game_dir: &Path, file: &Path) -> TestReport {
         globals.raw_set("expect", testlib.raw_get::<Value>("expect")?)?;
         vm::seal(&lua)?;
         let budget = Budget::install(&lua, TEST_BUDGET)?;
+        lua.set_app_data(Arc::clone(&budget));
         Ok((lua, budget))
     };
     let (lua, budget) = match setup() {

@@ -235,6 +235,19 @@ impl Renderer {
             ..Default::default()
         }))
         .map_err(|e| Error::Usage(format!("the graphics adapter {info} refused a device: {e}")))?;
+        // wgpu's default for an error it was not asked to catch is to
+        // panic; a frame the GPU refused is one bad picture, said once,
+        // and the game goes on.
+        let said = std::sync::atomic::AtomicBool::new(false);
+        device.on_uncaptured_error(std::sync::Arc::new(move |e: wgpu::Error| {
+            if !said.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                let text = e.to_string();
+                eprintln!(
+                    "moonloop: the GPU refused a frame: {}",
+                    text.lines().next().unwrap_or_default()
+                );
+            }
+        }));
         Ok(Renderer::with_device(device, queue, info))
     }
 
@@ -1158,7 +1171,7 @@ pub fn draw_frame<G: crate::engine::Game>(
     engine: &mut crate::engine::Engine<G>,
     screen: &mut Option<Pixmap>,
     overlay: Option<Layer<'_>>,
-) {
+) -> Option<crate::Error> {
     let viewport = *engine.viewport();
     let size = viewport.surface;
     if screen
@@ -1188,6 +1201,17 @@ pub fn draw_frame<G: crate::engine::Game>(
         (Some(one), None) | (None, Some(one)) => draw(renderer, std::slice::from_ref(&one)),
         (None, None) => draw(renderer, &[]),
     }
+    skipped(engine.screen().skipped())
+}
+
+/// The error a frame whose screen layer lost `count` commands reports.
+fn skipped(count: u32) -> Option<crate::Error> {
+    (count > 0).then(|| {
+        crate::Error::Script(format!(
+            "screen: {count} drawing command(s) could not be rasterized and were skipped \
+             (H10: look for coordinates or scales far outside the screen)"
+        ))
+    })
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -66,9 +66,9 @@ impl Clip {
     /// frames, or there are more than two channels.
     pub fn decode(bytes: &[u8], ext: &str) -> Result<Clip, String> {
         let decoded = match ext {
-            "wav" => crate::error::catch_decoder_panic(|| Clip::from_wav(bytes))
+            "wav" => crate::error::contain_panic(|| Clip::from_wav(bytes))
                 .unwrap_or_else(|| Err("a broken WAV file".into()))?,
-            "ogg" => crate::error::catch_decoder_panic(|| Clip::from_ogg(bytes))
+            "ogg" => crate::error::contain_panic(|| Clip::from_ogg(bytes))
                 .unwrap_or_else(|| Err("a broken Ogg Vorbis file".into()))?,
             _ => return Err("sounds are .wav or .ogg files".into()),
         };

@@ -51,7 +51,12 @@ impl Bank {
     /// error comes back each time until [`Bank::forget`].
     pub fn get(&mut self, name: &str) -> Result<&Arc<Clip>, &str> {
         if !self.clips.contains_key(name) {
-            let held: usize = self.clips.values().flatten().map(|c| c.samples.len() * 4).sum();
+            let held: usize = self
+                .clips
+                .values()
+                .flatten()
+                .map(|c| c.samples.len() * 4)
+                .sum();
             let found = self.find(name).and_then(|clip| {
                 if held + clip.samples.len() * 4 > MAX_BANK_BYTES {
                     return Err(format!(

@@ -110,9 +110,7 @@ fn shape(entries: &[(Key, Value)]) -> Shape {
 /// # Errors
 /// The value is not plain data, or its JSON would pass [`MAX_JSON`].
 pub fn to_json(value: &Value) -> mlua::Result<String> {
-    let mut json = Json {
-        out: String::new(),
-    };
+    let mut json = Json { out: String::new() };
     json.value(value, 0)?;
     Ok(json.out)
 }
@@ -214,11 +212,17 @@ impl Json {
                 Shape::Array => newline(&mut self.out, i, inner),
                 Shape::Object => {
                     newline(&mut self.out, i, inner);
-                    let Key::String(s) = key else { unreachable!("object keys are strings") };
+                    let Key::String(s) = key else {
+                        unreachable!("object keys are strings")
+                    };
                     let text = std::str::from_utf8(s).expect("object keys are UTF-8");
                     // `$` marks the typed forms; a key of the game's that
                     // starts with one gets another.
-                    quote(&mut self.out, text, if text.starts_with('$') { "$" } else { "" });
+                    quote(
+                        &mut self.out,
+                        text,
+                        if text.starts_with('$') { "$" } else { "" },
+                    );
                     self.out.push_str(": ");
                 }
                 Shape::Map => {
@@ -257,7 +261,9 @@ fn quote(out: &mut String, text: &str, prefix: &str) {
             '\t' => out.push_str("\\t"),
             // Control characters, and the ones that reorder a terminal's
             // text, are escaped so the JSON prints as it reads.
-            c if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}') => {
+            c if c.is_control()
+                || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}') =>
+            {
                 let mut units = [0u16; 2];
                 for unit in c.encode_utf16(&mut units) {
                     let _ = write!(out, "\\u{unit:04x}");
@@ -440,10 +446,19 @@ mod tests {
     #[test]
     fn values_that_differ_never_print_alike() {
         let pairs = [
-            ("return { [1] = 'a', ['1'] = 'b' }", "return { ['1'] = 'b' }"),
+            (
+                "return { [1] = 'a', ['1'] = 'b' }",
+                "return { ['1'] = 'b' }",
+            ),
             ("return 0/0", "return 'nan'"),
-            ("return vector.create(1, 2, 3)", "return { vector = { 1, 2, 3 } }"),
-            ("return vector.create(1, 2, 3)", "return { ['$vector'] = { 1, 2, 3 } }"),
+            (
+                "return vector.create(1, 2, 3)",
+                "return { vector = { 1, 2, 3 } }",
+            ),
+            (
+                "return vector.create(1, 2, 3)",
+                "return { ['$vector'] = { 1, 2, 3 } }",
+            ),
             ("return '\\xff'", "return 'ÿ'"),
             ("return '\\xff'", "return { ['$bytes'] = 'ff' }"),
             ("return { [2] = true }", "return { ['2'] = true }"),
@@ -460,11 +475,20 @@ mod tests {
         let cases = [
             ("return { 1, 'two', true }", "[ 1, \"two\", true ]"),
             ("return { b = 1, a = { } }", "{ \"a\": {}, \"b\": 1 }"),
-            ("return { [1] = 'a', ['1'] = 'b' }", "{\"$map\": [ [1, \"a\"], [\"1\", \"b\"] ]}"),
+            (
+                "return { [1] = 'a', ['1'] = 'b' }",
+                "{\"$map\": [ [1, \"a\"], [\"1\", \"b\"] ]}",
+            ),
             ("return { ['$x'] = 1 }", "{ \"$$x\": 1 }"),
-            ("return { x = 0/0, y = math.huge }", "{ \"x\": {\"$number\": \"nan\"}, \"y\": {\"$number\": \"inf\"} }"),
+            (
+                "return { x = 0/0, y = math.huge }",
+                "{ \"x\": {\"$number\": \"nan\"}, \"y\": {\"$number\": \"inf\"} }",
+            ),
             ("return '\\xff\\x00'", "{\"$bytes\": \"ff00\"}"),
-            ("return vector.create(0.5, -0, 3)", "{\"$vector\": [0.5, -0, 3]}"),
+            (
+                "return vector.create(0.5, -0, 3)",
+                "{\"$vector\": [0.5, -0, 3]}",
+            ),
             ("return 'a\\27[2Kb'", "\"a\\u001b[2Kb\""),
         ];
         for (chunk, expected) in cases {
@@ -485,10 +509,20 @@ mod tests {
         let hash = hash(&value).unwrap();
         assert_eq!(hash.len(), 16);
         let copy = copy(&value, &lua).unwrap();
-        assert!(started.elapsed().as_secs() < 5, "hashing and copying are linear");
-        assert_eq!(super::hash(&copy).unwrap(), hash, "the copy is the same state");
+        assert!(
+            started.elapsed().as_secs() < 5,
+            "hashing and copying are linear"
+        );
+        assert_eq!(
+            super::hash(&copy).unwrap(),
+            hash,
+            "the copy is the same state"
+        );
         let err = to_json(&value).unwrap_err().to_string();
-        assert!(err.contains("S7: the state's JSON is larger than 64 MiB"), "{err}");
+        assert!(
+            err.contains("S7: the state's JSON is larger than 64 MiB"),
+            "{err}"
+        );
     }
 
     // rule: S7
@@ -498,10 +532,16 @@ mod tests {
         let h = |chunk: &str| hash(&lua.load(chunk).eval::<Value>().unwrap()).unwrap();
         assert_ne!(h("return { [1] = 'a' }"), h("return { ['1'] = 'a' }"));
         assert_ne!(h("return 0/0"), h("return 'nan'"));
-        assert_eq!(h("return { a = { 1 }, b = { 1 } }"), h("local t = { 1 } return { a = t, b = t }"),
-            "sharing is not part of the value");
+        assert_eq!(
+            h("return { a = { 1 }, b = { 1 } }"),
+            h("local t = { 1 } return { a = t, b = t }"),
+            "sharing is not part of the value"
+        );
         // Pinned: a wrong but stable encoding must fail here.
-        assert_eq!(h("return { angle = 90, name = 'spinner', v = vector.create(1, 2, 3) }"), PINNED);
+        assert_eq!(
+            h("return { angle = 90, name = 'spinner', v = vector.create(1, 2, 3) }"),
+            PINNED
+        );
     }
 
     /// Computed by an independent implementation of the documented form

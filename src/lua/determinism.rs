@@ -1,0 +1,184 @@
+//! Determinism: what game code may read that could differ between runs
+//! (rule H11).
+//!
+//! Stock Luau seeds `math.random` from the time and an address, and `os`
+//! reads the wall clock and the time zone. Here `math.random` is Luau's
+//! own generator (PCG32, the same numbers stock Luau gives after the same
+//! `math.randomseed`) started from a seed the run chooses and a replay
+//! records, and the `os` functions that read the clock say so and stop.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use mlua::{Lua, Table, Value};
+
+/// The seed `math.random` starts from unless the run gives another.
+pub const DEFAULT_SEED: u64 = 0;
+
+const PCG32_INC: u64 = 105;
+
+/// Luau's PCG32 step (`lmathlib.cpp`), bit for bit.
+fn pcg32(state: &Cell<u64>) -> u32 {
+    let old = state.get();
+    state.set(
+        old.wrapping_mul(6364136223846793005)
+            .wrapping_add(PCG32_INC | 1),
+    );
+    let xorshifted = (((old >> 18) ^ old) >> 27) as u32;
+    let rot = (old >> 59) as u32;
+    xorshifted.rotate_right(rot)
+}
+
+/// Luau's `pcg32_seed`.
+fn seed(state: &Cell<u64>, seed: u64) {
+    state.set(0);
+    pcg32(state);
+    state.set(state.get().wrapping_add(seed));
+    pcg32(state);
+}
+
+/// Reads an integer argument the way `luaL_checkinteger` does.
+fn integer(lua: &Lua, call: &str, position: usize, value: f64) -> mlua::Result<i32> {
+    if !value.is_finite() {
+        return Err(mlua::Error::RuntimeError(format!(
+            "{}invalid argument #{position} to '{call}' (number has no integer representation)",
+            super::location(lua, 1)
+        )));
+    }
+    Ok(value as i32)
+}
+
+fn empty(lua: &Lua, position: usize, why: &str) -> mlua::Error {
+    mlua::Error::RuntimeError(format!(
+        "{}invalid argument #{position} to 'random' ({why})",
+        super::location(lua, 1)
+    ))
+}
+
+/// Replaces `math.random` and `math.randomseed` in `lua` with the
+/// generator started from `start`, and the clock-reading `os` functions
+/// with ones that refuse.
+///
+/// Call before the libraries are frozen.
+pub fn install(lua: &Lua, start: u64) -> mlua::Result<()> {
+    let state = Rc::new(Cell::new(0));
+    seed(&state, start);
+    let math: Table = lua.globals().raw_get("math")?;
+    let rng = state.clone();
+    math.raw_set(
+        "random",
+        lua.create_function(move |lua, (m, n): (Option<f64>, Option<f64>)| {
+            Ok(match (m, n) {
+                (None, None) => {
+                    let low = pcg32(&rng) as u64;
+                    let high = pcg32(&rng) as u64;
+                    Value::Number((low | high << 32) as f64 * (-64f64).exp2())
+                }
+                (Some(u), None) => {
+                    let u = integer(lua, "random", 1, u)?;
+                    if u < 1 {
+                        return Err(empty(lua, 1, "interval is empty"));
+                    }
+                    let x = u as u64 * pcg32(&rng) as u64;
+                    Value::Integer(1 + (x >> 32) as i64)
+                }
+                (low, Some(u)) => {
+                    let l = integer(lua, "random", 1, low.unwrap_or(0.0))?;
+                    let u = integer(lua, "random", 2, u)?;
+                    if l > u {
+                        return Err(empty(lua, 2, "interval is empty"));
+                    }
+                    let span = (u as u32).wrapping_sub(l as u32);
+                    if span == u32::MAX {
+                        return Err(empty(lua, 2, "interval is too large"));
+                    }
+                    let x = (span as u64 + 1) * pcg32(&rng) as u64;
+                    Value::Integer(l as i64 + (x >> 32) as i64)
+                }
+            })
+        })?,
+    )?;
+    let rng = state.clone();
+    math.raw_set(
+        "randomseed",
+        lua.create_function(move |lua, n: f64| {
+            let n = integer(lua, "randomseed", 1, n)?;
+            // Luau widens the int to 64 bits, sign and all.
+            seed(&rng, n as i64 as u64);
+            Ok(())
+        })?,
+    )?;
+    let os: Table = lua.globals().raw_get("os")?;
+    for (name, reads) in [
+        ("clock", "the processor clock"),
+        ("time", "the wall clock"),
+        ("date", "the wall clock and the time zone"),
+    ] {
+        let message = format!(
+            "H11: os.{name} reads {reads}, which would make two runs of the same game differ; \
+             use dt, or keep time in the state (engine time is the sum of the deltas)"
+        );
+        os.raw_set(
+            name,
+            lua.create_function(move |lua, ()| -> mlua::Result<()> {
+                Err(mlua::Error::RuntimeError(format!(
+                    "{}{message}",
+                    super::location(lua, 1)
+                )))
+            })?,
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // rule: H11
+    #[test]
+    fn random_is_luaus_own_generator_from_a_fixed_seed() {
+        // Stock Luau, seeded the same way, is the independent reference.
+        let stock = Lua::new();
+        let ours = Lua::new();
+        install(&ours, 0).unwrap();
+        let draw = "math.randomseed(...) local t = {} for i = 1, 8 do t[#t + 1] = math.random() t[#t + 1] = math.random(6) t[#t + 1] = math.random(-3, 3) end return t";
+        for seed in [0, 7, -5, 123456] {
+            let a: Vec<f64> = stock.load(draw).call(seed).unwrap();
+            let b: Vec<f64> = ours.load(draw).call(seed).unwrap();
+            assert_eq!(a, b, "seed {seed}");
+        }
+        // Unseeded, two VMs agree (stock Luau would not).
+        let first = || {
+            let lua = Lua::new();
+            install(&lua, DEFAULT_SEED).unwrap();
+            lua.load("return math.random()").eval::<f64>().unwrap()
+        };
+        assert_eq!(first(), first());
+    }
+
+    // rule: H11
+    #[test]
+    fn clock_reading_functions_refuse_by_name() {
+        let lua = Lua::new();
+        install(&lua, 0).unwrap();
+        for name in ["clock", "time", "date"] {
+            let err = lua
+                .load(format!("os.{name}()"))
+                .exec()
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(&format!("H11: os.{name} reads")), "{err}");
+        }
+        assert_eq!(
+            lua.load("return os.difftime(5, 3)").eval::<f64>().unwrap(),
+            2.0
+        );
+        let err = lua
+            .load("return math.random(0)")
+            .exec()
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("interval is empty"), "{err}");
+    }
+}
