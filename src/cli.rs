@@ -183,7 +183,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     match outcome {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("moonloop: {err}");
+            eprintln!("moonloop: {}", crate::terminal::line(&err.to_string()));
             ExitCode::from(2)
         }
     }
@@ -331,7 +331,7 @@ fn check_dt(game: &Path, scenario: &Path, clocks: Option<&str>) -> Result<ExitCo
         let verdict = match (&run.outcome, &reference) {
             (Err(why), _) => {
                 mismatches.push(format!("under {} the run failed: {why}", run.clock));
-                format!("FAILED: {why}")
+                format!("FAILED: {}", crate::terminal::line(why))
             }
             (Ok(json), _) if i == 0 => format!("{} (reference)", crate::lua::compact(json)),
             (Ok(json), Some(reference)) if json == reference => "same".to_string(),
@@ -358,7 +358,7 @@ fn check_dt(game: &Path, scenario: &Path, clocks: Option<&str>) -> Result<ExitCo
         Ok(ExitCode::SUCCESS)
     } else {
         for m in &mismatches {
-            println!("K4: {m}");
+            println!("K4: {}", crate::terminal::line(m));
         }
         Ok(ExitCode::FAILURE)
     }
@@ -396,11 +396,16 @@ fn test(games: Vec<PathBuf>) -> Result<ExitCode> {
             match outcome {
                 Ok(()) => {
                     passed += 1;
-                    println!("ok    {}: {name}", report.file);
+                    println!("ok    {}: {}", report.file, crate::terminal::line(name));
                 }
                 Err(why) => {
                     failed += 1;
-                    println!("FAIL  {}: {name}\n      {why}", report.file);
+                    println!(
+                        "FAIL  {}: {}\n      {}",
+                        report.file,
+                        crate::terminal::line(name),
+                        crate::terminal::line(why)
+                    );
                 }
             }
         }
@@ -432,7 +437,17 @@ fn run_parallel(files: &[(PathBuf, PathBuf)]) -> Vec<TestReport> {
                     let Some((game, file)) = files.get(i) else {
                         break;
                     };
-                    let report = run_test_file(game, file);
+                    // One file that trips the host must not lose the
+                    // others' results: it fails alone (the panic hook has
+                    // printed what happened).
+                    let report = std::panic::catch_unwind(|| run_test_file(game, file))
+                        .unwrap_or_else(|_| TestReport {
+                            file: file.display().to_string(),
+                            results: vec![(
+                                "(the file)".into(),
+                                Err("the host failed while running this file; see the internal error above".into()),
+                            )],
+                        });
                     results.lock().unwrap().push((i, report));
                 }
             });

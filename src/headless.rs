@@ -72,6 +72,16 @@ impl ErrorTally {
         }
     }
 
+    /// Counts `err` on `frame`, printing it to stderr the first time (game
+    /// text escaped, H10); returns the line as printed.
+    pub fn report(&mut self, frame: u64, err: &crate::Error) -> String {
+        let line = crate::terminal::line(&err.to_string());
+        if self.count(frame, line.clone()) {
+            eprintln!("frame {frame}: {line}");
+        }
+        line
+    }
+
     /// Says whether any frame failed.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
@@ -115,10 +125,7 @@ pub fn run<G: Game>(
                 // none of; a long run must not keep them all.
                 engine.cues_mut().drain();
                 for err in engine.frame_errors().iter().chain(&fault) {
-                    let message = err.to_string();
-                    if tally.count(engine.frame(), message.clone()) {
-                        eprintln!("frame {}: {message}", engine.frame());
-                    }
+                    tally.report(engine.frame(), err);
                 }
             }
             Tick::Declined if !real_time => break,
@@ -161,6 +168,9 @@ pub fn reload<G: Game>(engine: &mut Engine<G>, changes: &[std::path::PathBuf]) {
             eprintln!("reloaded {}", reloaded.modules.join(", "));
         }
         Ok(_) => {}
-        Err(err) => eprintln!("reload failed, the old code runs on: {err}"),
+        Err(err) => eprintln!(
+            "reload failed, the old code runs on: {}",
+            crate::terminal::line(&err.to_string())
+        ),
     }
 }

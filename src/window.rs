@@ -322,11 +322,7 @@ impl App {
         // which takes delivered frames only (a paused game records nothing).
         if let Some(fault) = draw_frame(&mut gpu.renderer, &mut self.engine, &mut self.screen, None)
         {
-            let message = fault.to_string();
-            if self.tally.count(self.engine.frame(), message.clone()) {
-                eprintln!("frame {}: {message}", self.engine.frame());
-            }
-            self.last_error = Some(message);
+            self.last_error = Some(self.tally.report(self.engine.frame(), &fault));
         }
         if let (Some(recorder), true) = (&mut self.recorder, delivered) {
             let picture = gpu.renderer.read();
@@ -397,16 +393,13 @@ impl App {
         // The cues go to the audio device; the log must not grow for ever.
         for cue in self.engine.cues_mut().drain() {
             if let Some(line) = self.sound.play(&cue) {
+                let line = crate::terminal::line(&line);
                 eprintln!("moonloop: {line}");
                 self.last_error = Some(line);
             }
         }
         for err in self.engine.frame_errors() {
-            let message = err.to_string();
-            if self.tally.count(self.engine.frame(), message.clone()) {
-                eprintln!("frame {}: {message}", self.engine.frame());
-            }
-            self.last_error = Some(message);
+            self.last_error = Some(self.tally.report(self.engine.frame(), err));
         }
         true
     }

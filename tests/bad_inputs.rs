@@ -234,7 +234,7 @@ fn failures_while_loading_exit_2_with_one_line() {
         ),
         (
             "local a = require('./main') return {}",
-            "moonloop: require cycle: g/main.luau requires g/main.luau",
+            "moonloop: g/main.luau:1: require cycle: g/main.luau requires g/main.luau",
         ),
         (
             "return { config = { width = -1 } }",

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use mlua::{AnyUserData, Function, Lua, Table, Value};
 
+use super::errors;
 use super::handles::{InputHandle, Leases};
 use super::require::{self, ModuleId, Modules};
 use super::scene::SceneHandle;
@@ -43,20 +44,6 @@ pub struct Config {
     /// Cue names mapped to a sound file or a built-in sound (H7).
     pub sounds: Vec<(String, String)>,
 }
-
-/// Calls `f(a, b, c)` and takes its result as the state (S2, S5) before
-/// returning it, so the check runs inside Luau without a protected call
-/// from Rust each frame.
-const TAKING: &str = r#"
-local take = ...
-return function(f, a, b, c)
-    local next = f(a, b, c)
-    if next ~= nil then
-        take(next)
-    end
-    return next
-end
-"#;
 
 const CONFIG_FIELDS: &[&str] = &[
     "title",
@@ -134,6 +121,8 @@ pub struct LuaGame {
     code: Code,
     /// Calls a function and takes its result as the state, inside Luau.
     taking: Function,
+    /// Calls a function whose result is not a state (`render`).
+    calling: Function,
     state: Value,
     leases: Rc<Leases>,
     input: AnyUserData,
@@ -169,7 +158,7 @@ impl LuaGame {
     pub fn load_with(dir: &Path, ceilings: Limits) -> Result<LuaGame> {
         let main = find_main(dir)?;
         let display = dir.to_string_lossy().trim_end_matches('/').to_string();
-        let lua_err = |e: mlua::Error| Error::Script(vm::describe(&e));
+        let lua_err = |e: mlua::Error| Error::Script(errors::describe(&e));
         let lua = vm::new_vm(ceilings).map_err(lua_err)?;
         lua.set_app_data(Modules::new(dir.to_path_buf(), display));
         require::install(&lua).map_err(lua_err)?;
@@ -188,10 +177,13 @@ impl LuaGame {
         budget.set_limit(code.config.budget);
         lua.set_memory_limit(code.config.memory).map_err(lua_err)?;
 
-        let taking: Function = lua
-            .load(TAKING)
+        let (taking, calling): (Function, Function) = lua
+            .load(errors::TRAMPOLINES)
             .set_name("=moonloop")
-            .call(state::take_function(&lua).map_err(lua_err)?)
+            .call((
+                state::take_function(&lua).map_err(lua_err)?,
+                errors::handler(&lua).map_err(lua_err)?,
+            ))
             .map_err(lua_err)?;
         let leases = Rc::new(Leases::default());
         let input = lua
@@ -213,6 +205,7 @@ impl LuaGame {
             ceilings,
             code,
             taking,
+            calling,
             state: Value::Nil,
             leases,
             input,
@@ -257,7 +250,7 @@ impl LuaGame {
             ))),
             Ok(value) => Ok(value),
             Err(err) => {
-                let text = vm::describe(&err);
+                let text = errors::describe(&err);
                 Err(Error::Script(match text.strip_prefix(state::REFUSED) {
                     Some(why) => format!("{}{name} returned a state where {why}", place(function)),
                     None => text,
@@ -500,7 +493,8 @@ impl Game for LuaGame {
         self.leases
             .lend_render(ctx.screen, ctx.scene, || {
                 self.budget.guard(Call::Render, || {
-                    render.call::<()>((&self.state, &self.scene, &self.screen))
+                    self.calling
+                        .call::<()>((render, &self.state, &self.scene, &self.screen))
                 })
             })
             .map_err(script)
@@ -512,7 +506,7 @@ fn is_luau(path: &Path) -> bool {
 }
 
 fn script(err: mlua::Error) -> Error {
-    Error::Script(vm::describe(&err))
+    Error::Script(errors::describe(&err))
 }
 
 /// Returns `"file:line: "` where `function` is defined.

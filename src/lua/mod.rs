@@ -4,6 +4,7 @@
 
 mod args;
 mod determinism;
+mod errors;
 mod game;
 mod handles;
 mod require;
@@ -18,7 +19,8 @@ pub use scenario::{DEFAULT_CLOCKS, Run, check_dt, compact, split_clocks};
 pub use testing::{TestReport, run_test_file};
 
 pub use determinism::DEFAULT_SEED;
-pub use vm::{Budget, Call, Limits, describe, new_vm};
+pub use errors::describe;
+pub use vm::{Budget, Call, Limits, new_vm};
 
 use mlua::Lua;
 
@@ -33,7 +35,10 @@ pub fn location(lua: &Lua, level: usize) -> String {
             let source = debug.source();
             let line = debug.current_line();
             match (source.what, source.short_src, line) {
-                ("Lua", Some(src), Some(line)) if line > 0 => Some(format!("{src}:{line}: ")),
+                // The host's trampolines are never the author's place.
+                ("Lua", Some(src), Some(line)) if line > 0 && src != "moonloop" => {
+                    Some(format!("{src}:{line}: "))
+                }
                 _ => None,
             }
         });

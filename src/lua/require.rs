@@ -97,8 +97,23 @@ impl Modules {
 
 /// Installs `require` in `lua`, which must hold a [`Modules`] as app data.
 pub fn install(lua: &Lua) -> mlua::Result<()> {
-    let require = lua.create_function(|lua, path: mlua::LuaString| {
-        let path = path.to_str()?.to_string();
+    let require = lua.create_function(|lua, path: Value| {
+        let Value::String(path) = path else {
+            return Err(mlua::Error::RuntimeError(format!(
+                "{}require takes a path string such as \"./ball\" or \"@moonloop/timer\", not a {} (G1)",
+                super::location(lua, 1),
+                crate::state::type_of(&path)
+            )));
+        };
+        if path.as_bytes().len() > crate::assets::MAX_NAME {
+            return Err(mlua::Error::RuntimeError(format!(
+                "{}require: a path of {} bytes is too long (at most {})",
+                super::location(lua, 1),
+                path.as_bytes().len(),
+                crate::assets::MAX_NAME
+            )));
+        }
+        let path = path.to_string_lossy();
         let caller = lua
             .inspect_stack(1, |debug| debug.source().source.map(|s| s.into_owned()))
             .flatten()

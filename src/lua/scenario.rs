@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use mlua::{Function, Lua, Value};
 
+use super::errors;
 use super::game::LuaGame;
 use super::require::{self, ModuleId, Modules};
 use super::vm::{self, Budget, Call, Limits};
@@ -81,7 +82,7 @@ fn load(game_dir: &Path, file: &Path) -> Result<Loaded> {
     let modules = Modules::new(game_dir.to_path_buf(), display);
     let id = ModuleId::Game(rel);
     let name = modules.chunk_name(&id);
-    let script = |e: mlua::Error| Error::Script(vm::describe(&e));
+    let script = |e: mlua::Error| Error::Script(errors::describe(&e));
     let lua = vm::new_vm(Limits::default()).map_err(script)?;
     lua.set_app_data(modules);
     require::install(&lua).map_err(script)?;
@@ -204,7 +205,7 @@ fn run_one(scenario: &Loaded, engine: &mut Engine<LuaGame>) -> std::result::Resu
         let next: Value = scenario
             .budget
             .guard(Call::Apply, || setup.call(copy))
-            .map_err(|e| vm::describe(&e))?;
+            .map_err(|e| errors::describe(&e))?;
         let next = state::copy(&next, engine.game().lua()).map_err(|e| format!("setup: {e}"))?;
         engine
             .game_mut()
@@ -238,9 +239,9 @@ fn run_one(scenario: &Loaded, engine: &mut Engine<LuaGame>) -> std::result::Resu
     let outcome: Value = scenario
         .budget
         .guard(Call::Test, || scenario.outcome.call((state, cues)))
-        .map_err(|e| vm::describe(&e))?;
+        .map_err(|e| errors::describe(&e))?;
     state::to_json(&outcome)
-        .map_err(|e| format!("the outcome is not plain data: {}", vm::describe(&e)))
+        .map_err(|e| format!("the outcome is not plain data: {}", errors::describe(&e)))
 }
 
 /// Makes a table's worth of JSON fit on one line.

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use mlua::{Function, Lua, Table, UserData, UserDataFields, UserDataMethods, Value};
 
+use super::errors;
 use super::game::LuaGame;
 use super::require::{self, ModuleId, Modules};
 use super::vm::{self, Budget, Call, Limits};
@@ -328,14 +329,14 @@ pub fn run_test_file(game_dir: &Path, file: &Path) -> TestReport {
     let (lua, budget) = match setup() {
         Ok(vm) => vm,
         Err(e) => {
-            report.results.push((shown, Err(vm::describe(&e))));
+            report.results.push((shown, Err(errors::describe(&e))));
             return report;
         }
     };
     if let Err(e) = budget.guard(Call::Test, || require::run(&lua, &id)) {
         report
             .results
-            .push(("(loading the file)".into(), Err(vm::describe(&e))));
+            .push(("(loading the file)".into(), Err(errors::describe(&e))));
         budget.detach();
         return report;
     }
@@ -347,7 +348,7 @@ pub fn run_test_file(game_dir: &Path, file: &Path) -> TestReport {
         let outcome = budget.guard(Call::Test, || body.call::<()>(()));
         report
             .results
-            .push((name, outcome.map_err(|e| vm::describe(&e))));
+            .push((name, outcome.map_err(|e| errors::describe(&e))));
     }
     budget.detach();
     report

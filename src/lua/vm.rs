@@ -103,6 +103,27 @@ pub fn new_vm(limits: Limits) -> mlua::Result<Lua> {
         globals.raw_set(name, Value::Nil)?;
     }
     super::determinism::install(&lua, limits.seed)?;
+    // Game output goes to stderr, marked and escaped: stdout carries what
+    // --print-state and --state-hash say, which a game must not forge.
+    globals.raw_set(
+        "print",
+        lua.create_function(|_, args: mlua::Variadic<Value>| {
+            let mut line = String::from("[game]");
+            for arg in args.iter() {
+                line.push(if line.len() == 6 { ' ' } else { '\t' });
+                let text = match arg {
+                    Value::String(s) => s.to_string_lossy(),
+                    other => other.to_string()?,
+                };
+                line.push_str(&crate::terminal::line(&text));
+                if line.len() > crate::terminal::MAX_MESSAGE {
+                    break;
+                }
+            }
+            eprintln!("{line}");
+            Ok(())
+        })?,
+    )?;
     lua.set_memory_limit(limits.memory)?;
     Ok(lua)
 }
@@ -156,6 +177,16 @@ impl Budget {
             };
             let seq = budget.seq.load(Ordering::Relaxed);
             if seq % 2 == 1 && budget.fired.load(Ordering::Relaxed) == seq {
+                // The host's trampoline is finishing the call (raising the
+                // stop, or taking a result that came in late): let it.
+                let in_host = lua
+                    .inspect_stack(0, |debug| {
+                        debug.source().short_src.as_deref() == Some("moonloop")
+                    })
+                    .unwrap_or(false);
+                if in_host {
+                    return Ok(VmState::Continue);
+                }
                 // Stay armed until the call ends, so a `pcall` in a loop
                 // cannot swallow the stop.
                 return Err(budget.stopped(&super::location(lua, 0)));
@@ -309,59 +340,4 @@ fn watch() {
         }
         std::thread::sleep(period.max(Duration::from_millis(1)));
     }
-}
-
-/// Says whether `text` starts with `file:line: `.
-fn has_place(text: &str) -> bool {
-    text.split_once(": ").is_some_and(|(head, _)| {
-        head.rsplit_once(':').is_some_and(|(file, line)| {
-            !file.is_empty() && !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit())
-        })
-    })
-}
-
-/// Turns an mlua error into the one line a game author reads: the Luau
-/// message (which starts with `file:line:`), without the traceback and
-/// without mlua's wrapping, with the rule and fix added where Luau's own
-/// words would not say them.
-pub fn describe(err: &mlua::Error) -> String {
-    let text = match err {
-        mlua::Error::CallbackError { cause, .. } => return describe(cause),
-        mlua::Error::WithContext { context, cause } => {
-            return format!("{context}: {}", describe(cause));
-        }
-        mlua::Error::RuntimeError(msg) => msg.clone(),
-        mlua::Error::SyntaxError { message, .. } => message.clone(),
-        mlua::Error::MemoryError(_) => "H9: the game ran out of memory: it passed its memory cap \
-             (look for a table that grows every frame)"
-            .to_string(),
-        mlua::Error::ExternalError(e) => e.to_string(),
-        other => other.to_string(),
-    };
-    let (message, traceback) = text.split_once("\nstack traceback:").unwrap_or((&text, ""));
-    let mut text = message.trim_end().lines().next().unwrap_or("").to_string();
-    // An error raised inside a built-in (`rawset`, `setmetatable`) carries
-    // no place; the traceback's first Luau frame is the author's line.
-    // (The host's own trampoline chunk, `moonloop`, is not the author's;
-    // a refused state is named by the binding, which knows the function.)
-    if !has_place(&text)
-        && !text.starts_with(crate::state::REFUSED)
-        && let Some(place) = traceback
-            .lines()
-            .map(str::trim)
-            .find(|l| !l.is_empty() && !l.starts_with("[C]") && !l.starts_with("moonloop:"))
-            .and_then(|l| l.split_once(": in ").map(|(place, _)| place))
-        && has_place(&format!("{place}: "))
-    {
-        text = format!("{place}: {text}");
-    }
-    if text.contains("attempt to modify a readonly table") {
-        return format!(
-            "{text} (S3: the state is frozen, as are the libraries; return a new table instead, table.clone copies one)"
-        );
-    }
-    if text.contains("stack overflow") {
-        return format!("{text} (H9: recursion too deep)");
-    }
-    text
 }

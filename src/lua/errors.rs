@@ -1,0 +1,306 @@
+//! Errors: the one line a game author reads when game code fails, and the
+//! handler that makes it at the boundary between host and game.
+//!
+//! Every call from the host into game code (`init`, `update`, `render`,
+//! `reload`, a transition) runs through a trampoline that calls it under
+//! `xpcall` with [`explain`] as the handler. The handler turns whatever
+//! the game raised into a message with the author's `file:line`: a table
+//! (`error({})`), a value whose `__tostring` fails, loops or yields, an
+//! `error(msg, 2)` that would blame the host's trampoline. A string that
+//! already has its place, and the host's own errors, pass untouched,
+//! which keeps a failing frame allocation-free where it can be.
+
+use std::ffi::{CStr, c_int};
+
+use mlua::ffi;
+
+/// The host's trampolines, loaded as the `moonloop` chunk: `taking`
+/// calls a function and takes its result as the state (S2, S5) inside
+/// Luau, so the check needs no protected call from Rust each frame;
+/// `calling` calls one whose result is not a state (`render`).
+pub const TRAMPOLINES: &str = r#"
+local take, explain = ...
+local function taking(f, a, b, c)
+    local ok, next = xpcall(f, explain, a, b, c)
+    if not ok then
+        error(next, 0)
+    end
+    if next ~= nil then
+        take(next)
+    end
+    return next
+end
+local function calling(f, a, b, c)
+    local ok, err = xpcall(f, explain, a, b, c)
+    if not ok then
+        error(err, 0)
+    end
+end
+return taking, calling
+"#;
+
+/// The chunk name of the trampolines, which errors must never blame.
+const HOST_CHUNK: &str = "moonloop";
+
+/// What Luau raises when an allocation fails (it is preallocated).
+const OUT_OF_MEMORY: &str = "not enough memory";
+
+/// Creates the [`explain`] handler as a Luau function.
+pub fn handler(lua: &mlua::Lua) -> mlua::Result<mlua::Function> {
+    // SAFETY: `explain` follows the C function protocol: one argument in,
+    // one result out, and it raises nothing.
+    unsafe { lua.create_c_function(explain) }
+}
+
+/// The `xpcall` handler: returns the error value as the author should
+/// read it (see the module's doc).
+unsafe extern "C-unwind" fn explain(state: *mut ffi::lua_State) -> c_int {
+    unsafe {
+        let message = match ffi::lua_type(state, 1) {
+            // mlua's wrapped Rust errors (a budget stop, a refused call):
+            // they carry their place already and must stay typed.
+            ffi::LUA_TUSERDATA | ffi::LUA_TLIGHTUSERDATA => return 1,
+            ffi::LUA_TSTRING => {
+                let text = string_at(state, 1);
+                if text == OUT_OF_MEMORY {
+                    // Nothing may be allocated now.
+                    return 1;
+                }
+                match strip_host_place(&text) {
+                    Some(rest) => rest.to_string(),
+                    None if has_place(&text) => return 1,
+                    None => text,
+                }
+            }
+            other => match describe_value(state, other) {
+                Ok(message) => message,
+                Err(()) => return 1,
+            },
+        };
+        let place = author_place(state);
+        let line = format!("{place}{message}");
+        ffi::lua_pushlstring_(state, line.as_ptr() as *const _, line.len());
+        1
+    }
+}
+
+/// Turns a raised value that is not a string into words: its
+/// `__tostring` when that works, else what it is. `Err` leaves the
+/// host's own error (a budget stop) on top of the stack instead.
+unsafe fn describe_value(state: *mut ffi::lua_State, kind: c_int) -> Result<String, ()> {
+    unsafe {
+        let type_name = match kind {
+            ffi::LUA_TNIL => "nil",
+            ffi::LUA_TBOOLEAN => "boolean",
+            ffi::LUA_TNUMBER => "number",
+            ffi::LUA_TVECTOR => "vector",
+            ffi::LUA_TTABLE => "table",
+            ffi::LUA_TFUNCTION => "function",
+            ffi::LUA_TTHREAD => "thread",
+            ffi::LUA_TBUFFER => "buffer",
+            _ => "value",
+        };
+        if kind == ffi::LUA_TNUMBER || kind == ffi::LUA_TBOOLEAN {
+            let mut len = 0;
+            let text = ffi::luaL_tolstring_(state, 1, &mut len);
+            let text = bytes(text, len);
+            ffi::lua_settop(state, 1);
+            return Ok(format!("error raised with the {type_name} {text}"));
+        }
+        if ffi::luaL_getmetafield_(state, 1, c"__tostring".as_ptr()) != ffi::LUA_TNIL {
+            // Called protected: a `__tostring` that errors, yields or loops
+            // (the budget stops it) must not lose the error it describes.
+            ffi::lua_pushvalue(state, 1);
+            let status = ffi::lua_pcall(state, 1, 1, 0);
+            if status != ffi::LUA_OK && ffi::lua_type(state, -1) == ffi::LUA_TUSERDATA {
+                // The host stopped the `__tostring` (its budget ran out):
+                // that stop, with its place, is the error to report.
+                return Err(());
+            }
+            let result = if status == ffi::LUA_OK && ffi::lua_type(state, -1) == ffi::LUA_TSTRING {
+                Ok(string_at(state, -1))
+            } else if status == ffi::LUA_OK {
+                Err("returned no string".to_string())
+            } else if ffi::lua_type(state, -1) == ffi::LUA_TSTRING {
+                Err(format!("failed: {}", first_line(&string_at(state, -1))))
+            } else {
+                Err("failed".to_string())
+            };
+            ffi::lua_settop(state, 1);
+            return Ok(match result {
+                Ok(text) => text,
+                Err(why) => format!("error raised with a {type_name} whose __tostring {why}"),
+            });
+        }
+        Ok(format!(
+            "error raised with a {type_name}, not a message (error() takes a string, or a table \
+             with __tostring)"
+        ))
+    }
+}
+
+/// Returns `"file:line: "` for the innermost frame of the author's code
+/// on the stack (not the host's trampoline), or `""`.
+unsafe fn author_place(state: *mut ffi::lua_State) -> String {
+    unsafe {
+        for level in 1..64 {
+            let mut ar: ffi::lua_Debug = std::mem::zeroed();
+            if ffi::lua_getinfo(state, level, c"sl".as_ptr(), &mut ar) == 0 {
+                break;
+            }
+            let what = cstr(ar.what);
+            let short = cstr(ar.short_src);
+            if what == "Lua" && short != HOST_CHUNK && ar.currentline > 0 {
+                return format!("{short}:{}: ", ar.currentline);
+            }
+        }
+        String::new()
+    }
+}
+
+unsafe fn cstr(ptr: *const std::ffi::c_char) -> String {
+    if ptr.is_null() {
+        return String::new();
+    }
+    unsafe { CStr::from_ptr(ptr).to_string_lossy().into_owned() }
+}
+
+unsafe fn string_at(state: *mut ffi::lua_State, idx: c_int) -> String {
+    unsafe {
+        let mut len = 0;
+        let ptr = ffi::lua_tolstring(state, idx, &mut len);
+        bytes(ptr, len)
+    }
+}
+
+unsafe fn bytes(ptr: *const std::ffi::c_char, len: usize) -> String {
+    if ptr.is_null() {
+        return String::new();
+    }
+    // A message is one line; at most this much of a huge one is kept.
+    let len = len.min(64 << 10);
+    let slice = unsafe { std::slice::from_raw_parts(ptr as *const u8, len) };
+    String::from_utf8_lossy(slice).into_owned()
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or("")
+}
+
+/// Returns what follows a `moonloop:N: ` place (an `error(msg, 2)` that
+/// named the host's trampoline), or `None`.
+fn strip_host_place(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix(HOST_CHUNK)?.strip_prefix(':')?;
+    let (line, rest) = rest.split_once(": ")?;
+    line.bytes().all(|b| b.is_ascii_digit()).then_some(rest)
+}
+
+/// Says whether `text` starts with `file:line: `.
+fn has_place(text: &str) -> bool {
+    text.split_once(": ").is_some_and(|(head, _)| {
+        head.rsplit_once(':').is_some_and(|(file, line)| {
+            !file.is_empty() && !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit())
+        })
+    })
+}
+
+/// Returns the first `file:line` of the author's code in a Luau traceback.
+fn traceback_place(traceback: &str) -> Option<&str> {
+    traceback
+        .lines()
+        .map(str::trim)
+        .find(|l| {
+            !l.is_empty()
+                && !l.starts_with("[C]")
+                && !l.starts_with("moonloop:")
+                && !l.starts_with("stack traceback")
+        })
+        .and_then(|l| l.split_once(": in ").map(|(place, _)| place))
+        .filter(|place| has_place(&format!("{place}: ")))
+}
+
+/// Turns an mlua error into the one line a game author reads: the Luau
+/// message (which starts with `file:line:`), without the traceback and
+/// without mlua's wrapping, with the rule and fix added where Luau's own
+/// words would not say them.
+pub fn describe(err: &mlua::Error) -> String {
+    let text = match err {
+        mlua::Error::CallbackError { cause, traceback } => {
+            // A host function refused its arguments: the traceback's first
+            // Luau frame is the author's call.
+            let text = describe(cause);
+            return match traceback_place(traceback) {
+                Some(place) if !has_place(&text) => format!("{place}: {text}"),
+                _ => text,
+            };
+        }
+        mlua::Error::WithContext { context, cause } => {
+            return format!("{context}: {}", describe(cause));
+        }
+        // A memory error re-raised by a trampoline reads as a string.
+        mlua::Error::RuntimeError(msg) if msg.starts_with(OUT_OF_MEMORY) => {
+            return describe(&mlua::Error::MemoryError(msg.clone()));
+        }
+        mlua::Error::BadArgument {
+            to,
+            pos,
+            name,
+            cause,
+        } => {
+            return bad_argument(to.as_deref(), *pos, name.as_deref(), cause);
+        }
+        mlua::Error::RuntimeError(msg) => msg.clone(),
+        mlua::Error::SyntaxError { message, .. } => message.clone(),
+        mlua::Error::MemoryError(_) => "H9: the game ran out of memory: it passed its memory cap \
+             (look for a table that grows every frame)"
+            .to_string(),
+        mlua::Error::ExternalError(e) => e.to_string(),
+        other => other.to_string(),
+    };
+    let (message, traceback) = text.split_once("\nstack traceback:").unwrap_or((&text, ""));
+    let mut text = message.trim_end().lines().next().unwrap_or("").to_string();
+    // An error raised inside a built-in (`rawset`, `setmetatable`) carries
+    // no place; the traceback's first Luau frame is the author's line.
+    // (The host's own trampoline chunk, `moonloop`, is not the author's;
+    // a refused state is named by the binding, which knows the function.)
+    if !has_place(&text)
+        && !text.starts_with(crate::state::REFUSED)
+        && let Some(place) = traceback_place(traceback)
+    {
+        text = format!("{place}: {text}");
+    }
+    if text.contains("attempt to modify a readonly table") {
+        return format!(
+            "{text} (S3: the state is frozen, as are the libraries; return a new table instead, table.clone copies one)"
+        );
+    }
+    if text.contains("stack overflow") {
+        return format!("{text} (H9: recursion too deep)");
+    }
+    text
+}
+
+/// Words for an argument mlua could not convert: a handle method called
+/// with a dot instead of a colon, or a value of the wrong type.
+fn bad_argument(to: Option<&str>, pos: usize, name: Option<&str>, cause: &mlua::Error) -> String {
+    // mlua names a method `ScreenHandle.rect`; the author wrote `screen:rect`.
+    let call = to.map(|to| {
+        let (handle, method) = to.split_once('.').unwrap_or(("", to));
+        match handle.strip_suffix("Handle") {
+            Some(handle) => format!("{}:{method}", handle.to_ascii_lowercase()),
+            None => to.to_string(),
+        }
+    });
+    let call = call.as_deref().unwrap_or("a host function");
+    if name == Some("self") {
+        let dotted = call.replacen(':', ".", 1);
+        return format!("{dotted}(...) was called with a dot; call it with a colon: {call}(...)");
+    }
+    let what = match cause {
+        mlua::Error::FromLuaConversionError { from, to, .. } => {
+            format!("a {to} was expected, not a {from}")
+        }
+        other => describe(other),
+    };
+    format!("{call}: argument {pos}: {what}")
+}
