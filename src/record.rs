@@ -216,6 +216,12 @@ fn encode(format: Format, frames: Receiver<Shot>) -> Result<u64> {
                     .map_err(|e| failed(&e))?;
                 count += 1;
             }
+            // The trailer and the buffered bytes are written here, where a
+            // full disk is seen and reported, not on a silent drop.
+            if let Some(encoder) = encoder {
+                let mut out = encoder.into_inner().map_err(|e| failed(&e))?;
+                out.flush().map_err(|e| failed(&e))?;
+            }
             Ok(count)
         }
         Format::Apng(file) => {
@@ -227,23 +233,32 @@ fn encode(format: Format, frames: Receiver<Shot>) -> Result<u64> {
             let (mut count, mut size) = (0u64, (0u32, 0u32));
             let mut delays = Vec::new();
             let mut rgba = Vec::new();
-            for shot in frames {
-                size = (shot.pixmap.width(), shot.pixmap.height());
-                let bytes = if is_opaque(&shot.pixmap) {
-                    shot.pixmap.data()
+            let spooled = || -> std::result::Result<(), String> {
+                for shot in frames {
+                    size = (shot.pixmap.width(), shot.pixmap.height());
+                    let bytes = if is_opaque(&shot.pixmap) {
+                        shot.pixmap.data()
+                    } else {
+                        straight_rgba(&shot.pixmap, &mut rgba);
+                        &rgba
+                    };
+                    spool.write_all(bytes).map_err(|e| e.to_string())?;
+                    delays.push(rational(shot.dt));
+                    count += 1;
+                }
+                spool.flush().map_err(|e| e.to_string())
+            };
+            let result = spooled().and_then(|()| {
+                if count > 0 {
+                    write_apng(&file, &spool_path, size, &delays)
                 } else {
-                    straight_rgba(&shot.pixmap, &mut rgba);
-                    &rgba
-                };
-                spool.write_all(bytes).map_err(|e| failed(&e))?;
-                delays.push(rational(shot.dt));
-                count += 1;
-            }
+                    Ok(())
+                }
+            });
+            // The spool goes whatever happened: it is never the recording.
             drop(spool);
-            if count > 0 {
-                write_apng(&file, &spool_path, size, &delays).map_err(|e| failed(&e))?;
-            }
             let _ = std::fs::remove_file(&spool_path);
+            result.map_err(|e| failed(&e))?;
             Ok(count)
         }
     }
@@ -255,8 +270,8 @@ fn write_apng(
     size: (u32, u32),
     delays: &[(u16, u16)],
 ) -> std::result::Result<(), String> {
-    let out = BufWriter::new(File::create(file).map_err(|e| e.to_string())?);
-    let mut encoder = png::Encoder::new(out, size.0, size.1);
+    let mut out = BufWriter::new(File::create(file).map_err(|e| e.to_string())?);
+    let mut encoder = png::Encoder::new(&mut out, size.0, size.1);
     encoder.set_color(png::ColorType::Rgba);
     encoder.set_depth(png::BitDepth::Eight);
     encoder
@@ -272,7 +287,8 @@ fn write_apng(
             .map_err(|e| e.to_string())?;
         writer.write_image_data(&frame).map_err(|e| e.to_string())?;
     }
-    writer.finish().map_err(|e| e.to_string())
+    writer.finish().map_err(|e| e.to_string())?;
+    out.flush().map_err(|e| e.to_string())
 }
 
 /// Says whether every pixel is opaque, when premultiplied and straight

@@ -86,26 +86,32 @@ impl RawTable {
         RawTable(unsafe { ffi::lua_topointer(state, idx) } as *mut LuaTable)
     }
 
+    // The methods below read or write the table in place.
+    //
+    // # Safety
+    // The table is alive and unmoved: it is on the stack (or in a slot of
+    // a table that is) and no Luau code has run since it was reached.
+
     /// The table's address, which identifies it.
     pub(super) fn addr(self) -> *const c_void {
         self.0 as *const c_void
     }
 
-    pub(super) fn readonly(self) -> bool {
+    pub(super) unsafe fn readonly(self) -> bool {
         unsafe { (*self.0).readonly != 0 }
     }
 
     /// Whether the walk marked this table checked (it is frozen too).
-    pub(super) fn checked(self) -> bool {
+    pub(super) unsafe fn checked(self) -> bool {
         unsafe { (*self.0).readonly & CHECKED != 0 }
     }
 
     /// Marks this frozen table checked.
-    pub(super) fn mark_checked(self) {
+    pub(super) unsafe fn mark_checked(self) {
         unsafe { (*self.0).readonly |= CHECKED }
     }
 
-    pub(super) fn has_metatable(self) -> bool {
+    pub(super) unsafe fn has_metatable(self) -> bool {
         unsafe { !(*self.0).metatable.is_null() }
     }
 
@@ -114,7 +120,7 @@ impl RawTable {
     /// Luau's `lua_setreadonly` may also build a metamethod cache, which
     /// only speeds up a frozen table used as a metatable; without it such a
     /// table still works, its metamethods looked up by name.
-    pub(super) fn freeze(self) {
+    pub(super) unsafe fn freeze(self) {
         unsafe { (*self.0).readonly = 1 }
     }
 
@@ -122,7 +128,7 @@ impl RawTable {
     /// numbering (array part, then hash part), whose entry the walk must
     /// look at: a table not yet checked, or a value or key that is not
     /// plain data.
-    pub(super) fn next_to_check(self, iter: c_int) -> Option<Slot> {
+    pub(super) unsafe fn next_to_check(self, iter: c_int) -> Option<Slot> {
         // SAFETY: the sizes and pointers are the table's own, read now.
         unsafe {
             let t = &*self.0;
@@ -180,7 +186,8 @@ fn passes(value: &TValue) -> bool {
         | ffi::LUA_TNUMBER
         | ffi::LUA_TVECTOR
         | ffi::LUA_TSTRING => true,
-        ffi::LUA_TTABLE => RawTable(value.value as *mut LuaTable).checked(),
+        // SAFETY: a table slot of a live table holds a live table.
+        ffi::LUA_TTABLE => unsafe { RawTable(value.value as *mut LuaTable).checked() },
         _ => false,
     }
 }
@@ -194,13 +201,24 @@ const CHECKED: u8 = 0x80;
 
 static KNOWN: OnceLock<bool> = OnceLock::new();
 
-/// Whether tables can be read in place: the mirror structs above match the
-/// running Luau. Checked once, on the first VM that asks.
+/// The Luau version whose `lobject.h` and whose uses of the `readonly`
+/// byte were read against this file. Any other version, which a routine
+/// `cargo update` can bring with no diff anyone would review, takes the
+/// walk that asks the API: slower, never wrong. To move it, read the
+/// comments at the top of this file against the new Luau, then change it.
+pub(super) const AUDITED_LUAU: &str = "0.740";
+
+/// Whether tables can be read in place: the running Luau is the audited
+/// version and the mirror structs above match it. Checked once, on the
+/// first VM that asks.
 ///
 /// # Safety
 /// `state` is a live Lua state with room for a few stack slots.
 pub(super) unsafe fn known(state: *mut ffi::lua_State) -> bool {
     *KNOWN.get_or_init(|| unsafe {
+        if ffi::luau_version() != Some(AUDITED_LUAU) {
+            return false;
+        }
         let top = ffi::lua_gettop(state);
         let known = check(state);
         ffi::lua_settop(state, top);
