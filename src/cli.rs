@@ -16,7 +16,7 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::headless::{self, Capture};
 use crate::input::Script;
-use crate::lua::{LuaGame, TestReport, run_test_file};
+use crate::lua::{LuaGame, TestReport, run_test_file_with};
 use crate::reload::Watcher;
 use crate::replay::{Replay, ReplayWriter};
 use crate::window;
@@ -37,6 +37,9 @@ enum Command {
     Test {
         /// Game folders; default: every folder in games/ with a tests/ folder.
         games: Vec<PathBuf>,
+        /// How long each test may run, in seconds (default 10).
+        #[arg(long, value_name = "SECONDS", value_parser = parse_budget)]
+        budget: Option<f64>,
     },
     /// Runs one scenario under several clocks and compares the outcomes (K4).
     CheckDt {
@@ -151,7 +154,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     };
     let outcome = match cli.command {
         Command::Run(args) => run(args),
-        Command::Test { games } => test(games),
+        Command::Test { games, budget } => test(games, budget),
         Command::CheckDt {
             game,
             scenario,
@@ -366,7 +369,7 @@ fn check_dt(game: &Path, scenario: &Path, clocks: Option<&str>) -> Result<ExitCo
 
 /// Finds the test files of each game, runs them in parallel on the
 /// available cores, and prints the results in file order.
-fn test(games: Vec<PathBuf>) -> Result<ExitCode> {
+fn test(games: Vec<PathBuf>, budget: Option<f64>) -> Result<ExitCode> {
     let games = if games.is_empty() {
         default_games()?
     } else {
@@ -389,7 +392,8 @@ fn test(games: Vec<PathBuf>) -> Result<ExitCode> {
         found.sort();
         files.extend(found.into_iter().map(|f| (game.clone(), f)));
     }
-    let reports = run_parallel(&files);
+    let budget = budget.map_or(crate::lua::TEST_BUDGET, std::time::Duration::from_secs_f64);
+    let reports = run_parallel(&files, budget);
     let (mut passed, mut failed) = (0, 0);
     for report in &reports {
         for (name, outcome) in &report.results {
@@ -418,7 +422,7 @@ fn test(games: Vec<PathBuf>) -> Result<ExitCode> {
     })
 }
 
-fn run_parallel(files: &[(PathBuf, PathBuf)]) -> Vec<TestReport> {
+fn run_parallel(files: &[(PathBuf, PathBuf)], budget: std::time::Duration) -> Vec<TestReport> {
     let next = Mutex::new(0usize);
     let results: Mutex<Vec<(usize, TestReport)>> = Mutex::new(Vec::new());
     let workers = std::thread::available_parallelism()
@@ -440,7 +444,7 @@ fn run_parallel(files: &[(PathBuf, PathBuf)]) -> Vec<TestReport> {
                     // One file that trips the host must not lose the
                     // others' results: it fails alone (the panic hook has
                     // printed what happened).
-                    let report = std::panic::catch_unwind(|| run_test_file(game, file))
+                    let report = std::panic::catch_unwind(|| run_test_file_with(game, file, budget))
                         .unwrap_or_else(|_| TestReport {
                             file: file.display().to_string(),
                             results: vec![(

@@ -16,7 +16,7 @@ mod vm;
 
 pub use game::{Config, LuaGame};
 pub use scenario::{DEFAULT_CLOCKS, Run, check_dt, compact, split_clocks};
-pub use testing::{TestReport, run_test_file};
+pub use testing::{TEST_BUDGET, TestReport, run_test_file, run_test_file_with};
 
 pub use determinism::DEFAULT_SEED;
 pub use errors::describe;

@@ -22,8 +22,9 @@ use crate::engine::Engine;
 use crate::input::{InputEvent, Key, Script};
 use crate::state;
 
-/// How long one test may run before it is stopped. Default: 10 s.
-pub(crate) const TEST_BUDGET: Duration = Duration::from_secs(10);
+/// How long one test may run before it is stopped, unless `moonloop test
+/// --budget` says otherwise. Default: 10 s.
+pub const TEST_BUDGET: Duration = Duration::from_secs(10);
 
 /// The outcome of one test file.
 #[derive(Debug)]
@@ -291,6 +292,13 @@ type Registered = Rc<RefCell<Vec<(String, Function)>>>;
 /// A file that registers no tests but loads without error counts as one
 /// passing test named after the file.
 pub fn run_test_file(game_dir: &Path, file: &Path) -> TestReport {
+    run_test_file_with(game_dir, file, TEST_BUDGET)
+}
+
+/// Runs one test file like [`run_test_file`], each test under `budget`
+/// (`moonloop test --budget`).
+pub fn run_test_file_with(game_dir: &Path, file: &Path, budget: Duration) -> TestReport {
+    let test_budget = budget;
     let display_dir = game_dir.to_string_lossy().trim_end_matches('/').to_string();
     let rel = file.strip_prefix(game_dir).unwrap_or(file).to_path_buf();
     let modules = Modules::new(game_dir.to_path_buf(), display_dir);
@@ -322,7 +330,7 @@ pub fn run_test_file(game_dir: &Path, file: &Path) -> TestReport {
             .ok_or_else(|| mlua::Error::RuntimeError("@moonloop/test is not a table".into()))?;
         globals.raw_set("expect", testlib.raw_get::<Value>("expect")?)?;
         vm::seal(&lua)?;
-        let budget = Budget::install(&lua, TEST_BUDGET)?;
+        let budget = Budget::install(&lua, test_budget)?;
         lua.set_app_data(Arc::clone(&budget));
         Ok((lua, budget))
     };

@@ -93,9 +93,15 @@ pub struct Outcome {
     pub stderr: String,
 }
 
+/// The binary under test: this build's, or the one `MOONLOOP_UNDER_TEST`
+/// names (to show a row fails on an older build).
+pub fn binary() -> std::ffi::OsString {
+    std::env::var_os("MOONLOOP_UNDER_TEST").unwrap_or_else(|| env!("CARGO_BIN_EXE_moonloop").into())
+}
+
 /// Runs the `moonloop` binary with `args` in `dir`.
 pub fn moonloop(args: &[&str], dir: &Path) -> Outcome {
-    let out = Command::new(env!("CARGO_BIN_EXE_moonloop"))
+    let out = Command::new(binary())
         .args(args)
         .current_dir(dir)
         .output()

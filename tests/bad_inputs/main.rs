@@ -3,7 +3,9 @@
 //! the user sees, the exit code, and what survives are checked: the run
 //! finishes all its frames, exits 1, and the state is the last good one.
 
+#[path = "../common/mod.rs"]
 mod common;
+mod walls;
 
 use common::{Outcome, game, moonloop};
 
