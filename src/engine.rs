@@ -8,11 +8,13 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
+use crate::assets::Store;
 use crate::clock::Clock;
 use crate::color::Rgba;
+use crate::config::Config;
 use crate::cues::CueLog;
 use crate::error::{Error, Result};
-use crate::input::{Action, InputFrame, Script};
+use crate::input::{InputFrame, Script};
 use crate::replay::ReplayWriter;
 use crate::scene::Scene;
 use crate::screen::Screen;
@@ -28,6 +30,41 @@ pub struct UpdateCtx<'a> {
     pub input: &'a InputFrame,
     /// Where played cues go.
     pub cues: &'a mut CueLog,
+    /// What the pointer's ray is cast into, when `update` asks.
+    pick: Pick<'a>,
+}
+
+/// The scene as the player last saw it, to find what is under the pointer.
+#[derive(Debug, Clone, Copy)]
+pub struct Pick<'a> {
+    scene: &'a Scene,
+    assets: &'a Store,
+}
+
+impl<'a> Pick<'a> {
+    /// Returns the name of the nearest visible object under `ray`.
+    ///
+    /// Picking tests every object, with a matrix inverse each, so it is
+    /// done only when asked, not every frame.
+    pub fn hover(&self, ray: Option<([f32; 3], [f32; 3])>) -> Option<&'a str> {
+        let (origin, direction) = ray?;
+        self.scene
+            .hit(origin.into(), direction.into(), self.assets)
+            .map(|(object, _)| object.name.as_str())
+    }
+}
+
+impl<'a> UpdateCtx<'a> {
+    /// Returns the name of the nearest visible scene object under the
+    /// pointer, through the camera the player saw last frame.
+    pub fn hover(&self) -> Option<&'a str> {
+        self.pick.hover(self.input.ray())
+    }
+
+    /// Returns what picking needs, for a binding to keep while `update` runs.
+    pub fn pick(&self) -> Pick<'a> {
+        self.pick
+    }
 }
 
 /// What `render` may use (C2): the screen layer (and the scene); nothing
@@ -40,6 +77,8 @@ pub struct RenderCtx<'a> {
     pub screen: &'a mut Screen,
     /// The retained 3D scene.
     pub scene: &'a mut Scene,
+    /// The game's images and models, which drawing and posing load.
+    pub assets: &'a mut Store,
 }
 
 /// A game the engine steps: the part that is the author's.
@@ -56,19 +95,11 @@ pub trait Game {
     /// The render failed; nothing is lost.
     fn render(&mut self, ctx: RenderCtx<'_>) -> Result;
 
-    /// Returns the named actions the game binds to keys. Default: none.
-    fn actions(&self) -> Vec<Action> {
-        Vec::new()
-    }
-
-    /// Returns the logical size the game draws in. Default: 1280x720.
-    fn logical_size(&self) -> (u32, u32) {
-        (1280, 720)
-    }
-
-    /// Returns the clear color. Default: black.
-    fn background(&self) -> Rgba {
-        Rgba::BLACK
+    /// Returns the game's config: title, logical size, background,
+    /// actions, developer controls, sounds. The engine reads it again after
+    /// every reload. Default: [`Config::default`].
+    fn config(&self) -> &Config {
+        crate::config::default_config()
     }
 
     /// Returns the folder images and meshes load from. Default: none.
@@ -128,6 +159,9 @@ pub struct Engine<G> {
     errors: Vec<Error>,
     screen: Screen,
     scene: Scene,
+    assets: Store,
+    /// The surface's size in device pixels, as the window last set it.
+    surface: (u32, u32),
     viewport: Viewport,
     reload_error: Option<String>,
     time_scale: f64,
@@ -140,12 +174,14 @@ pub struct Engine<G> {
 impl<G: Game> Engine<G> {
     /// Creates an engine stepping `game` by `clock`, with no frames run.
     pub fn new(game: G, clock: Box<dyn Clock>) -> Self {
-        let logical = game.logical_size();
+        let logical = game.config().logical();
         Engine {
             clock,
-            input: InputFrame::new(game.actions()),
-            screen: Screen::new(logical, game.folder()),
-            scene: Scene::new(game.folder()),
+            input: InputFrame::new(game.config().actions.clone()),
+            screen: Screen::new(logical),
+            scene: Scene::new(),
+            assets: Store::new(game.folder()),
+            surface: logical,
             viewport: Viewport::fit(logical, logical),
             reload_error: None,
             time_scale: 1.0,
@@ -213,31 +249,40 @@ impl<G: Game> Engine<G> {
         self.last_dt = dt;
         self.begin_input(dt);
 
-        // 3. The surfaces follow the window: `set_surface` recomputed the
-        // viewport when the size changed.
+        // 3. The letterboxed viewport follows the surface and the config's
+        // logical size (which a reload may have changed).
+        let logical = self.game.config().logical();
+        self.viewport = Viewport::fit(logical, self.surface);
         // 4. The screen layer is cleared; its viewport transform is applied
         // underneath when it is rasterized.
-        self.screen.clear();
+        self.screen.clear(logical);
 
         // 5. update runs; its result replaces the state.
         let ctx = UpdateCtx {
             frame: self.frame,
             input: &self.input,
             cues: &mut self.cues,
+            pick: Pick {
+                scene: &self.scene,
+                assets: &self.assets,
+            },
         };
         if let Err(err) = self.game.update(ctx, dt) {
             self.errors.push(err);
         }
 
-        // 6. render runs.
+        // 6. render runs. After a reload, what it no longer poses leaves
+        // the scene.
         let ctx = RenderCtx {
             frame: self.frame,
             screen: &mut self.screen,
             scene: &mut self.scene,
+            assets: &mut self.assets,
         };
         if let Err(err) = self.game.render(ctx) {
             self.errors.push(err);
         }
+        self.scene.sweep();
 
         // 7. World matrices follow the hierarchy, and the camera is read
         // into the view the next frame's pointer ray is cast through. (The
@@ -247,6 +292,9 @@ impl<G: Game> Engine<G> {
         }
         let (w, h) = self.viewport.logical;
         self.scene.read_camera(w.max(1) as f32 / h.max(1) as f32);
+        for warning in self.assets.take_warnings() {
+            self.errors.push(Error::Asset(warning));
+        }
 
         self.check_hash();
 
@@ -303,11 +351,8 @@ impl<G: Game> Engine<G> {
             .input
             .pointer()
             .and_then(|pointer| self.scene.ray(pointer, self.viewport.logical));
-        let hover = ray
-            .and_then(|(o, d)| self.scene.hit(o, d))
-            .map(|(object, _)| object.name.as_str());
         self.input
-            .set_pick(ray.map(|(o, d)| (o.to_array(), d.to_array())), hover);
+            .set_ray(ray.map(|(o, d)| (o.to_array(), d.to_array())));
     }
 
     fn begin_events(&mut self, dt: f64) {
@@ -405,8 +450,9 @@ impl<G: Game> Engine<G> {
     }
 
     /// Reloads the game between frames after `changed` files changed (H8);
-    /// the state carries over. Changed images and models load again the
-    /// next time they are used.
+    /// the state carries over. Changed images, models and sounds load again
+    /// at once, under the ids they had; objects and lights the next
+    /// `render` neither poses nor asks about leave the scene.
     ///
     /// # Errors
     /// The new code does not load: the old code keeps running on the state
@@ -416,10 +462,15 @@ impl<G: Game> Engine<G> {
         match self.game.reload(changed) {
             Ok(reloaded) => {
                 if reloaded.assets {
-                    self.screen.forget_images();
-                    self.scene.forget_models();
+                    self.assets.refresh(changed);
                 }
-                self.input.set_actions(self.game.actions());
+                if !reloaded.modules.is_empty() {
+                    self.scene.begin_sweep();
+                }
+                // The config may have changed: the actions now, the logical
+                // size and background at the next frame's step 3.
+                self.input.set_actions(self.game.config().actions.clone());
+                self.viewport = Viewport::fit(self.game.config().logical(), self.surface);
                 self.reload_error = None;
                 Ok(reloaded)
             }
@@ -438,7 +489,8 @@ impl<G: Game> Engine<G> {
     /// Sets the surface size in device pixels (step 3): the letterboxed
     /// viewport follows.
     pub fn set_surface(&mut self, width: u32, height: u32) {
-        self.viewport = Viewport::fit(self.game.logical_size(), (width.max(1), height.max(1)));
+        self.surface = (width.max(1), height.max(1));
+        self.viewport = Viewport::fit(self.game.config().logical(), self.surface);
     }
 
     /// Returns the letterboxed viewport.
@@ -451,6 +503,16 @@ impl<G: Game> Engine<G> {
         &self.scene
     }
 
+    /// Returns the game's assets.
+    pub fn assets(&self) -> &Store {
+        &self.assets
+    }
+
+    /// Returns the game's assets, to load or warn about them.
+    pub fn assets_mut(&mut self) -> &mut Store {
+        &mut self.assets
+    }
+
     /// Returns the screen layer as the last frame left it.
     pub fn screen(&self) -> &Screen {
         &self.screen
@@ -459,15 +521,17 @@ impl<G: Game> Engine<G> {
     /// Rasterizes the last frame: the background with the screen layer
     /// over it, at the surface's size.
     pub fn picture(&mut self) -> tiny_skia::Pixmap {
-        let background = self.game.background();
-        self.screen.picture(&self.viewport, background)
+        let background = self.game.config().background;
+        self.screen
+            .picture(&self.viewport, background, &self.assets)
     }
 
     /// Rasterizes the last frame into `pixmap`, which must be the
     /// surface's size (a recorder reuses one this way).
     pub fn picture_into(&mut self, pixmap: &mut tiny_skia::Pixmap) {
-        pixmap.fill(self.game.background().to_skia());
-        self.screen.rasterize(&mut pixmap.as_mut(), &self.viewport);
+        pixmap.fill(self.game.config().background.to_skia());
+        self.screen
+            .rasterize(&mut pixmap.as_mut(), &self.viewport, &self.assets);
     }
 
     /// Rasterizes the screen layer alone into `pixmap` (transparent where
@@ -481,13 +545,19 @@ impl<G: Game> Engine<G> {
             return false;
         }
         pixmap.fill(tiny_skia::Color::TRANSPARENT);
-        self.screen.rasterize(&mut pixmap.as_mut(), &self.viewport);
+        self.screen
+            .rasterize(&mut pixmap.as_mut(), &self.viewport, &self.assets);
         true
+    }
+
+    /// Returns the game's config as the last load or reload left it.
+    pub fn config(&self) -> &Config {
+        self.game.config()
     }
 
     /// Returns the game's clear color.
     pub fn background(&self) -> Rgba {
-        self.game.background()
+        self.game.config().background
     }
 
     /// Returns the game's folder, where images and models load from.
@@ -528,6 +598,14 @@ impl<G: Game> Engine<G> {
     /// Returns the cue log.
     pub fn cues(&self) -> &CueLog {
         &self.cues
+    }
+
+    /// Drains the cue log, handing each cue to `play` with the game's
+    /// assets (its sound files).
+    pub fn play_cues(&mut self, mut play: impl FnMut(&crate::cues::Cue, &mut Store)) {
+        for cue in self.cues.drain() {
+            play(&cue, &mut self.assets);
+        }
     }
 
     /// Returns the cue log, to drain it.

@@ -37,6 +37,12 @@ pub enum Error {
     #[error("{0}")]
     Script(String),
 
+    /// An asset (an image, a model, a sound) could not be loaded or used
+    /// where no Luau call was running to raise it: a reload that broke a
+    /// file, a texture the GPU refused.
+    #[error("{0}")]
+    Asset(String),
+
     /// A scripted input file or replay log has a line the host cannot read.
     #[error("{path}:{line}: {reason}")]
     Input {

@@ -246,7 +246,6 @@ pub struct InputFrame {
     pending: Vec<InputEvent>,
     actions: Vec<Action>,
     ray: Option<([f32; 3], [f32; 3])>,
-    hover: String,
 }
 
 impl Default for InputFrame {
@@ -262,7 +261,6 @@ impl Default for InputFrame {
             pending: Vec::with_capacity(64),
             actions: Vec::new(),
             ray: None,
-            hover: String::with_capacity(64),
         }
     }
 }
@@ -328,18 +326,10 @@ impl InputFrame {
         self.ray
     }
 
-    /// Returns the name of the first scene object under the pointer.
-    pub fn hover(&self) -> Option<&str> {
-        (!self.hover.is_empty()).then_some(self.hover.as_str())
-    }
-
-    /// Sets what is under the pointer for this frame (the engine casts it).
-    pub fn set_pick(&mut self, ray: Option<([f32; 3], [f32; 3])>, hover: Option<&str>) {
+    /// Sets the ray under the pointer for this frame (the engine casts it;
+    /// what it hits is found only when `update` asks).
+    pub fn set_ray(&mut self, ray: Option<([f32; 3], [f32; 3])>) {
         self.ray = ray;
-        self.hover.clear();
-        if let Some(name) = hover {
-            self.hover.push_str(name);
-        }
     }
 
     /// Returns how far the wheel turned this frame.

@@ -10,6 +10,7 @@ pub mod assets;
 pub mod bench;
 pub mod cli;
 pub mod color;
+pub mod config;
 pub mod cues;
 pub mod engine;
 pub mod headless;

@@ -6,12 +6,12 @@
 //! right-handed, y up; angles are radians; sizes are world units.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 
 use glam::camera::rh::proj::directx as proj;
 use glam::camera::rh::view::look_at_mat4;
 use glam::{Mat4, Quat, Vec3, Vec4};
 
+use crate::assets::{ImageId, ModelId, Store};
 use crate::color::Rgba;
 
 /// The shape an object draws.
@@ -25,8 +25,8 @@ pub enum Mesh {
     Plane,
     /// A cylinder of diameter 1 and height 1 along y.
     Cylinder,
-    /// A mesh loaded from a glTF file in the game folder, by index.
-    Model(usize),
+    /// A mesh loaded from a glTF file in the game folder.
+    Model(ModelId),
 }
 
 /// How an object's surface looks.
@@ -35,7 +35,7 @@ pub struct Material {
     /// Base color. Default: white.
     pub color: Rgba,
     /// An image from the game folder wrapped over the mesh. Default: none.
-    pub texture: Option<String>,
+    pub texture: Option<ImageId>,
     /// Whether lights shade it. Default: true.
     pub lit: bool,
 }
@@ -71,6 +71,8 @@ pub struct Object {
     pub parent: Option<String>,
     /// The world matrix, computed at step 7.
     pub world: Mat4,
+    /// The scene's epoch when `render` last posed or asked about it.
+    seen: u32,
 }
 
 impl Object {
@@ -85,6 +87,7 @@ impl Object {
             visible: true,
             parent: None,
             world: Mat4::IDENTITY,
+            seen: 0,
         }
     }
 
@@ -206,8 +209,6 @@ pub enum Light {
     },
 }
 
-pub use crate::assets::gltf::Model as ModelMesh;
-
 /// What the camera was at the last step 7: the next frame's pointer ray is
 /// cast through it, so a click picks what the player saw.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -223,39 +224,69 @@ pub struct Scene {
     index: HashMap<String, usize>,
     /// The camera as `render` posed it.
     pub camera: Camera,
-    lights: Vec<(String, Light)>,
+    /// Each light, its name, and the epoch it was last posed in.
+    lights: Vec<(String, Light, u32)>,
     seen: Option<Seen>,
-    root: Option<PathBuf>,
-    models: Vec<ModelMesh>,
+    /// Moves on at each reload; see [`Scene::begin_sweep`].
+    epoch: u32,
+    sweeping: bool,
 }
 
 /// The most objects a scene holds.
 pub const MAX_OBJECTS: usize = 200_000;
-
-/// The most bytes of model data a scene holds.
-pub const MAX_MODELS_BYTES: usize = 512 << 20;
 
 /// The most lights a scene holds (the renderer shades with the first
 /// few; see `render`).
 pub const MAX_LIGHTS: usize = 1024;
 
 impl Scene {
-    /// Creates an empty scene whose models load from `root`.
-    pub fn new(root: Option<PathBuf>) -> Scene {
-        Scene {
-            root,
-            ..Scene::default()
-        }
-    }
-
-    /// Returns the game folder models and textures load from.
-    pub fn root(&self) -> Option<&Path> {
-        self.root.as_deref()
+    /// Creates an empty scene.
+    pub fn new() -> Scene {
+        Scene::default()
     }
 
     /// Returns the object called `name`.
     pub fn get(&self, name: &str) -> Option<&Object> {
         self.index.get(name).map(|&i| &self.objects[i])
+    }
+
+    /// Returns the object called `name` as `render` asks about it
+    /// (`scene:get`, `scene:has`): asking counts as posing it for
+    /// [`Scene::sweep`].
+    pub fn ask(&mut self, name: &str) -> Option<&Object> {
+        let epoch = self.epoch;
+        let i = *self.index.get(name)?;
+        self.objects[i].seen = epoch;
+        Some(&self.objects[i])
+    }
+
+    /// Starts a sweep (after a reload): the objects and lights the next
+    /// `render` neither poses nor asks about are removed when it ends
+    /// ([`Scene::sweep`]), so an object whose code was deleted leaves the
+    /// scene (H8).
+    pub fn begin_sweep(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1);
+        self.sweeping = true;
+    }
+
+    /// Ends a sweep begun by [`Scene::begin_sweep`], after the render that
+    /// followed it; does nothing when none was begun.
+    pub fn sweep(&mut self) {
+        if !self.sweeping {
+            return;
+        }
+        self.sweeping = false;
+        let epoch = self.epoch;
+        let gone: Vec<String> = self
+            .objects
+            .iter()
+            .filter(|o| o.seen != epoch)
+            .map(|o| o.name.clone())
+            .collect();
+        for name in gone {
+            self.remove(&name);
+        }
+        self.lights.retain(|(_, _, seen)| *seen == epoch);
     }
 
     /// Returns the object called `name`, creating it with `mesh` if there
@@ -264,6 +295,7 @@ impl Scene {
     /// # Errors
     /// The scene already holds [`MAX_OBJECTS`].
     pub fn object(&mut self, name: &str, mesh: Mesh) -> Result<&mut Object, String> {
+        let epoch = self.epoch;
         let i = match self.index.get(name) {
             Some(&i) => i,
             None => {
@@ -277,7 +309,9 @@ impl Scene {
                 self.objects.len() - 1
             }
         };
-        Ok(&mut self.objects[i])
+        let object = &mut self.objects[i];
+        object.seen = epoch;
+        Ok(object)
     }
 
     /// Removes the object called `name`; says whether there was one.
@@ -309,14 +343,18 @@ impl Scene {
     /// The scene already holds [`MAX_LIGHTS`] other lights.
     pub fn set_light(&mut self, name: &str, light: Light) -> Result<(), String> {
         let full = self.lights.len() == MAX_LIGHTS;
-        match self.lights.iter_mut().find(|(n, _)| n == name) {
-            Some((_, l)) => *l = light,
+        let epoch = self.epoch;
+        match self.lights.iter_mut().find(|(n, _, _)| n == name) {
+            Some((_, l, seen)) => {
+                *l = light;
+                *seen = epoch;
+            }
             None if full => {
                 return Err(format!(
                     "the scene holds {MAX_LIGHTS} lights, the most it can"
                 ));
             }
-            None => self.lights.push((name.to_string(), light)),
+            None => self.lights.push((name.to_string(), light, epoch)),
         }
         Ok(())
     }
@@ -324,50 +362,13 @@ impl Scene {
     /// Removes the light called `name`.
     pub fn remove_light(&mut self, name: &str) -> bool {
         let before = self.lights.len();
-        self.lights.retain(|(n, _)| n != name);
+        self.lights.retain(|(n, _, _)| n != name);
         before != self.lights.len()
     }
 
     /// Returns the lights.
     pub fn lights(&self) -> impl Iterator<Item = &Light> {
-        self.lights.iter().map(|(_, l)| l)
-    }
-
-    /// Loads (once) the glTF model `name` from the game folder.
-    ///
-    /// # Errors
-    /// The name leaves the folder, or the file is missing or not glTF.
-    pub fn model(&mut self, name: &str) -> Result<Mesh, String> {
-        if let Some(i) = self.models.iter().position(|m| m.name == name) {
-            return Ok(Mesh::Model(i));
-        }
-        let model = crate::assets::gltf::load(self.root.as_deref(), name)?;
-        let held: usize = self.models.iter().map(ModelMesh::bytes).sum();
-        if held + model.bytes() > MAX_MODELS_BYTES {
-            return Err(format!(
-                "`{}` does not fit: the scene's models would hold more than {} (H10)",
-                crate::terminal::escape(name),
-                crate::assets::bytes(MAX_MODELS_BYTES as u64)
-            ));
-        }
-        self.models.push(model);
-        Ok(Mesh::Model(self.models.len() - 1))
-    }
-
-    /// Returns a loaded model.
-    pub fn model_mesh(&self, index: usize) -> &ModelMesh {
-        &self.models[index]
-    }
-
-    /// Forgets loaded models, so changed files load again on next use.
-    /// Objects that used them fall back to cubes until posed again.
-    pub fn forget_models(&mut self) {
-        self.models.clear();
-        for object in &mut self.objects {
-            if matches!(object.mesh, Mesh::Model(_)) {
-                object.mesh = Mesh::Cube;
-            }
-        }
+        self.lights.iter().map(|(_, l, _)| l)
     }
 
     /// Computes every object's world matrix from the hierarchy (step 7).
@@ -425,8 +426,9 @@ impl Scene {
         Some((near, direction))
     }
 
-    /// Returns the nearest visible object the ray hits, and the distance.
-    pub fn hit(&self, origin: Vec3, direction: Vec3) -> Option<(&Object, f32)> {
+    /// Returns the nearest visible object the ray hits, and the distance
+    /// (models by their bounds, from `assets`).
+    pub fn hit(&self, origin: Vec3, direction: Vec3, assets: &Store) -> Option<(&Object, f32)> {
         let mut best: Option<(&Object, f32)> = None;
         for object in &self.objects {
             if !self.is_visible(object) {
@@ -439,7 +441,7 @@ impl Scene {
                 Mesh::Cube | Mesh::Cylinder => (Vec3::splat(-0.5), Vec3::splat(0.5)),
                 Mesh::Sphere => (Vec3::splat(-0.5), Vec3::splat(0.5)),
                 Mesh::Plane => (Vec3::new(-0.5, -1e-4, -0.5), Vec3::new(0.5, 1e-4, 0.5)),
-                Mesh::Model(i) => self.models[*i].bounds,
+                Mesh::Model(id) => assets.model_at(*id).bounds,
             };
             let local_t = match object.mesh {
                 Mesh::Sphere => ray_sphere(o, d, 0.5),
@@ -509,7 +511,7 @@ mod tests {
 
     #[test]
     fn a_child_of_a_rotated_parent_turns_with_it() {
-        let mut scene = Scene::new(None);
+        let mut scene = Scene::new();
         let parent = scene.object("arm", Mesh::Cube).unwrap();
         parent.position = Vec3::new(1.0, 0.0, 0.0);
         parent.rotation = Quat::from_rotation_y(FRAC_PI_2);
@@ -528,7 +530,7 @@ mod tests {
 
     #[test]
     fn parent_cycles_and_missing_parents_are_named() {
-        let mut scene = Scene::new(None);
+        let mut scene = Scene::new();
         scene.object("a", Mesh::Cube).unwrap().parent = Some("b".into());
         scene.object("b", Mesh::Cube).unwrap().parent = Some("a".into());
         assert_eq!(
@@ -544,7 +546,7 @@ mod tests {
 
     #[test]
     fn the_pointer_at_the_center_hits_what_the_camera_looks_at() {
-        let mut scene = Scene::new(None);
+        let mut scene = Scene::new();
         scene.object("near", Mesh::Cube).unwrap().position = Vec3::new(0.0, 0.0, 0.0);
         scene.object("far", Mesh::Sphere).unwrap().position = Vec3::new(0.0, 0.0, -5.0);
         scene.object("aside", Mesh::Cube).unwrap().position = Vec3::new(3.0, 0.0, 0.0);
@@ -561,7 +563,7 @@ mod tests {
         scene.read_camera(1280.0 / 720.0);
         let (origin, direction) = scene.ray((640.0, 360.0), (1280, 720)).unwrap();
         assert!(close(direction, Vec3::new(0.0, 0.0, -1.0)), "{direction}");
-        let (hit, distance) = scene.hit(origin, direction).unwrap();
+        let (hit, distance) = scene.hit(origin, direction, &Store::new(None)).unwrap();
         assert_eq!(hit.name, "near");
         assert!(
             (distance - (10.0 - 0.5 - origin.distance(Vec3::new(0.0, 0.0, 10.0)))).abs() < 1e-3,
@@ -569,7 +571,11 @@ mod tests {
         );
         scene.object("near", Mesh::Cube).unwrap().visible = false;
         assert_eq!(
-            scene.hit(origin, direction).unwrap().0.name,
+            scene
+                .hit(origin, direction, &Store::new(None))
+                .unwrap()
+                .0
+                .name,
             "far",
             "hidden objects are not hit"
         );
@@ -577,7 +583,7 @@ mod tests {
 
     #[test]
     fn an_orthographic_ray_is_parallel_to_the_view() {
-        let mut scene = Scene::new(None);
+        let mut scene = Scene::new();
         scene
             .camera
             .look_at(Vec3::new(0.0, 10.0, 0.0), Vec3::ZERO, Vec3::NEG_Z)
@@ -594,12 +600,19 @@ mod tests {
         let (origin, direction) = scene.ray((375.0, 250.0), (500, 500)).unwrap();
         assert!(close(direction, Vec3::NEG_Y), "{direction}");
         assert!((origin.x - 2.5).abs() < 1e-4, "{origin}");
-        assert_eq!(scene.hit(origin, direction).unwrap().0.name, "tile");
+        assert_eq!(
+            scene
+                .hit(origin, direction, &Store::new(None))
+                .unwrap()
+                .0
+                .name,
+            "tile"
+        );
     }
 
     #[test]
     fn a_scene_refuses_more_objects_than_its_cap() {
-        let mut scene = Scene::new(None);
+        let mut scene = Scene::new();
         for i in 0..MAX_OBJECTS {
             scene.object(&i.to_string(), Mesh::Cube).unwrap();
         }
@@ -615,7 +628,7 @@ mod tests {
 
     #[test]
     fn removing_an_object_keeps_the_others_findable() {
-        let mut scene = Scene::new(None);
+        let mut scene = Scene::new();
         for name in ["a", "b", "c"] {
             scene.object(name, Mesh::Cube).unwrap();
         }

@@ -7,13 +7,13 @@
 //! rasterizes. The list's storage is kept from frame to frame.
 
 use std::ops::Range;
-use std::path::PathBuf;
 
 use tiny_skia::{
     FillRule, FilterQuality, GradientStop, LineCap, LineJoin, Paint, PathBuilder, Pixmap,
     PixmapMut, Point, Rect, Shader, SpreadMode, Stroke, StrokeDash, Transform,
 };
 
+use crate::assets::{ImageId, Store};
 use crate::color::Rgba;
 use crate::text::Font;
 use crate::viewport::Viewport;
@@ -116,7 +116,7 @@ enum Command {
         align: Align,
     },
     Image {
-        image: u32,
+        image: ImageId,
         source: [f32; 4],
         dest: [f32; 4],
         smooth: bool,
@@ -137,15 +137,7 @@ pub struct Screen {
     alpha: f32,
     stack: Vec<(Transform, f32)>,
     font: Font,
-    images: Images,
     skipped: u32,
-}
-
-/// Images loaded from the game folder, by name.
-#[derive(Debug, Default)]
-struct Images {
-    root: Option<PathBuf>,
-    loaded: Vec<(String, Pixmap)>,
 }
 
 /// The most bytes of drawing one frame's display list holds.
@@ -153,9 +145,6 @@ pub const MAX_FRAME_BYTES: usize = 64 << 20;
 
 /// The longest text one `text` call writes, in bytes.
 pub const MAX_TEXT: usize = 64 << 10;
-
-/// The most bytes of decoded images a screen layer holds at once.
-pub const MAX_IMAGE_BYTES: u64 = 512 << 20;
 
 /// The most transforms `push` may stack.
 pub const MAX_STACK: usize = 256;
@@ -180,9 +169,8 @@ fn size(name: &str, v: f64) -> Result<f32, String> {
 }
 
 impl Screen {
-    /// Creates a screen layer for a game of `logical` size whose images
-    /// load from `root` (none: images cannot be drawn).
-    pub fn new(logical: (u32, u32), root: Option<PathBuf>) -> Screen {
+    /// Creates a screen layer for a game of `logical` size.
+    pub fn new(logical: (u32, u32)) -> Screen {
         Screen {
             logical,
             commands: Vec::with_capacity(256),
@@ -194,10 +182,6 @@ impl Screen {
             alpha: 1.0,
             stack: Vec::with_capacity(16),
             font: Font::new(),
-            images: Images {
-                root,
-                loaded: Vec::new(),
-            },
             skipped: 0,
         }
     }
@@ -207,10 +191,11 @@ impl Screen {
         self.logical
     }
 
-    /// Clears the layer for a new frame (step 4): no commands, the identity
-    /// transform (the viewport's is applied underneath when rasterizing),
-    /// full alpha.
-    pub fn clear(&mut self) {
+    /// Clears the layer for a new frame (step 4) of a game whose logical
+    /// size is now `logical`: no commands, the identity transform (the
+    /// viewport's is applied underneath when rasterizing), full alpha.
+    pub fn clear(&mut self, logical: (u32, u32)) {
+        self.logical = logical;
         self.commands.clear();
         self.ops.clear();
         self.stops.clear();
@@ -421,6 +406,7 @@ impl Screen {
     #[allow(clippy::too_many_arguments)]
     pub fn image(
         &mut self,
+        assets: &mut Store,
         name: &str,
         at: (f64, f64),
         size_px: (Option<f64>, Option<f64>),
@@ -429,9 +415,9 @@ impl Screen {
         smooth: bool,
         alpha: f64,
     ) -> Result<(), String> {
-        let index = self.images.load(name)?;
+        let id = assets.image(name)?;
         let (iw, ih) = {
-            let image = &self.images.loaded[index].1;
+            let image = assets.image_at(id);
             (image.width() as f32, image.height() as f32)
         };
         let source = match source {
@@ -466,7 +452,7 @@ impl Screen {
                     .pre_concat(Transform::from_rotate_at(rotation.to_degrees(), cx, cy));
         }
         let pushed = self.push(Command::Image {
-            image: index as u32,
+            image: id,
             source,
             dest: [x, y, w, h],
             smooth,
@@ -549,7 +535,7 @@ impl Screen {
     /// A command tiny-skia panics on (it has unwraps that extreme
     /// coordinates reach) is skipped and counted in
     /// [`Screen::skipped`]: game data never takes the host down (H10).
-    pub fn rasterize(&mut self, pixmap: &mut PixmapMut<'_>, viewport: &Viewport) {
+    pub fn rasterize(&mut self, pixmap: &mut PixmapMut<'_>, viewport: &Viewport, assets: &Store) {
         let view = viewport.transform();
         let clip = self.clip(viewport, pixmap.width(), pixmap.height());
         self.skipped = 0;
@@ -593,7 +579,7 @@ impl Screen {
                     smooth,
                     alpha,
                 } => {
-                    let image = &self.images.loaded[*image as usize].1;
+                    let image = assets.image_at(*image);
                     draw_image(
                         pixmap,
                         image,
@@ -642,37 +628,12 @@ impl Screen {
 
     /// Draws the frame over a `background` into a new pixmap the size of
     /// the viewport's surface: the picture a headless test looks at.
-    pub fn picture(&mut self, viewport: &Viewport, background: Rgba) -> Pixmap {
+    pub fn picture(&mut self, viewport: &Viewport, background: Rgba, assets: &Store) -> Pixmap {
         let mut pixmap = Pixmap::new(viewport.surface.0.max(1), viewport.surface.1.max(1))
             .expect("a non-empty surface");
         pixmap.fill(background.to_skia());
-        self.rasterize(&mut pixmap.as_mut(), viewport);
+        self.rasterize(&mut pixmap.as_mut(), viewport, assets);
         pixmap
-    }
-
-    /// Forgets loaded images, so changed files load again on next use.
-    pub fn forget_images(&mut self) {
-        self.images.loaded.clear();
-    }
-}
-
-impl Images {
-    fn load(&mut self, name: &str) -> Result<usize, String> {
-        if let Some(i) = self.loaded.iter().position(|(n, _)| n == name) {
-            return Ok(i);
-        }
-        let pixmap = crate::assets::png::load(self.root.as_deref(), name)?;
-        let size = pixmap.data().len() as u64;
-        let held: u64 = self.loaded.iter().map(|(_, p)| p.data().len() as u64).sum();
-        if held + size > MAX_IMAGE_BYTES {
-            return Err(format!(
-                "`{}` does not fit: the screen's images would hold more than {} (H10)",
-                crate::terminal::escape(name),
-                crate::assets::bytes(MAX_IMAGE_BYTES)
-            ));
-        }
-        self.loaded.push((name.to_string(), pixmap));
-        Ok(self.loaded.len() - 1)
     }
 }
 

@@ -92,7 +92,7 @@ pub fn run(engine: Engine<LuaGame>, options: Options) -> Result<(Engine<LuaGame>
         None => None,
     };
     let start_frame = engine.frame();
-    let sounds = Bank::new(engine.folder(), engine.game().config().sounds.clone());
+    let sounds = Bank::new(engine.config().sounds.clone());
     let device = match options.audio.as_str() {
         "" => "default",
         named => named,
@@ -170,7 +170,7 @@ fn report_recording(recorder: Recorder) {
 
 impl App {
     fn create(&mut self, event_loop: &ActiveEventLoop) -> Result<()> {
-        let config = self.engine.game().config().clone();
+        let config = self.engine.config().clone();
         let attributes = Window::default_attributes()
             .with_title(config.title.clone())
             .with_inner_size(LogicalSize::new(config.width, config.height))
@@ -221,7 +221,7 @@ impl App {
     }
 
     fn key(&mut self, code: KeyCode, pressed: bool, repeat: bool) {
-        let dev = self.engine.game().config().dev_controls;
+        let dev = self.engine.config().dev_controls;
         if dev && pressed && !repeat {
             match code {
                 KeyCode::F1 => return self.overlay.visible = !self.overlay.visible,
@@ -391,13 +391,14 @@ impl App {
             return false;
         }
         // The cues go to the audio device; the log must not grow for ever.
-        for cue in self.engine.cues_mut().drain() {
-            if let Some(line) = self.sound.play(&cue) {
+        let (sound, last_error) = (&mut self.sound, &mut self.last_error);
+        self.engine.play_cues(|cue, assets| {
+            if let Some(line) = sound.play(cue, assets) {
                 let line = crate::terminal::line(&line);
                 eprintln!("moonloop: {line}");
-                self.last_error = Some(line);
+                *last_error = Some(line);
             }
-        }
+        });
         for err in self.engine.frame_errors() {
             self.last_error = Some(self.tally.report(self.engine.frame(), err));
         }
@@ -423,8 +424,7 @@ impl ApplicationHandler for App {
                 // A window that never had focus (no window manager, as under
                 // Xvfb) is not paused by not having it.
                 self.had_focus |= focused;
-                if self.had_focus && self.engine.game().config().pause_on_blur && !self.user_paused
-                {
+                if self.had_focus && self.engine.config().pause_on_blur && !self.user_paused {
                     // Pausing and resuming restarts the clock: the first
                     // delta after focus returns is 0 (K1).
                     if focused {
@@ -472,8 +472,7 @@ impl ApplicationHandler for App {
         if let Some(changes) = self.options.watcher.as_mut().and_then(Watcher::poll) {
             headless::reload(&mut self.engine, &changes);
             // New sound files, or a new `config.sounds`, load on next play.
-            self.sound
-                .forget(self.engine.game().config().sounds.clone());
+            self.sound.forget(self.engine.config().sounds.clone());
         }
         let now = Instant::now();
         let due = self.engine.next_due().unwrap_or(self.next_tick);

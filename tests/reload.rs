@@ -249,3 +249,124 @@ fn a_thousand_reloads_leak_nothing() {
         "the old main table was collected"
     );
 }
+
+// rule: H8
+#[test]
+fn what_the_first_render_after_a_reload_leaves_out_leaves_the_scene() {
+    let main = r#"
+return {
+    render = function(state, scene)
+        scene:object("kept", { mesh = "cube" })
+        scene:object("deleted", { mesh = "sphere" })
+        if not scene:has("made once") then
+            scene:object("made once", { mesh = "plane" })
+        end
+        scene:light("sun", { kind = "ambient" })
+        scene:light("lamp", { kind = "ambient" })
+    end,
+}
+"#;
+    let dir = game(&[("main.luau", main)]);
+    let mut e = engine(dir.path());
+    e.advance(2).unwrap();
+    let names = |e: &moonloop::engine::Engine<moonloop::lua::LuaGame>| {
+        let mut names: Vec<String> = e.scene().objects().iter().map(|o| o.name.clone()).collect();
+        names.sort();
+        names
+    };
+    assert_eq!(names(&e), ["deleted", "kept", "made once"]);
+    write(
+        dir.path(),
+        "main.luau",
+        &main
+            .replace("scene:object(\"deleted\", { mesh = \"sphere\" })", "")
+            .replace("scene:light(\"lamp\", { kind = \"ambient\" })", ""),
+    );
+    e.reload(&[PathBuf::from("main.luau")]).unwrap();
+    assert_eq!(
+        names(&e),
+        ["deleted", "kept", "made once"],
+        "nothing goes before a render"
+    );
+    e.advance(1).unwrap();
+    assert_eq!(
+        names(&e),
+        ["kept", "made once"],
+        "the deleted object went; one the render asked about stayed"
+    );
+    assert_eq!(e.scene().lights().count(), 1, "the deleted light went too");
+    e.advance(1).unwrap();
+    assert_eq!(
+        names(&e),
+        ["kept", "made once"],
+        "later renders remove nothing"
+    );
+}
+
+// rule: H8
+#[test]
+fn a_reload_refreshes_the_config_the_host_acts_on() {
+    let main = r##"
+return {
+    config = { title = "one", width = 320, height = 200, background = "#102030" },
+    init = function() return { w = 0, h = 0 } end,
+    update = function(state) return state end,
+    render = function(state, scene, screen)
+        local w, h = screen:size()
+        assert(w == CONFIG_W and h == CONFIG_H, "screen:size() is " .. w .. "x" .. h)
+    end,
+}
+"##;
+    let first = main.replace("CONFIG_W", "320").replace("CONFIG_H", "200");
+    let dir = game(&[("main.luau", &first)]);
+    let mut e = engine(dir.path());
+    e.advance(1).unwrap();
+    assert_eq!(e.viewport().logical, (320, 200));
+    let second = main
+        .replace("\"one\"", "\"two\"")
+        .replace("width = 320, height = 200", "width = 640, height = 480")
+        .replace("#102030", "#405060")
+        .replace("CONFIG_W", "640")
+        .replace("CONFIG_H", "480");
+    write(dir.path(), "main.luau", &second);
+    e.reload(&[PathBuf::from("main.luau")]).unwrap();
+    e.advance(1).expect("screen:size() follows the new config");
+    assert_eq!(e.viewport().logical, (640, 480), "the viewport follows");
+    assert_eq!(e.config().title, "two", "the title follows");
+    assert_eq!(
+        e.background(),
+        moonloop::color::Rgba::parse("#405060").unwrap()
+    );
+}
+
+// rule: H8
+#[test]
+fn a_changed_image_is_drawn_anew_after_a_reload() {
+    let main = r#"
+return {
+    config = { width = 4, height = 4 },
+    render = function(state, scene, screen)
+        screen:image("dot.png", 0, 0, { width = 4, height = 4, smooth = false })
+    end,
+}
+"#;
+    let dir = game(&[("main.luau", main)]);
+    let paint = |color: tiny_skia::Color| {
+        let mut pixmap = tiny_skia::Pixmap::new(1, 1).unwrap();
+        pixmap.fill(color);
+        pixmap.save_png(dir.path().join("dot.png")).unwrap();
+    };
+    paint(tiny_skia::Color::from_rgba8(255, 0, 0, 255));
+    let mut e = engine(dir.path());
+    e.advance(1).unwrap();
+    assert_eq!(e.picture().pixel(1, 1).unwrap().red(), 255);
+    paint(tiny_skia::Color::from_rgba8(0, 0, 255, 255));
+    e.reload(&[PathBuf::from("dot.png")]).unwrap();
+    e.advance(1).unwrap();
+    let pixel = e.picture().pixel(1, 1).unwrap();
+    assert_eq!(
+        (pixel.red(), pixel.blue()),
+        (0, 255),
+        "the new file is drawn"
+    );
+}

@@ -120,7 +120,7 @@ fn a_gltf_model_loads_and_can_be_hit() {
     let moonloop::scene::Mesh::Model(i) = model else {
         panic!("a model mesh")
     };
-    assert_eq!(e.scene().model_mesh(i).indices, [0, 1, 2]);
+    assert_eq!(e.assets().model_at(i).indices, [0, 1, 2]);
 
     let bad = game(&[
         (

@@ -9,6 +9,9 @@
 
 pub mod gltf;
 pub mod png;
+mod store;
+
+pub use store::{ImageId, ModelId, Store};
 
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};

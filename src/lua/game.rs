@@ -8,55 +8,18 @@ use std::time::Duration;
 
 use mlua::{AnyUserData, Function, Lua, Table, Value};
 
+use super::config::read_config;
 use super::errors;
 use super::handles::{InputHandle, Leases};
 use super::require::{self, ModuleId, Modules};
 use super::scene::SceneHandle;
 use super::screen::ScreenHandle;
 use super::vm::{self, Budget, Call, Limits};
-use crate::color::Rgba;
+use crate::config::Config;
 use crate::engine::{Game, Reloaded, RenderCtx, UpdateCtx};
 use crate::error::{Error, Result};
-use crate::input::{Action, Key};
 use crate::state;
 
-/// The game's `config` table, read when it loads.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Config {
-    /// The window title. Default: the folder's name.
-    pub title: String,
-    /// Logical width. Default: 1280.
-    pub width: u32,
-    /// Logical height. Default: 720.
-    pub height: u32,
-    /// The clear color. Default: black.
-    pub background: Rgba,
-    /// Named actions bound to keys. Default: none.
-    pub actions: Vec<Action>,
-    /// Each call's time budget. Default: 1 s.
-    pub budget: Duration,
-    /// The VM's memory cap in bytes. Default: 512 MiB.
-    pub memory: usize,
-    /// Whether losing the window's focus pauses the simulation. Default: true.
-    pub pause_on_blur: bool,
-    /// Whether the host's developer keys (F1-F8) work. Default: true.
-    pub dev_controls: bool,
-    /// Cue names mapped to a sound file or a built-in sound (H7).
-    pub sounds: Vec<(String, String)>,
-}
-
-const CONFIG_FIELDS: &[&str] = &[
-    "title",
-    "width",
-    "height",
-    "background",
-    "actions",
-    "budget",
-    "memory",
-    "pause_on_blur",
-    "dev_controls",
-    "sounds",
-];
 const GAME_FIELDS: &[&str] = &["init", "update", "render", "reload", "config"];
 
 /// What the main file returned: the game's functions and config.
@@ -381,11 +344,6 @@ impl LuaGame {
         &self.lua
     }
 
-    /// Returns the game's config.
-    pub fn config(&self) -> &Config {
-        &self.code.config
-    }
-
     /// Returns the game folder.
     pub fn dir(&self) -> &Path {
         &self.dir
@@ -452,20 +410,12 @@ impl Game for LuaGame {
         LuaGame::reload(self, changed)
     }
 
-    fn actions(&self) -> Vec<Action> {
-        self.code.config.actions.clone()
+    fn config(&self) -> &Config {
+        &self.code.config
     }
 
     fn state_hash(&self) -> Option<String> {
         LuaGame::state_hash(self).ok()
-    }
-
-    fn logical_size(&self) -> (u32, u32) {
-        (self.code.config.width, self.code.config.height)
-    }
-
-    fn background(&self) -> Rgba {
-        self.code.config.background
     }
 
     fn folder(&self) -> Option<PathBuf> {
@@ -476,12 +426,15 @@ impl Game for LuaGame {
         let Some(update) = &self.code.update else {
             return Ok(());
         };
-        let result = self.leases.lend_update(ctx.frame, ctx.input, ctx.cues, || {
-            self.budget.guard(Call::Update, || {
-                self.taking
-                    .call::<Value>((update, &self.state, &self.input, dt))
-            })
-        });
+        let pick = ctx.pick();
+        let result = self
+            .leases
+            .lend_update(ctx.frame, ctx.input, ctx.cues, pick, || {
+                self.budget.guard(Call::Update, || {
+                    self.taking
+                        .call::<Value>((update, &self.state, &self.input, dt))
+                })
+            });
         self.state = self.accept(update, "update", result)?;
         Ok(())
     }
@@ -491,7 +444,7 @@ impl Game for LuaGame {
             return Ok(());
         };
         self.leases
-            .lend_render(ctx.screen, ctx.scene, || {
+            .lend_render(ctx.screen, ctx.scene, ctx.assets, || {
                 self.budget.guard(Call::Render, || {
                     self.calling
                         .call::<()>((render, &self.state, &self.scene, &self.screen))
@@ -558,212 +511,4 @@ fn check_fields(table: &Table, known: &[&str], file: &str, what: &str) -> Result
         }
     }
     Ok(())
-}
-
-/// The widest or tallest logical size a game may ask for: what a recording
-/// or a headless picture is drawn at, so it must fit any GPU's textures
-/// and readback buffers.
-pub const MAX_SIDE: u32 = 4096;
-
-/// The longest window title, in characters.
-pub const MAX_TITLE: usize = 200;
-
-/// Reads `config.title`: at most [`MAX_TITLE`] characters, none of them
-/// control characters (a window system refuses a NUL; a newline has no
-/// place in a title bar).
-fn read_title(value: &mlua::LuaString, file: &str) -> Result<String> {
-    let bad = |why: &str| Error::Script(format!("{file}: config.title {why}"));
-    if value.as_bytes().len() > 4 * MAX_TITLE {
-        return Err(bad(&format!("is longer than {MAX_TITLE} characters")));
-    }
-    let title = value.to_string_lossy();
-    if title.chars().count() > MAX_TITLE {
-        return Err(bad(&format!("is longer than {MAX_TITLE} characters")));
-    }
-    if let Some(c) = title.chars().find(|c| c.is_control()) {
-        return Err(bad(&format!(
-            "holds the control character {}; a title is one line of text",
-            crate::terminal::escape(&c.to_string())
-        )));
-    }
-    Ok(title)
-}
-
-fn read_config(
-    game: &Table,
-    file: &str,
-    default_title: String,
-    ceilings: Limits,
-) -> Result<Config> {
-    let mut config = Config {
-        title: default_title,
-        width: 1280,
-        height: 720,
-        background: Rgba::BLACK,
-        actions: Vec::new(),
-        budget: ceilings.budget,
-        memory: ceilings.memory,
-        pause_on_blur: true,
-        dev_controls: true,
-        sounds: Vec::new(),
-    };
-    let table = match game.raw_get::<Value>("config").map_err(script)? {
-        Value::Nil => return Ok(config),
-        Value::Table(t) => t,
-        other => {
-            return Err(Error::Script(format!(
-                "{file}: config is a {}; it should be a table",
-                state::type_of(&other)
-            )));
-        }
-    };
-    let bad =
-        |field: &str, want: &str| Error::Script(format!("{file}: config.{field} should be {want}"));
-    for pair in table.pairs::<Value, Value>() {
-        let (key, value) = pair.map_err(script)?;
-        let Value::String(key) = key else {
-            return Err(Error::Script(format!(
-                "{file}: config has a key that is not a name"
-            )));
-        };
-        let key = key.to_string_lossy();
-        let number = match &value {
-            Value::Integer(i) => Some(*i as f64),
-            Value::Number(n) => Some(*n),
-            _ => None,
-        };
-        match key.as_str() {
-            "title" => match &value {
-                Value::String(s) => config.title = read_title(s, file)?,
-                _ => return Err(bad("title", "a string")),
-            },
-            "width" | "height" => match number {
-                Some(n) if (1.0..=MAX_SIDE as f64).contains(&n) && n.fract() == 0.0 => {
-                    if key == "width" {
-                        config.width = n as u32;
-                    } else {
-                        config.height = n as u32;
-                    }
-                }
-                _ => return Err(bad(&key, &format!("a whole number from 1 to {MAX_SIDE}"))),
-            },
-            "background" => match &value {
-                Value::String(s) => {
-                    config.background = Rgba::parse(&s.to_string_lossy())
-                        .map_err(|why| Error::Script(format!("{file}: config.background: {why}")))?
-                }
-                _ => return Err(bad("background", "a color string such as \"#1e1e2e\"")),
-            },
-            // A game may lower its limits, never raise them: only whoever
-            // runs it may, with --budget and --memory (H10).
-            "budget" => match number {
-                Some(n) if n > 0.0 && n <= ceilings.budget.as_secs_f64() => {
-                    config.budget = Duration::from_secs_f64(n)
-                }
-                Some(n) if n > 0.0 => {
-                    return Err(Error::Script(format!(
-                        "{file}: config.budget is {n} s; a game may lower its time budget but not \
-                         raise it past {} s (whoever runs it can, with --budget) (H10)",
-                        ceilings.budget.as_secs_f64()
-                    )));
-                }
-                _ => return Err(bad("budget", "seconds above 0, such as 0.5")),
-            },
-            "memory" => match number {
-                Some(n) if n >= 1.0 && n * 1048576.0 <= ceilings.memory as f64 => {
-                    config.memory = (n * 1048576.0) as usize
-                }
-                Some(n) if n >= 1.0 => {
-                    return Err(Error::Script(format!(
-                        "{file}: config.memory is {n} MiB; a game may lower its memory cap but not \
-                         raise it past {} MiB (whoever runs it can, with --memory) (H10)",
-                        ceilings.memory >> 20
-                    )));
-                }
-                _ => return Err(bad("memory", "megabytes, 1 or more, such as 256")),
-            },
-            "actions" => config.actions = read_actions(&value, file)?,
-            "sounds" => config.sounds = read_sounds(&value, file)?,
-            "pause_on_blur" | "dev_controls" => {
-                let Value::Boolean(on) = value else {
-                    return Err(bad(&key, "true or false"));
-                };
-                if key == "pause_on_blur" {
-                    config.pause_on_blur = on;
-                } else {
-                    config.dev_controls = on;
-                }
-            }
-            other => {
-                return Err(Error::Script(format!(
-                    "{file}: config.{other} is not a config field (the fields are {})",
-                    CONFIG_FIELDS.join(", ")
-                )));
-            }
-        }
-    }
-    Ok(config)
-}
-
-fn read_sounds(value: &Value, file: &str) -> Result<Vec<(String, String)>> {
-    let bad = || {
-        Error::Script(format!(
-            "{file}: config.sounds should map cue names to a sound file or a built-in sound, \
-             as in {{ wall = \"blip\", goal = \"sounds/cheer.ogg\" }}"
-        ))
-    };
-    let Value::Table(table) = value else {
-        return Err(bad());
-    };
-    let mut sounds = Vec::new();
-    for pair in table.pairs::<Value, Value>() {
-        let (Value::String(name), Value::String(to)) = pair.map_err(script)? else {
-            return Err(bad());
-        };
-        let (name, to) = (name.to_string_lossy(), to.to_string_lossy());
-        if !crate::sound::is_sound_file(&to) && crate::sound::built_in(&to).is_none() {
-            return Err(Error::Script(format!(
-                "{file}: config.sounds.{name}: `{to}` is neither a .wav or .ogg file nor a \
-                 built-in sound ({})",
-                crate::sound::BUILT_IN.join(", ")
-            )));
-        }
-        sounds.push((name, to));
-    }
-    sounds.sort();
-    Ok(sounds)
-}
-
-fn read_actions(value: &Value, file: &str) -> Result<Vec<Action>> {
-    let bad = || {
-        Error::Script(format!(
-            "{file}: config.actions should map names to lists of keys, as in {{ jump = {{\"space\", \"w\"}} }}"
-        ))
-    };
-    let Value::Table(table) = value else {
-        return Err(bad());
-    };
-    let mut actions = Vec::new();
-    for pair in table.pairs::<Value, Value>() {
-        let (Value::String(name), Value::Table(keys)) = pair.map_err(script)? else {
-            return Err(bad());
-        };
-        let name = name.to_string_lossy();
-        let mut bound = Vec::new();
-        for key in keys.sequence_values::<Value>() {
-            let Value::String(key) = key.map_err(script)? else {
-                return Err(bad());
-            };
-            let key = key.to_string_lossy();
-            bound.push(Key::from_name(&key).ok_or_else(|| {
-                Error::Script(format!(
-                    "{file}: config.actions.{name} names `{key}`, which is not a key \
-                     (keys are named like a, 1, space, left, mouse_left)"
-                ))
-            })?);
-        }
-        actions.push(Action::new(name, &bound));
-    }
-    actions.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(actions)
 }

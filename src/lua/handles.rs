@@ -13,7 +13,9 @@ use std::rc::Rc;
 
 use mlua::{Lua, LuaString, UserData, UserDataMethods, Value};
 
+use crate::assets::Store;
 use crate::cues::CueLog;
+use crate::engine::Pick;
 use crate::input::{Binding, InputFrame};
 use crate::scene::Scene;
 use crate::screen::Screen;
@@ -24,8 +26,11 @@ pub struct Leases {
     input: Cell<*const InputFrame>,
     cues: Cell<*mut CueLog>,
     frame: Cell<u64>,
+    /// What `input:hover()` casts into, while `update` runs.
+    pick: Cell<Option<Pick<'static>>>,
     screen: Cell<*mut Screen>,
     scene: Cell<*mut Scene>,
+    assets: Cell<*mut Store>,
 }
 
 impl Default for Leases {
@@ -34,8 +39,10 @@ impl Default for Leases {
             input: Cell::new(std::ptr::null()),
             cues: Cell::new(std::ptr::null_mut()),
             frame: Cell::new(0),
+            pick: Cell::new(None),
             screen: Cell::new(std::ptr::null_mut()),
             scene: Cell::new(std::ptr::null_mut()),
+            assets: Cell::new(std::ptr::null_mut()),
         }
     }
 }
@@ -47,8 +54,10 @@ impl Drop for Return<'_> {
     fn drop(&mut self) {
         self.0.input.set(std::ptr::null());
         self.0.cues.set(std::ptr::null_mut());
+        self.0.pick.set(None);
         self.0.screen.set(std::ptr::null_mut());
         self.0.scene.set(std::ptr::null_mut());
+        self.0.assets.set(std::ptr::null_mut());
     }
 }
 
@@ -59,26 +68,46 @@ impl Leases {
         frame: u64,
         input: &InputFrame,
         cues: &mut CueLog,
+        pick: Pick<'_>,
         f: impl FnOnce() -> R,
     ) -> R {
         self.input.set(input);
         self.cues.set(cues);
         self.frame.set(frame);
+        // SAFETY: the lease is taken back (by `Return`) before `pick`'s
+        // borrows end; `'static` only lets it sit in the cell meanwhile.
+        self.pick.set(Some(unsafe {
+            std::mem::transmute::<Pick<'_>, Pick<'static>>(pick)
+        }));
         let _back = Return(self);
         f()
     }
 
-    /// Lends `screen` and `scene` to their handles while `f` runs.
+    /// Lends `screen`, `scene` and `assets` to their handles while `f` runs.
     pub fn lend_render<R>(
         &self,
         screen: &mut Screen,
         scene: &mut Scene,
+        assets: &mut Store,
         f: impl FnOnce() -> R,
     ) -> R {
         self.screen.set(screen);
         self.scene.set(scene);
+        self.assets.set(assets);
         let _back = Return(self);
         f()
+    }
+
+    /// Returns the assets lent to `render`, or the C3 error outside it.
+    #[allow(clippy::mut_from_ref)]
+    pub fn assets(&self, lua: &Lua, handle: &str) -> mlua::Result<&mut Store> {
+        let assets = self.assets.get();
+        if assets.is_null() {
+            return Err(outside(lua, handle, "render"));
+        }
+        // SAFETY: as for `screen`; the screen and scene handles use the
+        // store one call at a time.
+        Ok(unsafe { &mut *assets })
     }
 
     /// Returns the screen lent to `render`, or the C3 error outside it.
@@ -217,10 +246,13 @@ impl UserData for InputHandle {
             })
         });
         methods.add_method("hover", |lua, this, ()| {
-            this.with(lua, |input| {
-                input.hover().map(|name| lua.create_string(name))
-            })?
-            .transpose()
+            let ray = this.with(lua, |input| input.ray())?;
+            let Some(pick) = this.leases.pick.get() else {
+                return Ok(None);
+            };
+            pick.hover(ray)
+                .map(|name| lua.create_string(name))
+                .transpose()
         });
         methods.add_method("wheel", |lua, this, ()| {
             this.with(lua, |input| input.wheel())

@@ -3,6 +3,7 @@
 //! state walk in `state.rs`) touches mlua.
 
 mod args;
+mod config;
 mod determinism;
 mod errors;
 mod game;
@@ -14,7 +15,7 @@ mod screen;
 mod testing;
 mod vm;
 
-pub use game::{Config, LuaGame};
+pub use game::LuaGame;
 pub use scenario::{DEFAULT_CLOCKS, Run, check_dt, compact, split_clocks};
 pub use testing::{TEST_BUDGET, TestReport, run_test_file, run_test_file_with};
 

@@ -14,6 +14,7 @@ use mlua::{Lua, Table, UserData, UserDataMethods, Value};
 
 use super::args;
 use super::handles::Leases;
+use crate::assets::Store;
 use crate::color::Rgba;
 use crate::scene::{Light, Mesh, Projection, Scene};
 use crate::state::type_of;
@@ -90,7 +91,7 @@ fn color(lua: &Lua, call: &str, value: &Value) -> mlua::Result<Rgba> {
     args::color(value).map_err(|reason| fail(lua, call, format!("`color`: {reason}")))
 }
 
-fn mesh(lua: &Lua, scene: &mut Scene, value: &Value) -> mlua::Result<Mesh> {
+fn mesh(lua: &Lua, assets: &mut Store, value: &Value) -> mlua::Result<Mesh> {
     let Value::String(name) = value else {
         return Err(fail(
             lua,
@@ -105,9 +106,11 @@ fn mesh(lua: &Lua, scene: &mut Scene, value: &Value) -> mlua::Result<Mesh> {
         "sphere" => Mesh::Sphere,
         "plane" => Mesh::Plane,
         "cylinder" => Mesh::Cylinder,
-        file if file.ends_with(".gltf") || file.ends_with(".glb") => scene
-            .model(file)
-            .map_err(|reason| fail(lua, "object", reason))?,
+        file if file.ends_with(".gltf") || file.ends_with(".glb") => Mesh::Model(
+            assets
+                .model(file)
+                .map_err(|reason| fail(lua, "object", reason))?,
+        ),
         other => {
             return Err(fail(
                 lua,
@@ -120,7 +123,13 @@ fn mesh(lua: &Lua, scene: &mut Scene, value: &Value) -> mlua::Result<Mesh> {
     })
 }
 
-fn object(lua: &Lua, scene: &mut Scene, name: &str, props: Option<Table>) -> mlua::Result<()> {
+fn object(
+    lua: &Lua,
+    scene: &mut Scene,
+    assets: &mut Store,
+    name: &str,
+    props: Option<Table>,
+) -> mlua::Result<()> {
     let props = match props {
         Some(p) => p,
         None => lua.create_table()?,
@@ -129,7 +138,7 @@ fn object(lua: &Lua, scene: &mut Scene, name: &str, props: Option<Table>) -> mlu
     let new_mesh = if mesh_value.is_nil() {
         None
     } else {
-        Some(mesh(lua, scene, &mesh_value)?)
+        Some(mesh(lua, assets, &mesh_value)?)
     };
     let object = scene
         .object(name, new_mesh.clone().unwrap_or(Mesh::Cube))
@@ -143,20 +152,26 @@ fn object(lua: &Lua, scene: &mut Scene, name: &str, props: Option<Table>) -> mlu
             "mesh" => {}
             "color" => object.material.color = color(lua, "object", &value)?,
             "texture" => {
-                object.material.texture = match &value {
-                    Value::Boolean(false) => None,
-                    Value::String(s) => Some(
-                        args::text("a texture name", s, crate::assets::MAX_NAME)
-                            .map_err(|reason| fail(lua, "object", reason))?,
-                    ),
-                    _ => {
-                        return Err(fail(
-                            lua,
-                            "object",
-                            "`texture` is an image file name, or false for none",
-                        ));
+                object.material.texture =
+                    match &value {
+                        Value::Boolean(false) => None,
+                        // Loaded now, so a missing or broken file is an error
+                        // at the author's line, not a white object.
+                        Value::String(s) => {
+                            let name = args::text("a texture name", s, crate::assets::MAX_NAME)
+                                .map_err(|reason| fail(lua, "object", reason))?;
+                            Some(assets.image(&name).map_err(|reason| {
+                                fail(lua, "object", format!("texture: {reason}"))
+                            })?)
+                        }
+                        _ => {
+                            return Err(fail(
+                                lua,
+                                "object",
+                                "`texture` is an image file name, or false for none",
+                            ));
+                        }
                     }
-                }
             }
             "lit" => {
                 object.material.lit = value
@@ -375,8 +390,9 @@ impl UserData for SceneHandle {
             "object",
             |lua, this, (name, props): (mlua::LuaString, Option<Table>)| {
                 let scene = this.leases.scene(lua, "scene")?;
+                let assets = this.leases.assets(lua, "scene")?;
                 let name = name_arg(lua, "object", &name)?;
-                object(lua, scene, &name, props)
+                object(lua, scene, assets, &name, props)
             },
         );
         methods.add_method("remove", |lua, this, name: mlua::LuaString| {
@@ -385,11 +401,11 @@ impl UserData for SceneHandle {
         });
         methods.add_method("has", |lua, this, name: mlua::LuaString| {
             let scene = this.leases.scene(lua, "scene")?;
-            Ok(scene.get(&name_arg(lua, "has", &name)?).is_some())
+            Ok(scene.ask(&name_arg(lua, "has", &name)?).is_some())
         });
         methods.add_method("get", |lua, this, name: mlua::LuaString| {
             let scene = this.leases.scene(lua, "scene")?;
-            let Some(o) = scene.get(&name_arg(lua, "get", &name)?) else {
+            let Some(o) = scene.ask(&name_arg(lua, "get", &name)?) else {
                 return Ok(None);
             };
             let t = lua.create_table()?;

@@ -585,7 +585,8 @@ impl UserData for ScreenHandle {
                     }
                 }
             }
-            check(lua, "image", screen.image(&name, (x, y), (w, h), source, rotation, smooth, alpha))
+            let assets = this.leases.assets(lua, "screen")?;
+            check(lua, "image", screen.image(assets, &name, (x, y), (w, h), source, rotation, smooth, alpha))
         });
         methods.add_method("translate", |lua, this, (x, y): (f64, f64)| {
             let screen = this.leases.screen(lua, "screen")?;

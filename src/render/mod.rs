@@ -10,15 +10,13 @@
 
 mod geometry;
 
-use std::collections::HashMap;
-use std::path::Path;
-
 use glam::{Mat3, Vec3};
 use tiny_skia::Pixmap;
 use wgpu::util::DeviceExt;
 
 pub use geometry::{Geometry, Vertex};
 
+use crate::assets::Store;
 use crate::color::Rgba;
 use crate::error::{Error, Result};
 use crate::scene::{Light, Mesh, Scene};
@@ -122,39 +120,38 @@ struct Staged {
     instance: Instance,
 }
 
-/// Uploaded models or textures by name. Batches refer to them by index, so
-/// staging a frame copies no names (the host allocates nothing per frame).
+/// Uploaded models or textures, by the store's id, each with the store
+/// generation it was uploaded at: when the store's moves on (a reload
+/// changed the file), the next batch uploads it again. Batches refer to
+/// them by index, so staging a frame copies nothing (the host allocates
+/// nothing per frame).
 struct Uploaded<T> {
-    index: HashMap<String, u32>,
-    items: Vec<T>,
+    items: Vec<Option<(u64, T)>>,
 }
 
 impl<T> Uploaded<T> {
     fn new() -> Self {
-        Uploaded {
-            index: HashMap::new(),
-            items: Vec::new(),
+        Uploaded { items: Vec::new() }
+    }
+
+    /// Says whether item `i` is uploaded and as new as `generation`.
+    fn fresh(&self, i: u32, generation: u64) -> bool {
+        matches!(self.items.get(i as usize), Some(Some((g, _))) if *g == generation)
+    }
+
+    fn set(&mut self, i: u32, generation: u64, item: T) {
+        let i = i as usize;
+        if self.items.len() <= i {
+            self.items.resize_with(i + 1, || None);
         }
-    }
-
-    fn find(&self, name: &str) -> Option<u32> {
-        self.index.get(name).copied()
-    }
-
-    fn add(&mut self, name: &str, item: T) -> u32 {
-        let i = self.items.len() as u32;
-        self.items.push(item);
-        self.index.insert(name.to_string(), i);
-        i
+        self.items[i] = Some((generation, item));
     }
 
     fn get(&self, i: u32) -> &T {
         &self.items[i as usize]
-    }
-
-    fn clear(&mut self) {
-        self.index.clear();
-        self.items.clear();
+            .as_ref()
+            .expect("uploaded before use")
+            .1
     }
 }
 
@@ -185,17 +182,7 @@ pub struct Renderer {
     overlay: Option<LayerSlot>,
     readback: Option<(wgpu::Buffer, u32)>,
     present: Option<PresentPipeline>,
-    /// Texture problems met while drawing, reported once each.
-    pub warnings: Vec<String>,
-    /// Bytes of texture uploaded so far.
-    texture_bytes: u64,
 }
-
-/// The most bytes of texture the renderer uploads for a game.
-pub const MAX_TEXTURE_BYTES: u64 = 1 << 30;
-
-/// The most texture warnings kept.
-const MAX_WARNINGS: usize = 64;
 
 impl std::fmt::Debug for Renderer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -422,8 +409,6 @@ impl Renderer {
             overlay: None,
             readback: None,
             present: None,
-            warnings: Vec::new(),
-            texture_bytes: 0,
             device,
             queue,
             info,
@@ -632,13 +617,6 @@ impl Renderer {
         }
     }
 
-    /// Forgets uploaded models and textures, so changed files load again.
-    pub fn forget_assets(&mut self) {
-        self.texture_bytes = 0;
-        self.models.clear();
-        self.textures.clear();
-    }
-
     fn ensure_frame(&mut self, size: (u32, u32)) {
         if self.frame.as_ref().is_some_and(|f| f.size == size) {
             return;
@@ -684,19 +662,19 @@ impl Renderer {
 
     /// Draws a frame of `size` device pixels: the background, the scene in
     /// the letterboxed `viewport` (scissored to it), then `layers` over it.
-    /// `root` is the game folder textures load from.
+    /// Models and textures come from `assets`.
     pub fn draw(
         &mut self,
         size: (u32, u32),
         scene: &Scene,
-        root: Option<&Path>,
+        assets: &Store,
         viewport: &Viewport,
         background: Rgba,
         layers: &[Layer<'_>],
     ) {
         let size = (size.0.max(1), size.1.max(1));
         self.ensure_frame(size);
-        self.batch(scene, root);
+        self.batch(scene, assets);
         self.upload_instances();
         self.write_globals(scene, viewport);
         self.write_layers(layers, size);
@@ -777,10 +755,10 @@ impl Renderer {
     }
 
     /// Gathers `scene`'s visible objects into batches by mesh and texture,
-    /// uploading the models and textures it meets for the first time
-    /// (textures from the game folder `root`). Once those are uploaded it
-    /// allocates nothing: batches name them by index.
-    pub fn batch(&mut self, scene: &Scene, root: Option<&Path>) {
+    /// uploading the models and textures of `assets` it meets for the first
+    /// time, or again when a reload changed them. Once those are uploaded
+    /// it allocates nothing: batches name them by index.
+    pub fn batch(&mut self, scene: &Scene, assets: &Store) {
         self.staged.clear();
         let eye = scene.camera.pose.w_axis;
         for object in scene.objects() {
@@ -792,9 +770,10 @@ impl Renderer {
                 Mesh::Sphere => BatchKey::Builtin(1),
                 Mesh::Plane => BatchKey::Builtin(2),
                 Mesh::Cylinder => BatchKey::Builtin(3),
-                Mesh::Model(i) => {
-                    let model = scene.model_mesh(*i);
-                    let index = self.models.find(&model.name).unwrap_or_else(|| {
+                Mesh::Model(id) => {
+                    let generation = assets.model_generation(*id);
+                    if !self.models.fresh(id.0, generation) {
+                        let model = assets.model_at(*id);
                         let vertices: Vec<Vertex> = (0..model.positions.len())
                             .map(|v| Vertex {
                                 position: model.positions[v],
@@ -803,16 +782,19 @@ impl Renderer {
                             })
                             .collect();
                         let mesh = self.upload_mesh(&vertices, &model.indices);
-                        self.models.add(&model.name, mesh)
-                    });
-                    BatchKey::Model(index)
+                        self.models.set(id.0, generation, mesh);
+                    }
+                    BatchKey::Model(id.0)
                 }
             };
-            let texture = object
-                .material
-                .texture
-                .as_deref()
-                .map(|name| self.load_texture(name, root));
+            let texture = object.material.texture.map(|id| {
+                let generation = assets.image_generation(id);
+                if !self.textures.fresh(id.0, generation) {
+                    let group = self.upload_texture(assets.image_at(id));
+                    self.textures.set(id.0, generation, group);
+                }
+                id.0
+            });
             let world = object.world;
             let normal = Mat3::from_mat4(world).inverse().transpose();
             let c = linear(object.material.color);
@@ -866,56 +848,22 @@ impl Renderer {
         }
     }
 
-    /// Returns the index of texture `name`, loading it the first time.
-    fn load_texture(&mut self, name: &str, root: Option<&Path>) -> u32 {
-        if let Some(i) = self.textures.find(name) {
-            return i;
+    /// Uploads `pixmap` (premultiplied) as a straight-alpha texture.
+    fn upload_texture(&self, pixmap: &Pixmap) -> wgpu::BindGroup {
+        let mut rgba = Vec::with_capacity(pixmap.data().len());
+        for p in pixmap.pixels() {
+            let c = p.demultiply();
+            rgba.extend([c.red(), c.green(), c.blue(), c.alpha()]);
         }
-        let loaded = crate::assets::png::load(root, name).and_then(|pixmap| {
-            let size = pixmap.data().len() as u64;
-            if self.texture_bytes + size > MAX_TEXTURE_BYTES {
-                return Err(format!(
-                    "`{}` does not fit: the scene's textures would hold more than {} (H10)",
-                    crate::terminal::escape(name),
-                    crate::assets::bytes(MAX_TEXTURE_BYTES)
-                ));
-            }
-            self.texture_bytes += size;
-            Ok(pixmap)
-        });
-        let group = match loaded {
-            Ok(pixmap) => {
-                let mut rgba = Vec::with_capacity(pixmap.data().len());
-                for p in pixmap.pixels() {
-                    let c = p.demultiply();
-                    rgba.extend([c.red(), c.green(), c.blue(), c.alpha()]);
-                }
-                texture_group(
-                    &self.device,
-                    &self.queue,
-                    &self.texture_layout,
-                    &self.linear,
-                    pixmap.width(),
-                    pixmap.height(),
-                    &rgba,
-                )
-            }
-            Err(why) => {
-                if self.warnings.len() < MAX_WARNINGS {
-                    self.warnings.push(format!("scene texture: {why}"));
-                }
-                texture_group(
-                    &self.device,
-                    &self.queue,
-                    &self.texture_layout,
-                    &self.linear,
-                    1,
-                    1,
-                    &[255; 4],
-                )
-            }
-        };
-        self.textures.add(name, group)
+        texture_group(
+            &self.device,
+            &self.queue,
+            &self.texture_layout,
+            &self.linear,
+            pixmap.width(),
+            pixmap.height(),
+            &rgba,
+        )
     }
 
     fn write_globals(&mut self, scene: &Scene, viewport: &Viewport) {
@@ -1190,7 +1138,7 @@ pub fn draw_frame<G: crate::engine::Game>(
         renderer.draw(
             size,
             scene,
-            scene.root(),
+            engine.assets(),
             &viewport,
             engine.background(),
             layers,

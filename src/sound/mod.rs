@@ -13,91 +13,72 @@ mod mixer;
 mod synth;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use alsa::Output;
-pub use clip::Clip;
+pub use clip::{Clip, MAX_FILE};
 pub use mixer::{MAX_VOICES, Mixer, Params, RATE};
 pub use synth::{BUILT_IN, built_in};
 
+use crate::assets::Store;
 use crate::cues::Cue;
 
-/// The most bytes of decoded sound a bank holds. (A cue name is one of at
-/// most [`crate::cues::MAX_NAMES`], so the bank's entries are bounded too.)
-pub const MAX_BANK_BYTES: usize = 512 << 20;
-
-/// Where each cue name's sound comes from, loaded on first play.
+/// Where each cue name's sound comes from, found on first play: files
+/// come from the game's asset store, which decodes each once and bounds
+/// what all of them hold.
 pub struct Bank {
-    folder: Option<PathBuf>,
     aliases: Vec<(String, String)>,
     clips: HashMap<String, Result<Arc<Clip>, String>>,
 }
 
 impl Bank {
-    /// A bank for the game in `folder`, with its `config.sounds`.
-    pub fn new(folder: Option<PathBuf>, aliases: Vec<(String, String)>) -> Bank {
+    /// A bank for a game with `config.sounds` `aliases`.
+    pub fn new(aliases: Vec<(String, String)>) -> Bank {
         Bank {
-            folder,
             aliases,
             clips: HashMap::new(),
         }
     }
 
-    /// Returns the sound for cue `name`, loading it the first time.
+    /// Returns the sound for cue `name`, finding it the first time (files
+    /// through `assets`).
     ///
     /// # Errors
     /// No sound has that name, or its file is missing or broken; the same
-    /// error comes back each time until [`Bank::forget`].
-    pub fn get(&mut self, name: &str) -> Result<&Arc<Clip>, &str> {
+    /// error comes back each time until [`Bank::forget`]. (A cue name is
+    /// one of at most [`crate::cues::MAX_NAMES`], so the bank is bounded.)
+    pub fn get(&mut self, name: &str, assets: &mut Store) -> Result<&Arc<Clip>, &str> {
         if !self.clips.contains_key(name) {
-            let held: usize = self
-                .clips
-                .values()
-                .flatten()
-                .map(|c| c.samples.len() * 4)
-                .sum();
-            let found = self.find(name).and_then(|clip| {
-                if held + clip.samples.len() * 4 > MAX_BANK_BYTES {
-                    return Err(format!(
-                        "the game's sounds would hold more than {} decoded (H10)",
-                        crate::assets::bytes(MAX_BANK_BYTES as u64)
-                    ));
-                }
-                Ok(Arc::new(clip))
-            });
+            let found = self.find(name, assets);
             self.clips.insert(name.to_string(), found);
         }
         self.clips[name].as_ref().map_err(String::as_str)
     }
 
-    /// Drops every loaded sound, so files changed on disk load again, and
-    /// takes the game's `config.sounds` anew.
+    /// Forgets what each name found, so files changed on disk are found
+    /// again, and takes the game's `config.sounds` anew.
     pub fn forget(&mut self, aliases: Vec<(String, String)>) {
         self.clips.clear();
         self.aliases = aliases;
     }
 
-    fn find(&self, name: &str) -> Result<Clip, String> {
-        let folder = self.folder.as_deref();
-        let load = |file: &str| {
-            let path = crate::assets::find(folder, file, "sound")?;
-            Clip::load(&path).map_err(|why| format!("`{file}`: {why}"))
-        };
+    fn find(&self, name: &str, assets: &mut Store) -> Result<Arc<Clip>, String> {
         if let Some((_, to)) = self.aliases.iter().find(|(from, _)| from == name) {
             return if is_sound_file(to) {
-                load(to)
+                assets.sound(to)
             } else {
-                built_in(to).ok_or_else(|| format!("config.sounds.{name}: {}", not_built_in(to)))
+                built_in(to)
+                    .map(Arc::new)
+                    .ok_or_else(|| format!("config.sounds.{name}: {}", not_built_in(to)))
             };
         }
         for ext in ["wav", "ogg"] {
             let file = format!("sounds/{name}.{ext}");
-            if folder.is_some_and(|f| f.join(&file).is_file()) {
-                return load(&file);
+            if assets.has_file(&file) {
+                return assets.sound(&file);
             }
         }
-        built_in(name).ok_or_else(|| {
+        built_in(name).map(Arc::new).ok_or_else(|| {
             format!(
                 "no sounds/{name}.wav or sounds/{name}.ogg in the game folder, and {}",
                 not_built_in(name)
@@ -169,8 +150,8 @@ impl Player {
 
     /// Plays `cue`. Returns a line for the user the first time a cue name
     /// has no sound; the cue is logged all the same.
-    pub fn play(&mut self, cue: &Cue) -> Option<String> {
-        match self.bank.get(&cue.name) {
+    pub fn play(&mut self, cue: &Cue, assets: &mut Store) -> Option<String> {
+        match self.bank.get(&cue.name, assets) {
             Ok(clip) => {
                 if let Some(output) = &self.output {
                     output.play(
@@ -229,13 +210,24 @@ mod tests {
             ("bang".to_string(), "audio/boom.wav".to_string()),
             ("wall".to_string(), "blip".to_string()),
         ];
-        let mut bank = Bank::new(Some(dir.path().to_path_buf()), aliases);
-        assert_eq!(bank.get("hit").unwrap().samples, [0.5], "the folder's hit");
-        assert_eq!(bank.get("bang").unwrap().samples, [-0.5]);
-        assert_eq!(**bank.get("wall").unwrap(), built_in("blip").unwrap());
-        assert_eq!(**bank.get("coin").unwrap(), built_in("coin").unwrap());
+        let mut store = Store::new(Some(dir.path().to_path_buf()));
+        let mut bank = Bank::new(aliases);
         assert_eq!(
-            bank.get("boing").unwrap_err(),
+            bank.get("hit", &mut store).unwrap().samples,
+            [0.5],
+            "the folder's hit"
+        );
+        assert_eq!(bank.get("bang", &mut store).unwrap().samples, [-0.5]);
+        assert_eq!(
+            **bank.get("wall", &mut store).unwrap(),
+            built_in("blip").unwrap()
+        );
+        assert_eq!(
+            **bank.get("coin", &mut store).unwrap(),
+            built_in("coin").unwrap()
+        );
+        assert_eq!(
+            bank.get("boing", &mut store).unwrap_err(),
             "no sounds/boing.wav or sounds/boing.ogg in the game folder, and `boing` is not \
              a built-in sound (they are blip, coin, hit, jump, explosion, powerup)"
         );
@@ -246,16 +238,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sounds/hit.wav");
         wav(&path, 16384);
-        let mut bank = Bank::new(Some(dir.path().to_path_buf()), Vec::new());
-        assert_eq!(bank.get("hit").unwrap().samples, [0.5]);
+        let mut store = Store::new(Some(dir.path().to_path_buf()));
+        let mut bank = Bank::new(Vec::new());
+        assert_eq!(bank.get("hit", &mut store).unwrap().samples, [0.5]);
         wav(&path, -16384);
         assert_eq!(
-            bank.get("hit").unwrap().samples,
+            bank.get("hit", &mut store).unwrap().samples,
             [0.5],
             "kept until forgotten"
         );
+        store.refresh(&[std::path::PathBuf::from("sounds/hit.wav")]);
         bank.forget(Vec::new());
-        assert_eq!(bank.get("hit").unwrap().samples, [-0.5]);
+        assert_eq!(bank.get("hit", &mut store).unwrap().samples, [-0.5]);
     }
 
     #[test]
@@ -268,19 +262,24 @@ mod tests {
             ("b".to_string(), "bleep".to_string()),
             ("c".to_string(), "../outside.wav".to_string()),
         ];
-        let mut bank = Bank::new(Some(dir.path().to_path_buf()), aliases);
+        let mut store = Store::new(Some(dir.path().to_path_buf()));
+        let mut bank = Bank::new(aliases);
         assert_eq!(
-            bank.get("a").unwrap_err(),
+            bank.get("a", &mut store).unwrap_err(),
             "no sound `missing.ogg` in the game folder"
         );
         assert!(
-            bank.get("b")
+            bank.get("b", &mut store)
                 .unwrap_err()
                 .starts_with("config.sounds.b: `bleep` is not a built-in sound")
         );
-        assert!(bank.get("c").unwrap_err().contains("is not a path inside"));
         assert!(
-            bank.get("hit")
+            bank.get("c", &mut store)
+                .unwrap_err()
+                .contains("is not a path inside")
+        );
+        assert!(
+            bank.get("hit", &mut store)
                 .unwrap_err()
                 .starts_with("`sounds/hit.wav`: not a WAV file")
         );
@@ -288,17 +287,25 @@ mod tests {
 
     #[test]
     fn a_player_without_a_device_reports_each_missing_sound_once() {
-        let mut player = Player::open("off", Bank::new(None, Vec::new()));
+        let mut player = Player::open("off", Bank::new(Vec::new()));
+        let mut store = Store::new(None);
         assert_eq!(player.status(), "off");
         assert!(!player.is_playing());
-        assert_eq!(player.play(&cue("blip")), None);
-        let first = player.play(&cue("boing")).unwrap();
+        assert_eq!(player.play(&cue("blip"), &mut store), None);
+        let first = player.play(&cue("boing"), &mut store).unwrap();
         assert!(
             first.starts_with("cue `boing`: no sounds/boing.wav"),
             "{first}"
         );
-        assert_eq!(player.play(&cue("boing")), None, "once per name");
+        assert_eq!(
+            player.play(&cue("boing"), &mut store),
+            None,
+            "once per name"
+        );
         player.forget(Vec::new());
-        assert!(player.play(&cue("boing")).is_some(), "again after a reload");
+        assert!(
+            player.play(&cue("boing"), &mut store).is_some(),
+            "again after a reload"
+        );
     }
 }

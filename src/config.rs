@@ -1,0 +1,73 @@
+//! Config: what a game says about itself that the host acts on (its
+//! title, logical size, background, actions, limits, developer controls,
+//! sounds), with no Lua in it. A Luau game's `config` table fills one
+//! (`lua/config.rs`) and a reload refreshes it; a game written in Rust
+//! makes its own.
+
+use std::time::Duration;
+
+use crate::color::Rgba;
+use crate::input::Action;
+
+/// The widest or tallest logical size a game may ask for: what a recording
+/// or a headless picture is drawn at, so it must fit any GPU's textures
+/// and readback buffers.
+pub const MAX_SIDE: u32 = 4096;
+
+/// The longest window title, in characters.
+pub const MAX_TITLE: usize = 200;
+
+/// A game's config.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// The window title. Default: "moonloop" (a Luau game's: its folder's name).
+    pub title: String,
+    /// Logical width. Default: 1280.
+    pub width: u32,
+    /// Logical height. Default: 720.
+    pub height: u32,
+    /// The clear color. Default: black.
+    pub background: Rgba,
+    /// Named actions bound to keys. Default: none.
+    pub actions: Vec<Action>,
+    /// Each call's time budget. Default: 1 s.
+    pub budget: Duration,
+    /// The VM's memory cap in bytes. Default: 512 MiB.
+    pub memory: usize,
+    /// Whether losing the window's focus pauses the simulation. Default: true.
+    pub pause_on_blur: bool,
+    /// Whether the host's developer keys (F1-F8) work. Default: true.
+    pub dev_controls: bool,
+    /// Cue names mapped to a sound file or a built-in sound (H7). Default: none.
+    pub sounds: Vec<(String, String)>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            title: "moonloop".into(),
+            width: 1280,
+            height: 720,
+            background: Rgba::BLACK,
+            actions: Vec::new(),
+            budget: Duration::from_secs(1),
+            memory: 512 << 20,
+            pause_on_blur: true,
+            dev_controls: true,
+            sounds: Vec::new(),
+        }
+    }
+}
+
+impl Config {
+    /// Returns the logical size the game draws in.
+    pub fn logical(&self) -> (u32, u32) {
+        (self.width, self.height)
+    }
+}
+
+/// Returns the default config, for a game that has no other.
+pub fn default_config() -> &'static Config {
+    static DEFAULT: std::sync::OnceLock<Config> = std::sync::OnceLock::new();
+    DEFAULT.get_or_init(Config::default)
+}
