@@ -317,7 +317,7 @@ fn drawing_case() -> Result<(Duration, Duration)> {
     let through_luau = per_iteration(|n| {
         for _ in 0..n {
             engine.advance(1).expect("the game runs");
-            engine.picture_into(&mut pixmap);
+            crate::compositor::screen_picture_into(&mut engine, &mut pixmap);
         }
     });
     Ok((direct, through_luau))
@@ -418,19 +418,18 @@ return {{
 /// renderer, without and with a recording (which drops rather than waits,
 /// as in a window, so the loop's own cost is what is timed).
 fn cubes_case(
-    renderer: &mut crate::render::Renderer,
+    compositor: &mut crate::compositor::Compositor,
     n: usize,
 ) -> Result<(Duration, Duration, u64)> {
     let dir = TempGame::new(&format!("cubes{n}"), &cubes(n))?;
     let game = LuaGame::load(&dir.0)?;
     let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
     engine.set_surface(1280, 720);
-    let mut screen = None;
     let plain = per_iteration(|k| {
         for _ in 0..k {
             engine.advance(1).expect("the game runs");
-            crate::render::draw_frame(renderer, &mut engine, &mut screen, None);
-            renderer.finish();
+            compositor.frame(&mut engine, Default::default());
+            compositor.finish();
         }
     });
     let out = dir.0.join("out.png");
@@ -438,9 +437,11 @@ fn cubes_case(
     let recording = per_iteration(|k| {
         for _ in 0..k {
             engine.advance(1).expect("the game runs");
-            crate::render::draw_frame(renderer, &mut engine, &mut screen, None);
-            let picture = renderer.read();
-            recorder.push(picture, 1.0 / 60.0);
+            let steps = crate::compositor::Steps {
+                record: Some(&mut recorder),
+                ..Default::default()
+            };
+            compositor.frame(&mut engine, steps);
         }
     });
     let dropped = recorder.dropped();
@@ -453,12 +454,12 @@ fn cubes_case(
 /// # Errors
 /// No adapter, or a game fails.
 pub fn run_render() -> Result<Vec<Row>> {
-    let mut renderer = crate::render::Renderer::headless()?;
-    println!("adapter: {}", renderer.adapter());
+    let mut compositor = crate::compositor::Compositor::headless()?;
+    println!("adapter: {}", compositor.renderer().adapter());
     let mut rows = Vec::new();
     let mut one = None;
     for n in [1, 1_000, 10_000] {
-        let (plain, recording, dropped) = cubes_case(&mut renderer, n)?;
+        let (plain, recording, dropped) = cubes_case(&mut compositor, n)?;
         println!(
             "{n:>6} lit cubes at 1280x720: {:6.1} fps, {:6.1} fps recording ({dropped} frames dropped by the encoder)",
             1.0 / plain.as_secs_f64(),

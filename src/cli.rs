@@ -253,6 +253,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     if watcher.is_some() {
         eprintln!("watching {} for changes", args.game.display());
     }
+    crate::interrupt::install();
     let (mut engine, tally) = if args.headless {
         let mut capture = args
             .record
@@ -296,7 +297,10 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     if args.state_hash {
         println!("{}", engine.game().state_hash()?);
     }
-    Ok(if tally.is_empty() {
+    Ok(if crate::interrupt::requested() {
+        eprintln!("moonloop: interrupted after frame {}", engine.frame());
+        ExitCode::from(crate::interrupt::EXIT_CODE)
+    } else if tally.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

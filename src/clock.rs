@@ -69,6 +69,13 @@ pub trait Clock {
     fn is_real_time(&self) -> bool {
         false
     }
+
+    /// Returns the seconds one frame is worth when a paused game is
+    /// stepped by hand (the developer keys' F6): a paced clock's
+    /// interval. Default: none, and the host steps by 1/60 s.
+    fn step_delta(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// The real elapsed time between ticks, clamped (K1).
@@ -181,6 +188,10 @@ impl PacedClock {
 }
 
 impl Clock for PacedClock {
+    fn step_delta(&self) -> Option<f64> {
+        Some(self.interval)
+    }
+
     fn tick(&mut self, now: Instant) -> Option<f64> {
         self.observe_tick(now);
         let Some(grid) = &mut self.grid else {

@@ -240,6 +240,28 @@ impl<G: Game> Engine<G> {
         let Some(dt) = self.clock.tick(now) else {
             return Tick::Declined;
         };
+        self.deliver(dt);
+        Tick::Delivered
+    }
+
+    /// Runs one frame of a paused game, by hand (the developer keys' F6):
+    /// a scripted clock is asked as usual; a real-time one is not (its
+    /// time stood still), and the frame is worth its nominal delta, or
+    /// 1/60 s for a wall clock. The game stays paused.
+    pub fn step(&mut self, now: Instant) -> Tick {
+        if !self.clock.is_real_time() {
+            let Some(dt) = self.clock.tick(now) else {
+                return Tick::Declined;
+            };
+            self.deliver(dt);
+        } else {
+            self.deliver(self.clock.step_delta().unwrap_or(STEP_DELTA));
+        }
+        Tick::Delivered
+    }
+
+    /// Steps 2 to 11 of a frame the clock delivered `dt` seconds for.
+    fn deliver(&mut self, dt: f64) {
         let dt = dt * self.time_scale;
         self.errors.clear();
 
@@ -300,7 +322,6 @@ impl<G: Game> Engine<G> {
 
         // 11. The input frame closes.
         self.input.close();
-        Tick::Delivered
     }
 
     /// Records the frame's state hash in the replay being written, and
@@ -518,36 +539,11 @@ impl<G: Game> Engine<G> {
         &self.screen
     }
 
-    /// Rasterizes the last frame: the background with the screen layer
-    /// over it, at the surface's size.
-    pub fn picture(&mut self) -> tiny_skia::Pixmap {
-        let background = self.game.config().background;
-        self.screen
-            .picture(&self.viewport, background, &self.assets)
-    }
-
-    /// Rasterizes the last frame into `pixmap`, which must be the
-    /// surface's size (a recorder reuses one this way).
-    pub fn picture_into(&mut self, pixmap: &mut tiny_skia::Pixmap) {
-        pixmap.fill(self.game.config().background.to_skia());
-        self.screen
-            .rasterize(&mut pixmap.as_mut(), &self.viewport, &self.assets);
-    }
-
-    /// Rasterizes the screen layer alone into `pixmap` (transparent where
-    /// nothing was drawn), sized to the surface: the layer the renderer
-    /// composites over the scene at step 10.
-    ///
-    /// Returns false, leaving `pixmap` as it was, when the frame drew
-    /// nothing on the screen layer: there is nothing to composite.
-    pub fn screen_layer(&mut self, pixmap: &mut tiny_skia::Pixmap) -> bool {
-        if self.screen.is_empty() {
-            return false;
-        }
-        pixmap.fill(tiny_skia::Color::TRANSPARENT);
-        self.screen
-            .rasterize(&mut pixmap.as_mut(), &self.viewport, &self.assets);
-        true
+    /// Lends what the last frame left for pictures (steps 7-10): the
+    /// screen layer, the scene and the assets they draw from. The
+    /// compositor makes every pixel from them; the engine makes none.
+    pub fn layers(&mut self) -> (&mut Screen, &Scene, &Store) {
+        (&mut self.screen, &self.scene, &self.assets)
     }
 
     /// Returns the game's config as the last load or reload left it.
@@ -629,6 +625,9 @@ impl<G: Game> Engine<G> {
         }
     }
 }
+
+/// The delta of a frame stepped by hand under a wall clock.
+pub const STEP_DELTA: f64 = 1.0 / 60.0;
 
 thread_local! {
     /// The timestamp an explicit advance hands a scripted clock, which ignores it.

@@ -93,6 +93,19 @@ pub fn contain_panic<T>(f: impl FnOnce() -> T) -> Option<T> {
     result
 }
 
+/// Wraps the panic hook in place so it runs only for panics that
+/// [`contain_panic`] does not catch: a fuzz target (whose hook aborts)
+/// then reports the panics the host would crash on, not the ones it
+/// contains and refuses.
+pub fn forward_uncontained_panics() {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !panic_is_caught() {
+            hook(info);
+        }
+    }));
+}
+
 /// Says whether a panic now would be caught by [`contain_panic`].
 pub fn panic_is_caught() -> bool {
     CATCHING.with(std::cell::Cell::get)

@@ -10,20 +10,18 @@ use std::time::{Duration, Instant};
 use crate::engine::{Engine, Game, Tick};
 use crate::record::Recorder;
 use crate::reload::Watcher;
-use crate::render::{Renderer, draw_frame};
+use crate::compositor::{Compositor, Steps};
 
 /// What a run records each delivered frame with (step 8).
 pub struct Capture {
     /// Draws the frame.
-    pub renderer: Renderer,
+    pub compositor: Compositor,
     /// Takes it.
     pub recorder: Recorder,
-    /// The screen layer's pixels, kept between frames.
-    pub screen: Option<tiny_skia::Pixmap>,
 }
 
 impl Capture {
-    /// Starts recording to `path` on a headless renderer; `blocking` as
+    /// Starts recording to `path` on a headless compositor; `blocking` as
     /// for [`Recorder::start`].
     ///
     /// # Errors
@@ -31,19 +29,19 @@ impl Capture {
     pub fn start(path: &std::path::Path, blocking: bool) -> crate::Result<Capture> {
         let recorder = Recorder::start(path, blocking)?;
         Ok(Capture {
-            renderer: Renderer::headless()?,
+            compositor: Compositor::headless()?,
             recorder,
-            screen: None,
         })
     }
 
     /// Draws `engine`'s last frame and hands it to the recorder; returns
     /// what went wrong drawing it, if anything did.
     pub fn take<G: Game>(&mut self, engine: &mut Engine<G>) -> Option<crate::Error> {
-        let fault = draw_frame(&mut self.renderer, engine, &mut self.screen, None);
-        let picture = self.renderer.read();
-        self.recorder.push(picture, engine.last_dt());
-        fault
+        let steps = Steps {
+            record: Some(&mut self.recorder),
+            ..Steps::default()
+        };
+        self.compositor.frame(engine, steps)
     }
 }
 
@@ -92,7 +90,8 @@ impl ErrorTally {
 /// `None`), printing each new error to stderr as it first happens, and
 /// reloading between frames when `watcher` reports changed files.
 ///
-/// Stops early when a scripted clock declines (a replay that ran out).
+/// Stops early when a scripted clock declines (a replay that ran out), or
+/// when SIGINT or SIGTERM arrives ([`crate::interrupt`]).
 pub fn run<G: Game>(
     engine: &mut Engine<G>,
     frames: Option<u64>,
@@ -105,6 +104,10 @@ pub fn run<G: Game>(
     let start = Instant::now();
     let mut ticks: u32 = 0;
     while target.is_none_or(|t| engine.frame() < t) {
+        // Ctrl+C ends the run between frames, so a recording finishes.
+        if crate::interrupt::requested() {
+            break;
+        }
         let now = if real_time {
             let due = engine
                 .next_due()

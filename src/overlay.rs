@@ -9,6 +9,95 @@ use crate::text::Font;
 /// How many frame times the graph shows.
 pub const HISTORY: usize = 120;
 
+/// How many characters fit on one of the panel's lines.
+const WIDTH: usize = 46;
+
+/// How many lines an error may take.
+const ERROR_LINES: usize = 5;
+
+/// Where the panel sits on the window (F4 moves it on).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Corner {
+    /// The default.
+    #[default]
+    TopLeft,
+    /// Clockwise from there.
+    TopRight,
+    /// Then this.
+    BottomRight,
+    /// And this.
+    BottomLeft,
+}
+
+impl Corner {
+    /// The next corner, clockwise.
+    pub fn next(self) -> Corner {
+        match self {
+            Corner::TopLeft => Corner::TopRight,
+            Corner::TopRight => Corner::BottomRight,
+            Corner::BottomRight => Corner::BottomLeft,
+            Corner::BottomLeft => Corner::TopLeft,
+        }
+    }
+
+    /// Where a panel of `panel` pixels goes on a surface of `surface`,
+    /// 8 pixels from the edges.
+    pub fn place(self, panel: (u32, u32), surface: (u32, u32)) -> (i32, i32) {
+        let right = surface.0 as i32 - panel.0 as i32 - 8;
+        let bottom = surface.1 as i32 - panel.1 as i32 - 8;
+        match self {
+            Corner::TopLeft => (8, 8),
+            Corner::TopRight => (right, 8),
+            Corner::BottomRight => (right, bottom),
+            Corner::BottomLeft => (8, bottom),
+        }
+    }
+}
+
+/// Breaks `text` into lines of at most `width` characters at spaces
+/// (a word longer than a line is cut), at most `max` of them; the last
+/// ends in "..." when text was left out.
+pub fn wrap(text: &str, width: usize, max: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for word in text.split(' ') {
+        let mut word: &str = word;
+        loop {
+            let room = width - current.chars().count().min(width);
+            let len = word.chars().count();
+            let sep = usize::from(!current.is_empty());
+            if len + sep <= room {
+                if sep == 1 {
+                    current.push(' ');
+                }
+                current.push_str(word);
+                break;
+            }
+            if current.is_empty() {
+                // A word longer than a whole line: cut it.
+                let cut: String = word.chars().take(width).collect();
+                word = &word[cut.len()..];
+                lines.push(cut);
+                if word.is_empty() {
+                    break;
+                }
+            } else {
+                lines.push(std::mem::take(&mut current));
+            }
+        }
+    }
+    if !current.is_empty() {
+        lines.push(current);
+    }
+    if lines.len() > max {
+        lines.truncate(max);
+        let last = lines.last_mut().expect("max is at least 1");
+        let kept: String = last.chars().take(width.saturating_sub(3)).collect();
+        *last = format!("{kept}...");
+    }
+    lines
+}
+
 /// What the overlay shows about one frame.
 #[derive(Debug, Clone, Default)]
 pub struct Stats {
@@ -84,16 +173,6 @@ impl Overlay {
             return None;
         }
         let scale = scale.clamp(0.5, 4.0);
-        let (w, h) = ((300.0 * scale) as u32, (165.0 * scale) as u32);
-        if self
-            .pixmap
-            .as_ref()
-            .is_none_or(|p| (p.width(), p.height()) != (w, h))
-        {
-            self.pixmap = Pixmap::new(w, h);
-        }
-        let pixmap = self.pixmap.as_mut()?;
-        pixmap.fill(tiny_skia::Color::from_rgba8(10, 12, 16, 200));
         let mut lines = vec![
             format!(
                 "{:5.1} fps   frame {:5.2} ms",
@@ -110,31 +189,33 @@ impl Overlay {
             lines.push(speed.clone());
         }
         if let Some((path, dropped)) = &stats.recording {
-            lines.push(format!("REC {path}   dropped {dropped}"));
+            lines.extend(wrap(&format!("REC {path}   dropped {dropped}"), WIDTH, 2));
         }
         if let Some(sound) = &stats.sound {
-            lines.push(format!(
-                "sound: {}",
-                sound.chars().take(41).collect::<String>()
-            ));
+            lines.extend(wrap(&format!("sound: {sound}"), WIDTH, 2));
         }
+        let first_error = lines.len();
         if let Some(error) = &stats.error {
-            let short: String = error.chars().take(48).collect();
-            lines.push(short);
+            lines.extend(wrap(error, WIDTH, ERROR_LINES));
         }
+        let text_height = 4.0 + lines.len() as f32 * 15.0;
+        let (w, h) = ((300.0 * scale) as u32, ((text_height + 50.0) * scale) as u32);
+        if self
+            .pixmap
+            .as_ref()
+            .is_none_or(|p| (p.width(), p.height()) != (w, h))
+        {
+            self.pixmap = Pixmap::new(w, h);
+        }
+        let pixmap = self.pixmap.as_mut()?;
+        pixmap.fill(tiny_skia::Color::from_rgba8(10, 12, 16, 200));
         let size = 12.0 * scale;
         let mut paint = Paint {
             anti_alias: true,
             ..Paint::default()
         };
         for (i, line) in lines.iter().enumerate() {
-            let color = if Some(line)
-                == stats
-                    .error
-                    .as_ref()
-                    .map(|e| e.chars().take(48).collect::<String>())
-                    .as_ref()
-            {
+            let color = if i >= first_error {
                 (255, 120, 120)
             } else {
                 (230, 230, 230)
@@ -154,7 +235,7 @@ impl Overlay {
         }
         // The frame-time graph: one bar a frame, 33 ms tall at full height,
         // with a line at 16.7 ms.
-        let (gx, gy, gh) = (6.0 * scale, 115.0 * scale, 44.0 * scale);
+        let (gx, gy, gh) = (6.0 * scale, text_height * scale, 44.0 * scale);
         let bar = (288.0 * scale) / HISTORY as f32;
         paint.set_color_rgba8(120, 200, 120, 255);
         for k in 0..HISTORY {
@@ -207,8 +288,43 @@ mod tests {
         let pixmap = overlay.draw(&stats, 2.0).unwrap();
         assert_eq!(
             (pixmap.width(), pixmap.height()),
-            (600, 330),
-            "device pixels at 2x"
+            (600, (4 + 4 * 15 + 50) * 2),
+            "device pixels at 2x, four lines of text and the graph"
         );
+    }
+
+    // rule: H5
+    #[test]
+    fn long_errors_wrap_at_words_and_stop_after_five_lines() {
+        let error = "g/main.luau:12: update returned a state where state.enemies[3].think is a function (S5: a state is plain data)";
+        let lines = wrap(error, 46, 5);
+        assert_eq!(
+            lines,
+            [
+                "g/main.luau:12: update returned a state where",
+                "state.enemies[3].think is a function (S5: a",
+                "state is plain data)"
+            ]
+        );
+        assert!(lines.iter().all(|l| l.chars().count() <= 46));
+        let long = "word ".repeat(200);
+        let lines = wrap(&long, 46, 5);
+        assert_eq!(lines.len(), 5);
+        assert!(lines[4].ends_with("..."), "{lines:?}");
+        assert_eq!(wrap(&"x".repeat(100), 46, 5).len(), 3, "a long word is cut");
+    }
+
+    #[test]
+    fn the_panel_goes_in_each_corner_in_turn() {
+        let mut corner = Corner::default();
+        let places: Vec<(i32, i32)> = (0..4)
+            .map(|_| {
+                let place = corner.place((100, 50), (400, 300));
+                corner = corner.next();
+                place
+            })
+            .collect();
+        assert_eq!(places, [(8, 8), (292, 8), (292, 242), (8, 242)]);
+        assert_eq!(corner, Corner::TopLeft);
     }
 }

@@ -80,6 +80,11 @@ pub struct Recorder {
     blocking: bool,
     dropped: u64,
     path: PathBuf,
+    /// The size of the first frame, which every frame has.
+    size: Option<(u32, u32)>,
+    /// Seconds of dropped frames, added to the next frame kept, so the
+    /// recording lasts as long as the play did.
+    owed: f64,
 }
 
 impl std::fmt::Debug for Recorder {
@@ -117,6 +122,8 @@ impl Recorder {
             blocking,
             dropped: 0,
             path: path.to_path_buf(),
+            size: None,
+            owed: 0.0,
         })
     }
 
@@ -130,14 +137,40 @@ impl Recorder {
         self.dropped
     }
 
+    /// Returns the size every frame has: the first frame's, once there
+    /// is one.
+    pub fn size(&self) -> Option<(u32, u32)> {
+        self.size
+    }
+
     /// Hands a frame worth `dt` seconds to the encoder.
+    ///
+    /// A frame of another size than the first is dropped (the compositor
+    /// draws every picture at the recording's size, so none should come).
+    /// A dropped frame's time goes to the next frame kept.
     pub fn push(&mut self, pixmap: Pixmap, dt: f64) {
         let Some(sender) = &self.sender else { return };
-        let shot = Shot { pixmap, dt };
+        let size = (pixmap.width(), pixmap.height());
+        if *self.size.get_or_insert(size) != size {
+            self.dropped += 1;
+            self.owed += dt;
+            return;
+        }
+        let shot = Shot {
+            pixmap,
+            dt: dt + self.owed,
+        };
         if self.blocking {
             let _ = sender.send(shot);
-        } else if let Err(TrySendError::Full(_)) = sender.try_send(shot) {
-            self.dropped += 1;
+            self.owed = 0.0;
+        } else {
+            match sender.try_send(shot) {
+                Err(TrySendError::Full(_)) => {
+                    self.dropped += 1;
+                    self.owed += dt;
+                }
+                _ => self.owed = 0.0,
+            }
         }
     }
 

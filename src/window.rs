@@ -1,14 +1,12 @@
-//! Window: the game in a resizable winit window (rule H1), fed by live
+//! Window: any game in a resizable winit window (rule H1), fed by live
 //! input (H6). The only file that touches winit.
 //!
 //! The loop ticks the engine at the clock's pace, not the display's: vsync
 //! does not throttle everywhere (it does not under Xvfb), so a paced clock
-//! wakes at its next slot and a wall clock at the monitor's rate.
-//!
-//! Developer keys, unless the config turns them off (`dev_controls =
-//! false`): F1 overlay, F2 screenshot, F3 start or stop recording, F5
-//! pause, F6 step one frame while paused, F7 slower and F8 faster (1/4,
-//! 1/2, 1, 2 times: the scale multiplies each delta the clock delivers).
+//! wakes at its next slot and a wall clock at the monitor's rate. A paused
+//! game wakes only for events: it draws when something changed, not in a
+//! loop. Each frame's pictures come from the compositor (steps 7-10); the
+//! developer keys are `devkeys.rs`'s.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -21,15 +19,16 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{Window, WindowId};
 
-use crate::engine::{Engine, Tick};
+use crate::compositor::{Compositor, Steps};
+use crate::devkeys::{Act, DevControls, DevKey};
+use crate::engine::{Engine, Game, Tick};
 use crate::error::{Error, Result};
 use crate::headless::{self, ErrorTally};
 use crate::input::{InputEvent, Key};
-use crate::lua::LuaGame;
 use crate::overlay::{Overlay, Stats};
 use crate::record::Recorder;
 use crate::reload::Watcher;
-use crate::render::{Layer, Renderer, draw_frame};
+use crate::render::Renderer;
 use crate::sound::{Bank, Player};
 
 /// How a windowed run behaves.
@@ -46,36 +45,35 @@ pub struct Options {
     pub audio: String,
 }
 
-const SCALES: [f64; 4] = [0.25, 0.5, 1.0, 2.0];
-
 struct Gpu {
     window: Arc<Window>,
     surface: wgpu::Surface<'static>,
     config: wgpu::SurfaceConfiguration,
-    renderer: Renderer,
+    compositor: Compositor,
 }
 
-struct App {
-    engine: Engine<LuaGame>,
+struct App<G: Game> {
+    engine: Engine<G>,
     options: Options,
     instance: wgpu::Instance,
     gpu: Option<Gpu>,
-    screen: Option<tiny_skia::Pixmap>,
     overlay: Overlay,
+    dev: DevControls,
     recorder: Option<Recorder>,
     sound: Player,
     tally: ErrorTally,
     started: Instant,
     next_tick: Instant,
     tick_interval: Duration,
-    user_paused: bool,
+    /// F6 asked for one frame.
     step: bool,
-    scale: usize,
     screenshots: u32,
     last_error: Option<String>,
     fatal: Option<Error>,
     start_frame: u64,
-    had_focus: bool,
+    /// The title the window shows, to follow the config after a reload.
+    title: String,
+    closing: bool,
 }
 
 /// Opens the game's window and runs it until it is closed.
@@ -83,8 +81,9 @@ struct App {
 /// # Errors
 /// There is no display (the message suggests `--headless`), or no
 /// graphics adapter can draw to the window.
-pub fn run(engine: Engine<LuaGame>, options: Options) -> Result<(Engine<LuaGame>, ErrorTally)> {
+pub fn run<G: Game>(engine: Engine<G>, options: Options) -> Result<(Engine<G>, ErrorTally)> {
     check_display()?;
+    crate::interrupt::install();
     let event_loop = EventLoop::new()
         .map_err(|e| Error::Usage(format!("cannot open a window ({e}); add --headless")))?;
     let recorder = match &options.record {
@@ -103,6 +102,8 @@ pub fn run(engine: Engine<LuaGame>, options: Options) -> Result<(Engine<LuaGame>
         // sound card at all plays silently (the overlay says why).
         eprintln!("moonloop: no sound: {}", sound.status());
     }
+    let dev = DevControls::new(engine.config().dev_controls);
+    let title = engine.config().title.clone();
     let mut app = App {
         engine,
         options,
@@ -110,26 +111,27 @@ pub fn run(engine: Engine<LuaGame>, options: Options) -> Result<(Engine<LuaGame>
             Box::new(event_loop.owned_display_handle()),
         )),
         gpu: None,
-        screen: None,
         overlay: Overlay::default(),
+        dev,
         recorder,
         sound,
         tally: ErrorTally::default(),
         started: Instant::now(),
         next_tick: Instant::now(),
         tick_interval: headless::WALL_TICK,
-        user_paused: false,
         step: false,
-        scale: 2,
         screenshots: 0,
         last_error: None,
         fatal: None,
         start_frame,
-        had_focus: false,
+        title,
+        closing: false,
     };
     event_loop
         .run_app(&mut app)
         .map_err(|e| Error::Usage(format!("the window's event loop failed: {e}")))?;
+    // The window and its surface go before the recording is finished.
+    app.gpu = None;
     if let Some(err) = app.fatal.take() {
         return Err(err);
     }
@@ -155,7 +157,10 @@ pub fn check_display() -> Result<()> {
     Ok(())
 }
 
-fn report_recording(recorder: Recorder) {
+/// Finishes a recording and says where it went; an animated PNG takes a
+/// moment to compress, so it says that first.
+pub fn report_recording(recorder: Recorder) {
+    eprintln!("finishing the recording {}", recorder.path().display());
     match recorder.finish() {
         Ok(s) if s.dropped > 0 => eprintln!(
             "recorded {} frames to {} ({} dropped: the encoder fell behind)",
@@ -168,7 +173,7 @@ fn report_recording(recorder: Recorder) {
     }
 }
 
-impl App {
+impl<G: Game> App<G> {
     fn create(&mut self, event_loop: &ActiveEventLoop) -> Result<()> {
         let config = self.engine.config().clone();
         let attributes = Window::default_attributes()
@@ -186,8 +191,9 @@ impl App {
             .map_err(|e| Error::Usage(format!("cannot draw to the window: {e}")))?;
         let (renderer, adapter) = Renderer::for_surface(&self.instance, &surface)?;
         let size = window.inner_size();
+        let max = renderer.max_side();
         let mut surface_config = surface
-            .get_default_config(&adapter, size.width.max(1), size.height.max(1))
+            .get_default_config(&adapter, size.width.clamp(1, max), size.height.clamp(1, max))
             .ok_or_else(|| {
                 Error::Usage(format!(
                     "the adapter {} cannot draw to this window",
@@ -196,7 +202,8 @@ impl App {
             })?;
         surface_config.present_mode = wgpu::PresentMode::AutoVsync;
         surface.configure(renderer.device(), &surface_config);
-        self.engine.set_surface(size.width, size.height);
+        self.engine
+            .set_surface(surface_config.width, surface_config.height);
         if let Some(rate) = window
             .current_monitor()
             .and_then(|m| m.refresh_rate_millihertz())
@@ -207,59 +214,47 @@ impl App {
             window,
             surface,
             config: surface_config,
-            renderer,
+            compositor: Compositor::new(renderer),
         });
         Ok(())
     }
 
     fn resize(&mut self, width: u32, height: u32) {
         let Some(gpu) = &mut self.gpu else { return };
-        gpu.config.width = width.max(1);
-        gpu.config.height = height.max(1);
-        gpu.surface.configure(gpu.renderer.device(), &gpu.config);
-        self.engine.set_surface(width, height);
+        let max = gpu.compositor.renderer().max_side();
+        gpu.config.width = width.clamp(1, max);
+        gpu.config.height = height.clamp(1, max);
+        gpu.surface
+            .configure(gpu.compositor.renderer().device(), &gpu.config);
+        self.engine.set_surface(gpu.config.width, gpu.config.height);
+        gpu.window.request_redraw();
+    }
+
+    fn apply(&mut self, act: Act) {
+        match act {
+            Act::Redraw => {}
+            Act::Screenshot => self.screenshot(),
+            Act::ToggleRecording => self.toggle_recording(),
+            Act::Pause => self.engine.pause(),
+            Act::Resume => self.engine.resume(),
+            Act::Step => self.step = true,
+            Act::Scale(scale) => self.engine.set_time_scale(scale),
+        }
+        if let Some(gpu) = &self.gpu {
+            gpu.window.request_redraw();
+        }
     }
 
     fn key(&mut self, code: KeyCode, pressed: bool, repeat: bool) {
-        let dev = self.engine.config().dev_controls;
-        if dev && pressed && !repeat {
-            match code {
-                KeyCode::F1 => return self.overlay.visible = !self.overlay.visible,
-                KeyCode::F2 => return self.screenshot(),
-                KeyCode::F3 => return self.toggle_recording(),
-                KeyCode::F5 => {
-                    self.user_paused = !self.user_paused;
-                    if self.user_paused {
-                        self.engine.pause()
-                    } else {
-                        self.engine.resume()
-                    }
-                    return;
-                }
-                KeyCode::F6 => return self.step = self.user_paused,
-                KeyCode::F7 | KeyCode::F8 => {
-                    self.scale = if code == KeyCode::F7 {
-                        self.scale.saturating_sub(1)
-                    } else {
-                        (self.scale + 1).min(3)
-                    };
-                    return self.engine.set_time_scale(SCALES[self.scale]);
-                }
-                _ => {}
-            }
-        }
-        if dev
-            && matches!(
-                code,
-                KeyCode::F1
-                    | KeyCode::F2
-                    | KeyCode::F3
-                    | KeyCode::F5
-                    | KeyCode::F6
-                    | KeyCode::F7
-                    | KeyCode::F8
-            )
+        if let Some(dev) = dev_key(code)
+            && self.dev.enabled
         {
+            if pressed
+                && !repeat
+                && let Some(act) = self.dev.key(dev)
+            {
+                self.apply(act);
+            }
             return;
         }
         if repeat {
@@ -275,10 +270,11 @@ impl App {
         }
     }
 
+    /// Saves the game's picture, as a recording would take it: the
+    /// logical size, no overlay, no letterbox bars.
     fn screenshot(&mut self) {
         let Some(gpu) = &mut self.gpu else { return };
-        draw_frame(&mut gpu.renderer, &mut self.engine, &mut self.screen, None);
-        let picture = gpu.renderer.read();
+        let (picture, _) = gpu.compositor.picture(&mut self.engine, None);
         self.screenshots += 1;
         let path = PathBuf::from(format!("moonloop-screenshot-{}.png", self.screenshots));
         match picture.save_png(&path) {
@@ -307,28 +303,25 @@ impl App {
     }
 
     fn frame(&mut self, event_loop: &ActiveEventLoop) {
+        if self.closing {
+            return;
+        }
         let began = Instant::now();
-        let delivered = if self.step {
-            self.step = false;
-            self.engine.resume();
-            let delivered = self.tick(began);
-            self.engine.pause();
-            delivered
+        let delivered = if std::mem::take(&mut self.step) {
+            self.engine.step(began) == Tick::Delivered
         } else {
-            self.tick(began)
+            self.engine.tick(began) == Tick::Delivered
         };
+        if delivered {
+            self.after_delivered();
+        }
+        if self.engine.config().title != self.title {
+            self.title = self.engine.config().title.clone();
+            if let Some(gpu) = &self.gpu {
+                gpu.window.set_title(&self.title);
+            }
+        }
         let Some(gpu) = &mut self.gpu else { return };
-        // Steps 7 and 10 for the scene and screen layer; 8, the recorder,
-        // which takes delivered frames only (a paused game records nothing).
-        if let Some(fault) = draw_frame(&mut gpu.renderer, &mut self.engine, &mut self.screen, None)
-        {
-            self.last_error = Some(self.tally.report(self.engine.frame(), &fault));
-        }
-        if let (Some(recorder), true) = (&mut self.recorder, delivered) {
-            let picture = gpu.renderer.read();
-            recorder.push(picture, self.engine.last_dt());
-        }
-        // Step 9: the overlay, in device pixels, never recorded.
         let stats = Stats {
             frame_secs: began.elapsed().as_secs_f64(),
             dt: self.engine.last_dt(),
@@ -339,37 +332,47 @@ impl App {
                 .recorder
                 .as_ref()
                 .map(|r| (r.path().display().to_string(), r.dropped())),
-            speed: if self.user_paused {
-                Some("paused (F5 resumes, F6 steps)".into())
-            } else if self.scale != 2 {
-                Some(format!("speed x{}", SCALES[self.scale]))
-            } else {
-                None
-            },
-            sound: self.overlay.visible.then(|| self.sound.status()),
+            speed: self.dev.status(),
+            sound: self.dev.overlay.then(|| self.sound.status()),
             error: self
                 .engine
                 .reload_error()
                 .map(str::to_string)
                 .or_else(|| self.last_error.clone()),
         };
+        self.overlay.visible = self.dev.overlay;
         let scale = gpu.window.scale_factor() as f32;
-        if let Some(panel) = self.overlay.draw(&stats, scale) {
-            gpu.renderer.add_layer(Layer {
-                pixmap: panel,
-                x: 8,
-                y: 8,
-            });
-        }
-        match gpu.surface.get_current_texture() {
+        let surface = (gpu.config.width, gpu.config.height);
+        let panel = self.overlay.draw(&stats, scale);
+        let overlay = panel.map(|p| {
+            let (x, y) = self.dev.corner.place((p.width(), p.height()), surface);
+            (p, x, y)
+        });
+        let texture = match gpu.surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(texture)
-            | wgpu::CurrentSurfaceTexture::Suboptimal(texture) => {
-                let view = texture.texture.create_view(&Default::default());
-                gpu.renderer.present(&view, gpu.config.format);
-                gpu.window.pre_present_notify();
-                gpu.renderer.show(texture);
+            | wgpu::CurrentSurfaceTexture::Suboptimal(texture) => Some(texture),
+            _ => {
+                gpu.surface
+                    .configure(gpu.compositor.renderer().device(), &gpu.config);
+                None
             }
-            _ => gpu.surface.configure(gpu.renderer.device(), &gpu.config),
+        };
+        let view = texture
+            .as_ref()
+            .map(|t| t.texture.create_view(&Default::default()));
+        let steps = Steps {
+            // The recorder takes delivered frames only: a paused game
+            // records nothing.
+            record: self.recorder.as_mut().filter(|_| delivered),
+            overlay,
+            present: view.as_ref().map(|v| (v, gpu.config.format)),
+        };
+        if let Some(fault) = gpu.compositor.frame(&mut self.engine, steps) {
+            self.last_error = Some(self.tally.report(self.engine.frame(), &fault));
+        }
+        if let Some(texture) = texture {
+            gpu.window.pre_present_notify();
+            gpu.compositor.show(texture);
         }
         self.overlay.sample(
             began
@@ -382,57 +385,62 @@ impl App {
             .frames
             .is_some_and(|n| self.engine.frame() - self.start_frame >= n)
         {
-            event_loop.exit();
+            self.close(event_loop);
         }
     }
 
-    fn tick(&mut self, now: Instant) -> bool {
-        if self.engine.tick(now) != Tick::Delivered {
-            return false;
-        }
-        // The cues go to the audio device; the log must not grow for ever.
+    /// What a delivered frame leaves to the window: its cues to play, its
+    /// errors to report. A frame that ran cleanly clears the overlay's
+    /// last error.
+    fn after_delivered(&mut self) {
         let (sound, last_error) = (&mut self.sound, &mut self.last_error);
+        let mut played_badly = false;
         self.engine.play_cues(|cue, assets| {
             if let Some(line) = sound.play(cue, assets) {
                 let line = crate::terminal::line(&line);
                 eprintln!("moonloop: {line}");
                 *last_error = Some(line);
+                played_badly = true;
             }
         });
-        for err in self.engine.frame_errors() {
+        let errors = self.engine.frame_errors();
+        if errors.is_empty() && !played_badly {
+            self.last_error = None;
+        }
+        for err in errors {
             self.last_error = Some(self.tally.report(self.engine.frame(), err));
         }
-        true
+    }
+
+    fn close(&mut self, event_loop: &ActiveEventLoop) {
+        self.closing = true;
+        event_loop.exit();
     }
 }
 
-impl ApplicationHandler for App {
+impl<G: Game> ApplicationHandler for App<G> {
     fn resumed(&mut self, event_loop: &ActiveEventLoop) {
         if self.gpu.is_none()
             && let Err(err) = self.create(event_loop)
         {
             self.fatal = Some(err);
-            event_loop.exit();
+            self.close(event_loop);
         }
     }
 
     fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
         match event {
-            WindowEvent::CloseRequested => event_loop.exit(),
+            // Closed politely or destroyed from outside: either way the
+            // run ends, and nothing draws to the window again.
+            WindowEvent::CloseRequested | WindowEvent::Destroyed => self.close(event_loop),
             WindowEvent::Resized(size) => self.resize(size.width, size.height),
             WindowEvent::Focused(focused) => {
-                // A window that never had focus (no window manager, as under
-                // Xvfb) is not paused by not having it.
-                self.had_focus |= focused;
-                if self.had_focus && self.engine.config().pause_on_blur && !self.user_paused {
-                    // Pausing and resuming restarts the clock: the first
-                    // delta after focus returns is 0 (K1).
-                    if focused {
-                        self.engine.resume()
-                    } else {
-                        self.engine.pause()
-                    }
-                }
+                let act = self
+                    .dev
+                    .focus(focused, self.engine.config().pause_on_blur);
+                // Pausing and resuming restarts the clock: the first delta
+                // after focus returns is 0 (K1).
+                self.apply(act);
             }
             WindowEvent::KeyboardInput { event, .. } => {
                 if let PhysicalKey::Code(code) = event.physical_key {
@@ -469,14 +477,30 @@ impl ApplicationHandler for App {
     }
 
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        if crate::interrupt::requested() {
+            return self.close(event_loop);
+        }
         if let Some(changes) = self.options.watcher.as_mut().and_then(Watcher::poll) {
             headless::reload(&mut self.engine, &changes);
             // New sound files, or a new `config.sounds`, load on next play.
             self.sound.forget(self.engine.config().sounds.clone());
+            if let Some(gpu) = &self.gpu {
+                gpu.window.request_redraw();
+            }
         }
         let now = Instant::now();
+        // A paused game waits for events (a key, a resize, an edit): it
+        // has nothing to draw until one comes.
+        if self.engine.is_paused() && !self.step {
+            let flow = if self.options.watcher.is_some() {
+                ControlFlow::WaitUntil(now + Duration::from_millis(50))
+            } else {
+                ControlFlow::Wait
+            };
+            return event_loop.set_control_flow(flow);
+        }
         let due = self.engine.next_due().unwrap_or(self.next_tick);
-        if now >= due {
+        if now >= due || self.step {
             self.next_tick = (self.next_tick + self.tick_interval).max(now);
             if let Some(gpu) = &self.gpu {
                 gpu.window.request_redraw();
@@ -487,17 +511,18 @@ impl ApplicationHandler for App {
             .next_due()
             .unwrap_or(self.next_tick)
             .max(now + Duration::from_micros(500));
-        // Wake early enough to reload an edit promptly.
+        // Wake early enough to reload an edit promptly, and to see a
+        // Ctrl+C.
         let wake = if self.options.watcher.is_some() {
             wake.min(now + Duration::from_millis(4))
         } else {
-            wake
+            wake.min(now + Duration::from_millis(100))
         };
         event_loop.set_control_flow(ControlFlow::WaitUntil(wake));
     }
 }
 
-impl App {
+impl<G: Game> App<G> {
     fn pointer(&mut self, position: PhysicalPosition<f64>) {
         let event = match self.engine.viewport().to_logical((position.x, position.y)) {
             Some((x, y)) => InputEvent::Move(x, y),
@@ -505,6 +530,21 @@ impl App {
         };
         self.engine.input_mut().push(event);
     }
+}
+
+/// Returns the developer key `code` is, if it is one.
+fn dev_key(code: KeyCode) -> Option<DevKey> {
+    Some(match code {
+        KeyCode::F1 => DevKey::F1,
+        KeyCode::F2 => DevKey::F2,
+        KeyCode::F3 => DevKey::F3,
+        KeyCode::F4 => DevKey::F4,
+        KeyCode::F5 => DevKey::F5,
+        KeyCode::F6 => DevKey::F6,
+        KeyCode::F7 => DevKey::F7,
+        KeyCode::F8 => DevKey::F8,
+        _ => return None,
+    })
 }
 
 /// Returns the host's name for a physical key.

@@ -14,7 +14,7 @@ use common::game;
 use moonloop::clock::ConstantClock;
 use moonloop::engine::Engine;
 use moonloop::lua::LuaGame;
-use moonloop::render::{Renderer, draw_frame};
+use moonloop::compositor::Compositor;
 use tiny_skia::Pixmap;
 
 /// A channel may differ by this much before a pixel counts as different.
@@ -27,7 +27,7 @@ const CHANNEL_TOLERANCE: u8 = 6;
 const PIXEL_TOLERANCE: f64 = 0.005;
 
 /// One renderer for the whole file: creating a device is the slow part.
-static RENDERER: Mutex<Option<Renderer>> = Mutex::new(None);
+static RENDERER: Mutex<Option<Compositor>> = Mutex::new(None);
 
 fn reference(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -90,11 +90,10 @@ fn render_folder(dir: &tempfile::TempDir, surface: (u32, u32), frames: u64) -> P
         .advance(frames)
         .unwrap_or_else(|e| panic!("the frames run: {e}"));
     let mut guard = RENDERER.lock().unwrap_or_else(|e| e.into_inner());
-    let renderer =
-        guard.get_or_insert_with(|| Renderer::headless().unwrap_or_else(|e| panic!("{e}")));
-    let mut screen = None;
-    draw_frame(renderer, &mut engine, &mut screen, None);
-    renderer.read()
+    let compositor =
+        guard.get_or_insert_with(|| Compositor::headless().unwrap_or_else(|e| panic!("{e}")));
+    compositor.draw(&mut engine);
+    compositor.read_view()
 }
 
 fn scene_game(config: &str, body: &str) -> String {
@@ -216,7 +215,7 @@ fn a_screen_layer_alone_composites_as_tiny_skia_draws_it() {
         Box::new(ConstantClock::new(0.1)),
     );
     engine.advance(1).unwrap();
-    let cpu = engine.picture();
+    let cpu = moonloop::compositor::screen_picture(&mut engine);
     let worst = gpu
         .pixels()
         .iter()

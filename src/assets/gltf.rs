@@ -33,6 +33,9 @@ pub struct Model {
     pub indices: Vec<u32>,
     /// The smallest and largest corner of the positions.
     pub bounds: (Vec3, Vec3),
+    /// The base color and alpha of its first primitive's material (linear
+    /// RGBA, as glTF writes it); the object's own `color` multiplies it.
+    pub base_color: [f32; 4],
 }
 
 impl Model {
@@ -167,13 +170,22 @@ fn triangles(document: &gltf::Document, buffers: &[Vec<u8>], name: &str) -> Resu
         uvs: Vec::new(),
         indices: Vec::new(),
         bounds: (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+        base_color: [1.0; 4],
     };
+    let mut colored = false;
     let too_many =
         || format!("it has more than {MAX_VERTICES} vertices, the most a model may have");
     for mesh in document.meshes() {
         for primitive in mesh.primitives() {
             if primitive.mode() != gltf::mesh::Mode::Triangles {
                 continue;
+            }
+            if !colored {
+                colored = true;
+                let factor = primitive.material().pbr_metallic_roughness().base_color_factor();
+                if factor.iter().all(|c| c.is_finite()) {
+                    model.base_color = factor.map(|c| c.clamp(0.0, 1.0));
+                }
             }
             // Declared counts are checked before anything is read: a sparse
             // accessor can claim billions of elements with no data at all.
@@ -354,6 +366,21 @@ mod tests {
             model.normals,
             vec![[0.0, 0.0, 1.0]; 3],
             "the face turns towards +z"
+        );
+    }
+
+    // rule: H10
+    #[test]
+    fn a_model_the_gltf_crate_panics_on_is_refused() {
+        // Found by fuzzing: gltf-json 1.4.1's validator indexes the
+        // accessor a primitive names without checking that it exists.
+        let dir = folder(&[(
+            "m.gltf",
+            br#"{"asset":{"version":"2.0"},"meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}]}"#,
+        )]);
+        assert_eq!(
+            load(Some(dir.path()), "m.gltf").unwrap_err(),
+            "`m.gltf` is not a readable glTF model (the glTF reader failed on it)"
         );
     }
 

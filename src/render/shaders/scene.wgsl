@@ -60,11 +60,11 @@ fn vs_main(v: VertexIn) -> VertexOut {
     return out;
 }
 
-@fragment
-fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
+// The base color lit (or not), with the base alpha.
+fn shade(in: VertexOut) -> vec4<f32> {
     let base = in.color * textureSample(base_texture, base_sampler, in.uv);
     if (in.lit < 0.5) {
-        return vec4<f32>(base.rgb, 1.0);
+        return base;
     }
     let n = normalize(in.normal);
     var light = g.ambient.rgb;
@@ -78,5 +78,17 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
         let fade = clamp(1.0 - distance / g.point_position[i].w, 0.0, 1.0);
         light = light + g.point_color[i].rgb * fade * fade * max(dot(n, offset / max(distance, 1e-4)), 0.0);
     }
-    return vec4<f32>(base.rgb * light, 1.0);
+    return vec4<f32>(base.rgb * light, base.a);
+}
+
+@fragment
+fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
+    return vec4<f32>(shade(in).rgb, 1.0);
+}
+
+// Translucent objects: premultiplied, for the blending pipeline.
+@fragment
+fn fs_translucent(in: VertexOut) -> @location(0) vec4<f32> {
+    let c = shade(in);
+    return vec4<f32>(c.rgb * c.a, c.a);
 }

@@ -1,0 +1,265 @@
+//! Compositor: frame steps 7 to 10 after the engine's CPU work, in the
+//! order SPEC.md gives, written once and used by the window, headless
+//! recording, screenshots, the bench and the picture tests alike.
+//!
+//! 7. The scene pass, and the screen layer rasterized at the same size.
+//! 8. The recorder takes the frame's picture: what the game drew, at the
+//!    game's logical size (or the size its recording started at), whatever
+//!    the window does. When the window's surface is that size the view
+//!    itself is read; otherwise the frame is drawn again, at that size.
+//! 9. The overlay is laid over the view, in device pixels, never recorded.
+//! 10. The screen layer was composited over the scene at step 7; the view
+//!     is presented.
+//!
+//! The engine knows none of this: it hands over its scene, screen layer
+//! and assets, and the compositor owns every pixel made from them.
+
+use tiny_skia::Pixmap;
+
+use crate::color::Rgba;
+use crate::engine::{Engine, Game};
+use crate::error::{Error, Result};
+use crate::record::Recorder;
+use crate::render::{Layer, Renderer, Target};
+use crate::viewport::Viewport;
+
+/// A target and the screen layer's pixels drawn for it.
+struct Surface {
+    target: Target,
+    screen: Pixmap,
+}
+
+/// Steps 7-10 for a game, on one renderer.
+pub struct Compositor {
+    renderer: Renderer,
+    /// At the surface's size: what a window presents.
+    view: Option<Surface>,
+    /// At the picture's size, when that is not the view's.
+    picture: Option<Surface>,
+    /// Whether the view holds the game's frame alone (drawn, and no
+    /// overlay laid over it since), so a picture may read it.
+    view_clean: bool,
+}
+
+impl std::fmt::Debug for Compositor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Compositor")
+            .field("renderer", &self.renderer)
+            .finish()
+    }
+}
+
+/// What a frame does after step 7.
+#[derive(Default)]
+pub struct Steps<'a> {
+    /// Step 8: hand the frame's picture to this recorder.
+    pub record: Option<&'a mut Recorder>,
+    /// Step 9: lay this panel over the view at this place.
+    pub overlay: Option<(&'a Pixmap, i32, i32)>,
+    /// Step 10: present the view on this surface texture.
+    pub present: Option<(&'a wgpu::TextureView, wgpu::TextureFormat)>,
+}
+
+impl Compositor {
+    /// Creates a compositor on a headless renderer (any adapter, software
+    /// ones included).
+    ///
+    /// # Errors
+    /// No adapter.
+    pub fn headless() -> Result<Compositor> {
+        Ok(Compositor::new(Renderer::headless()?))
+    }
+
+    /// Creates a compositor drawing with `renderer`.
+    pub fn new(renderer: Renderer) -> Compositor {
+        Compositor {
+            renderer,
+            view: None,
+            picture: None,
+            view_clean: false,
+        }
+    }
+
+    /// Returns the renderer, to configure a surface with its device.
+    pub fn renderer(&self) -> &Renderer {
+        &self.renderer
+    }
+
+    /// Runs steps 7 to 10 for `engine`'s last frame, as `steps` asks.
+    /// Returns what went wrong drawing it, if anything did.
+    pub fn frame<G: Game>(&mut self, engine: &mut Engine<G>, steps: Steps<'_>) -> Option<Error> {
+        // 7. The scene, with the screen layer rasterized over it.
+        let mut fault = self.draw(engine);
+        // 8. The recorder takes the picture, at the size it started with.
+        if let Some(recorder) = steps.record {
+            let (picture, late) = self.picture(engine, recorder.size());
+            fault = fault.or(late);
+            recorder.push(picture, engine.last_dt());
+        }
+        // 9. The overlay, in device pixels, after the recorder.
+        if let Some((panel, x, y)) = steps.overlay {
+            self.overlay(panel, x, y);
+        }
+        // 10. Present.
+        if let Some((view, format)) = steps.present {
+            self.present(view, format);
+        }
+        fault
+    }
+
+    /// Step 7: draws `engine`'s last frame into the view, at the surface
+    /// size the engine was given. Returns the frame's fault (screen
+    /// commands the rasterizer skipped), after handing the renderer's
+    /// warnings to the engine's assets.
+    pub fn draw<G: Game>(&mut self, engine: &mut Engine<G>) -> Option<Error> {
+        let viewport = *engine.viewport();
+        let view = surface(&self.renderer, &mut self.view, viewport.surface);
+        let fault = render(&mut self.renderer, view, engine, &viewport);
+        self.view_clean = true;
+        for warning in self.renderer.take_warnings() {
+            engine.assets_mut().warn(warning);
+        }
+        fault
+    }
+
+    /// Step 8: the frame's picture at `size` (default: the game's logical
+    /// size), letterboxed when the game's size has changed since: exactly
+    /// what the game drew, none of the overlay, no window bars. Reads the
+    /// view when it is that size and was drawn by [`Compositor::draw`].
+    pub fn picture<G: Game>(
+        &mut self,
+        engine: &mut Engine<G>,
+        size: Option<(u32, u32)>,
+    ) -> (Pixmap, Option<Error>) {
+        let logical = engine.config().logical();
+        let size = size.unwrap_or(logical);
+        let max = self.renderer.max_side();
+        let size = (size.0.clamp(1, max), size.1.clamp(1, max));
+        if let Some(view) = &mut self.view
+            && self.view_clean
+            && view.target.size() == size
+            && engine.viewport().surface == size
+        {
+            return (self.renderer.read(&mut view.target), None);
+        }
+        let viewport = Viewport::fit(logical, size);
+        let picture = surface(&self.renderer, &mut self.picture, size);
+        let fault = render(&mut self.renderer, picture, engine, &viewport);
+        (self.renderer.read(&mut picture.target), fault)
+    }
+
+    /// Reads the view back: what a window presents, at the surface's
+    /// size, letterbox bars and overlay included (what the picture tests
+    /// of the scene look at).
+    ///
+    /// # Panics
+    /// If nothing was drawn yet.
+    pub fn read_view(&mut self) -> Pixmap {
+        let view = self.view.as_mut().expect("a frame was drawn");
+        self.renderer.read(&mut view.target)
+    }
+
+    /// Step 9: lays `panel` over the view at `(x, y)` device pixels.
+    pub fn overlay(&mut self, panel: &Pixmap, x: i32, y: i32) {
+        if let Some(view) = &mut self.view {
+            self.view_clean = false;
+            self.renderer.overlay(
+                &mut view.target,
+                Layer {
+                    pixmap: panel,
+                    x,
+                    y,
+                },
+            );
+        }
+    }
+
+    /// Step 10: copies the view onto a window's surface texture.
+    pub fn present(&mut self, texture: &wgpu::TextureView, format: wgpu::TextureFormat) {
+        if let Some(view) = &self.view {
+            self.renderer.present(&view.target, texture, format);
+        }
+    }
+
+    /// Shows a surface texture drawn by [`Compositor::present`].
+    pub fn show(&self, texture: wgpu::SurfaceTexture) {
+        self.renderer.show(texture);
+    }
+
+    /// Waits until the GPU has finished everything submitted.
+    pub fn finish(&self) {
+        self.renderer.finish();
+    }
+}
+
+/// Returns `slot`'s surface, made anew when it is not `size`.
+fn surface<'a>(renderer: &Renderer, slot: &'a mut Option<Surface>, size: (u32, u32)) -> &'a mut Surface {
+    let size = (size.0.max(1), size.1.max(1));
+    if slot.as_ref().is_none_or(|s| s.target.size() != size) {
+        let target = renderer.target(size);
+        let (w, h) = target.size();
+        *slot = Some(Surface {
+            target,
+            screen: Pixmap::new(w, h).expect("a non-empty target"),
+        });
+    }
+    slot.as_mut().expect("made above")
+}
+
+/// Draws the scene and the screen layer of `engine` into `surface`
+/// through `viewport`.
+fn render<G: Game>(
+    renderer: &mut Renderer,
+    surface: &mut Surface,
+    engine: &mut Engine<G>,
+    viewport: &Viewport,
+) -> Option<Error> {
+    let background = engine.background();
+    let (screen, scene, assets) = engine.layers();
+    // A frame that drew nothing on the screen layer skips clearing,
+    // uploading and compositing it: a 3D game without a HUD pays nothing.
+    let drawn = !screen.is_empty();
+    if drawn {
+        surface.screen.fill(tiny_skia::Color::TRANSPARENT);
+        screen.rasterize(&mut surface.screen.as_mut(), viewport, assets);
+    }
+    let layer = Layer {
+        pixmap: &surface.screen,
+        x: 0,
+        y: 0,
+    };
+    let layers: &[Layer<'_>] = if drawn { std::slice::from_ref(&layer) } else { &[] };
+    renderer.draw(&mut surface.target, scene, assets, viewport, background, layers);
+    skipped(if drawn { screen.skipped() } else { 0 })
+}
+
+/// The error a frame whose screen layer lost `count` commands reports.
+fn skipped(count: u32) -> Option<Error> {
+    (count > 0).then(|| {
+        Error::Script(format!(
+            "screen: {count} drawing command(s) could not be rasterized and were skipped \
+             (H10: look for coordinates or scales far outside the screen)"
+        ))
+    })
+}
+
+/// The screen layer alone over the background, rasterized on the CPU at
+/// the engine's surface size: the picture the screen's golden tests and
+/// the bench compare, exact on any machine (no GPU is involved).
+pub fn screen_picture<G: Game>(engine: &mut Engine<G>) -> Pixmap {
+    let viewport = *engine.viewport();
+    let mut pixmap = Pixmap::new(viewport.surface.0.max(1), viewport.surface.1.max(1))
+        .expect("a non-empty surface");
+    screen_picture_into(engine, &mut pixmap);
+    pixmap
+}
+
+/// Like [`screen_picture`], into `pixmap`, which must be the surface's
+/// size (a loop reuses one this way).
+pub fn screen_picture_into<G: Game>(engine: &mut Engine<G>, pixmap: &mut Pixmap) {
+    let viewport = *engine.viewport();
+    let background: Rgba = engine.background();
+    pixmap.fill(background.to_skia());
+    let (screen, _, assets) = engine.layers();
+    screen.rasterize(&mut pixmap.as_mut(), &viewport, assets);
+}

@@ -1,0 +1,199 @@
+//! Pipelines: the scene's four (opaque or translucent, each with the back
+//! or, for mirrored objects, the front face culled) and the one that lays
+//! an image over a target, which composites layers and presents frames.
+
+use super::scene_pass::{Globals, Instance};
+use super::{DEPTH_FORMAT, FRAME_FORMAT, FRAME_SRGB, Vertex};
+
+/// The renderer's pipelines and the layouts their bind groups follow.
+pub(super) struct Pipelines {
+    /// By [`super::scene_pass::Kind`]: opaque, opaque mirrored,
+    /// translucent, translucent mirrored.
+    pub scene: Vec<wgpu::RenderPipeline>,
+    pub composite: wgpu::RenderPipeline,
+    pub composite_layout: wgpu::BindGroupLayout,
+    pub texture_layout: wgpu::BindGroupLayout,
+    pub globals_layout: wgpu::BindGroupLayout,
+}
+
+fn uniform_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+fn texture_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::FRAGMENT,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable: true },
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled: false,
+        },
+        count: None,
+    }
+}
+
+fn sampler_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::FRAGMENT,
+        ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+        count: None,
+    }
+}
+
+impl Pipelines {
+    pub fn new(device: &wgpu::Device) -> Pipelines {
+        let globals_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("globals"),
+            entries: &[uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT)],
+        });
+        let texture_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("material texture"),
+            entries: &[texture_entry(0), sampler_entry(1)],
+        });
+        let composite_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("layer"),
+            entries: &[
+                texture_entry(0),
+                sampler_entry(1),
+                uniform_entry(2, wgpu::ShaderStages::VERTEX),
+            ],
+        });
+        let scene_shader = device.create_shader_module(wgpu::include_wgsl!("shaders/scene.wgsl"));
+        let scene_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("scene"),
+            bind_group_layouts: &[Some(&globals_layout), Some(&texture_layout)],
+            immediate_size: 0,
+        });
+        let scene = [
+            (false, wgpu::Face::Back),
+            (false, wgpu::Face::Front),
+            (true, wgpu::Face::Back),
+            (true, wgpu::Face::Front),
+        ]
+        .map(|(translucent, cull)| scene_pipeline(device, &scene_shader, &scene_layout, translucent, cull))
+        .into();
+        let composite = image_pipeline(device, &composite_layout, FRAME_FORMAT, "fs_main", true);
+        Pipelines {
+            scene,
+            composite,
+            composite_layout,
+            texture_layout,
+            globals_layout,
+        }
+    }
+}
+
+fn scene_pipeline(
+    device: &wgpu::Device,
+    shader: &wgpu::ShaderModule,
+    layout: &wgpu::PipelineLayout,
+    translucent: bool,
+    cull: wgpu::Face,
+) -> wgpu::RenderPipeline {
+    let vertex_layout = wgpu::VertexBufferLayout {
+        array_stride: std::mem::size_of::<Vertex>() as u64,
+        step_mode: wgpu::VertexStepMode::Vertex,
+        attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2],
+    };
+    let instance_layout = wgpu::VertexBufferLayout {
+        array_stride: std::mem::size_of::<Instance>() as u64,
+        step_mode: wgpu::VertexStepMode::Instance,
+        attributes: &wgpu::vertex_attr_array![
+            3 => Float32x4, 4 => Float32x4, 5 => Float32x4, 6 => Float32x4,
+            7 => Float32x4, 8 => Float32x4, 9 => Float32x4, 10 => Float32x4, 11 => Float32x4
+        ],
+    };
+    // Translucent objects blend over what is behind them (the sRGB view
+    // blends in linear light) and leave the depth buffer to the opaque.
+    let blend = translucent.then_some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING);
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("scene"),
+        layout: Some(layout),
+        vertex: wgpu::VertexState {
+            module: shader,
+            entry_point: Some("vs_main"),
+            compilation_options: Default::default(),
+            buffers: &[Some(vertex_layout), Some(instance_layout)],
+        },
+        primitive: wgpu::PrimitiveState {
+            cull_mode: Some(cull),
+            ..Default::default()
+        },
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: DEPTH_FORMAT,
+            depth_write_enabled: Some(!translucent),
+            depth_compare: Some(wgpu::CompareFunction::Less),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState {
+            module: shader,
+            entry_point: Some(if translucent { "fs_translucent" } else { "fs_main" }),
+            compilation_options: Default::default(),
+            targets: &[Some(wgpu::ColorTargetState {
+                format: FRAME_SRGB,
+                blend,
+                write_mask: wgpu::ColorWrites::ALL,
+            })],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
+}
+
+/// A pipeline that lays one image over a target of `format` (the
+/// composite shader): blended, for layers; replacing, to present a frame.
+pub(super) fn image_pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    format: wgpu::TextureFormat,
+    entry_point: &str,
+    blend: bool,
+) -> wgpu::RenderPipeline {
+    let shader = device.create_shader_module(wgpu::include_wgsl!("shaders/composite.wgsl"));
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("image"),
+        bind_group_layouts: &[Some(layout)],
+        immediate_size: 0,
+    });
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("image"),
+        layout: Some(&pipeline_layout),
+        vertex: wgpu::VertexState {
+            module: &shader,
+            entry_point: Some("vs_main"),
+            compilation_options: Default::default(),
+            buffers: &[],
+        },
+        primitive: Default::default(),
+        depth_stencil: None,
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState {
+            module: &shader,
+            entry_point: Some(entry_point),
+            compilation_options: Default::default(),
+            targets: &[Some(wgpu::ColorTargetState {
+                format,
+                blend: blend.then_some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING),
+                write_mask: wgpu::ColorWrites::ALL,
+            })],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
+}
+
+/// The size of [`Globals`], for its buffer.
+pub(super) const GLOBALS_SIZE: u64 = std::mem::size_of::<Globals>() as u64;

@@ -1,0 +1,436 @@
+//! The scene pass (frame step 7, on the GPU): the retained scene's visible
+//! objects gathered into instanced batches and drawn lit, into a target's
+//! sRGB view, in the letterboxed viewport.
+//!
+//! Batches are ordered by how they are drawn: opaque objects first, nearest
+//! first within a batch (the depth test then spares the shading of what is
+//! hidden), then translucent ones farthest first (each blends over what is
+//! behind it). An object whose transform mirrors it (a negative scale)
+//! turns its triangles' winding around, so it draws with the opposite face
+//! culled.
+
+use glam::{Mat3, Vec3};
+use tiny_skia::Pixmap;
+use wgpu::util::DeviceExt;
+
+use super::{MAX_DIRECTIONAL, MAX_POINT, Renderer, Target, Vertex, linear, texture_group};
+use crate::assets::Store;
+use crate::color::Rgba;
+use crate::scene::{Light, Mesh, Scene};
+use crate::viewport::Viewport;
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+pub(super) struct Instance {
+    model: [[f32; 4]; 4],
+    normal: [[f32; 4]; 3],
+    color: [f32; 4],
+    flags: [f32; 4],
+}
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+pub(super) struct Globals {
+    view_proj: [[f32; 4]; 4],
+    camera: [f32; 4],
+    ambient: [f32; 4],
+    counts: [u32; 4],
+    dir_direction: [[f32; 4]; MAX_DIRECTIONAL],
+    dir_color: [[f32; 4]; MAX_DIRECTIONAL],
+    point_position: [[f32; 4]; MAX_POINT],
+    point_color: [[f32; 4]; MAX_POINT],
+}
+
+pub(super) struct GpuMesh {
+    vertices: wgpu::Buffer,
+    indices: wgpu::Buffer,
+    count: u32,
+}
+
+/// How a batch is drawn, in the order batches are drawn: which scene
+/// pipeline it needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Kind {
+    Opaque = 0,
+    OpaqueMirrored = 1,
+    Translucent = 2,
+    TranslucentMirrored = 3,
+}
+
+/// Which mesh a batch of instances draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum BatchKey {
+    Builtin(u8),
+    /// An index into the renderer's uploaded models.
+    Model(u32),
+}
+
+/// A visible object, batched.
+pub(super) struct Staged {
+    kind: Kind,
+    mesh: BatchKey,
+    /// An index into the renderer's uploaded textures.
+    texture: Option<u32>,
+    /// Squared distance from the camera; negated for translucent objects,
+    /// which draw farthest first.
+    distance: f32,
+    /// Its place in the scene, which breaks ties.
+    order: u32,
+    instance: Instance,
+}
+
+/// Uploaded models or textures, by the store's id, each with the store
+/// generation it was uploaded at: when an asset's moves on (a reload
+/// changed the file), the next batch uploads it again. Batches refer to
+/// them by index, so staging a frame copies nothing (the host allocates
+/// nothing per frame).
+pub(super) struct Uploaded<T> {
+    items: Vec<Option<(u64, T)>>,
+}
+
+impl<T> Uploaded<T> {
+    pub(super) fn new() -> Self {
+        Uploaded { items: Vec::new() }
+    }
+
+    /// Says whether item `i` is uploaded and as new as `generation`.
+    fn fresh(&self, i: u32, generation: u64) -> bool {
+        matches!(self.items.get(i as usize), Some(Some((g, _))) if *g == generation)
+    }
+
+    fn set(&mut self, i: u32, generation: u64, item: T) {
+        let i = i as usize;
+        if self.items.len() <= i {
+            self.items.resize_with(i + 1, || None);
+        }
+        self.items[i] = Some((generation, item));
+    }
+
+    fn get(&self, i: u32) -> &T {
+        &self.items[i as usize]
+            .as_ref()
+            .expect("uploaded before use")
+            .1
+    }
+}
+
+impl Renderer {
+    pub(super) fn upload_mesh(&self, vertices: &[Vertex], indices: &[u32]) -> GpuMesh {
+        let vertices = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("vertices"),
+                contents: bytemuck::cast_slice(vertices),
+                usage: wgpu::BufferUsages::VERTEX,
+            });
+        let count = indices.len() as u32;
+        let indices = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("indices"),
+                contents: bytemuck::cast_slice(indices),
+                usage: wgpu::BufferUsages::INDEX,
+            });
+        GpuMesh {
+            vertices,
+            indices,
+            count,
+        }
+    }
+
+    /// Gathers `scene`'s visible objects into batches by how they draw,
+    /// mesh and texture, uploading the models and textures of `assets` it
+    /// meets for the first time, or again when a reload changed them. Once
+    /// those are uploaded it allocates nothing: batches name them by index.
+    pub fn batch(&mut self, scene: &Scene, assets: &Store) {
+        self.staged.clear();
+        let eye = scene.camera.pose.w_axis;
+        for object in scene.objects() {
+            if !scene.is_visible(object) {
+                continue;
+            }
+            let mut base = [1.0f32; 4];
+            let key = match &object.mesh {
+                Mesh::Cube => BatchKey::Builtin(0),
+                Mesh::Sphere => BatchKey::Builtin(1),
+                Mesh::Plane => BatchKey::Builtin(2),
+                Mesh::Cylinder => BatchKey::Builtin(3),
+                Mesh::Model(id) => {
+                    let model = assets.model_at(*id);
+                    base = model.base_color;
+                    let generation = assets.model_generation(*id);
+                    if !self.models.fresh(id.0, generation) {
+                        let vertices: Vec<Vertex> = (0..model.positions.len())
+                            .map(|v| Vertex {
+                                position: model.positions[v],
+                                normal: model.normals[v],
+                                uv: model.uvs[v],
+                            })
+                            .collect();
+                        let mesh = self.upload_mesh(&vertices, &model.indices);
+                        self.models.set(id.0, generation, mesh);
+                    }
+                    BatchKey::Model(id.0)
+                }
+            };
+            let texture = object.material.texture.map(|id| {
+                let generation = assets.image_generation(id);
+                if !self.textures.fresh(id.0, generation) {
+                    let group = self.upload_texture(assets.image_at(id));
+                    self.textures.set(id.0, generation, group);
+                }
+                id.0
+            });
+            let world = object.world;
+            let normal = Mat3::from_mat4(world).inverse().transpose();
+            let c = linear(object.material.color);
+            let alpha = object.material.color.a * base[3];
+            let mirrored = Mat3::from_mat4(world).determinant() < 0.0;
+            let kind = match (alpha < 1.0, mirrored) {
+                (false, false) => Kind::Opaque,
+                (false, true) => Kind::OpaqueMirrored,
+                (true, false) => Kind::Translucent,
+                (true, true) => Kind::TranslucentMirrored,
+            };
+            let instance = Instance {
+                model: world.to_cols_array_2d(),
+                normal: [
+                    normal.x_axis.extend(0.0).into(),
+                    normal.y_axis.extend(0.0).into(),
+                    normal.z_axis.extend(0.0).into(),
+                ],
+                color: [c[0] * base[0], c[1] * base[1], c[2] * base[2], alpha],
+                flags: [if object.material.lit { 1.0 } else { 0.0 }, 0.0, 0.0, 0.0],
+            };
+            let distance = (world.w_axis - eye).length_squared();
+            self.staged.push(Staged {
+                kind,
+                mesh: key,
+                texture,
+                distance: if alpha < 1.0 { -distance } else { distance },
+                order: self.staged.len() as u32,
+                instance,
+            });
+        }
+        // Opaque objects sharing a mesh and texture draw as one instanced
+        // call, nearest first; translucent ones farthest first, batched
+        // where neighbours share a mesh and texture. (The unstable sort
+        // needs no scratch buffer; the scene order makes it total.)
+        self.staged.sort_unstable_by(|a, b| {
+            let by_distance = |a: &Staged, b: &Staged| a.distance.total_cmp(&b.distance);
+            a.kind.cmp(&b.kind).then_with(|| {
+                if a.kind >= Kind::Translucent {
+                    by_distance(a, b).then_with(|| (a.mesh, a.texture).cmp(&(b.mesh, b.texture)))
+                } else {
+                    (a.mesh, a.texture)
+                        .cmp(&(b.mesh, b.texture))
+                        .then_with(|| by_distance(a, b))
+                }
+                .then_with(|| a.order.cmp(&b.order))
+            })
+        });
+    }
+
+    /// Writes the batched instances into the instance buffer.
+    pub(super) fn upload_instances(&mut self) {
+        self.upload.clear();
+        self.upload.extend(self.staged.iter().map(|s| s.instance));
+        if self.upload.len() > self.instance_capacity {
+            self.instance_capacity = self.upload.len().next_power_of_two();
+            self.instances = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("instances"),
+                size: (self.instance_capacity * std::mem::size_of::<Instance>()) as u64,
+                usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+        }
+        if !self.upload.is_empty() {
+            self.queue
+                .write_buffer(&self.instances, 0, bytemuck::cast_slice(&self.upload));
+        }
+    }
+
+    /// Uploads `pixmap` (premultiplied) as a straight-alpha texture.
+    fn upload_texture(&self, pixmap: &Pixmap) -> wgpu::BindGroup {
+        let mut rgba = Vec::with_capacity(pixmap.data().len());
+        for p in pixmap.pixels() {
+            let c = p.demultiply();
+            rgba.extend([c.red(), c.green(), c.blue(), c.alpha()]);
+        }
+        texture_group(
+            &self.device,
+            &self.queue,
+            &self.pipelines.texture_layout,
+            &self.linear,
+            pixmap.width(),
+            pixmap.height(),
+            &rgba,
+        )
+    }
+
+    /// Writes the camera and the lights. A scene with more directional or
+    /// point lights than the shader takes is shaded by the first ones, and
+    /// says so once.
+    pub(super) fn write_globals(&mut self, scene: &Scene, viewport: &Viewport) {
+        let (w, h) = viewport.logical;
+        let aspect = w.max(1) as f32 / h.max(1) as f32;
+        let view_proj = scene.camera.projection_matrix(aspect) * scene.camera.view();
+        let mut g = Globals {
+            view_proj: view_proj.to_cols_array_2d(),
+            camera: scene
+                .camera
+                .pose
+                .transform_point3(Vec3::ZERO)
+                .extend(1.0)
+                .into(),
+            ambient: [0.0; 4],
+            counts: [0; 4],
+            dir_direction: [[0.0; 4]; MAX_DIRECTIONAL],
+            dir_color: [[0.0; 4]; MAX_DIRECTIONAL],
+            point_position: [[0.0; 4]; MAX_POINT],
+            point_color: [[0.0; 4]; MAX_POINT],
+        };
+        let (mut any, mut directional, mut point) = (false, 0, 0);
+        for light in scene.lights() {
+            any = true;
+            match *light {
+                Light::Ambient { color } => {
+                    for i in 0..3 {
+                        g.ambient[i] += color[i];
+                    }
+                }
+                Light::Directional { color, direction } => {
+                    directional += 1;
+                    let i = g.counts[0] as usize;
+                    if i < MAX_DIRECTIONAL {
+                        g.dir_direction[i] = direction.extend(0.0).into();
+                        g.dir_color[i] = color.extend(0.0).into();
+                        g.counts[0] += 1;
+                    }
+                }
+                Light::Point {
+                    color,
+                    position,
+                    range,
+                } => {
+                    point += 1;
+                    let i = g.counts[1] as usize;
+                    if i < MAX_POINT {
+                        g.point_position[i] = position.extend(range).into();
+                        g.point_color[i] = color.extend(0.0).into();
+                        g.counts[1] += 1;
+                    }
+                }
+            }
+        }
+        if (directional > MAX_DIRECTIONAL || point > MAX_POINT) && !self.told_lights {
+            self.told_lights = true;
+            self.warnings.push(format!(
+                "scene: {directional} directional and {point} point lights; the renderer shades \
+                 with the first {MAX_DIRECTIONAL} directional and {MAX_POINT} point lights"
+            ));
+        }
+        if !any {
+            // A scene with no lights is lit by a soft sky and a sun from the
+            // upper left, so a first cube is not a black square.
+            g.ambient = [0.25, 0.25, 0.25, 0.0];
+            g.dir_direction[0] = Vec3::new(-1.0, -2.0, -1.5).normalize().extend(0.0).into();
+            g.dir_color[0] = [0.85, 0.85, 0.85, 0.0];
+            g.counts[0] = 1;
+        }
+        self.queue
+            .write_buffer(&self.globals, 0, bytemuck::bytes_of(&g));
+    }
+
+    /// Encodes the scene pass into `target`: the background cleared, the
+    /// staged batches drawn in the letterboxed `viewport`.
+    pub(super) fn scene_pass(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &Target,
+        viewport: &Viewport,
+        background: Rgba,
+    ) {
+        let bg = linear(background);
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("scene"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: &target.srgb,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(wgpu::Color {
+                        r: bg[0] as f64,
+                        g: bg[1] as f64,
+                        b: bg[2] as f64,
+                        a: 1.0,
+                    }),
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &target.depth,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(1.0),
+                    store: wgpu::StoreOp::Discard,
+                }),
+                stencil_ops: None,
+            }),
+            ..Default::default()
+        });
+        if viewport.width == 0 || viewport.height == 0 || self.staged.is_empty() {
+            return;
+        }
+        pass.set_viewport(
+            viewport.x as f32,
+            viewport.y as f32,
+            viewport.width as f32,
+            viewport.height as f32,
+            0.0,
+            1.0,
+        );
+        pass.set_scissor_rect(viewport.x, viewport.y, viewport.width, viewport.height);
+        pass.set_bind_group(0, &self.globals_group, &[]);
+        pass.set_vertex_buffer(1, self.instances.slice(..));
+        let mut start = 0;
+        let mut pipeline = None;
+        while start < self.staged.len() {
+            let Staged {
+                kind, mesh, texture, ..
+            } = self.staged[start];
+            let mut end = start + 1;
+            while end < self.staged.len()
+                && self.staged[end].kind == kind
+                && self.staged[end].mesh == mesh
+                && self.staged[end].texture == texture
+            {
+                end += 1;
+            }
+            if pipeline != Some(kind) {
+                pass.set_pipeline(&self.pipelines.scene[kind as usize]);
+                pipeline = Some(kind);
+            }
+            let mesh = match mesh {
+                BatchKey::Builtin(i) => &self.builtin[i as usize],
+                BatchKey::Model(i) => self.models.get(i),
+            };
+            let group = texture.map_or(&self.white, |t| self.textures.get(t));
+            pass.set_bind_group(1, group, &[]);
+            pass.set_vertex_buffer(0, mesh.vertices.slice(..));
+            pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
+            pass.draw_indexed(0..mesh.count, 0, start as u32..end as u32);
+            start = end;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instances_pack_as_the_shader_reads_them() {
+        assert_eq!(std::mem::size_of::<Instance>(), 144);
+        assert_eq!(std::mem::size_of::<Globals>() % 16, 0);
+    }
+}
