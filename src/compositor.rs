@@ -193,7 +193,11 @@ impl Compositor {
 }
 
 /// Returns `slot`'s surface, made anew when it is not `size`.
-fn surface<'a>(renderer: &Renderer, slot: &'a mut Option<Surface>, size: (u32, u32)) -> &'a mut Surface {
+fn surface<'a>(
+    renderer: &Renderer,
+    slot: &'a mut Option<Surface>,
+    size: (u32, u32),
+) -> &'a mut Surface {
     let size = (size.0.max(1), size.1.max(1));
     if slot.as_ref().is_none_or(|s| s.target.size() != size) {
         let target = renderer.target(size);
@@ -228,8 +232,19 @@ fn render<G: Game>(
         x: 0,
         y: 0,
     };
-    let layers: &[Layer<'_>] = if drawn { std::slice::from_ref(&layer) } else { &[] };
-    renderer.draw(&mut surface.target, scene, assets, viewport, background, layers);
+    let layers: &[Layer<'_>] = if drawn {
+        std::slice::from_ref(&layer)
+    } else {
+        &[]
+    };
+    renderer.draw(
+        &mut surface.target,
+        scene,
+        assets,
+        viewport,
+        background,
+        layers,
+    );
     skipped(if drawn { screen.skipped() } else { 0 })
 }
 

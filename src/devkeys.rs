@@ -173,11 +173,19 @@ mod tests {
     #[test]
     fn f5_pauses_f6_steps_only_while_paused_and_f5_resumes() {
         let mut dev = DevControls::new(true);
-        assert_eq!(dev.key(DevKey::F6), Some(Act::Redraw), "no step while running");
+        assert_eq!(
+            dev.key(DevKey::F6),
+            Some(Act::Redraw),
+            "no step while running"
+        );
         assert_eq!(dev.key(DevKey::F5), Some(Act::Pause));
         assert!(dev.paused());
         assert_eq!(dev.key(DevKey::F6), Some(Act::Step));
-        assert_eq!(dev.key(DevKey::F6), Some(Act::Step), "each press steps once");
+        assert_eq!(
+            dev.key(DevKey::F6),
+            Some(Act::Step),
+            "each press steps once"
+        );
         assert_eq!(dev.key(DevKey::F5), Some(Act::Resume));
         assert!(!dev.paused());
     }

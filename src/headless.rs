@@ -7,10 +7,10 @@
 
 use std::time::{Duration, Instant};
 
+use crate::compositor::{Compositor, Steps};
 use crate::engine::{Engine, Game, Tick};
 use crate::record::Recorder;
 use crate::reload::Watcher;
-use crate::compositor::{Compositor, Steps};
 
 /// What a run records each delivered frame with (step 8).
 pub struct Capture {

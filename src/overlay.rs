@@ -199,7 +199,10 @@ impl Overlay {
             lines.extend(wrap(error, WIDTH, ERROR_LINES));
         }
         let text_height = 4.0 + lines.len() as f32 * 15.0;
-        let (w, h) = ((300.0 * scale) as u32, ((text_height + 50.0) * scale) as u32);
+        let (w, h) = (
+            (300.0 * scale) as u32,
+            ((text_height + 50.0) * scale) as u32,
+        );
         if self
             .pixmap
             .as_ref()

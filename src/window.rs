@@ -193,7 +193,11 @@ impl<G: Game> App<G> {
         let size = window.inner_size();
         let max = renderer.max_side();
         let mut surface_config = surface
-            .get_default_config(&adapter, size.width.clamp(1, max), size.height.clamp(1, max))
+            .get_default_config(
+                &adapter,
+                size.width.clamp(1, max),
+                size.height.clamp(1, max),
+            )
             .ok_or_else(|| {
                 Error::Usage(format!(
                     "the adapter {} cannot draw to this window",
@@ -435,9 +439,7 @@ impl<G: Game> ApplicationHandler for App<G> {
             WindowEvent::CloseRequested | WindowEvent::Destroyed => self.close(event_loop),
             WindowEvent::Resized(size) => self.resize(size.width, size.height),
             WindowEvent::Focused(focused) => {
-                let act = self
-                    .dev
-                    .focus(focused, self.engine.config().pause_on_blur);
+                let act = self.dev.focus(focused, self.engine.config().pause_on_blur);
                 // Pausing and resuming restarts the clock: the first delta
                 // after focus returns is 0 (K1).
                 self.apply(act);

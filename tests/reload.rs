@@ -191,7 +191,13 @@ fn a_changed_image_loads_again_on_next_use() {
     let mut e = engine(dir.path());
     let mut watcher = Watcher::new(dir.path()).unwrap();
     e.advance(1).unwrap();
-    assert_eq!(moonloop::compositor::screen_picture(&mut e).pixel(1, 1).unwrap().red(), 255);
+    assert_eq!(
+        moonloop::compositor::screen_picture(&mut e)
+            .pixel(1, 1)
+            .unwrap()
+            .red(),
+        255
+    );
     let mut blue = tiny_skia::Pixmap::new(1, 1).unwrap();
     blue.fill(tiny_skia::Color::from_rgba8(0, 0, 255, 255));
     std::fs::write(dir.path().join("dot.png"), blue.encode_png().unwrap()).unwrap();
@@ -202,7 +208,10 @@ fn a_changed_image_loads_again_on_next_use() {
     );
     e.advance(1).unwrap();
     assert_eq!(
-        moonloop::compositor::screen_picture(&mut e).pixel(1, 1).unwrap().blue(),
+        moonloop::compositor::screen_picture(&mut e)
+            .pixel(1, 1)
+            .unwrap()
+            .blue(),
         255,
         "the new image is drawn"
     );
@@ -359,11 +368,19 @@ return {
     paint(tiny_skia::Color::from_rgba8(255, 0, 0, 255));
     let mut e = engine(dir.path());
     e.advance(1).unwrap();
-    assert_eq!(moonloop::compositor::screen_picture(&mut e).pixel(1, 1).unwrap().red(), 255);
+    assert_eq!(
+        moonloop::compositor::screen_picture(&mut e)
+            .pixel(1, 1)
+            .unwrap()
+            .red(),
+        255
+    );
     paint(tiny_skia::Color::from_rgba8(0, 0, 255, 255));
     e.reload(&[PathBuf::from("dot.png")]).unwrap();
     e.advance(1).unwrap();
-    let pixel = moonloop::compositor::screen_picture(&mut e).pixel(1, 1).unwrap();
+    let pixel = moonloop::compositor::screen_picture(&mut e)
+        .pixel(1, 1)
+        .unwrap();
     assert_eq!(
         (pixel.red(), pixel.blue()),
         (0, 255),

@@ -12,9 +12,9 @@ use std::sync::Mutex;
 
 use common::game;
 use moonloop::clock::ConstantClock;
+use moonloop::compositor::Compositor;
 use moonloop::engine::Engine;
 use moonloop::lua::LuaGame;
-use moonloop::compositor::Compositor;
 use tiny_skia::Pixmap;
 
 /// A channel may differ by this much before a pixel counts as different.

@@ -269,7 +269,10 @@ fn the_spinner_at_a_fixed_time() {
     let game = LuaGame::load(&root).unwrap();
     let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
     engine.advance(30).unwrap(); // half a simulated second: 45 degrees
-    assert_golden("spinner", &moonloop::compositor::screen_picture(&mut engine));
+    assert_golden(
+        "spinner",
+        &moonloop::compositor::screen_picture(&mut engine),
+    );
 }
 
 #[test]

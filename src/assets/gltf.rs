@@ -182,7 +182,10 @@ fn triangles(document: &gltf::Document, buffers: &[Vec<u8>], name: &str) -> Resu
             }
             if !colored {
                 colored = true;
-                let factor = primitive.material().pbr_metallic_roughness().base_color_factor();
+                let factor = primitive
+                    .material()
+                    .pbr_metallic_roughness()
+                    .base_color_factor();
                 if factor.iter().all(|c| c.is_finite()) {
                     model.base_color = factor.map(|c| c.clamp(0.0, 1.0));
                 }

@@ -25,7 +25,6 @@ pub(super) struct LayerSlot {
     pub(super) group: wgpu::BindGroup,
 }
 
-
 impl Renderer {
     /// Uploads `layers` into `target`'s slots, making a slot only when a
     /// layer's size changed.
@@ -161,5 +160,4 @@ impl Renderer {
             group,
         }
     }
-
 }

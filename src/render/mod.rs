@@ -268,7 +268,11 @@ impl Renderer {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         self.scene_pass(&mut encoder, target, viewport, background);
         if !layers.is_empty() {
-            self.composite(&mut encoder, &target.plain, target.layers[..layers.len()].iter());
+            self.composite(
+                &mut encoder,
+                &target.plain,
+                target.layers[..layers.len()].iter(),
+            );
         }
         self.queue.submit([encoder.finish()]);
     }
@@ -280,7 +284,12 @@ impl Renderer {
 
     /// Copies `target`'s frame onto a surface texture of `format` (a
     /// window's), filling it.
-    pub fn present(&mut self, target: &Target, view: &wgpu::TextureView, format: wgpu::TextureFormat) {
+    pub fn present(
+        &mut self,
+        target: &Target,
+        view: &wgpu::TextureView,
+        format: wgpu::TextureFormat,
+    ) {
         if self.present.as_ref().is_none_or(|p| p.format != format) {
             // The frame holds sRGB-encoded values; an sRGB surface encodes
             // on write, so decode first.
@@ -311,7 +320,11 @@ impl Renderer {
             });
         }
         let present = self.present.as_mut().expect("made above");
-        if present.group.as_ref().is_none_or(|(id, _)| *id != target.id) {
+        if present
+            .group
+            .as_ref()
+            .is_none_or(|(id, _)| *id != target.id)
+        {
             let group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("present"),
                 layout: &self.pipelines.composite_layout,

@@ -81,7 +81,9 @@ impl Pipelines {
             (true, wgpu::Face::Back),
             (true, wgpu::Face::Front),
         ]
-        .map(|(translucent, cull)| scene_pipeline(device, &scene_shader, &scene_layout, translucent, cull))
+        .map(|(translucent, cull)| {
+            scene_pipeline(device, &scene_shader, &scene_layout, translucent, cull)
+        })
         .into();
         let composite = image_pipeline(device, &composite_layout, FRAME_FORMAT, "fs_main", true);
         Pipelines {
@@ -140,7 +142,11 @@ fn scene_pipeline(
         multisample: Default::default(),
         fragment: Some(wgpu::FragmentState {
             module: shader,
-            entry_point: Some(if translucent { "fs_translucent" } else { "fs_main" }),
+            entry_point: Some(if translucent {
+                "fs_translucent"
+            } else {
+                "fs_main"
+            }),
             compilation_options: Default::default(),
             targets: &[Some(wgpu::ColorTargetState {
                 format: FRAME_SRGB,

@@ -396,7 +396,10 @@ impl Renderer {
         let mut pipeline = None;
         while start < self.staged.len() {
             let Staged {
-                kind, mesh, texture, ..
+                kind,
+                mesh,
+                texture,
+                ..
             } = self.staged[start];
             let mut end = start + 1;
             while end < self.staged.len()
