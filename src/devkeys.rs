@@ -72,6 +72,7 @@ pub struct DevControls {
     pub corner: Corner,
     user_paused: bool,
     blurred: bool,
+    had_focus: bool,
     scale: usize,
 }
 
@@ -85,6 +86,7 @@ impl DevControls {
             corner: Corner::default(),
             user_paused: false,
             blurred: false,
+            had_focus: false,
             scale: 2,
         }
     }
@@ -140,7 +142,8 @@ impl DevControls {
     /// is not paused by lacking it.
     pub fn focus(&mut self, focused: bool, pause_on_blur: bool) -> Act {
         let was = self.paused();
-        self.blurred = pause_on_blur && !focused;
+        self.had_focus |= focused;
+        self.blurred = pause_on_blur && !focused && self.had_focus;
         self.transition(was)
     }
 
@@ -193,6 +196,12 @@ mod tests {
     #[test]
     fn losing_focus_pauses_and_regaining_it_resumes_unless_f5_paused() {
         let mut dev = DevControls::new(true);
+        assert_eq!(
+            dev.focus(false, true),
+            Act::Redraw,
+            "a window that never had focus (no window manager) runs"
+        );
+        assert_eq!(dev.focus(true, true), Act::Redraw);
         assert_eq!(dev.focus(false, true), Act::Pause);
         assert_eq!(dev.focus(true, true), Act::Resume);
         assert_eq!(dev.key(DevKey::F5), Some(Act::Pause));

@@ -22,5 +22,30 @@ fn main() -> ExitCode {
             "moonloop: internal error{place}: {message} (this is a bug in moonloop; please report it)"
         );
     }));
+    give_libraries_a_runtime_dir();
     moonloop::cli::main(std::env::args_os())
+}
+
+/// Graphics libraries (Mesa's, through wgpu) print "XDG_RUNTIME_DIR is
+/// invalid or not set" twice on every run where the session has none (a
+/// container, CI, ssh), though nothing is wrong. The host's stderr is for
+/// what the author must read, so such a run gets a private folder of its
+/// own to point them at.
+fn give_libraries_a_runtime_dir() {
+    let set =
+        std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|dir| std::path::Path::new(&dir).is_dir());
+    if set {
+        return;
+    }
+    // SAFETY: `getuid` has no preconditions and cannot fail.
+    let uid = unsafe { libc::getuid() };
+    let dir = std::env::temp_dir().join(format!("moonloop-runtime-{uid}"));
+    let made = std::fs::create_dir_all(&dir).and_then(|()| {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))
+    });
+    if made.is_ok() {
+        // SAFETY: the first thing main does, before any thread starts.
+        unsafe { std::env::set_var("XDG_RUNTIME_DIR", &dir) };
+    }
 }

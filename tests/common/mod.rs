@@ -146,3 +146,149 @@ fn base64(bytes: &[u8]) -> String {
     }
     out
 }
+
+/// An X server of a window test's own, on a display Xvfb chose itself
+/// (`-displayfd`): it says the number once it is ready, so there is no
+/// guessing at free displays and no wait on a socket. Killed on drop.
+pub struct Xvfb {
+    server: std::process::Child,
+    /// `:N`, for `DISPLAY`.
+    pub display: String,
+}
+
+impl Xvfb {
+    /// Starts one.
+    ///
+    /// # Panics
+    /// Without Xvfb (`./test.sh` installs it), or if it does not start.
+    pub fn start() -> Xvfb {
+        use std::io::BufRead;
+        let mut server = Command::new("Xvfb")
+            .args([
+                "-displayfd",
+                "1",
+                "-screen",
+                "0",
+                "1024x768x24",
+                "-nolisten",
+                "tcp",
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("this test needs Xvfb (./test.sh installs it)");
+        let mut line = String::new();
+        std::io::BufReader::new(server.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let number = line.trim();
+        assert!(!number.is_empty(), "Xvfb did not start");
+        Xvfb {
+            server,
+            display: format!(":{number}"),
+        }
+    }
+
+    /// A command that runs on this display (and on no Wayland one).
+    pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut command = Command::new(program);
+        command
+            .env("DISPLAY", &self.display)
+            .env_remove("WAYLAND_DISPLAY");
+        command
+    }
+
+    /// Runs `xdotool` with `args` on this display; returns its stdout.
+    pub fn xdotool(&self, args: &[&str]) -> String {
+        let out = self
+            .command("xdotool")
+            .args(args)
+            .output()
+            .expect("xdotool runs");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// Waits (at most 90 s: a loaded 2-core machine starting a software
+    /// GPU is slow) for a window titled `title`; returns its id.
+    pub fn window(&self, title: &str) -> String {
+        for _ in 0..900 {
+            let id = self.xdotool(&["search", "--name", title]);
+            if let Some(id) = id.lines().next().filter(|l| !l.is_empty()) {
+                return id.to_string();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        panic!("no window titled {title} appeared");
+    }
+}
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        let _ = self.server.kill();
+        let _ = self.server.wait();
+    }
+}
+
+/// Turns straight RGBA bytes of `w` x `h` into a (premultiplied) pixmap.
+fn pixmap_from_straight(rgba: &[u8], w: u32, h: u32) -> tiny_skia::Pixmap {
+    let mut pixmap = tiny_skia::Pixmap::new(w, h).unwrap();
+    for (out, p) in pixmap.pixels_mut().iter_mut().zip(rgba.chunks_exact(4)) {
+        *out = tiny_skia::ColorU8::from_rgba(p[0], p[1], p[2], p[3]).premultiply();
+    }
+    pixmap
+}
+
+/// Decodes every frame of an animated PNG (the recorder writes whole
+/// frames, so each is the picture as it was).
+pub fn apng_frames(path: &Path) -> Vec<tiny_skia::Pixmap> {
+    let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+    let mut reader = png::Decoder::new(file).read_info().unwrap();
+    let frames = reader
+        .info()
+        .animation_control()
+        .map_or(1, |a| a.num_frames);
+    let mut buffer = vec![0; reader.output_buffer_size().unwrap()];
+    let mut out = Vec::new();
+    for _ in 0..frames {
+        let info = reader.next_frame(&mut buffer).unwrap();
+        assert_eq!(
+            info.color_type,
+            png::ColorType::Rgba,
+            "the recorder writes RGBA"
+        );
+        out.push(pixmap_from_straight(
+            &buffer[..info.buffer_size()],
+            info.width,
+            info.height,
+        ));
+    }
+    out
+}
+
+/// Decodes every frame of a GIF, each composed onto the canvas as a
+/// viewer shows it.
+pub fn gif_frames(path: &Path) -> Vec<tiny_skia::Pixmap> {
+    let mut options = gif::DecodeOptions::new();
+    options.set_color_output(gif::ColorOutput::RGBA);
+    let mut decoder = options
+        .read_info(std::fs::File::open(path).unwrap())
+        .unwrap();
+    let (w, h) = (decoder.width() as u32, decoder.height() as u32);
+    let mut canvas = vec![0u8; (w * h * 4) as usize];
+    let mut out = Vec::new();
+    while let Some(frame) = decoder.read_next_frame().unwrap() {
+        for row in 0..frame.height as u32 {
+            for col in 0..frame.width as u32 {
+                let src = ((row * frame.width as u32 + col) * 4) as usize;
+                let (x, y) = (frame.left as u32 + col, frame.top as u32 + row);
+                if frame.buffer[src + 3] == 0 || x >= w || y >= h {
+                    continue;
+                }
+                let dst = ((y * w + x) * 4) as usize;
+                canvas[dst..dst + 4].copy_from_slice(&frame.buffer[src..src + 4]);
+            }
+        }
+        out.push(pixmap_from_straight(&canvas, w, h));
+    }
+    out
+}

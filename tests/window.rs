@@ -1,0 +1,231 @@
+//! The window under Xvfb, driven with xdotool (rules H1, H4, H5): the
+//! developer keys, a resize while recording, a paused window's cost, a
+//! window closed from outside, and Ctrl+C during a recording.
+//!
+//! These tests run the `moonloop` binary on an X server of their own and
+//! wait on what it does (bounded), as a player's window would be driven.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{Xvfb, game};
+
+/// The last frame's delta and how many frames had exactly the 1/60 s a
+/// step by hand gives (a wall clock's deltas are measured, never that).
+const COUNTING: &str = r##"
+return {
+    config = { title = "counting", width = 320, height = 200, pause_on_blur = false },
+    init = function() return { n = 0, exact = 0, last = 0 } end,
+    update = function(state, input, dt)
+        local exact = state.exact + (if dt == 1 / 60 then 1 else 0)
+        return { n = state.n + 1, exact = exact, last = dt }
+    end,
+    render = function(state, scene, screen)
+        screen:rect(10, 10, 100, 60, { fill = "#40a0e0" })
+        screen:circle(200, 120, 40, { fill = "#e0a040" })
+    end,
+}
+"##;
+
+/// One window test at a time: each drives a window by timing, which a
+/// machine busy with another one's software GPU would stretch.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn spawn(x: &Xvfb, dir: &Path, args: &[&str]) -> Child {
+    x.command(env!("CARGO_BIN_EXE_moonloop"))
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn finish(child: Child) -> (Option<i32>, String, String) {
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Waits (bounded) until `f` holds.
+fn until(what: &str, f: impl Fn() -> bool) {
+    let started = Instant::now();
+    while !f() {
+        assert!(
+            started.elapsed() < Duration::from_secs(90),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn number(json: &str, key: &str) -> f64 {
+    let at = json
+        .find(&format!("\"{key}\": "))
+        .unwrap_or_else(|| panic!("{key} in {json}"));
+    json[at + key.len() + 4..]
+        .split([',', '\n', '}'])
+        .next()
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+/// CPU seconds process `pid` has used so far (user and system).
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let fields: Vec<&str> = stat
+        .rsplit(')')
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    let ticks: f64 = fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap();
+    ticks / 100.0
+}
+
+// rule: H1
+#[test]
+fn f5_pauses_f6_steps_exactly_one_frame_and_a_paused_window_sleeps() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let x = Xvfb::start();
+    let dir = game(&[("main.luau", COUNTING)]);
+    let child = spawn(&x, dir.path(), &["run", ".", "--no-watch", "--print-state"]);
+    let id = x.window("counting");
+    x.xdotool(&["windowfocus", &id]);
+    std::thread::sleep(Duration::from_millis(500));
+    x.xdotool(&["key", "--window", &id, "F5"]);
+    std::thread::sleep(Duration::from_millis(500));
+    // Paused: the window waits for events instead of redrawing.
+    let before = cpu_seconds(child.id());
+    std::thread::sleep(Duration::from_secs(3));
+    let used = cpu_seconds(child.id()) - before;
+    assert!(
+        used < 0.15,
+        "a paused window used {used:.2} s of CPU in 3 s"
+    );
+    x.xdotool(&["key", "--window", &id, "F6"]);
+    std::thread::sleep(Duration::from_millis(500));
+    x.xdotool(&["windowclose", &id]);
+    let (code, stdout, stderr) = finish(child);
+    assert_eq!(
+        code,
+        Some(0),
+        "closed from outside, the run ends cleanly: {stderr}"
+    );
+    assert!(!stderr.contains("internal error"), "{stderr}");
+    assert!(number(&stdout, "n") > 1.0, "{stdout}");
+    assert_eq!(
+        number(&stdout, "exact"),
+        1.0,
+        "F6 gave one frame of 1/60 s: {stdout}"
+    );
+    assert_eq!(
+        number(&stdout, "last"),
+        1.0 / 60.0,
+        "and nothing ran after it: {stdout}"
+    );
+}
+
+// rule: H4
+#[test]
+fn a_window_resized_while_recording_records_frames_of_one_size() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let x = Xvfb::start();
+    let dir = game(&[("main.luau", COUNTING)]);
+    let child = spawn(&x, dir.path(), &["run", ".", "--no-watch"]);
+    let id = x.window("counting");
+    x.xdotool(&["windowfocus", &id]);
+    std::thread::sleep(Duration::from_millis(300));
+    x.xdotool(&["key", "--window", &id, "F3"]);
+    for (w, h) in [("500", "300"), ("200", "400"), ("640", "360")] {
+        std::thread::sleep(Duration::from_millis(300));
+        x.xdotool(&["windowsize", &id, w, h]);
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    x.xdotool(&["key", "--window", &id, "F3"]);
+    until("the recording to finish", || {
+        std::fs::read_dir(dir.path()).unwrap().any(|e| {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            name.starts_with("moonloop-recording-") && name.ends_with(".png")
+        }) && !std::fs::read_dir(dir.path()).unwrap().any(|e| {
+            e.unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".frames")
+        })
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    x.xdotool(&["windowclose", &id]);
+    let (code, _, stderr) = finish(child);
+    assert_eq!(code, Some(0), "{stderr}");
+    let recording = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains("moonloop-recording-"))
+        .unwrap();
+    let frames = common::apng_frames(&recording);
+    assert!(frames.len() > 3, "{} frames", frames.len());
+    for (i, frame) in frames.iter().enumerate() {
+        assert_eq!((frame.width(), frame.height()), (320, 200), "frame {i}");
+        // The game draws the same picture every frame: a sheared frame
+        // would differ.
+        assert_eq!(
+            frame.data(),
+            frames[0].data(),
+            "frame {i} is the game's picture"
+        );
+    }
+    // Look at one: the game's picture, with no window and no bars.
+    frames[frames.len() - 1]
+        .save_png(Path::new(env!("CARGO_TARGET_TMPDIR")).join("resized-recording-last.png"))
+        .unwrap();
+}
+
+// rule: H4
+#[test]
+fn ctrl_c_during_a_recording_leaves_a_valid_file_and_no_spool() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = game(&[("main.luau", COUNTING)]);
+    for name in ["out.gif", "out.png"] {
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_moonloop"))
+            .args([
+                "run",
+                ".",
+                "--headless",
+                "--clock",
+                "paced:60",
+                "--record",
+                name,
+            ])
+            .current_dir(dir.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        until("the recording to start", || dir.path().join(name).exists());
+        std::thread::sleep(Duration::from_millis(700));
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let (code, _, stderr) = finish(child);
+        assert_eq!(code, Some(130), "{name}: {stderr}");
+        assert!(stderr.contains("interrupted after frame"), "{stderr}");
+        let frames = if name.ends_with(".gif") {
+            common::gif_frames(&dir.path().join(name))
+        } else {
+            common::apng_frames(&dir.path().join(name))
+        };
+        assert!(frames.len() > 5, "{name}: {} frames", frames.len());
+        assert!(
+            !dir.path().join("out.png.frames").exists(),
+            "{name}: no spool is left behind"
+        );
+    }
+}

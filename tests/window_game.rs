@@ -1,0 +1,69 @@
+//! A window for a game written in Rust (rule H1): the window takes any
+//! `Game`, its config included. Its own test binary, without the test
+//! harness, because winit opens windows from the main thread only.
+
+mod common;
+
+use moonloop::clock::ConstantClock;
+use moonloop::config::Config;
+use moonloop::engine::{Engine, Game, RenderCtx, UpdateCtx};
+use moonloop::screen::Style;
+
+struct Squares {
+    config: Config,
+    updates: u64,
+    renders: u64,
+}
+
+impl Game for Squares {
+    fn update(&mut self, _ctx: UpdateCtx<'_>, _dt: f64) -> moonloop::Result {
+        self.updates += 1;
+        Ok(())
+    }
+
+    fn render(&mut self, ctx: RenderCtx<'_>) -> moonloop::Result {
+        self.renders += 1;
+        let style = Style {
+            fill: Some(moonloop::screen::Fill::Solid(moonloop::color::Rgba::WHITE)),
+            ..Style::default()
+        };
+        ctx.screen
+            .rect(10.0, 10.0, 40.0, 40.0, 0.0, style)
+            .map_err(moonloop::Error::Script)
+    }
+
+    fn config(&self) -> &Config {
+        &self.config
+    }
+}
+
+fn main() {
+    let x = common::Xvfb::start();
+    // SAFETY: set before any other thread of this process starts.
+    unsafe {
+        std::env::set_var("DISPLAY", &x.display);
+        std::env::remove_var("WAYLAND_DISPLAY");
+    }
+    let game = Squares {
+        config: Config {
+            title: "squares in rust".into(),
+            width: 160,
+            height: 120,
+            ..Config::default()
+        },
+        updates: 0,
+        renders: 0,
+    };
+    let engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    let options = moonloop::window::Options {
+        frames: Some(10),
+        audio: "off".into(),
+        ..Default::default()
+    };
+    let (engine, tally) = moonloop::window::run(engine, options).expect("the window runs");
+    assert!(tally.is_empty(), "{:?}", tally.entries);
+    assert_eq!(engine.frame(), 10, "ten frames were delivered");
+    assert_eq!(engine.game().updates, 10);
+    assert!(engine.game().renders >= 10);
+    println!("test a_window_runs_a_game_written_in_rust ... ok");
+}
