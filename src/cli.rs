@@ -186,7 +186,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     match outcome {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("moonloop: {}", crate::terminal::line(&err.to_string()));
+            eprintln!("moonloop: {}", crate::terminal::line(&err.chain()));
             ExitCode::from(2)
         }
     }

@@ -55,12 +55,58 @@ pub enum Error {
     },
 
     /// Reading or writing a file failed.
-    #[error("{path}: {source}")]
+    #[error("{path}")]
     Io {
         /// The file or folder.
         path: PathBuf,
         /// The cause.
         source: std::io::Error,
+    },
+
+    /// A recording could not be made or finished.
+    #[error("recording to {path} failed")]
+    Record {
+        /// The file or folder being recorded to.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+
+    /// No graphics adapter could be found.
+    #[error(
+        "no graphics adapter found; install Mesa's software renderer \
+         (apt-get install mesa-vulkan-drivers libvulkan1) or run without pictures"
+    )]
+    NoAdapter(#[from] wgpu::RequestAdapterError),
+
+    /// The graphics adapter refused the device the host asked for.
+    #[error("the graphics adapter {adapter} refused a device")]
+    Device {
+        /// The adapter, named.
+        adapter: String,
+        /// The cause.
+        source: wgpu::RequestDeviceError,
+    },
+
+    /// A window's surface could not be made.
+    #[error("cannot draw to the window")]
+    Surface(#[from] wgpu::CreateSurfaceError),
+
+    /// The window system refused to run a window (add --headless).
+    #[error("cannot run a window (add --headless)")]
+    EventLoop(#[from] winit::error::EventLoopError),
+
+    /// The window system refused to open a window.
+    #[error("cannot open a window")]
+    Window(#[from] winit::error::OsError),
+
+    /// The game folder cannot be watched for changes.
+    #[error("{path}: cannot watch the folder for changes")]
+    Watch {
+        /// The folder.
+        path: PathBuf,
+        /// The cause.
+        source: notify::Error,
     },
 }
 
@@ -68,6 +114,22 @@ pub enum Error {
 pub type Result<T = (), E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// Returns the whole message: this error's, then each cause's
+    /// (`source()`), joined by ": ".
+    pub fn chain(&self) -> String {
+        let mut text = self.to_string();
+        let mut cause = std::error::Error::source(self);
+        while let Some(c) = cause {
+            let part = c.to_string();
+            if !text.ends_with(&part) {
+                text.push_str(": ");
+                text.push_str(&part);
+            }
+            cause = c.source();
+        }
+        text
+    }
+
     /// Wraps an I/O failure with the path it happened at.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
@@ -124,5 +186,17 @@ mod tests {
         });
         assert_eq!(caught, None);
         assert!(!panic_is_caught());
+    }
+}
+
+#[cfg(test)]
+mod chain_tests {
+    use super::*;
+
+    #[test]
+    fn a_message_names_its_causes_once() {
+        let err = Error::io("game/x.png", std::io::Error::other("disk on fire"));
+        assert_eq!(err.chain(), "game/x.png: disk on fire");
+        assert_eq!(Error::Script("plain".into()).chain(), "plain");
     }
 }

@@ -73,7 +73,7 @@ impl ErrorTally {
     /// Counts `err` on `frame`, printing it to stderr the first time (game
     /// text escaped, H10); returns the line as printed.
     pub fn report(&mut self, frame: u64, err: &crate::Error) -> String {
-        let line = crate::terminal::line(&err.to_string());
+        let line = crate::terminal::line(&err.chain());
         if self.count(frame, line.clone()) {
             eprintln!("frame {frame}: {line}");
         }
@@ -173,7 +173,7 @@ pub fn reload<G: Game>(engine: &mut Engine<G>, changes: &[std::path::PathBuf]) {
         Ok(_) => {}
         Err(err) => eprintln!(
             "reload failed, the old code runs on: {}",
-            crate::terminal::line(&err.to_string())
+            crate::terminal::line(&err.chain())
         ),
     }
 }

@@ -124,11 +124,11 @@ impl Watcher {
     }
 }
 
-fn watch_error(root: &Path, e: notify::Error) -> Error {
-    Error::Usage(format!(
-        "{}: cannot watch the folder for changes ({e})",
-        root.display()
-    ))
+fn watch_error(root: &Path, source: notify::Error) -> Error {
+    Error::Watch {
+        path: root.to_path_buf(),
+        source,
+    }
 }
 
 #[cfg(test)]

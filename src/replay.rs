@@ -106,7 +106,7 @@ impl Replay {
     /// The file cannot be read or is not a replay log; the error names the line.
     pub fn load(path: &Path) -> Result<Replay> {
         let bytes = crate::assets::read_path(path, &path.to_string_lossy(), MAX_LOG)
-            .map_err(Error::Usage)?;
+            .map_err(|why| Error::io(path, std::io::Error::other(why)))?;
         Replay::parse(&String::from_utf8_lossy(&bytes)).map_err(|(line, reason)| Error::Input {
             path: path.to_path_buf(),
             line,

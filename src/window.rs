@@ -84,8 +84,7 @@ struct App<G: Game> {
 pub fn run<G: Game>(engine: Engine<G>, options: Options) -> Result<(Engine<G>, ErrorTally)> {
     check_display()?;
     crate::interrupt::install();
-    let event_loop = EventLoop::new()
-        .map_err(|e| Error::Usage(format!("cannot open a window ({e}); add --headless")))?;
+    let event_loop = EventLoop::new()?;
     let recorder = match &options.record {
         Some(path) => Some(Recorder::start(path, false)?),
         None => None,
@@ -127,9 +126,7 @@ pub fn run<G: Game>(engine: Engine<G>, options: Options) -> Result<(Engine<G>, E
         title,
         closing: false,
     };
-    event_loop
-        .run_app(&mut app)
-        .map_err(|e| Error::Usage(format!("the window's event loop failed: {e}")))?;
+    event_loop.run_app(&mut app)?;
     // The window and its surface go before the recording is finished.
     app.gpu = None;
     if let Some(err) = app.fatal.take() {
@@ -169,7 +166,7 @@ pub fn report_recording(recorder: Recorder) {
             s.dropped
         ),
         Ok(s) => eprintln!("recorded {} frames to {}", s.frames, s.path.display()),
-        Err(e) => eprintln!("moonloop: {e}"),
+        Err(e) => eprintln!("moonloop: {}", e.chain()),
     }
 }
 
@@ -180,15 +177,8 @@ impl<G: Game> App<G> {
             .with_title(config.title.clone())
             .with_inner_size(LogicalSize::new(config.width, config.height))
             .with_resizable(true);
-        let window = Arc::new(
-            event_loop
-                .create_window(attributes)
-                .map_err(|e| Error::Usage(format!("cannot open a window: {e}")))?,
-        );
-        let surface = self
-            .instance
-            .create_surface(window.clone())
-            .map_err(|e| Error::Usage(format!("cannot draw to the window: {e}")))?;
+        let window = Arc::new(event_loop.create_window(attributes)?);
+        let surface = self.instance.create_surface(window.clone())?;
         let (renderer, adapter) = Renderer::for_surface(&self.instance, &surface)?;
         let size = window.inner_size();
         let max = renderer.max_side();
@@ -300,7 +290,7 @@ impl<G: Game> App<G> {
                         eprintln!("recording to {} (F3 stops)", path.display());
                         self.recorder = Some(r);
                     }
-                    Err(e) => eprintln!("moonloop: {e}"),
+                    Err(e) => eprintln!("moonloop: {}", e.chain()),
                 }
             }
         }

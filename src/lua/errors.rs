@@ -264,7 +264,6 @@ pub fn describe(err: &mlua::Error) -> String {
     // (The host's own trampoline chunk, `moonloop`, is not the author's;
     // a refused state is named by the binding, which knows the function.)
     if !has_place(&text)
-        && !text.starts_with(crate::state::REFUSED)
         && let Some(place) = traceback_place(traceback)
     {
         text = format!("{place}: {text}");

@@ -212,13 +212,10 @@ impl LuaGame {
                 place(function)
             ))),
             Ok(value) => Ok(value),
-            Err(err) => {
-                let text = errors::describe(&err);
-                Err(Error::Script(match text.strip_prefix(state::REFUSED) {
-                    Some(why) => format!("{}{name} returned a state where {why}", place(function)),
-                    None => text,
-                }))
-            }
+            Err(err) => Err(Error::Script(match state::take_refusal() {
+                Some(why) => format!("{}{name} returned a state where {why}", place(function)),
+                None => errors::describe(&err),
+            })),
         }
     }
 

@@ -215,7 +215,7 @@ impl UserData for EngineHandle {
                 .recorder
                 .finish()
                 .map(|s| s.frames)
-                .map_err(|e| fail(lua, e)),
+                .map_err(|e| fail(lua, e.chain())),
         });
         methods.add_method("hash", |lua, this, ()| {
             this.engine.game().state_hash().map_err(|e| fail(lua, e))
@@ -246,8 +246,9 @@ fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
             .get::<Option<String>>("clock")?
             .unwrap_or_else(|| "constant:1/60".to_string())
             .parse()
-            .map_err(|e| fail(lua, format!("engine.new: {e}")))?;
-        let game = LuaGame::load(&dir).map_err(|e| fail(lua, format!("engine.new: {e}")))?;
+            .map_err(|e: crate::Error| fail(lua, format!("engine.new: {}", e.chain())))?;
+        let game =
+            LuaGame::load(&dir).map_err(|e| fail(lua, format!("engine.new: {}", e.chain())))?;
         if let Some(secs) = options.get::<Option<f64>>("budget")? {
             if !(secs > 0.0 && secs <= TEST_BUDGET.as_secs_f64()) {
                 return Err(fail(
@@ -274,7 +275,7 @@ fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
                 let path = crate::assets::output(&dir, &name)
                     .map_err(|why| fail(lua, format!("engine.new: record: {why}")))?;
                 let capture = crate::headless::Capture::start(&path, true)
-                    .map_err(|e| fail(lua, format!("engine.new: {e}")))?;
+                    .map_err(|e| fail(lua, format!("engine.new: {}", e.chain())))?;
                 Some(capture)
             }
         };

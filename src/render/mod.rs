@@ -40,10 +40,6 @@ pub const MAX_DIRECTIONAL: usize = 4;
 /// See [`MAX_DIRECTIONAL`].
 pub const MAX_POINT: usize = 8;
 
-/// What to install when no adapter can be found.
-const NO_ADAPTER: &str = "no graphics adapter found; install Mesa's software renderer \
-     (apt-get install mesa-vulkan-drivers libvulkan1) or run without pictures";
-
 /// A surface format's present pipeline, its full-screen rectangle, and the
 /// bind group for the target it was made for.
 struct Present {
@@ -98,8 +94,7 @@ impl Renderer {
         let instance =
             wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
         let adapter =
-            pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
-                .map_err(|_| Error::Usage(NO_ADAPTER.into()))?;
+            pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))?;
         Renderer::on(&adapter)
     }
 
@@ -114,8 +109,7 @@ impl Renderer {
         let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
             compatible_surface: Some(surface),
             ..Default::default()
-        }))
-        .map_err(|_| Error::Usage(NO_ADAPTER.into()))?;
+        }))?;
         Ok((Renderer::on(&adapter)?, adapter))
     }
 
@@ -132,7 +126,10 @@ impl Renderer {
                 wgpu::Limits::downlevel_webgl2_defaults().using_resolution(adapter.limits()),
             ..Default::default()
         }))
-        .map_err(|e| Error::Usage(format!("the graphics adapter {info} refused a device: {e}")))?;
+        .map_err(|source| Error::Device {
+            adapter: info.clone(),
+            source,
+        })?;
         // wgpu's default for an error it was not asked to catch is to
         // panic; a frame the GPU refused is one bad picture, said once,
         // and the game goes on.

@@ -48,9 +48,23 @@ const PLAIN_DATA: &str =
 /// Registry field of the host's `take` function.
 const TAKE: &str = "moonloop.take";
 
-/// Prefix marking an error raised by [`take`]'s walk, so the binding can
-/// say which function's result was refused.
-pub const REFUSED: &str = "\u{1}refused: ";
+/// What the `take` C function raises when it refuses a state: the words
+/// travel beside it, typed ([`take_refusal`]), not inside it.
+const REFUSED: &str = "the state was refused (S5)";
+
+thread_local! {
+    /// The last refusal of a `take` on this thread, until it is taken.
+    /// A VM runs on one thread, and the binding takes the refusal as soon
+    /// as the call that raised it returns.
+    static REFUSAL: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Takes the refusal the last failed `take` on this thread left: why the
+/// state was refused, naming its path (`state.enemies[3].think is a
+/// function (S5: ...)`), or `None` when the failure was not a refusal.
+pub fn take_refusal() -> Option<String> {
+    REFUSAL.with(|r| r.borrow_mut().take())
+}
 
 /// Installs what taking a state needs in `lua`: the `take` C function,
 /// and the weak set of checked tables for when it cannot read tables in
@@ -99,8 +113,8 @@ fn install_take(lua: &Lua, in_place: bool) -> mlua::Result<()> {
 }
 
 /// Returns the `take` function installed in `lua`: called with a value, it
-/// deep-freezes it and checks it is plain data, raising an error that
-/// starts with [`REFUSED`] when it is not.
+/// deep-freezes it and checks it is plain data, raising an error when it
+/// is not, whose words [`take_refusal`] returns.
 ///
 /// Being a plain C function, it can be called from Luau every frame
 /// without creating garbage (a protected call from Rust would make a new
@@ -123,12 +137,9 @@ pub fn take(lua: &Lua, value: &Value) -> Result<(), String> {
         return Err("the state is nil (S4)".to_string());
     }
     let take = take_function(lua).map_err(|e| e.to_string())?;
-    take.call::<()>(value).map_err(|e| {
-        let text = crate::lua::describe(&e);
-        text.strip_prefix(REFUSED)
-            .map(str::to_string)
-            .unwrap_or(text)
-    })
+    take_refusal();
+    take.call::<()>(value)
+        .map_err(|e| take_refusal().unwrap_or_else(|| crate::lua::describe(&e)))
 }
 
 /// The `take` function; `RAW`: read tables in place (see [`layout`]).
@@ -168,10 +179,11 @@ unsafe fn walk_and_report<const RAW: bool>(state: *mut ffi::lua_State) -> bool {
     }
 }
 
-/// Pushes the message for `refusal`; returns true for `take_c` to raise it.
+/// Keeps `refusal` for [`take_refusal`] and pushes the error `take_c`
+/// raises; returns true for it to raise it.
 unsafe fn report(state: *mut ffi::lua_State, refusal: Refusal) -> bool {
-    let message = format!("{REFUSED}{}", refusal.message());
-    unsafe { ffi::lua_pushlstring_(state, message.as_ptr() as *const _, message.len()) };
+    REFUSAL.with(|r| *r.borrow_mut() = Some(refusal.message()));
+    unsafe { ffi::lua_pushlstring_(state, REFUSED.as_ptr() as *const _, REFUSED.len()) };
     true
 }
 
