@@ -2,8 +2,8 @@
 //! (the same report as `moonloop bench`).
 
 fn main() {
-    match moonloop::bench::run() {
-        Ok(rows) => moonloop::bench::print(&rows),
+    match moonloop::internals::bench::run() {
+        Ok(rows) => moonloop::internals::bench::print(&rows),
         Err(err) => {
             eprintln!("bench: {err}");
             std::process::exit(1);

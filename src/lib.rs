@@ -1,35 +1,32 @@
 //! moonloop: a host that runs games written in Luau.
+//!
+//! The binary is the product; this library is its insides, with a small
+//! API at the root for what a Rust program may drive: an [`Engine`]
+//! stepping a [`Game`] (a [`LuaGame`] folder, or one written in Rust) by
+//! a [`Clock`], its pictures made by a [`Compositor`], shown in a window
+//! by [`run_window`]. The modules themselves are not the API: the fuzz
+//! targets, the integration tests and the bench reach into them through
+//! one door, [`internals`], which makes no promises.
 #![warn(missing_docs)]
 
-pub mod clock;
-pub mod error;
+#[doc(hidden)]
+pub mod internals;
 
-pub use clock::{Clock, ClockSpec};
+use internals::{
+    assets, bench, cli, clock, color, compositor, config, cues, devkeys, engine, error, headless,
+    input, interrupt, lua, overlay, record, reload, render, replay, scene, screen, soak, sound,
+    state, terminal, text, viewport, window,
+};
+
+pub use cli::main;
+pub use clock::{Clock, ClockSpec, ConstantClock, JitterClock, ListClock, PacedClock, WallClock};
+pub use color::Rgba;
+pub use compositor::{Compositor, Steps, screen_picture};
+pub use config::Config;
+pub use engine::{Engine, Game, Pick, Reloaded, RenderCtx, Tick, UpdateCtx};
 pub use error::{Error, Result};
-pub mod assets;
-pub mod bench;
-pub mod cli;
-pub mod color;
-pub mod compositor;
-pub mod config;
-pub mod cues;
-pub mod devkeys;
-pub mod engine;
-pub mod headless;
-pub mod input;
-pub mod interrupt;
-pub mod lua;
-pub mod overlay;
-pub mod record;
-pub mod reload;
-pub mod render;
-pub mod replay;
-pub mod scene;
-pub mod screen;
-pub mod soak;
-pub mod sound;
-pub mod state;
-pub mod terminal;
-pub mod text;
-pub mod viewport;
-pub mod window;
+pub use input::{Action, Binding, InputEvent, InputFrame, Key};
+pub use lua::{Limits, LuaGame};
+pub use scene::{Camera, Light, Material, Mesh, Object, Projection, Scene};
+pub use screen::{Align, Fill, PathOp, Screen, Style};
+pub use window::{Options as WindowOptions, run as run_window};

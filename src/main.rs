@@ -5,7 +5,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     // A bug in the host must still end as one line, not a backtrace.
     std::panic::set_hook(Box::new(|info| {
-        if moonloop::error::panic_is_caught() {
+        if moonloop::internals::error::panic_is_caught() {
             return;
         }
         let place = info
@@ -23,7 +23,7 @@ fn main() -> ExitCode {
         );
     }));
     give_libraries_a_runtime_dir();
-    moonloop::cli::main(std::env::args_os())
+    moonloop::main(std::env::args_os())
 }
 
 /// Graphics libraries (Mesa's, through wgpu) print "XDG_RUNTIME_DIR is

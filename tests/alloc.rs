@@ -9,10 +9,10 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use common::game;
-use moonloop::clock::ConstantClock;
-use moonloop::engine::Engine;
-use moonloop::input::{InputEvent, Key};
-use moonloop::lua::LuaGame;
+use moonloop::ConstantClock;
+use moonloop::Engine;
+use moonloop::LuaGame;
+use moonloop::{InputEvent, Key};
 
 struct Counting;
 
@@ -122,7 +122,8 @@ fn batching_textured_models_allocates_nothing() {
     let game = LuaGame::load(dir.path()).unwrap();
     let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
     engine.advance(1).unwrap();
-    let mut renderer = moonloop::render::Renderer::headless().expect("a software adapter");
+    let mut renderer =
+        moonloop::internals::render::Renderer::headless().expect("a software adapter");
     let (scene, assets) = (engine.scene(), engine.assets());
     renderer.batch(scene, assets);
     let n = allocations_in(|| {

@@ -148,7 +148,7 @@ fn bad_arguments_get_one_line_and_exit_2() {
                 "--record",
                 "/proc/nope/out.gif",
             ],
-            "moonloop: cannot record to /proc/nope/out.gif: No such file or directory (os error 2)",
+            "moonloop: recording to /proc/nope/out.gif failed: No such file or directory (os error 2)",
         ),
     ];
     for (args, line) in rows {

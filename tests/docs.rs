@@ -9,9 +9,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use moonloop::clock::ConstantClock;
-use moonloop::engine::Engine;
-use moonloop::lua::{LuaGame, run_test_file};
+use moonloop::ConstantClock;
+use moonloop::Engine;
+use moonloop::{LuaGame, internals::lua::run_test_file};
 
 fn blocks(text: &str) -> Vec<(String, String, usize)> {
     let mut out = Vec::new();

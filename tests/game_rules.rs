@@ -6,11 +6,11 @@ mod common;
 use std::time::Duration;
 
 use common::{engine, game, json, load_error};
-use moonloop::clock::{ClockSpec, ConstantClock};
-use moonloop::engine::Engine;
-use moonloop::input::{InputEvent, Key, Script};
-use moonloop::lua::LuaGame;
-use moonloop::replay::{Replay, ReplayWriter};
+use moonloop::Engine;
+use moonloop::LuaGame;
+use moonloop::internals::replay::{Replay, ReplayWriter};
+use moonloop::{ClockSpec, ConstantClock};
+use moonloop::{InputEvent, Key, internals::input::Script};
 
 // rule: G1
 #[test]

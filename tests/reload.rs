@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::{engine, game, json};
-use moonloop::reload::Watcher;
+use moonloop::internals::reload::Watcher;
 
 const WAIT: Duration = Duration::from_secs(10);
 
@@ -29,8 +29,8 @@ fn write(dir: &Path, rel: &str, text: &str) {
 /// Waits for the watcher's next report and reloads the engine with it.
 fn reload_next(
     watcher: &mut Watcher,
-    e: &mut moonloop::engine::Engine<moonloop::lua::LuaGame>,
-) -> moonloop::Result<moonloop::engine::Reloaded> {
+    e: &mut moonloop::Engine<moonloop::LuaGame>,
+) -> moonloop::Result<moonloop::Reloaded> {
     let changes = watcher.wait(WAIT).expect("the watcher reports the change");
     e.reload(&changes)
 }
@@ -192,10 +192,7 @@ fn a_changed_image_loads_again_on_next_use() {
     let mut watcher = Watcher::new(dir.path()).unwrap();
     e.advance(1).unwrap();
     assert_eq!(
-        moonloop::compositor::screen_picture(&mut e)
-            .pixel(1, 1)
-            .unwrap()
-            .red(),
+        moonloop::screen_picture(&mut e).pixel(1, 1).unwrap().red(),
         255
     );
     let mut blue = tiny_skia::Pixmap::new(1, 1).unwrap();
@@ -208,10 +205,7 @@ fn a_changed_image_loads_again_on_next_use() {
     );
     e.advance(1).unwrap();
     assert_eq!(
-        moonloop::compositor::screen_picture(&mut e)
-            .pixel(1, 1)
-            .unwrap()
-            .blue(),
+        moonloop::screen_picture(&mut e).pixel(1, 1).unwrap().blue(),
         255,
         "the new image is drawn"
     );
@@ -278,7 +272,7 @@ return {
     let dir = game(&[("main.luau", main)]);
     let mut e = engine(dir.path());
     e.advance(2).unwrap();
-    let names = |e: &moonloop::engine::Engine<moonloop::lua::LuaGame>| {
+    let names = |e: &moonloop::Engine<moonloop::LuaGame>| {
         let mut names: Vec<String> = e.scene().objects().iter().map(|o| o.name.clone()).collect();
         names.sort();
         names
@@ -342,10 +336,7 @@ return {
     e.advance(1).expect("screen:size() follows the new config");
     assert_eq!(e.viewport().logical, (640, 480), "the viewport follows");
     assert_eq!(e.config().title, "two", "the title follows");
-    assert_eq!(
-        e.background(),
-        moonloop::color::Rgba::parse("#405060").unwrap()
-    );
+    assert_eq!(e.background(), moonloop::Rgba::parse("#405060").unwrap());
 }
 
 // rule: H8
@@ -369,18 +360,13 @@ return {
     let mut e = engine(dir.path());
     e.advance(1).unwrap();
     assert_eq!(
-        moonloop::compositor::screen_picture(&mut e)
-            .pixel(1, 1)
-            .unwrap()
-            .red(),
+        moonloop::screen_picture(&mut e).pixel(1, 1).unwrap().red(),
         255
     );
     paint(tiny_skia::Color::from_rgba8(0, 0, 255, 255));
     e.reload(&[PathBuf::from("dot.png")]).unwrap();
     e.advance(1).unwrap();
-    let pixel = moonloop::compositor::screen_picture(&mut e)
-        .pixel(1, 1)
-        .unwrap();
+    let pixel = moonloop::screen_picture(&mut e).pixel(1, 1).unwrap();
     assert_eq!(
         (pixel.red(), pixel.blue()),
         (0, 255),

@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use common::game;
-use moonloop::clock::ConstantClock;
-use moonloop::compositor::Compositor;
-use moonloop::engine::Engine;
-use moonloop::lua::LuaGame;
+use moonloop::Compositor;
+use moonloop::ConstantClock;
+use moonloop::Engine;
+use moonloop::LuaGame;
 use tiny_skia::Pixmap;
 
 /// A channel may differ by this much before a pixel counts as different.
@@ -215,7 +215,7 @@ fn a_screen_layer_alone_composites_as_tiny_skia_draws_it() {
         Box::new(ConstantClock::new(0.1)),
     );
     engine.advance(1).unwrap();
-    let cpu = moonloop::compositor::screen_picture(&mut engine);
+    let cpu = moonloop::screen_picture(&mut engine);
     let worst = gpu
         .pixels()
         .iter()

@@ -6,7 +6,7 @@ mod common;
 
 use common::{engine, game, json, triangle_gltf};
 use glam::Vec3;
-use moonloop::input::InputEvent;
+use moonloop::InputEvent;
 
 const PICKER: &str = r##"
 return {
@@ -117,7 +117,7 @@ fn a_gltf_model_loads_and_can_be_hit() {
     e.advance(2).unwrap();
     assert!(json(&e).contains("\"hover\": \"tri\""), "{}", json(&e));
     let model = e.scene().objects()[0].mesh.clone();
-    let moonloop::scene::Mesh::Model(i) = model else {
+    let moonloop::Mesh::Model(i) = model else {
         panic!("a model mesh")
     };
     assert_eq!(e.assets().model_at(i).indices, [0, 1, 2]);

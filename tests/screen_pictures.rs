@@ -11,9 +11,9 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::game;
-use moonloop::clock::ConstantClock;
-use moonloop::engine::Engine;
-use moonloop::lua::LuaGame;
+use moonloop::ConstantClock;
+use moonloop::Engine;
+use moonloop::LuaGame;
 use tiny_skia::Pixmap;
 
 fn reference(name: &str) -> PathBuf {
@@ -74,7 +74,7 @@ fn picture(body: &str, surface: (u32, u32), extra: &[(&str, &[u8])]) -> Pixmap {
     engine
         .advance(1)
         .unwrap_or_else(|e| panic!("the frame runs: {e}"));
-    moonloop::compositor::screen_picture(&mut engine)
+    moonloop::screen_picture(&mut engine)
 }
 
 fn case(name: &str, body: &str) {
@@ -269,10 +269,7 @@ fn the_spinner_at_a_fixed_time() {
     let game = LuaGame::load(&root).unwrap();
     let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
     engine.advance(30).unwrap(); // half a simulated second: 45 degrees
-    assert_golden(
-        "spinner",
-        &moonloop::compositor::screen_picture(&mut engine),
-    );
+    assert_golden("spinner", &moonloop::screen_picture(&mut engine));
 }
 
 #[test]

@@ -4,9 +4,9 @@
 mod common;
 
 use common::{engine, game, json, load_error};
-use moonloop::clock::ConstantClock;
-use moonloop::engine::Engine;
-use moonloop::lua::LuaGame;
+use moonloop::ConstantClock;
+use moonloop::Engine;
+use moonloop::LuaGame;
 
 /// Makes messages independent of the temporary folder's name.
 fn local(dir: &std::path::Path, message: &str) -> String {

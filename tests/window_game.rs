@@ -4,10 +4,10 @@
 
 mod common;
 
-use moonloop::clock::ConstantClock;
-use moonloop::config::Config;
-use moonloop::engine::{Engine, Game, RenderCtx, UpdateCtx};
-use moonloop::screen::Style;
+use moonloop::Config;
+use moonloop::ConstantClock;
+use moonloop::Style;
+use moonloop::{Engine, Game, RenderCtx, UpdateCtx};
 
 struct Squares {
     config: Config,
@@ -24,7 +24,7 @@ impl Game for Squares {
     fn render(&mut self, ctx: RenderCtx<'_>) -> moonloop::Result {
         self.renders += 1;
         let style = Style {
-            fill: Some(moonloop::screen::Fill::Solid(moonloop::color::Rgba::WHITE)),
+            fill: Some(moonloop::Fill::Solid(moonloop::Rgba::WHITE)),
             ..Style::default()
         };
         ctx.screen
@@ -55,12 +55,12 @@ fn main() {
         renders: 0,
     };
     let engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
-    let options = moonloop::window::Options {
+    let options = moonloop::WindowOptions {
         frames: Some(10),
         audio: "off".into(),
         ..Default::default()
     };
-    let (engine, tally) = moonloop::window::run(engine, options).expect("the window runs");
+    let (engine, tally) = moonloop::run_window(engine, options).expect("the window runs");
     assert!(tally.is_empty(), "{:?}", tally.entries);
     assert_eq!(engine.frame(), 10, "ten frames were delivered");
     assert_eq!(engine.game().updates, 10);

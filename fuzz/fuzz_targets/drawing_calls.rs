@@ -3,9 +3,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use moonloop::clock::ConstantClock;
-use moonloop::engine::Engine;
-use moonloop::lua::LuaGame;
+use moonloop::ConstantClock;
+use moonloop::Engine;
+use moonloop::LuaGame;
 
 const VALUES: &[&str] = &[
     "0", "1", "-1", "0.5", "1e9", "-1e9", "0/0", "math.huge", "-math.huge", "100", "'red'", "'#fff8'", "nil",
@@ -46,7 +46,7 @@ fuzz_target!(|bytes: &[u8]| {
     // Panics the host contains (a decoder's, the rasterizer's) are refusals,
     // not findings.
     static HOOK: std::sync::Once = std::sync::Once::new();
-    HOOK.call_once(moonloop::error::forward_uncontained_panics);
+    HOOK.call_once(moonloop::internals::error::forward_uncontained_panics);
     if bytes.len() > 200 {
         return;
     }
@@ -60,5 +60,5 @@ fuzz_target!(|bytes: &[u8]| {
     let mut engine = Engine::new(game, Box::new(ConstantClock::new(0.1)));
     engine.set_surface(96, 48);
     let _ = engine.advance(1);
-    let _ = moonloop::compositor::screen_picture(&mut engine);
+    let _ = moonloop::screen_picture(&mut engine);
 });

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
-use moonloop::lua::{Limits, LuaGame};
+use moonloop::{Limits, LuaGame};
 
 fn folders() -> &'static (tempfile::TempDir, PathBuf, PathBuf) {
     static DIRS: OnceLock<(tempfile::TempDir, PathBuf, PathBuf)> = OnceLock::new();

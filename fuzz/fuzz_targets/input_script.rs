@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use moonloop::input::{InputFrame, Script};
+use moonloop::{InputFrame, internals::input::Script};
 
 fuzz_target!(|text: &str| {
     match Script::parse(text) {

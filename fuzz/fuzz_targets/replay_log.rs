@@ -2,7 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use moonloop::replay::Replay;
+use moonloop::internals::replay::Replay;
 
 fuzz_target!(|text: &str| {
     if let Ok(replay) = Replay::parse(text) {

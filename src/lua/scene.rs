@@ -419,7 +419,18 @@ impl UserData for SceneHandle {
             t.raw_set("rotation", q)?;
             t.raw_set("visible", o.visible)?;
             t.raw_set("parent", o.parent.clone())?;
+            // Where step 7 last placed it, parents and all.
+            let w = o.world.w_axis;
+            t.raw_set("world", mlua::Vector::new(w.x, w.y, w.z))?;
             Ok(Some(t))
+        });
+        methods.add_method("project", |lua, this, point: Value| {
+            let scene = this.leases.scene(lua, "scene")?;
+            let point = vec3(lua, "project", "point", &point)?;
+            let logical = this.leases.screen(lua, "scene")?.logical();
+            Ok(scene
+                .project(point, logical)
+                .map_or((None, None), |(x, y)| (Some(x), Some(y))))
         });
         methods.add_method("camera", |lua, this, props: Table| {
             let scene = this.leases.scene(lua, "scene")?;

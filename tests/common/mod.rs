@@ -5,9 +5,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use moonloop::clock::ConstantClock;
-use moonloop::engine::Engine;
-use moonloop::lua::LuaGame;
+use moonloop::ConstantClock;
+use moonloop::Engine;
+use moonloop::LuaGame;
 
 /// A game folder holding `files` (`(relative path, source)`).
 pub fn game(files: &[(&str, &str)]) -> tempfile::TempDir {

@@ -7,12 +7,15 @@
 
 use std::collections::HashMap;
 
-use glam::camera::rh::proj::directx as proj;
-use glam::camera::rh::view::look_at_mat4;
-use glam::{Mat4, Quat, Vec3, Vec4};
+use glam::{Mat4, Quat, Vec3};
 
-use crate::assets::{ImageId, ModelId, Store};
+use crate::assets::{ImageId, ModelId};
 use crate::color::Rgba;
+
+mod camera;
+mod picking;
+
+pub use camera::{Camera, Projection, Seen};
 
 /// The shape an object draws.
 #[derive(Debug, Clone, PartialEq)]
@@ -97,92 +100,6 @@ impl Object {
     }
 }
 
-/// How the camera projects.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Projection {
-    /// Perspective with a vertical field of view.
-    Perspective {
-        /// Vertical field of view in radians. Default: 60 degrees.
-        fov: f32,
-        /// Near plane. Default: 0.1.
-        near: f32,
-        /// Far plane. Default: 1000.
-        far: f32,
-    },
-    /// Orthographic, showing `height` world units from top to bottom.
-    Orthographic {
-        /// Visible height in world units.
-        height: f32,
-        /// Near plane.
-        near: f32,
-        /// Far plane.
-        far: f32,
-    },
-}
-
-/// The camera: where it is, where it looks, how it projects.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Camera {
-    /// Camera-to-world transform (the inverse of the view).
-    pub pose: Mat4,
-    /// The projection.
-    pub projection: Projection,
-}
-
-impl Default for Camera {
-    fn default() -> Self {
-        Camera {
-            pose: look_at_mat4(Vec3::new(0.0, 2.0, 5.0), Vec3::ZERO, Vec3::Y).inverse(),
-            projection: Projection::Perspective {
-                fov: 60f32.to_radians(),
-                near: 0.1,
-                far: 1000.0,
-            },
-        }
-    }
-}
-
-impl Camera {
-    /// Poses the camera at `position` looking at `target`.
-    ///
-    /// # Errors
-    /// The two points coincide, or the view is straight along `up`.
-    pub fn look_at(&mut self, position: Vec3, target: Vec3, up: Vec3) -> Result<(), String> {
-        let forward = target - position;
-        if forward.length_squared() < 1e-12 {
-            return Err("`position` and `target` are the same point".into());
-        }
-        if forward
-            .normalize()
-            .cross(up.normalize_or_zero())
-            .length_squared()
-            < 1e-12
-        {
-            return Err("the camera looks straight along `up`; give another `up`".into());
-        }
-        self.pose = look_at_mat4(position, target, up).inverse();
-        Ok(())
-    }
-
-    /// Returns the view matrix (world to camera).
-    pub fn view(&self) -> Mat4 {
-        self.pose.inverse()
-    }
-
-    /// Returns the projection matrix for a viewport of `aspect` (w / h),
-    /// with depth from 0 to 1 and y up, as wgpu expects (glam calls this
-    /// the DirectX convention).
-    pub fn projection_matrix(&self, aspect: f32) -> Mat4 {
-        match self.projection {
-            Projection::Perspective { fov, near, far } => proj::perspective(fov, aspect, near, far),
-            Projection::Orthographic { height, near, far } => {
-                let (hw, hh) = (height * aspect / 2.0, height / 2.0);
-                proj::orthographic(-hw, hw, -hh, hh, near, far)
-            }
-        }
-    }
-}
-
 /// A light.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Light {
@@ -207,14 +124,6 @@ pub enum Light {
         /// How far it reaches.
         range: f32,
     },
-}
-
-/// What the camera was at the last step 7: the next frame's pointer ray is
-/// cast through it, so a click picks what the player saw.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Seen {
-    /// Clip space to world.
-    pub inverse_view_projection: Mat4,
 }
 
 /// The retained scene of one game.
@@ -404,60 +313,6 @@ impl Scene {
         Ok(())
     }
 
-    /// Reads the camera into the view the next pointer ray uses (step 7),
-    /// for a viewport of `aspect` (width / height).
-    pub fn read_camera(&mut self, aspect: f32) {
-        let view_projection = self.camera.projection_matrix(aspect) * self.camera.view();
-        self.seen = Some(Seen {
-            inverse_view_projection: view_projection.inverse(),
-        });
-    }
-
-    /// Returns the ray under the pointer at `(x, y)` in a logical area of
-    /// `logical` size, through the camera read at the last step 7.
-    pub fn ray(&self, pointer: (f64, f64), logical: (u32, u32)) -> Option<(Vec3, Vec3)> {
-        let seen = self.seen?;
-        let x = (2.0 * pointer.0 / logical.0 as f64 - 1.0) as f32;
-        let y = (1.0 - 2.0 * pointer.1 / logical.1 as f64) as f32;
-        let near = seen.inverse_view_projection * Vec4::new(x, y, 0.0, 1.0);
-        let far = seen.inverse_view_projection * Vec4::new(x, y, 1.0, 1.0);
-        let (near, far) = (near.truncate() / near.w, far.truncate() / far.w);
-        let direction = (far - near).try_normalize()?;
-        Some((near, direction))
-    }
-
-    /// Returns the nearest visible object the ray hits, and the distance
-    /// (models by their bounds, from `assets`).
-    pub fn hit(&self, origin: Vec3, direction: Vec3, assets: &Store) -> Option<(&Object, f32)> {
-        let mut best: Option<(&Object, f32)> = None;
-        for object in &self.objects {
-            if !self.is_visible(object) {
-                continue;
-            }
-            let inverse = object.world.inverse();
-            let o = inverse.transform_point3(origin);
-            let d = inverse.transform_vector3(direction);
-            let (min, max) = match &object.mesh {
-                Mesh::Cube | Mesh::Cylinder => (Vec3::splat(-0.5), Vec3::splat(0.5)),
-                Mesh::Sphere => (Vec3::splat(-0.5), Vec3::splat(0.5)),
-                Mesh::Plane => (Vec3::new(-0.5, -1e-4, -0.5), Vec3::new(0.5, 1e-4, 0.5)),
-                Mesh::Model(id) => assets.model_at(*id).bounds,
-            };
-            let local_t = match object.mesh {
-                Mesh::Sphere => ray_sphere(o, d, 0.5),
-                _ => ray_box(o, d, min, max),
-            };
-            if let Some(t) = local_t {
-                // Distance along the world ray: the local parameter is the same.
-                let distance = (object.world.transform_point3(o + d * t) - origin).length();
-                if best.is_none_or(|(_, b)| distance < b) {
-                    best = Some((object, distance));
-                }
-            }
-        }
-        best
-    }
-
     /// Says whether `object` and all its ancestors are visible.
     pub fn is_visible(&self, object: &Object) -> bool {
         let mut current = Some(object);
@@ -474,30 +329,6 @@ impl Scene {
         }
         true
     }
-}
-
-/// Where a ray enters a box (slab test); `None` if it misses or the box is behind.
-fn ray_box(origin: Vec3, direction: Vec3, min: Vec3, max: Vec3) -> Option<f32> {
-    let inv = direction.recip();
-    let t1 = (min - origin) * inv;
-    let t2 = (max - origin) * inv;
-    let near = t1.min(t2).max_element();
-    let far = t1.max(t2).min_element();
-    (near <= far && far >= 0.0).then_some(near.max(0.0))
-}
-
-/// Where a ray enters a sphere at the origin.
-fn ray_sphere(origin: Vec3, direction: Vec3, radius: f32) -> Option<f32> {
-    let a = direction.length_squared();
-    let b = origin.dot(direction);
-    let c = origin.length_squared() - radius * radius;
-    let disc = b * b - a * c;
-    if disc < 0.0 {
-        return None;
-    }
-    let t = (-b - disc.sqrt()) / a;
-    let t = if t >= 0.0 { t } else { (-b + disc.sqrt()) / a };
-    (t >= 0.0).then_some(t)
 }
 
 #[cfg(test)]
@@ -541,72 +372,6 @@ mod tests {
         assert_eq!(
             scene.update_world().unwrap_err(),
             "`b` has parent `ghost`, which is not in the scene"
-        );
-    }
-
-    #[test]
-    fn the_pointer_at_the_center_hits_what_the_camera_looks_at() {
-        let mut scene = Scene::new();
-        scene.object("near", Mesh::Cube).unwrap().position = Vec3::new(0.0, 0.0, 0.0);
-        scene.object("far", Mesh::Sphere).unwrap().position = Vec3::new(0.0, 0.0, -5.0);
-        scene.object("aside", Mesh::Cube).unwrap().position = Vec3::new(3.0, 0.0, 0.0);
-        scene
-            .camera
-            .look_at(Vec3::new(0.0, 0.0, 10.0), Vec3::ZERO, Vec3::Y)
-            .unwrap();
-        scene.update_world().unwrap();
-        assert_eq!(
-            scene.ray((640.0, 360.0), (1280, 720)),
-            None,
-            "no camera was read yet"
-        );
-        scene.read_camera(1280.0 / 720.0);
-        let (origin, direction) = scene.ray((640.0, 360.0), (1280, 720)).unwrap();
-        assert!(close(direction, Vec3::new(0.0, 0.0, -1.0)), "{direction}");
-        let (hit, distance) = scene.hit(origin, direction, &Store::new(None)).unwrap();
-        assert_eq!(hit.name, "near");
-        assert!(
-            (distance - (10.0 - 0.5 - origin.distance(Vec3::new(0.0, 0.0, 10.0)))).abs() < 1e-3,
-            "{distance}"
-        );
-        scene.object("near", Mesh::Cube).unwrap().visible = false;
-        assert_eq!(
-            scene
-                .hit(origin, direction, &Store::new(None))
-                .unwrap()
-                .0
-                .name,
-            "far",
-            "hidden objects are not hit"
-        );
-    }
-
-    #[test]
-    fn an_orthographic_ray_is_parallel_to_the_view() {
-        let mut scene = Scene::new();
-        scene
-            .camera
-            .look_at(Vec3::new(0.0, 10.0, 0.0), Vec3::ZERO, Vec3::NEG_Z)
-            .unwrap();
-        scene.camera.projection = Projection::Orthographic {
-            height: 10.0,
-            near: 0.1,
-            far: 100.0,
-        };
-        scene.object("tile", Mesh::Plane).unwrap().position = Vec3::new(2.5, 0.0, 0.0);
-        scene.update_world().unwrap();
-        scene.read_camera(1.0);
-        // The right quarter of a square view, 10 units tall: x = 2.5.
-        let (origin, direction) = scene.ray((375.0, 250.0), (500, 500)).unwrap();
-        assert!(close(direction, Vec3::NEG_Y), "{direction}");
-        assert!((origin.x - 2.5).abs() < 1e-4, "{origin}");
-        assert_eq!(
-            scene
-                .hit(origin, direction, &Store::new(None))
-                .unwrap()
-                .0
-                .name,
-            "tile"
         );
     }
 

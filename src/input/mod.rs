@@ -1,0 +1,15 @@
+//! Input: the frame's keys, buttons, pointer and actions, with edges that
+//! close at frame step 11 (rule H6), and the scripted input files that feed
+//! it in headless runs.
+//!
+//! Live input (a window), a script and a replay all arrive as the same
+//! [`InputEvent`]s, queued until the next *delivered* frame: a declined tick
+//! applies nothing, so an edge is never lost and never seen twice.
+
+mod frame;
+mod keys;
+mod script;
+
+pub use frame::{Action, Binding, InputEvent, InputFrame};
+pub use keys::{KEY_NAMES, Key};
+pub use script::{MAX_SCRIPT, Script, When};

@@ -1,0 +1,320 @@
+//! The rasterizer: a frame's display list drawn with tiny-skia, through
+//! the letterboxed viewport, each command guarded so game data never
+//! panics the host.
+
+use tiny_skia::{
+    FillRule, FilterQuality, GradientStop, Paint, PathBuilder, Pixmap, PixmapMut, Point, Rect,
+    Shader, SpreadMode, Stroke, StrokeDash, Transform,
+};
+
+use super::{Align, Command, Fill, PathOp, Screen, Shape, Style};
+use crate::assets::Store;
+use crate::color::Rgba;
+use crate::text::Font;
+use crate::viewport::Viewport;
+
+impl Screen {
+    /// Draws the frame's commands onto `pixmap` through `viewport`, over
+    /// whatever it holds.
+    ///
+    /// A command tiny-skia panics on (it has unwraps that extreme
+    /// coordinates reach) is skipped and counted in
+    /// [`Screen::skipped`]: game data never takes the host down (H10).
+    pub fn rasterize(&mut self, pixmap: &mut PixmapMut<'_>, viewport: &Viewport, assets: &Store) {
+        let view = viewport.transform();
+        let clip = self.clip(viewport, pixmap.width(), pixmap.height());
+        self.skipped = 0;
+        for (transform, command) in &self.commands {
+            let transform = view.pre_concat(*transform);
+            let drawn = crate::error::contain_panic(|| match command {
+                Command::Shape(shape, style) => draw_shape(
+                    pixmap,
+                    shape,
+                    style,
+                    transform,
+                    &self.ops,
+                    &self.stops,
+                    &self.dashes,
+                    clip.as_ref(),
+                ),
+                Command::Text {
+                    text,
+                    at,
+                    size,
+                    color,
+                    align,
+                } => {
+                    let text = &self.text[text.start as usize..text.end as usize];
+                    draw_text(
+                        pixmap,
+                        &mut self.font,
+                        text,
+                        *at,
+                        *size,
+                        *color,
+                        *align,
+                        transform,
+                        clip.as_ref(),
+                    );
+                }
+                Command::Image {
+                    image,
+                    source,
+                    dest,
+                    smooth,
+                    alpha,
+                } => {
+                    let image = assets.image_at(*image);
+                    draw_image(
+                        pixmap,
+                        image,
+                        *source,
+                        *dest,
+                        *smooth,
+                        *alpha,
+                        transform,
+                        clip.as_ref(),
+                    );
+                }
+            });
+            if drawn.is_none() {
+                self.skipped += 1;
+            }
+        }
+    }
+
+    /// Returns how many commands the last [`Screen::rasterize`] skipped
+    /// because tiny-skia could not draw them.
+    pub fn skipped(&self) -> u32 {
+        self.skipped
+    }
+
+    /// Returns a mask of the letterboxed area when the viewport leaves
+    /// bars, so nothing drawn off the logical area lands in them.
+    fn clip(&self, viewport: &Viewport, width: u32, height: u32) -> Option<tiny_skia::Mask> {
+        if viewport.width == width && viewport.height == height {
+            return None;
+        }
+        let mut mask = tiny_skia::Mask::new(width, height)?;
+        let rect = Rect::from_xywh(
+            viewport.x as f32,
+            viewport.y as f32,
+            viewport.width as f32,
+            viewport.height as f32,
+        )?;
+        mask.fill_path(
+            &PathBuilder::from_rect(rect),
+            FillRule::Winding,
+            false,
+            Transform::identity(),
+        );
+        Some(mask)
+    }
+}
+
+fn shader(fill: &Fill, alpha: f32, stops: &[(f32, Rgba)]) -> Option<Shader<'static>> {
+    let gradient = |range: (u32, u32)| -> Vec<GradientStop> {
+        stops[range.0 as usize..range.1 as usize]
+            .iter()
+            .map(|(offset, color)| GradientStop::new(*offset, color.fade(alpha).to_skia()))
+            .collect()
+    };
+    match fill {
+        Fill::Solid(color) => Some(Shader::SolidColor(color.fade(alpha).to_skia())),
+        Fill::Linear { points, stops } => tiny_skia::LinearGradient::new(
+            Point::from_xy(points[0], points[1]),
+            Point::from_xy(points[2], points[3]),
+            gradient(*stops),
+            SpreadMode::Pad,
+            Transform::identity(),
+        ),
+        Fill::Radial { circle, stops } => {
+            let center = Point::from_xy(circle[0], circle[1]);
+            tiny_skia::RadialGradient::new(
+                center,
+                0.0,
+                center,
+                circle[2],
+                gradient(*stops),
+                SpreadMode::Pad,
+                Transform::identity(),
+            )
+        }
+    }
+}
+
+fn build_path(shape: &Shape, ops: &[PathOp]) -> Option<tiny_skia::Path> {
+    let mut pb = PathBuilder::new();
+    match shape {
+        Shape::Rect {
+            rect: [x, y, w, h],
+            radius,
+        } => {
+            let r = radius.min(w / 2.0).min(h / 2.0);
+            if r <= 0.0 {
+                return Some(PathBuilder::from_rect(Rect::from_xywh(*x, *y, *w, *h)?));
+            }
+            // Quarter circles as cubics; 0.5523 is the usual control ratio.
+            let k = r * 0.552_284_8;
+            let (x1, y1) = (x + w, y + h);
+            pb.move_to(x + r, *y);
+            pb.line_to(x1 - r, *y);
+            pb.cubic_to(x1 - r + k, *y, x1, y + r - k, x1, y + r);
+            pb.line_to(x1, y1 - r);
+            pb.cubic_to(x1, y1 - r + k, x1 - r + k, y1, x1 - r, y1);
+            pb.line_to(x + r, y1);
+            pb.cubic_to(x + r - k, y1, *x, y1 - r + k, *x, y1 - r);
+            pb.line_to(*x, y + r);
+            pb.cubic_to(*x, y + r - k, x + r - k, *y, x + r, *y);
+            pb.close();
+        }
+        Shape::Ellipse { center, radii } => {
+            pb.push_oval(Rect::from_xywh(
+                center[0] - radii[0],
+                center[1] - radii[1],
+                radii[0] * 2.0,
+                radii[1] * 2.0,
+            )?);
+        }
+        Shape::Path { ops: range } => {
+            for op in &ops[range.start as usize..range.end as usize] {
+                match *op {
+                    PathOp::Move(x, y) => pb.move_to(x, y),
+                    PathOp::Line(x, y) => pb.line_to(x, y),
+                    PathOp::Quad(a, b, x, y) => pb.quad_to(a, b, x, y),
+                    PathOp::Cubic(a, b, c, d, x, y) => pb.cubic_to(a, b, c, d, x, y),
+                    PathOp::Close => pb.close(),
+                }
+            }
+        }
+    }
+    pb.finish()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw_shape(
+    pixmap: &mut PixmapMut<'_>,
+    shape: &Shape,
+    style: &Style,
+    transform: Transform,
+    ops: &[PathOp],
+    stops: &[(f32, Rgba)],
+    dashes: &[f32],
+    clip: Option<&tiny_skia::Mask>,
+) {
+    let Some(path) = build_path(shape, ops) else {
+        return;
+    };
+    if let Some(fill) = &style.fill
+        && let Some(shader) = shader(fill, style.alpha, stops)
+    {
+        let paint = Paint {
+            shader,
+            anti_alias: true,
+            ..Paint::default()
+        };
+        pixmap.fill_path(&path, &paint, FillRule::Winding, transform, clip);
+    }
+    if let Some(stroke) = &style.stroke
+        && let Some(shader) = shader(stroke, style.alpha, stops)
+    {
+        let paint = Paint {
+            shader,
+            anti_alias: true,
+            ..Paint::default()
+        };
+        let dash = style
+            .dash
+            .and_then(|(a, b)| StrokeDash::new(dashes[a as usize..b as usize].to_vec(), 0.0));
+        let stroke = Stroke {
+            width: style.width,
+            line_cap: style.cap,
+            line_join: style.join,
+            dash,
+            ..Stroke::default()
+        };
+        pixmap.stroke_path(&path, &paint, &stroke, transform, clip);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw_text(
+    pixmap: &mut PixmapMut<'_>,
+    font: &mut Font,
+    text: &str,
+    at: [f32; 2],
+    size: f32,
+    color: Rgba,
+    align: Align,
+    transform: Transform,
+    clip: Option<&tiny_skia::Mask>,
+) {
+    if size == 0.0 || text.is_empty() {
+        return;
+    }
+    let paint = Paint {
+        shader: Shader::SolidColor(color.to_skia()),
+        anti_alias: true,
+        ..Paint::default()
+    };
+    let line_height = font.line_height();
+    let ascent = font.ascent();
+    // Each line aligns on its own width.
+    let mut placed = Vec::new();
+    let mut widths = Vec::new();
+    for line in text.split('\n') {
+        widths.push(font.layout(line, |_| {}).0);
+    }
+    font.layout(text, |p| placed.push(p));
+    for p in placed {
+        let width = widths[p.line as usize];
+        let shift = match align {
+            Align::Left => 0.0,
+            Align::Center => -width / 2.0,
+            Align::Right => -width,
+        };
+        let Some(path) = font.glyph(p.id) else {
+            continue;
+        };
+        let glyph = transform
+            .pre_translate(at[0], at[1])
+            .pre_scale(size, size)
+            .pre_translate(p.x + shift, ascent + p.line as f32 * line_height);
+        pixmap.fill_path(path, &paint, FillRule::Winding, glyph, clip);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw_image(
+    pixmap: &mut PixmapMut<'_>,
+    image: &Pixmap,
+    source: [f32; 4],
+    dest: [f32; 4],
+    smooth: bool,
+    alpha: f32,
+    transform: Transform,
+    clip: Option<&tiny_skia::Mask>,
+) {
+    let [sx, sy, sw, sh] = source;
+    let [x, y, w, h] = dest;
+    if sw == 0.0 || sh == 0.0 {
+        return;
+    }
+    let Some(rect) = Rect::from_xywh(x, y, w, h) else {
+        return;
+    };
+    let quality = if smooth {
+        FilterQuality::Bilinear
+    } else {
+        FilterQuality::Nearest
+    };
+    let pattern = Transform::from_translate(x, y)
+        .pre_scale(w / sw, h / sh)
+        .pre_translate(-sx, -sy);
+    let paint = Paint {
+        shader: tiny_skia::Pattern::new(image.as_ref(), SpreadMode::Pad, quality, alpha, pattern),
+        anti_alias: smooth,
+        ..Paint::default()
+    };
+    pixmap.fill_rect(rect, &paint, transform, clip);
+}
