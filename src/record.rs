@@ -448,6 +448,47 @@ mod tests {
         assert_eq!(total, 20);
     }
 
+    // rule: H4
+    #[test]
+    fn a_dropped_frame_s_time_goes_to_the_next_and_other_sizes_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.gif");
+        let mut recorder = Recorder::start(&path, false).unwrap();
+        let big = || Pixmap::new(400, 300).unwrap();
+        // A window's recorder drops frames when the encoder falls behind;
+        // whatever is dropped, the recording lasts as long as the play.
+        for _ in 0..58 {
+            recorder.push(big(), 1.0 / 60.0);
+        }
+        // Another size is refused and counted, and its time kept too.
+        let before = recorder.dropped();
+        recorder.push(Pixmap::new(40, 30).unwrap(), 1.0 / 60.0);
+        assert_eq!(
+            recorder.dropped(),
+            before + 1,
+            "a frame of another size is dropped"
+        );
+        assert_eq!(
+            recorder.size(),
+            Some((400, 300)),
+            "the first frame's size holds"
+        );
+        // The last frame waits for room, as a headless one would.
+        recorder.blocking = true;
+        recorder.push(big(), 1.0 / 60.0);
+        let summary = recorder.finish().unwrap();
+        assert_eq!(summary.frames + summary.dropped, 60);
+        let mut decoder = gif::DecodeOptions::new()
+            .read_info(File::open(&path).unwrap())
+            .unwrap();
+        let mut total = 0;
+        while let Some(f) = decoder.read_next_frame().unwrap() {
+            assert_eq!((f.width, f.height), (400, 300));
+            total += f.delay as u32;
+        }
+        assert_eq!(total, 100, "60 frames of 1/60 s are one second of GIF");
+    }
+
     #[test]
     fn an_unwritable_path_is_named() {
         let err = Recorder::start(Path::new("/proc/nope/out.gif"), true)

@@ -295,3 +295,80 @@ fn textured_cubes_and_a_model_each_draw_with_their_own_texture() {
     std::fs::write(dir.path().join("green.png"), checker(1, green, green)).unwrap();
     assert_close("textured", &render_folder(&dir, (240, 120), 1));
 }
+
+/// Draws the last frame of `engine` on the shared compositor.
+fn draw(engine: &mut Engine<LuaGame>) -> Pixmap {
+    let mut guard = RENDERER.lock().unwrap_or_else(|e| e.into_inner());
+    let compositor =
+        guard.get_or_insert_with(|| Compositor::headless().unwrap_or_else(|e| panic!("{e}")));
+    compositor.draw(engine);
+    compositor.read_view()
+}
+
+// rule: H8, H2
+#[test]
+fn a_texture_changed_during_a_run_is_drawn_anew_on_the_gpu() {
+    let main = scene_game(
+        "width = 120, height = 90, background = \"#181818\"",
+        r##"
+    scene:camera({ position = vector.create(1.6, 1.2, 2.4), target = vector.zero })
+    scene:object("box", { mesh = "cube", texture = "skin.png", lit = false })
+"##,
+    );
+    let dir = game(&[("main.luau", &main)]);
+    let red = tiny_skia::Color::from_rgba8(220, 40, 40, 255);
+    let white = tiny_skia::Color::from_rgba8(240, 240, 240, 255);
+    let blue = tiny_skia::Color::from_rgba8(40, 80, 220, 255);
+    std::fs::write(dir.path().join("skin.png"), checker(4, red, white)).unwrap();
+    let mut engine = Engine::new(
+        LuaGame::load(dir.path()).unwrap(),
+        Box::new(ConstantClock::new(1.0 / 60.0)),
+    );
+    engine.set_surface(120, 90);
+    engine.advance(1).unwrap();
+    let before = draw(&mut engine);
+    assert_close("texture-before", &before);
+    std::fs::write(dir.path().join("skin.png"), checker(2, blue, white)).unwrap();
+    engine.reload(&[PathBuf::from("skin.png")]).unwrap();
+    engine.advance(1).unwrap();
+    let after = draw(&mut engine);
+    assert_close("texture-after", &after);
+    assert_ne!(before.data(), after.data(), "the GPU draws the new file");
+}
+
+/// A glTF triangle whose material's base color is `color` (linear RGBA).
+fn colored_triangle(color: [f32; 4]) -> String {
+    common::triangle_gltf().replacen(
+        "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}]",
+        &format!(
+            "\"materials\":[{{\"pbrMetallicRoughness\":{{\"baseColorFactor\":[{},{},{},{}]}}}}],\"meshes\":[{{\"primitives\":[{{\"attributes\":{{\"POSITION\":0}},\"material\":0}}]}}]",
+            color[0], color[1], color[2], color[3]
+        ),
+        1,
+    )
+}
+
+// rule: H2
+#[test]
+fn translucent_mirrored_and_colored_models_draw_as_they_should() {
+    // Left: a cube mirrored by a negative scale, lit the right way out.
+    // Middle: a red cube behind a translucent blue sphere.
+    // Right: a glTF triangle colored by its material, a white `color`.
+    let main = scene_game(
+        "width = 240, height = 120, background = \"#181818\"",
+        r##"
+    scene:camera({ position = vector.create(0, 1, 4.2), target = vector.create(0, 0.2, 0) })
+    scene:light("sky", { kind = "ambient", intensity = 0.25 })
+    scene:light("sun", { kind = "directional", direction = vector.create(-1, -2, -1.5) })
+    scene:object("mirrored", { mesh = "cube", color = "#e0c040", position = vector.create(-1.8, 0, 0), scale = vector.create(-0.9, 0.9, 0.9) })
+    scene:object("behind", { mesh = "cube", color = "#e04040", position = vector.create(0, 0, -0.8) })
+    scene:object("glass", { mesh = "sphere", color = { 0.3, 0.5, 1, 0.5 }, position = vector.create(0, 0, 0.4), scale = 1.2 })
+    scene:object("tri", { mesh = "tri.gltf", lit = false, position = vector.create(1.9, 0, 0), scale = 0.7 })
+"##,
+    );
+    let dir = game(&[
+        ("main.luau", &main),
+        ("tri.gltf", &colored_triangle([0.1, 0.8, 0.2, 1.0])),
+    ]);
+    assert_close("materials", &render_folder(&dir, (240, 120), 1));
+}

@@ -202,3 +202,28 @@ fn a_parent_cycle_is_a_frame_error_not_a_hang() {
         "scene: `a` is its own ancestor: the parents form a cycle"
     );
 }
+
+// rule: H2
+#[test]
+fn the_scene_takes_colors_as_the_screen_does_and_refuses_them_alike() {
+    let good = game(&[(
+        "main.luau",
+        "return { render = function(s, scene, screen)\n  scene:object('a', { color = { 1, 0.5, 0 } })\n  scene:object('b', { color = { r = 0, g = 0, b = 1, a = 0.5 } })\n  screen:rect(0, 0, 1, 1, { fill = { 1, 0.5, 0 } })\nend }",
+    )]);
+    let mut e = engine(good.path());
+    e.advance(1).unwrap();
+    let color = |name: &str| e.scene().get(name).unwrap().material.color;
+    assert_eq!((color("a").r, color("a").g, color("a").b), (1.0, 0.5, 0.0));
+    assert_eq!(color("b").a, 0.5);
+    // The same wrong table, refused by both in the same words.
+    let message = |call: &str| {
+        common::frame_error(&format!(
+            "return {{ render = function(s, scene, screen)\n  {call}\nend }}"
+        ))
+    };
+    let scene = message("scene:object('a', { color = { 1, 'x', 0 } })");
+    let screen = message("screen:rect(0, 0, 1, 1, { fill = { 1, 'x', 0 } })");
+    let reason = "`g` should be a number, not a string";
+    assert!(scene.ends_with(reason), "{scene}");
+    assert!(screen.ends_with(reason), "{screen}");
+}

@@ -339,3 +339,31 @@ fn drawing_errors_name_the_call_and_the_argument() {
         );
     }
 }
+
+// rule: H5
+#[test]
+fn the_overlay_with_a_wrapped_error_at_fixed_figures() {
+    use moonloop::internals::overlay::{Overlay, Stats};
+    let mut overlay = Overlay::default();
+    for k in 0..120 {
+        // Frame times rising from 8 ms to 30 ms, for a graph with a shape.
+        overlay.sample(0.008 + 0.022 * k as f64 / 119.0);
+    }
+    overlay.visible = true;
+    let stats = Stats {
+        frame_secs: 0.0123,
+        dt: 1.0 / 60.0,
+        frame: 4321,
+        simulated: 72.0,
+        wall: 73.5,
+        recording: Some(("moonloop-recording-12.png".into(), 3)),
+        speed: Some("speed x0.5".into()),
+        sound: Some("ALSA default".into()),
+        error: Some(
+            "g/main.luau:12: update returned a state where state.enemies[3].think is a function (S5: a state is plain data: tables without metatables, strings, numbers, booleans, vectors)"
+                .into(),
+        ),
+    };
+    let panel = overlay.draw(&stats, 1.0).unwrap().clone();
+    assert_golden("overlay-error", &panel);
+}
