@@ -18,8 +18,14 @@ fn main() -> ExitCode {
             .map(|s| s.to_string())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_default();
+        // A panic on any of the host's threads (the recorder's, the
+        // audio's) is said here, naming the thread.
+        let thread = std::thread::current()
+            .name()
+            .map(|n| format!(" on thread {n}"))
+            .unwrap_or_default();
         eprintln!(
-            "moonloop: internal error{place}: {message} (this is a bug in moonloop; please report it)"
+            "moonloop: internal error{thread}{place}: {message} (this is a bug in moonloop; please report it)"
         );
     }));
     give_libraries_a_runtime_dir();
