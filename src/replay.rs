@@ -185,6 +185,25 @@ impl Replay {
         })
     }
 
+    /// Writes the log back out as text, as [`ReplayWriter`] would have:
+    /// reading it gives this replay again.
+    pub fn to_text(&self) -> String {
+        use std::fmt::Write as _;
+        let mut out = format!("{HEADER}\nseed {}\n", self.seed);
+        let mut events = self.script.frame_events().peekable();
+        for (i, dt) in self.deltas.iter().enumerate() {
+            let frame = i as u64 + 1;
+            let _ = writeln!(out, "frame {frame} {dt:?}");
+            while let Some((_, event)) = events.next_if(|(f, _)| *f == frame) {
+                let _ = writeln!(out, "{event}");
+            }
+            if let Some(Some(hash)) = self.hashes.get(i) {
+                let _ = writeln!(out, "hash {hash}");
+            }
+        }
+        out
+    }
+
     /// Returns a clock that gives the recorded deltas once.
     pub fn clock(&self) -> ListClock {
         ListClock::once(self.deltas.clone())
@@ -223,6 +242,11 @@ mod tests {
         );
         assert_eq!(replay.seed, 42);
         assert_eq!(replay.hashes, [Some("00112233445566ff".to_string()), None]);
+        assert_eq!(
+            replay.to_text(),
+            std::fs::read_to_string(&path).unwrap(),
+            "written back, the log is the same text"
+        );
     }
 
     #[test]

@@ -1,4 +1,6 @@
-//! Arbitrary nested tables built from bytes: taking them as a state either
+//! Arbitrary nested tables built from bytes (shared subtables, cycles,
+//! metatables and tables the game froze itself among them): taking them
+//! as a state either
 //! succeeds or names the offender (and names it again when taken again),
 //! the canonical encoding and hash of what is taken are stable, and the
 //! walk that reads tables in place agrees with the one that asks the API.
@@ -15,7 +17,7 @@ fn build(lua: &Lua, bytes: &[u8]) -> mlua::Result<Value> {
         let op = bytes[i];
         let arg = *bytes.get(i + 1).unwrap_or(&0);
         i += 2;
-        match op % 9 {
+        match op % 13 {
             0 => stack.push(Value::Number(arg as f64 / 7.0 - 10.0)),
             1 => stack.push(Value::Integer(arg as i64)),
             2 => stack.push(Value::Boolean(arg % 2 == 0)),
@@ -45,7 +47,31 @@ fn build(lua: &Lua, bytes: &[u8]) -> mlua::Result<Value> {
                     t.raw_push(v)?;
                 }
             }
-            _ => stack.push(Value::Function(lua.create_function(|_, ()| Ok(()))?)),
+            8 => stack.push(Value::Function(lua.create_function(|_, ()| Ok(()))?)),
+            9 => {
+                // The same value again: shared subtables, the checked mark's
+                // fast path.
+                if let Some(top) = stack.last().cloned() {
+                    stack.push(top);
+                }
+            }
+            10 => {
+                // A table that holds itself, or its parent: a cycle.
+                if let Some(Value::Table(t)) = stack.last() {
+                    t.raw_set(arg % 3, t.clone())?;
+                }
+            }
+            11 => {
+                if let Some(Value::Table(t)) = stack.last() {
+                    let _ = t.set_metatable(Some(lua.create_table()?));
+                }
+            }
+            _ => {
+                // A table the game froze itself, checked or not.
+                if let Some(Value::Table(t)) = stack.last() {
+                    t.set_readonly(true);
+                }
+            }
         }
     }
     Ok(stack.pop().unwrap_or(Value::Nil))

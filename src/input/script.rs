@@ -47,6 +47,13 @@ pub struct Script {
 const TIME_SLACK_SECS: f64 = 1e-9;
 
 impl Script {
+    /// Returns the frame-timed events, in order, each with its frame.
+    pub fn frame_events(&self) -> impl Iterator<Item = (u64, InputEvent)> + '_ {
+        self.by_frame
+            .iter()
+            .map(|(frame, _, event)| (*frame, *event))
+    }
+
     /// Creates a script from events in the order they should apply when due
     /// on the same frame.
     pub fn new(events: Vec<(When, InputEvent)>) -> Self {

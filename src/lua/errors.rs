@@ -290,6 +290,7 @@ fn bad_argument(to: Option<&str>, pos: usize, name: Option<&str>, cause: &mlua::
             None => to.to_string(),
         }
     });
+    let method = call.as_deref().is_some_and(|c| c.contains(':'));
     let call = call.as_deref().unwrap_or("a host function");
     if name == Some("self") {
         let dotted = call.replacen(':', ".", 1);
@@ -297,9 +298,29 @@ fn bad_argument(to: Option<&str>, pos: usize, name: Option<&str>, cause: &mlua::
     }
     let what = match cause {
         mlua::Error::FromLuaConversionError { from, to, .. } => {
-            format!("a {to} was expected, not a {from}")
+            format!(
+                "a {} was expected, not a {}",
+                luau_type(to),
+                luau_type(from)
+            )
         }
         other => describe(other),
     };
+    // mlua counts a method's `self` as argument 1; the author does not.
+    let pos = if method { pos.saturating_sub(1) } else { pos };
     format!("{call}: argument {pos}: {what}")
+}
+
+/// Names a type as Luau does, whatever name Rust or mlua gave it.
+fn luau_type(name: &str) -> &str {
+    match name {
+        "f64" | "f32" | "i64" | "i32" | "u64" | "u32" | "usize" | "isize" | "integer"
+        | "Integer" | "Number" => "number",
+        "String" | "LuaString" | "str" | "BString" => "string",
+        "Table" => "table",
+        "Function" => "function",
+        "bool" | "Boolean" => "boolean",
+        "Vector" => "vector",
+        other => other,
+    }
 }
