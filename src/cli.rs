@@ -54,7 +54,15 @@ enum Command {
         clocks: Option<String>,
     },
     /// Measures the host's speed as ratios against in-process baselines.
-    Bench,
+    Bench {
+        /// Exits 1 when a CPU target is missed (renderer targets on a
+        /// software adapter are reported as needing a GPU, not failed).
+        #[arg(long)]
+        check: bool,
+        /// Prints the rows as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Runs a game for a long time with reloads and recordings, and
     /// reports memory (a test of the host, not part of the normal tests).
     Soak {
@@ -177,10 +185,17 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                 if r.errors == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
             })
         }
-        Command::Bench => crate::bench::run().and_then(|mut rows| {
-            rows.extend(crate::bench::run_render()?);
-            crate::bench::print(&rows);
-            Ok(ExitCode::SUCCESS)
+        Command::Bench { check, json } => crate::bench::Report::run().map(|report| {
+            if json {
+                println!("{}", report.json());
+            } else {
+                report.print();
+            }
+            if check && !report.holds() {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            }
         }),
     };
     match outcome {

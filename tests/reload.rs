@@ -22,8 +22,14 @@ return {
 }
 "#;
 
+/// Writes a game file the way careful editors save: a whole new file
+/// renamed over the old one, so the watcher never reads half a write (a
+/// test preempted mid-write on a loaded machine saw an empty file).
 fn write(dir: &Path, rel: &str, text: &str) {
-    std::fs::write(dir.join(rel), text).unwrap();
+    let path = dir.join(rel);
+    let temporary = path.with_extension("saving");
+    std::fs::write(&temporary, text).unwrap();
+    std::fs::rename(&temporary, &path).unwrap();
 }
 
 /// Waits for the watcher's next report and reloads the engine with it.

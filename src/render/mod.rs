@@ -54,6 +54,7 @@ pub struct Renderer {
     device: wgpu::Device,
     queue: wgpu::Queue,
     info: String,
+    software: bool,
     pipelines: Pipelines,
     globals: wgpu::Buffer,
     globals_group: wgpu::BindGroup,
@@ -119,6 +120,7 @@ impl Renderer {
     /// The adapter refused a device.
     pub fn on(adapter: &wgpu::Adapter) -> Result<Renderer> {
         let info = adapter.get_info();
+        let software = info.device_type == wgpu::DeviceType::Cpu;
         let info = format!("{} ({:?}, {})", info.name, info.backend, info.driver_info);
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("moonloop"),
@@ -143,7 +145,9 @@ impl Renderer {
                 );
             }
         }));
-        Ok(Renderer::with_device(device, queue, info))
+        let mut renderer = Renderer::with_device(device, queue, info);
+        renderer.software = software;
+        Ok(renderer)
     }
 
     fn with_device(device: wgpu::Device, queue: wgpu::Queue, info: String) -> Renderer {
@@ -205,6 +209,7 @@ impl Renderer {
             device,
             queue,
             info,
+            software: false,
             pipelines,
             globals,
             globals_group,
@@ -227,6 +232,12 @@ impl Renderer {
     /// Returns the device, to configure a surface.
     pub fn device(&self) -> &wgpu::Device {
         &self.device
+    }
+
+    /// Says whether the adapter draws on the CPU (Mesa's llvmpipe or
+    /// lavapipe), where the renderer's speed targets cannot be judged.
+    pub fn is_software(&self) -> bool {
+        self.software
     }
 
     /// Names the adapter, as a golden test's tolerance comment does.
