@@ -78,6 +78,24 @@ fn number(json: &str, key: &str) -> f64 {
         .unwrap()
 }
 
+/// The window `id` as the X server shows it, through ImageMagick's
+/// `import` (Xvfb has no compositor, so this is what a player would see).
+fn screenshot(x: &Xvfb, id: &str, dir: &Path, name: &str) -> tiny_skia::Pixmap {
+    let path = dir.join(format!("shot-{name}.png"));
+    let out = x
+        .command("import")
+        .args(["-window", id])
+        .arg(&path)
+        .output()
+        .expect("ImageMagick's import runs (./test.sh installs it)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    tiny_skia::Pixmap::load_png(&path).unwrap()
+}
+
 /// CPU seconds process `pid` has used so far (user and system).
 fn cpu_seconds(pid: u32) -> f64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
@@ -144,6 +162,18 @@ fn a_window_resized_while_recording_records_frames_of_one_size() {
     let id = x.window("counting");
     x.xdotool(&["windowfocus", &id]);
     std::thread::sleep(Duration::from_millis(300));
+    // F1 shows the overlay: the window's picture changes where it sits.
+    let before = screenshot(&x, &id, dir.path(), "before");
+    x.xdotool(&["key", "--window", &id, "F1"]);
+    std::thread::sleep(Duration::from_millis(500));
+    let after = screenshot(&x, &id, dir.path(), "after");
+    let corner = |p: &tiny_skia::Pixmap| p.pixel(20, 20).unwrap();
+    assert_ne!(
+        corner(&before),
+        corner(&after),
+        "F1 drew the overlay in the top-left corner"
+    );
+    // Recording with the overlay on: none of it may reach the recording.
     x.xdotool(&["key", "--window", &id, "F3"]);
     for (w, h) in [("500", "300"), ("200", "400"), ("640", "360")] {
         std::thread::sleep(Duration::from_millis(300));
@@ -173,6 +203,30 @@ fn a_window_resized_while_recording_records_frames_of_one_size() {
         .unwrap();
     let frames = common::apng_frames(&recording);
     assert!(frames.len() > 3, "{} frames", frames.len());
+    // What the game draws, on the CPU: the recording has that and no
+    // overlay (which covers the top-left corner in the window).
+    let mut engine = moonloop::Engine::new(
+        moonloop::LuaGame::load(dir.path()).unwrap(),
+        Box::new(moonloop::ConstantClock::new(1.0 / 60.0)),
+    );
+    engine.advance(1).unwrap();
+    let drawn = moonloop::screen_picture(&mut engine);
+    let off = frames[0]
+        .pixels()
+        .iter()
+        .zip(drawn.pixels())
+        .map(|(a, b)| {
+            a.red()
+                .abs_diff(b.red())
+                .max(a.green().abs_diff(b.green()))
+                .max(a.blue().abs_diff(b.blue()))
+        })
+        .max()
+        .unwrap();
+    assert!(
+        off <= 1,
+        "the recording is the game's picture, without the overlay (off by {off})"
+    );
     for (i, frame) in frames.iter().enumerate() {
         assert_eq!((frame.width(), frame.height()), (320, 200), "frame {i}");
         // The game draws the same picture every frame: a sheared frame
