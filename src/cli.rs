@@ -239,7 +239,12 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             let spec = args.clock.clone().unwrap_or(ClockSpec::Wall {
                 max_secs: crate::clock::DEFAULT_WALL_MAX_SECS,
             });
-            let script = args.input.as_deref().map(Script::load).transpose()?;
+            let actions = &crate::Game::config(&game).actions;
+            let script = args
+                .input
+                .as_deref()
+                .map(|path| Script::load(path, actions))
+                .transpose()?;
             (spec.build(), args.frames, script)
         }
     };
@@ -343,6 +348,11 @@ fn check_dt(game: &Path, scenario: &Path, clocks: Option<&str>) -> Result<ExitCo
         scenario.to_path_buf()
     };
     let runs = crate::lua::check_dt(game, &file, &clocks)?;
+    // Each clock is shown as the author wrote it (`1/75`, not 0.013333).
+    let shown: Vec<String> = specs
+        .iter()
+        .map(|s| crate::terminal::line(s.trim()))
+        .collect();
     println!(
         "{:<40} {:>7} {:>11}  outcome",
         "clock", "frames", "simulated"
@@ -352,7 +362,7 @@ fn check_dt(game: &Path, scenario: &Path, clocks: Option<&str>) -> Result<ExitCo
     for (i, run) in runs.iter().enumerate() {
         let verdict = match (&run.outcome, &reference) {
             (Err(why), _) => {
-                mismatches.push(format!("under {} the run failed: {why}", run.clock));
+                mismatches.push(format!("under {} the run failed: {why}", shown[i]));
                 format!("FAILED: {}", crate::terminal::line(why))
             }
             (Ok(json), _) if i == 0 => format!("{} (reference)", crate::lua::compact(json)),
@@ -360,7 +370,7 @@ fn check_dt(game: &Path, scenario: &Path, clocks: Option<&str>) -> Result<ExitCo
             (Ok(json), _) => {
                 mismatches.push(format!(
                     "under {} the outcome was {}, not {}",
-                    run.clock,
+                    shown[i],
                     crate::lua::compact(json),
                     reference
                         .as_deref()
@@ -372,11 +382,14 @@ fn check_dt(game: &Path, scenario: &Path, clocks: Option<&str>) -> Result<ExitCo
         };
         println!(
             "{:<40} {:>7} {:>9.3} s  {verdict}",
-            run.clock, run.frames, run.elapsed
+            shown[i], run.frames, run.elapsed
         );
     }
     if mismatches.is_empty() {
-        println!("all {} clocks agree", runs.len());
+        match runs.len() {
+            1 => println!("the one clock ran; name two or more with --clocks to compare them"),
+            n => println!("all {n} clocks agree"),
+        }
         Ok(ExitCode::SUCCESS)
     } else {
         for m in &mismatches {

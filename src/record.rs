@@ -35,17 +35,29 @@ pub enum Format {
 }
 
 impl Format {
-    /// Chooses the format from the path: `.gif`, `.png`, else a folder.
-    pub fn from_path(path: &Path) -> Format {
-        match path
+    /// Chooses the format from the path: `.gif` is a GIF, `.png` or
+    /// `.apng` an animated PNG, a name with no extension (or ending in `/`)
+    /// a folder of numbered PNGs.
+    ///
+    /// # Errors
+    /// Any other extension: `x.webp` is almost surely not meant as a
+    /// folder, so it is refused rather than written as one.
+    pub fn from_path(path: &Path) -> Result<Format> {
+        let folder = path.as_os_str().as_encoded_bytes().ends_with(b"/");
+        let extension = path
             .extension()
-            .and_then(|x| x.to_str())
-            .map(|x| x.to_ascii_lowercase())
-            .as_deref()
-        {
-            Some("gif") => Format::Gif(path.to_path_buf()),
-            Some("png") | Some("apng") => Format::Apng(path.to_path_buf()),
-            _ => Format::Frames(path.to_path_buf()),
+            .map(|x| x.to_string_lossy().to_ascii_lowercase());
+        match extension.as_deref() {
+            _ if folder => Ok(Format::Frames(path.to_path_buf())),
+            None => Ok(Format::Frames(path.to_path_buf())),
+            Some("gif") => Ok(Format::Gif(path.to_path_buf())),
+            Some("png") | Some("apng") => Ok(Format::Apng(path.to_path_buf())),
+            Some(other) => Err(Error::Usage(format!(
+                "cannot record to {}: `.{other}` is not a recording format; name a .gif, \
+                 a .png (animated), or a folder for numbered PNGs (end it with / if its \
+                 name has a dot)",
+                path.display()
+            ))),
         }
     }
 
@@ -102,14 +114,18 @@ impl Recorder {
     /// # Errors
     /// The file or folder cannot be created.
     pub fn start(path: &Path, blocking: bool) -> Result<Recorder> {
-        let format = Format::from_path(path);
+        let format = Format::from_path(path)?;
         let cannot = |source: std::io::Error| Error::Record {
             path: path.to_path_buf(),
             source,
         };
+        // Missing folders are made the same way for every format.
         match &format {
             Format::Frames(dir) => std::fs::create_dir_all(dir).map_err(cannot)?,
             Format::Gif(file) | Format::Apng(file) => {
+                if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
+                    std::fs::create_dir_all(parent).map_err(cannot)?;
+                }
                 File::create(file).map_err(cannot)?;
             }
         }

@@ -172,7 +172,7 @@ impl Replay {
                     if deltas.is_empty() {
                         return Err((i + 1, "an event before the first `frame` line".to_string()));
                     }
-                    let event = InputEvent::parse(event).map_err(|r| (i + 1, r))?;
+                    let event = InputEvent::parse(event, &[]).map_err(|r| (i + 1, r))?;
                     events.push((When::Frame(deltas.len() as u64), event));
                 }
             }

@@ -560,3 +560,230 @@ fn a_gpu_run_without_a_runtime_dir_prints_nothing_the_author_need_not_read() {
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert_eq!(stderr.trim(), "recorded 2 frames to o.png", "{stderr}");
 }
+
+#[test]
+fn check_dt_prints_clocks_as_written_and_counts_one_clock_in_the_singular() {
+    let dir = game(&[
+        (
+            "g/main.luau",
+            "return { init = function() return { t = 0 } end, update = function(s, input, dt) return { t = s.t + dt } end }",
+        ),
+        (
+            "g/s.luau",
+            "return { seconds = 1, outcome = function(state) return { done = state.t > 0.999 } end }",
+        ),
+    ]);
+    let out = moonloop(
+        &[
+            "check-dt",
+            "g",
+            "--scenario",
+            "s.luau",
+            "--clocks",
+            "list:1/20,1/200,1/75",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("\nlist:1/20,1/200,1/75 "),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .ends_with("the one clock ran; name two or more with --clocks to compare them\n"),
+        "{}",
+        out.stdout
+    );
+}
+
+/// A scenario's cues have the shape tests' `e.cues` has, and its input may
+/// name the game's actions instead of keys.
+#[test]
+fn scenarios_see_whole_cues_and_script_actions() {
+    let dir = game(&[
+        (
+            "g/main.luau",
+            r#"return {
+                config = { actions = { fire = { "x", "space" } } },
+                init = function() return { shots = 0 } end,
+                update = function(s, input, dt)
+                    if input:pressed("fire") then
+                        input:cue("shot", { volume = 0.5, pitch = 2, pan = -1 })
+                        return { shots = s.shots + 1 }
+                    end
+                    return s
+                end,
+            }"#,
+        ),
+        (
+            "g/s.luau",
+            r#"return {
+                seconds = 1,
+                input = { "0.25s tap fire", "0.5s tap space" },
+                outcome = function(state, cues)
+                    local c = cues[1]
+                    return { shots = state.shots, cue = { c.name, c.volume, c.pitch, c.pan, #cues } }
+                end,
+            }"#,
+        ),
+    ]);
+    let out = moonloop(&["check-dt", "g", "--scenario", "s.luau"], dir.path());
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout
+            .contains(r#"{ "cue": [ "shot", 0.5, 2, -1, 2 ], "shots": 2 } (reference)"#),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn an_input_file_may_press_an_action() {
+    let dir = game(&[
+        (
+            "g/main.luau",
+            r#"return {
+                config = { actions = { fire = { "x" } } },
+                init = function() return { shots = 0 } end,
+                update = function(s, input, dt)
+                    return if input:pressed("x") then { shots = s.shots + 1 } else s
+                end,
+            }"#,
+        ),
+        ("g/play.txt", "2 tap fire\n4 tap x\n"),
+    ]);
+    let out = moonloop(
+        &[
+            "run",
+            "g",
+            "--headless",
+            "--clock",
+            "constant:1/60",
+            "--frames",
+            "6",
+            "--input",
+            "g/play.txt",
+            "--print-state",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("\"shots\": 2"), "{}", out.stdout);
+    let bad = game(&[
+        ("g/main.luau", "return {}"),
+        ("g/play.txt", "1 press fire\n"),
+    ]);
+    let out = moonloop(
+        &[
+            "run",
+            "g",
+            "--headless",
+            "--clock",
+            "constant:1/60",
+            "--frames",
+            "2",
+            "--input",
+            "g/play.txt",
+        ],
+        bad.path(),
+    );
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("play.txt:1: unknown key `fire`"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn an_action_named_like_a_key_must_bind_that_key() {
+    let dir = game(&[(
+        "g/main.luau",
+        r#"return { config = { actions = { up = { "w" } } } }"#,
+    )]);
+    let out = moonloop(
+        &[
+            "run",
+            "g",
+            "--headless",
+            "--frames",
+            "1",
+            "--clock",
+            "constant:1/60",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.code, 2);
+    assert_eq!(
+        out.stderr.trim_end(),
+        "moonloop: g/main.luau: config.actions.up is named like the key `up` but does not bind it, \
+         so input:down(\"up\") would stop reading that key; add \"up\" to its keys or rename the action"
+    );
+    // Binding the key it is named after is how pong does it.
+    let ok = game(&[(
+        "g/main.luau",
+        r#"return { config = { actions = { up = { "w", "up" } } } }"#,
+    )]);
+    let out = moonloop(
+        &[
+            "run",
+            "g",
+            "--headless",
+            "--frames",
+            "1",
+            "--clock",
+            "constant:1/60",
+        ],
+        ok.path(),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+}
+
+/// Every format makes the folders it needs; a name that is no format is
+/// refused before anything is written.
+#[test]
+fn recordings_make_their_folders_and_refuse_unknown_formats() {
+    let dir = game(&[(
+        "g/main.luau",
+        "return { render = function(s, scene, screen) screen:rect(0, 0, 10, 10) end }",
+    )]);
+    let record = |to: &str| {
+        moonloop(
+            &[
+                "run",
+                "g",
+                "--headless",
+                "--clock",
+                "constant:1/60",
+                "--frames",
+                "2",
+                "--record",
+                to,
+            ],
+            dir.path(),
+        )
+    };
+    for to in [
+        "out/play.gif",
+        "out/a/b/play.png",
+        "out/frames/",
+        "out/shots.v2/",
+    ] {
+        let out = record(to);
+        assert_eq!(out.code, 0, "{to}: {}", out.stderr);
+    }
+    assert!(dir.path().join("out/play.gif").is_file());
+    assert!(dir.path().join("out/a/b/play.png").is_file());
+    assert!(dir.path().join("out/frames/frame-00002.png").is_file());
+    assert!(dir.path().join("out/shots.v2/frame-00002.png").is_file());
+    let out = record("x.webp");
+    assert_eq!(out.code, 2);
+    assert_eq!(
+        out.stderr.trim_end(),
+        "moonloop: cannot record to x.webp: `.webp` is not a recording format; name a .gif, \
+         a .png (animated), or a folder for numbered PNGs (end it with / if its name has a dot)"
+    );
+    assert!(!dir.path().join("x.webp").exists());
+}

@@ -72,6 +72,14 @@ fn every_docs_example_runs() {
                         }
                     }
                 }
+                // Scripted input is written into the game before it as
+                // `input.txt`, for a test after it to name.
+                "input" => {
+                    let dir = game.as_ref().unwrap_or_else(|| {
+                        panic!("{place}: an input block needs a game block before it")
+                    });
+                    std::fs::write(dir.path().join("input.txt"), &body).unwrap();
+                }
                 "luau" => {
                     let lua = mlua::Lua::new();
                     lua.load(&body)

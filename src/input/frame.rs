@@ -37,12 +37,31 @@ impl fmt::Display for InputEvent {
 
 impl InputEvent {
     /// Reads an event as scripts write it: `press KEY`, `release KEY`,
-    /// `tap KEY`, `move X Y`, `wheel DX DY`.
-    pub fn parse(words: &[&str]) -> std::result::Result<InputEvent, String> {
+    /// `tap KEY`, `move X Y`, `wheel DX DY`. A key may also be one of
+    /// `actions`, which stands for the first key it binds.
+    pub fn parse(words: &[&str], actions: &[Action]) -> std::result::Result<InputEvent, String> {
         let key = |name: &str| {
-            Key::from_name(name).ok_or_else(|| {
-                format!("unknown key `{name}` (keys are named like a, 1, space, left, mouse_left)")
-            })
+            Key::from_name(name)
+                .or_else(|| {
+                    actions
+                        .iter()
+                        .find(|a| a.name == name)
+                        .and_then(|a| a.first)
+                })
+                .ok_or_else(|| {
+                    let mut why = format!(
+                        "unknown key `{name}` (keys are named like a, 1, space, left, mouse_left"
+                    );
+                    if !actions.is_empty() {
+                        let names: Vec<&str> =
+                            actions.iter().take(8).map(|a| a.name.as_str()).collect();
+                        why += &format!("; this game's actions are {}", names.join(", "));
+                        if actions.len() > 8 {
+                            why += ", ...";
+                        }
+                    }
+                    why + ")"
+                })
         };
         let number = |text: &str| {
             text.parse::<f64>()
@@ -74,6 +93,8 @@ pub struct Action {
     /// The action's name.
     pub name: String,
     keys: KeySet,
+    /// The first key listed: what a scripted `press ACTION` presses.
+    first: Option<Key>,
 }
 
 impl Action {
@@ -86,6 +107,7 @@ impl Action {
         Action {
             name: name.into(),
             keys: set,
+            first: keys.first().copied(),
         }
     }
 }

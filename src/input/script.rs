@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::{InputEvent, InputFrame};
+use super::{Action, InputEvent, InputFrame};
 use crate::error::{Error, Result};
 
 /// When a scripted event happens.
@@ -23,14 +23,16 @@ pub const MAX_SCRIPT: u64 = 16 << 20;
 ///
 /// One event a line, `WHEN EVENT`: `WHEN` is a frame number (`12`) or
 /// simulated seconds (`1.5s`); `EVENT` is `press KEY`, `release KEY`, `tap
-/// KEY`, `move X Y`, `wheel DX DY` or `leave` (the pointer left the game). `#` starts a comment. Events with the
-/// same time apply in file order.
+/// KEY`, `move X Y`, `wheel DX DY` or `leave` (the pointer left the
+/// game). `KEY` may be an action of the game's config, which presses the
+/// first key it binds. `#` starts a comment. Times are absolute, not
+/// delays; events with the same time apply in file order.
 ///
 /// ```text
-/// # hold right for half a second, then jump
-/// 1     press right
-/// 0.5s  release right
-/// 0.5s  tap space
+/// # hold right from the first frame until 0.5 s, then jump at 0.75 s
+/// 1      press right
+/// 0.5s   release right
+/// 0.75s  tap space
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Script {
@@ -70,14 +72,14 @@ impl Script {
         script
     }
 
-    /// Reads a script file.
+    /// Reads a script file whose keys may name `actions`.
     ///
     /// # Errors
     /// The file cannot be read, or a line is malformed: the error names the
     /// file and line.
-    pub fn load(path: &Path) -> Result<Script> {
+    pub fn load(path: &Path, actions: &[Action]) -> Result<Script> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        Script::parse(&text).map_err(|(line, reason)| Error::Input {
+        Script::parse_with(&text, actions).map_err(|(line, reason)| Error::Input {
             path: path.to_path_buf(),
             line,
             reason,
@@ -86,22 +88,33 @@ impl Script {
 
     /// Reads the script file `name` that game content names (a test's
     /// `input`, a scenario's), through the asset door of the game folder
-    /// `root` (H10).
+    /// `root` (H10); its keys may name `actions`.
     ///
     /// # Errors
     /// The door refuses the name, or a line is malformed.
-    pub fn load_in(root: &Path, name: &str) -> Result<Script> {
+    pub fn load_in(root: &Path, name: &str, actions: &[Action]) -> Result<Script> {
         let bytes = crate::assets::read(Some(root), name, "input file", MAX_SCRIPT)
             .map_err(Error::Script)?;
-        Script::parse(&String::from_utf8_lossy(&bytes)).map_err(|(line, reason)| Error::Input {
-            path: root.join(name),
-            line,
-            reason,
+        Script::parse_with(&String::from_utf8_lossy(&bytes), actions).map_err(|(line, reason)| {
+            Error::Input {
+                path: root.join(name),
+                line,
+                reason,
+            }
         })
     }
 
-    /// Reads a script from `text`; an error gives the line and the reason.
+    /// Reads a script from `text` whose keys are all keys; an error gives
+    /// the line and the reason.
     pub fn parse(text: &str) -> std::result::Result<Script, (usize, String)> {
+        Script::parse_with(text, &[])
+    }
+
+    /// Reads a script from `text` whose keys may also name `actions`.
+    pub fn parse_with(
+        text: &str,
+        actions: &[Action],
+    ) -> std::result::Result<Script, (usize, String)> {
         let mut events = Vec::new();
         for (i, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap_or("").trim();
@@ -110,7 +123,7 @@ impl Script {
             }
             let words: Vec<&str> = line.split_whitespace().collect();
             let when = parse_when(words[0]).map_err(|r| (i + 1, r))?;
-            let event = InputEvent::parse(&words[1..]).map_err(|r| (i + 1, r))?;
+            let event = InputEvent::parse(&words[1..], actions).map_err(|r| (i + 1, r))?;
             events.push((when, event));
         }
         Ok(Script::new(events))
@@ -185,6 +198,27 @@ mod tests {
             ]
         );
         assert_eq!(script.by_time, vec![(0.5, 1, InputEvent::Release(right))]);
+    }
+
+    #[test]
+    fn scripts_may_press_an_action_by_its_first_key() {
+        let x = Key::from_name("x").unwrap();
+        let actions = [Action::new("fire", &[x, Key::from_name("space").unwrap()])];
+        let script = Script::parse_with("1 press fire\n2 release fire\n", &actions).unwrap();
+        let events: Vec<_> = script.frame_events().collect();
+        assert_eq!(
+            events,
+            [(1, InputEvent::Press(x)), (2, InputEvent::Release(x))]
+        );
+        assert_eq!(
+            Script::parse_with("1 tap jump", &actions).unwrap_err(),
+            (
+                1,
+                "unknown key `jump` (keys are named like a, 1, space, left, mouse_left; \
+                 this game's actions are fire)"
+                    .to_string()
+            )
+        );
     }
 
     #[test]

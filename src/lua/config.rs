@@ -217,6 +217,17 @@ fn read_actions(value: &Value, file: &str) -> Result<Vec<Action>> {
                 ))
             })?);
         }
+        // An action shadows the key of the same name (`input:down("up")`
+        // asks the action), so one named like a key must bind that key.
+        if let Some(key) = Key::from_name(&name)
+            && !bound.contains(&key)
+        {
+            return Err(Error::Script(format!(
+                "{file}: config.actions.{name} is named like the key `{name}` but does not \
+                     bind it, so input:down(\"{name}\") would stop reading that key; add \
+                     \"{name}\" to its keys or rename the action"
+            )));
+        }
         actions.push(Action::new(name, &bound));
     }
     actions.sort_by(|a, b| a.name.cmp(&b.name));

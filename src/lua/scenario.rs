@@ -28,7 +28,7 @@ use super::vm::{self, Budget, Call, Limits};
 use crate::clock::ClockSpec;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::input::Script;
+use crate::input::{Action, Script};
 use crate::state;
 
 /// The clocks `check-dt` uses when none are given.
@@ -67,7 +67,7 @@ struct Loaded {
     outcome: Function,
 }
 
-fn load(game_dir: &Path, file: &Path) -> Result<Loaded> {
+fn load(game_dir: &Path, file: &Path, actions: &[Action]) -> Result<Loaded> {
     let display = game_dir.to_string_lossy().trim_end_matches('/').to_string();
     let rel = file
         .strip_prefix(game_dir)
@@ -115,18 +115,19 @@ fn load(game_dir: &Path, file: &Path) -> Result<Loaded> {
     let script = match table.raw_get::<Value>("input").map_err(script)? {
         Value::Nil => None,
         // A file the scenario names is game content: through the door (H10).
-        Value::String(s) => Some(Script::load_in(game_dir, &s.to_string_lossy())?),
+        Value::String(s) => Some(Script::load_in(game_dir, &s.to_string_lossy(), actions)?),
         Value::Table(lines) => {
             let text = lines
                 .sequence_values::<String>()
                 .collect::<mlua::Result<Vec<_>>>()
                 .map_err(|_| bad("`input` is a list of lines such as \"0.5s press up\""))?
                 .join("\n");
-            let script = Script::parse(&text).map_err(|(line, reason)| Error::Input {
-                path: PathBuf::from(format!("{name} input")),
-                line,
-                reason,
-            })?;
+            let script =
+                Script::parse_with(&text, actions).map_err(|(line, reason)| Error::Input {
+                    path: PathBuf::from(format!("{name} input")),
+                    line,
+                    reason,
+                })?;
             Some(script)
         }
         _ => {
@@ -150,7 +151,11 @@ fn load(game_dir: &Path, file: &Path) -> Result<Loaded> {
 /// # Errors
 /// The scenario or the game does not load, or a clock SPEC is bad.
 pub fn check_dt(game_dir: &Path, file: &Path, clocks: &[ClockSpec]) -> Result<Vec<Run>> {
-    let scenario = load(game_dir, file)?;
+    // A scenario's input may name the game's actions.
+    let actions = crate::Game::config(&LuaGame::load(game_dir)?)
+        .actions
+        .clone();
+    let scenario = load(game_dir, file, &actions)?;
     // Every run must end: each clock must be scripted and reach the
     // scenario's length within MAX_FRAMES (H10).
     for clock in clocks {
@@ -225,17 +230,7 @@ fn run_one(scenario: &Loaded, engine: &mut Engine<LuaGame>) -> std::result::Resu
             .map_err(|e| format!("frame {}: {e}", engine.frame()))?;
     }
     let state = state::copy(engine.game().state(), lua)?;
-    let cues = lua.create_table().map_err(|e| e.to_string())?;
-    for cue in engine.cues().cues() {
-        let entry = lua.create_table().map_err(|e| e.to_string())?;
-        let set = |k: &str, v: Value| entry.raw_set(k, v).map_err(|e| e.to_string());
-        set("frame", Value::Number(cue.frame as f64))?;
-        set(
-            "name",
-            Value::String(lua.create_string(&*cue.name).map_err(|e| e.to_string())?),
-        )?;
-        cues.raw_push(entry).map_err(|e| e.to_string())?;
-    }
+    let cues = super::testing::cue_list(lua, engine.cues().cues()).map_err(|e| e.to_string())?;
     let outcome: Value = scenario
         .budget
         .guard(Call::Test, || scenario.outcome.call((state, cues)))
