@@ -6,6 +6,7 @@
 //! neighbour moves the numbers less than a mean would. Ratios, not times,
 //! are the result: they hold across machines where absolute times do not.
 
+use crate::terminal::say;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -643,10 +644,13 @@ impl Report {
     /// Prints the report, one case a line, with the trivial game's
     /// overhead and the reload latency.
     pub fn print(&self) {
-        println!("adapter: {}", self.adapter);
-        println!(
+        say!("adapter: {}", self.adapter);
+        say!(
             "{:<66} {:>12} {:>12} {:>7}  target",
-            "case", "baseline", "measured", "ratio"
+            "case",
+            "baseline",
+            "measured",
+            "ratio"
         );
         for row in &self.rows {
             let target = row.target.map_or(String::new(), |t| format!("<= {t}x"));
@@ -659,7 +663,7 @@ impl Report {
                 .note
                 .as_ref()
                 .map_or(String::new(), |n| format!("  [{n}]"));
-            println!(
+            say!(
                 "{:<66} {:>12?} {:>12?} {:>6.2}x  {target}{verdict}{note}",
                 row.case,
                 row.baseline,
@@ -668,15 +672,15 @@ impl Report {
             );
         }
         match self.reload {
-            Some((reload, frame)) => println!(
+            Some((reload, frame)) => say!(
                 "hot reload, headless at paced 60 Hz (median of 20 edits): write to reload done {reload:?}, \
                  write to first frame of new code {frame:?} (target: 20 ms plus the wait for the next frame)"
             ),
-            None => println!("hot reload latency: not measured"),
+            None => say!("hot reload latency: not measured"),
         }
         if let Some(trivial) = self.rows.first() {
             let overhead = trivial.measured.saturating_sub(trivial.baseline);
-            println!("host overhead per frame (trivial game): {overhead:?} (target < 1µs)");
+            say!("host overhead per frame (trivial game): {overhead:?} (target < 1µs)");
         }
     }
 

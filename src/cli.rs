@@ -4,6 +4,7 @@
 //! exit code: 2 for a bad argument, a missing game or a game that does not
 //! load; 1 for frames or tests that failed.
 
+use crate::terminal::{say, tell};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -153,7 +154,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             // clap's first line names the problem; its usage block is noise here.
             let text = err.to_string();
             let first = text.lines().next().unwrap_or("bad arguments");
-            eprintln!(
+            tell!(
                 "moonloop: {} (see moonloop --help)",
                 first.trim_start_matches("error: ")
             );
@@ -170,24 +171,24 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         } => check_dt(&game, &scenario, clocks.as_deref()),
         Command::Soak { game, frames, reload_every, record_every, record } => {
             crate::soak::run(&game, frames, reload_every.max(1), record_every.max(1), record.as_deref()).map(|r| {
-                println!(
+                say!(
                     "{} frames, {} reloads, {} recorded, {} failed, in {:.1} s",
                     r.frames, r.reloads, r.recorded, r.errors, r.seconds
                 );
-                println!(
+                say!(
                     "memory (resident): {} KiB at 10% of the run, {} KiB at the end ({:+.1}%), peak {} KiB",
                     r.memory_early,
                     r.memory_final,
                     (r.memory_final as f64 / r.memory_early.max(1) as f64 - 1.0) * 100.0,
                     r.memory_peak
                 );
-                println!("game VM: {} KiB at 10% of the run, {} KiB at the end", r.vm_early, r.vm_final);
+                say!("game VM: {} KiB at 10% of the run, {} KiB at the end", r.vm_early, r.vm_final);
                 if r.errors == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
             })
         }
         Command::Bench { check, json } => crate::bench::Report::run().map(|report| {
             if json {
-                println!("{}", report.json());
+                say!("{}", report.json());
             } else {
                 report.print();
             }
@@ -201,7 +202,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     match outcome {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("moonloop: {}", crate::terminal::line(&err.chain()));
+            tell!("moonloop: {}", crate::terminal::line(&err.chain()));
             ExitCode::from(2)
         }
     }
@@ -271,7 +272,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         None
     };
     if watcher.is_some() {
-        eprintln!("watching {} for changes", args.game.display());
+        tell!("watching {} for changes", args.game.display());
     }
     crate::interrupt::install();
     let (mut engine, tally) = if args.headless {
@@ -289,7 +290,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         );
         if let Some(capture) = capture {
             let summary = capture.recorder.finish()?;
-            eprintln!(
+            tell!(
                 "recorded {} frames to {}",
                 summary.frames,
                 summary.path.display()
@@ -308,17 +309,17 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     engine.flush()?;
     for (message, count, first) in &tally.entries {
         if *count > 1 {
-            eprintln!("{message} (on {count} frames from frame {first})");
+            tell!("{message} (on {count} frames from frame {first})");
         }
     }
     if args.print_state {
-        println!("{}", engine.game().state_json()?);
+        say!("{}", engine.game().state_json()?);
     }
     if args.state_hash {
-        println!("{}", engine.game().state_hash()?);
+        say!("{}", engine.game().state_hash()?);
     }
     Ok(if crate::interrupt::requested() {
-        eprintln!("moonloop: interrupted after frame {}", engine.frame());
+        tell!("moonloop: interrupted after frame {}", engine.frame());
         ExitCode::from(crate::interrupt::EXIT_CODE)
     } else if tally.is_empty() {
         ExitCode::SUCCESS
@@ -353,9 +354,11 @@ fn check_dt(game: &Path, scenario: &Path, clocks: Option<&str>) -> Result<ExitCo
         .iter()
         .map(|s| crate::terminal::line(s.trim()))
         .collect();
-    println!(
+    say!(
         "{:<40} {:>7} {:>11}  outcome",
-        "clock", "frames", "simulated"
+        "clock",
+        "frames",
+        "simulated"
     );
     let reference = runs.first().and_then(|r| r.outcome.clone().ok());
     let mut mismatches = Vec::new();
@@ -380,20 +383,22 @@ fn check_dt(game: &Path, scenario: &Path, clocks: Option<&str>) -> Result<ExitCo
                 format!("DIFFERENT: {}", crate::lua::compact(json))
             }
         };
-        println!(
+        say!(
             "{:<40} {:>7} {:>9.3} s  {verdict}",
-            shown[i], run.frames, run.elapsed
+            shown[i],
+            run.frames,
+            run.elapsed
         );
     }
     if mismatches.is_empty() {
         match runs.len() {
-            1 => println!("the one clock ran; name two or more with --clocks to compare them"),
-            n => println!("all {n} clocks agree"),
+            1 => say!("the one clock ran; name two or more with --clocks to compare them"),
+            n => say!("all {n} clocks agree"),
         }
         Ok(ExitCode::SUCCESS)
     } else {
         for m in &mismatches {
-            println!("K4: {}", crate::terminal::line(m));
+            say!("K4: {}", crate::terminal::line(m));
         }
         Ok(ExitCode::FAILURE)
     }
@@ -432,11 +437,11 @@ fn test(games: Vec<PathBuf>, budget: Option<f64>) -> Result<ExitCode> {
             match outcome {
                 Ok(()) => {
                     passed += 1;
-                    println!("ok    {}: {}", report.file, crate::terminal::line(name));
+                    say!("ok    {}: {}", report.file, crate::terminal::line(name));
                 }
                 Err(why) => {
                     failed += 1;
-                    println!(
+                    say!(
                         "FAIL  {}: {}\n      {}",
                         report.file,
                         crate::terminal::line(name),
@@ -446,7 +451,7 @@ fn test(games: Vec<PathBuf>, budget: Option<f64>) -> Result<ExitCode> {
             }
         }
     }
-    println!("{passed} passed, {failed} failed");
+    say!("{passed} passed, {failed} failed");
     Ok(if failed == 0 {
         ExitCode::SUCCESS
     } else {

@@ -5,6 +5,7 @@
 //! paced clock until its next slot, a wall clock on a 60 Hz cadence, as a
 //! display would tick it.
 
+use crate::terminal::tell;
 use std::time::{Duration, Instant};
 
 use crate::compositor::{Compositor, Steps};
@@ -75,7 +76,7 @@ impl ErrorTally {
     pub fn report(&mut self, frame: u64, err: &crate::Error) -> String {
         let line = crate::terminal::line(&err.chain());
         if self.count(frame, line.clone()) {
-            eprintln!("frame {frame}: {line}");
+            tell!("frame {frame}: {line}");
         }
         line
     }
@@ -168,10 +169,10 @@ pub fn wait_until<G: Game>(
 pub fn reload<G: Game>(engine: &mut Engine<G>, changes: &[std::path::PathBuf]) {
     match engine.reload(changes) {
         Ok(reloaded) if !reloaded.modules.is_empty() => {
-            eprintln!("reloaded {}", reloaded.modules.join(", "));
+            tell!("reloaded {}", reloaded.modules.join(", "));
         }
         Ok(_) => {}
-        Err(err) => eprintln!(
+        Err(err) => tell!(
             "reload failed, the old code runs on: {}",
             crate::terminal::line(&err.chain())
         ),

@@ -24,12 +24,32 @@ fn main() -> ExitCode {
             .name()
             .map(|n| format!(" on thread {n}"))
             .unwrap_or_default();
-        eprintln!(
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
             "moonloop: internal error{thread}{place}: {message} (this is a bug in moonloop; please report it)"
         );
     }));
     give_libraries_a_runtime_dir();
+    quiet_broken_pipes();
     moonloop::main(std::env::args_os())
+}
+
+/// `moonloop test games | head -1` should stop quietly when `head` has
+/// read its line, as command-line tools do: the default action for
+/// SIGPIPE ends the process without a word. Rust starts programs with it
+/// ignored, which turns the first print after into a panic. A `run` keeps
+/// it ignored, because a run may be writing a recording that must end as
+/// a valid file; its prints drop what no one reads (terminal::say, tell).
+fn quiet_broken_pipes() {
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|command| command == "run")
+    {
+        return;
+    }
+    // SAFETY: called before any thread starts; SIG_DFL is always valid.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
 }
 
 /// Graphics libraries (Mesa's, through wgpu) print "XDG_RUNTIME_DIR is

@@ -8,6 +8,26 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
+/// Prints a line to stdout; if the reader has gone (`moonloop ... | head
+/// -1`), the line is dropped instead of ending the run with a panic.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+/// Prints a line to stderr, dropping it if stderr has been closed: a run
+/// that is recording keeps going and ends its file properly.
+macro_rules! tell {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+pub(crate) use {say, tell};
+
 /// The longest game text one message carries, in bytes; the rest is cut
 /// and counted.
 pub const MAX_MESSAGE: usize = 2000;

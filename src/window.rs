@@ -8,6 +8,7 @@
 //! loop. Each frame's pictures come from the compositor (steps 7-10); the
 //! developer keys are `devkeys.rs`'s.
 
+use crate::terminal::tell;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -99,7 +100,7 @@ pub fn run<G: Game>(engine: Engine<G>, options: Options) -> Result<(Engine<G>, E
     if !sound.is_playing() && !matches!(device, "default" | "off") {
         // Asked for by name, so say why it is silent; a machine with no
         // sound card at all plays silently (the overlay says why).
-        eprintln!("moonloop: no sound: {}", sound.status());
+        tell!("moonloop: no sound: {}", sound.status());
     }
     let dev = DevControls::new(engine.config().dev_controls);
     let title = engine.config().title.clone();
@@ -157,16 +158,16 @@ pub fn check_display() -> Result<()> {
 /// Finishes a recording and says where it went; an animated PNG takes a
 /// moment to compress, so it says that first.
 pub fn report_recording(recorder: Recorder) {
-    eprintln!("finishing the recording {}", recorder.path().display());
+    tell!("finishing the recording {}", recorder.path().display());
     match recorder.finish() {
-        Ok(s) if s.dropped > 0 => eprintln!(
+        Ok(s) if s.dropped > 0 => tell!(
             "recorded {} frames to {} ({} dropped: the encoder fell behind)",
             s.frames,
             s.path.display(),
             s.dropped
         ),
-        Ok(s) => eprintln!("recorded {} frames to {}", s.frames, s.path.display()),
-        Err(e) => eprintln!("moonloop: {}", e.chain()),
+        Ok(s) => tell!("recorded {} frames to {}", s.frames, s.path.display()),
+        Err(e) => tell!("moonloop: {}", e.chain()),
     }
 }
 
@@ -272,8 +273,8 @@ impl<G: Game> App<G> {
         self.screenshots += 1;
         let path = PathBuf::from(format!("moonloop-screenshot-{}.png", self.screenshots));
         match picture.save_png(&path) {
-            Ok(()) => eprintln!("screenshot saved to {}", path.display()),
-            Err(e) => eprintln!("moonloop: cannot save {}: {e}", path.display()),
+            Ok(()) => tell!("screenshot saved to {}", path.display()),
+            Err(e) => tell!("moonloop: cannot save {}: {e}", path.display()),
         }
     }
 
@@ -287,10 +288,10 @@ impl<G: Game> App<G> {
                 ));
                 match Recorder::start(&path, false) {
                     Ok(r) => {
-                        eprintln!("recording to {} (F3 stops)", path.display());
+                        tell!("recording to {} (F3 stops)", path.display());
                         self.recorder = Some(r);
                     }
-                    Err(e) => eprintln!("moonloop: {}", e.chain()),
+                    Err(e) => tell!("moonloop: {}", e.chain()),
                 }
             }
         }
@@ -392,7 +393,7 @@ impl<G: Game> App<G> {
         self.engine.play_cues(|cue, assets| {
             if let Some(line) = sound.play(cue, assets) {
                 let line = crate::terminal::line(&line);
-                eprintln!("moonloop: {line}");
+                tell!("moonloop: {line}");
                 *last_error = Some(line);
                 played_badly = true;
             }

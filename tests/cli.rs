@@ -787,3 +787,32 @@ fn recordings_make_their_folders_and_refuse_unknown_formats() {
     );
     assert!(!dir.path().join("x.webp").exists());
 }
+
+/// `moonloop ... | head -1`: once the reader has gone, the host stops (or,
+/// for a run, carries on) without a word, never as an internal error.
+#[test]
+fn a_closed_pipe_is_not_an_internal_error() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let closed = |args: &[&str]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_moonloop"))
+            .args(args)
+            .current_dir(repo())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the reader goes away at once
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (status, stderr) = closed(&["test", "runtime"]);
+    assert_eq!(stderr, "", "{status:?}");
+    assert_eq!(status.signal(), Some(libc::SIGPIPE), "{status:?}");
+    let (status, stderr) = closed(&[RUN, &["--print-state"]].concat());
+    assert_eq!(stderr, "");
+    assert_eq!(status.code(), Some(0));
+}

@@ -1,6 +1,7 @@
 //! The Luau VM a game runs in: the sandbox, the time budget and the memory
 //! cap (rule H9), and the one-line messages its errors become.
 
+use crate::terminal::tell;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
@@ -120,7 +121,7 @@ pub fn new_vm(limits: Limits) -> mlua::Result<Lua> {
                     break;
                 }
             }
-            eprintln!("{line}");
+            tell!("{line}");
             Ok(())
         })?,
     )?;

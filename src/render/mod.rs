@@ -15,6 +15,7 @@ mod pipelines;
 mod scene_pass;
 mod target;
 
+use crate::terminal::tell;
 use tiny_skia::Pixmap;
 use wgpu::util::DeviceExt;
 
@@ -139,7 +140,7 @@ impl Renderer {
         device.on_uncaptured_error(std::sync::Arc::new(move |e: wgpu::Error| {
             if !said.swap(true, std::sync::atomic::Ordering::Relaxed) {
                 let text = e.to_string();
-                eprintln!(
+                tell!(
                     "moonloop: the GPU refused a frame: {}",
                     text.lines().next().unwrap_or_default()
                 );
