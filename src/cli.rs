@@ -91,8 +91,9 @@ struct RunArgs {
     /// Runs without a window (the default opens one).
     #[arg(long)]
     headless: bool,
-    /// The clock: wall, wall:max=0.1, paced:60, constant:1/60,
-    /// list:1/30,1/60, jitter:seed=7,min=0.008,max=0.033.
+    /// The clock. paced takes frames a second, the others seconds a frame:
+    /// wall, wall:max=0.1, paced:60, constant:1/60, list:1/30,1/60,
+    /// jitter:seed=7,min=0.008,max=0.033.
     #[arg(long, value_name = "SPEC")]
     clock: Option<ClockSpec>,
     /// Stops after N delivered frames.

@@ -252,7 +252,8 @@ pub fn describe(err: &mlua::Error) -> String {
         mlua::Error::RuntimeError(msg) => msg.clone(),
         mlua::Error::SyntaxError { message, .. } => message.clone(),
         mlua::Error::MemoryError(_) => "H9: the game ran out of memory: it passed its memory cap \
-             (look for a table that grows every frame)"
+             (512 MiB unless config.memory lowers it or --memory raises it; look for a \
+             table that grows every frame)"
             .to_string(),
         mlua::Error::ExternalError(e) => e.to_string(),
         other => other.to_string(),
