@@ -10,8 +10,12 @@ use libfuzzer_sys::fuzz_target;
 use mlua::{Lua, Value};
 
 /// Builds a value from bytes: a tiny stack language of scalars and tables.
-fn build(lua: &Lua, bytes: &[u8]) -> mlua::Result<Value> {
+/// Also says whether a table or function became a key somewhere: such keys
+/// hash by address, so the order of a table's entries (and so which of two
+/// offenders a refusal names first) differs from one VM to the next.
+fn build(lua: &Lua, bytes: &[u8]) -> mlua::Result<(Value, bool)> {
     let mut stack: Vec<Value> = Vec::new();
+    let mut address_keys = false;
     let mut i = 0;
     while i < bytes.len() {
         let op = bytes[i];
@@ -37,6 +41,7 @@ fn build(lua: &Lua, bytes: &[u8]) -> mlua::Result<Value> {
                     && !matches!(k, Value::Nil)
                     && !matches!(k, Value::Number(n) if n.is_nan())
                 {
+                    address_keys |= matches!(k, Value::Table(_) | Value::Function(_));
                     t.raw_set(k, v)?;
                 }
                 stack.push(Value::Table(t));
@@ -74,7 +79,7 @@ fn build(lua: &Lua, bytes: &[u8]) -> mlua::Result<Value> {
             }
         }
     }
-    Ok(stack.pop().unwrap_or(Value::Nil))
+    Ok((stack.pop().unwrap_or(Value::Nil), address_keys))
 }
 
 /// Whether every table reachable from `value` is frozen.
@@ -90,15 +95,15 @@ fn all_frozen(value: &Value, depth: usize) -> bool {
 
 /// Takes the value the bytes build, with the walk that reads tables in
 /// place or the one that asks the C API about every entry.
-fn take(bytes: &[u8], in_place: bool) -> Option<Result<(String, String), String>> {
+fn take(bytes: &[u8], in_place: bool) -> Option<(Result<(String, String), String>, bool)> {
     let lua = moonloop::internals::lua::new_vm(moonloop::Limits::default()).expect("a VM");
     if in_place {
         moonloop::internals::state::install(&lua).expect("installed");
     } else {
         moonloop::internals::state::install_asking_the_api(&lua).expect("installed");
     }
-    let value = build(&lua, bytes).ok()?;
-    Some(match moonloop::internals::state::take(&lua, &value) {
+    let (value, address_keys) = build(&lua, bytes).ok()?;
+    let taken = match moonloop::internals::state::take(&lua, &value) {
         Ok(()) => {
             let json = moonloop::internals::state::to_json(&value).expect("a taken state encodes");
             let hash = moonloop::internals::state::hash(&value).expect("a taken state hashes");
@@ -117,11 +122,19 @@ fn take(bytes: &[u8], in_place: bool) -> Option<Result<(String, String), String>
             assert_eq!(again.as_ref(), Err(&why), "refused again, alike");
             Err(why)
         }
-    })
+    };
+    Some((taken, address_keys))
 }
 
 fuzz_target!(|bytes: &[u8]| {
-    let in_place = take(bytes, true);
-    let asking = take(bytes, false);
+    let (Some((in_place, address_keys)), Some((asking, _))) = (take(bytes, true), take(bytes, false))
+    else {
+        return;
+    };
+    if address_keys && in_place.is_err() && asking.is_err() {
+        // Both refuse; with entries in address order, each VM may meet a
+        // different offender first (each names a real one, checked above).
+        return;
+    }
     assert_eq!(in_place, asking, "both walks take a state alike");
 });
