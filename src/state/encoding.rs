@@ -308,6 +308,9 @@ fn hash_value(h: &mut blake3::Hasher, value: &Value, seen: &mut Digests) -> mlua
         Value::Vector(v) => {
             h.update(b"v");
             for c in [v.x(), v.y(), v.z()] {
+                // Every NaN is one NaN, as in the JSON (a sign or payload
+                // is not part of the canonical form).
+                let c = if c.is_nan() { f32::NAN } else { c };
                 h.update(&c.to_bits().to_le_bytes());
             }
         }

@@ -26,9 +26,11 @@ use mlua::{Lua, Value, ffi};
 
 use layout::RawTable;
 
+mod decoding;
 mod encoding;
 mod layout;
 
+pub use decoding::from_json;
 pub use encoding::{MAX_JSON, copy, hash, number, to_json};
 
 /// Registry field of the weak set of tables the walk that asks the API
