@@ -301,7 +301,7 @@ impl Reader<'_> {
         }
     }
 
-    fn text_value(&self, text: &str) -> Result<mlua::String, String> {
+    fn text_value(&self, text: &str) -> Result<mlua::LuaString, String> {
         self.lua.create_string(text).map_err(|e| self.lua_fail(e))
     }
 
