@@ -20,6 +20,7 @@ use crate::input::Script;
 use crate::lua::{LuaGame, TestReport, run_test_file_with};
 use crate::reload::Watcher;
 use crate::replay::{Replay, ReplayWriter};
+use crate::save::Saves;
 use crate::window;
 
 /// moonloop runs games written in Luau.
@@ -123,6 +124,11 @@ struct RunArgs {
     /// The seed `math.random` starts from (default 0; a replay brings its own).
     #[arg(long, value_name = "N", conflicts_with = "replay")]
     seed: Option<u64>,
+    /// Keeps the game's save in DIR/<config.id>/save.json (a window's
+    /// default is the user's data folder, $XDG_DATA_HOME/moonloop; a
+    /// headless run's is memory, gone when it ends; a replay brings its own).
+    #[arg(long, value_name = "DIR", conflicts_with = "replay")]
+    save_dir: Option<PathBuf>,
     /// Raises the time budget of each call into game code past its
     /// default of 1 s (a game's config can only lower it).
     #[arg(long, value_name = "SECONDS", value_parser = parse_budget)]
@@ -225,7 +231,25 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         Some(replay) => replay.seed,
         None => args.seed.unwrap_or(crate::lua::DEFAULT_SEED),
     };
-    let game = LuaGame::load_with(&args.game, limits)?;
+    let saves = match (&replay, &args.save_dir) {
+        (Some(replay), _) => Saves::memory(replay.saved.clone()),
+        (None, Some(dir)) => Saves::disk(dir.clone()),
+        (None, None) if args.headless => Saves::memory(None),
+        (None, None) => match Saves::user_root() {
+            Some(root) => Saves::disk(root),
+            None => {
+                tell!(
+                    "moonloop: neither XDG_DATA_HOME nor HOME is set; saves last until the \
+                     game closes (--save-dir DIR keeps them)"
+                );
+                Saves::memory(None)
+            }
+        },
+    };
+    let mut game = LuaGame::load_saving(&args.game, limits, saves)?;
+    if let Some(notice) = game.take_save_notice() {
+        tell!("moonloop: {}", crate::terminal::line(&notice));
+    }
     let mut expected = None;
     let (clock, frames, script) = match replay {
         Some(replay) => {
@@ -256,7 +280,8 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         engine.set_script(script);
     }
     if let Some(path) = &args.record_input {
-        engine.set_replay_writer(ReplayWriter::create(path, limits.seed)?);
+        let saved = engine.game().loaded_save();
+        engine.set_replay_writer(ReplayWriter::create(path, limits.seed, saved)?);
     }
     if let Some(hashes) = expected {
         engine.set_expected_hashes(hashes);

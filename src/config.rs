@@ -40,6 +40,9 @@ pub struct Config {
     pub dev_controls: bool,
     /// Cue names mapped to a sound file or a built-in sound (H7). Default: none.
     pub sounds: Vec<(String, String)>,
+    /// The game's id, which names its save folder (H12). Default: none,
+    /// and a game without one cannot save.
+    pub id: Option<String>,
 }
 
 impl Default for Config {
@@ -55,6 +58,7 @@ impl Default for Config {
             pause_on_blur: true,
             dev_controls: true,
             sounds: Vec::new(),
+            id: None,
         }
     }
 }

@@ -43,6 +43,10 @@ pub enum Error {
     #[error("{0}")]
     Asset(String),
 
+    /// The game's save could not be written (H12); the last save is kept.
+    #[error("{0}")]
+    Save(String),
+
     /// A scripted input file or replay log has a line the host cannot read.
     #[error("{path}:{line}: {reason}")]
     Input {

@@ -44,6 +44,8 @@ pub mod reload;
 pub mod render;
 #[path = "replay.rs"]
 pub mod replay;
+#[path = "save.rs"]
+pub mod save;
 #[path = "scene/mod.rs"]
 pub mod scene;
 #[path = "screen/mod.rs"]

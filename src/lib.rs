@@ -14,8 +14,8 @@ pub mod internals;
 
 use internals::{
     assets, bench, cli, clock, color, compositor, config, cues, devkeys, engine, error, headless,
-    input, interrupt, lua, overlay, record, reload, render, replay, scene, screen, soak, sound,
-    state, terminal, text, viewport, window,
+    input, interrupt, lua, overlay, record, reload, render, replay, save, scene, screen, soak,
+    sound, state, terminal, text, viewport, window,
 };
 
 pub use cli::main;
@@ -27,6 +27,7 @@ pub use engine::{Engine, Game, Pick, Reloaded, RenderCtx, Tick, UpdateCtx};
 pub use error::{Error, Result};
 pub use input::{Action, Binding, InputEvent, InputFrame, Key};
 pub use lua::{Limits, LuaGame};
+pub use save::Saves;
 pub use scene::{Camera, Light, Material, Mesh, Object, Projection, Scene};
 pub use screen::{Align, Fill, PathOp, Screen, Style};
 pub use window::{Options as WindowOptions, run as run_window};

@@ -9,6 +9,7 @@
 //! ```text
 //! moonloop-replay 2
 //! seed 0
+//! saved {"best": 12}
 //! frame 1 0.016666666666666666
 //! press space
 //! hash 3f1c0a9be2d45e17
@@ -19,8 +20,10 @@
 //!
 //! Event lines use the scripted input syntax and belong to the frame above;
 //! `hash` is the state's at the end of that frame; `seed` is what
-//! `math.random` started from. Version 1 logs (no seed, no hashes) still
-//! play.
+//! `math.random` started from; `saved`, when there is one, is the save
+//! (H12) the game started from, its canonical JSON on one line, so the
+//! replay starts where the recorded run did. Version 1 logs (no seed, no
+//! hashes) still play.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -45,11 +48,11 @@ pub struct ReplayWriter {
 
 impl ReplayWriter {
     /// Creates the log at `path` for a run whose `math.random` starts from
-    /// `seed`.
+    /// `seed` and whose game started from the save `saved` (JSON).
     ///
     /// # Errors
     /// The file cannot be created.
-    pub fn create(path: &Path, seed: u64) -> Result<Self> {
+    pub fn create(path: &Path, seed: u64, saved: Option<&str>) -> Result<Self> {
         let file = File::create(path).map_err(|e| Error::io(path, e))?;
         let mut writer = ReplayWriter {
             path: path.to_path_buf(),
@@ -57,6 +60,9 @@ impl ReplayWriter {
         };
         writer.line(format_args!("{HEADER}"))?;
         writer.line(format_args!("seed {seed}"))?;
+        if let Some(saved) = saved {
+            writer.line(format_args!("saved {}", one_line(saved)))?;
+        }
         Ok(writer)
     }
 
@@ -85,6 +91,13 @@ impl ReplayWriter {
     }
 }
 
+/// Puts canonical JSON on one line: its line breaks all fall between
+/// tokens (a string's are escaped), so joining the trimmed lines keeps it
+/// the same document.
+fn one_line(json: &str) -> String {
+    json.lines().map(str::trim).collect::<Vec<_>>().join(" ")
+}
+
 /// A replay log read back: the deltas to play once and the input by frame.
 #[derive(Debug, Clone)]
 pub struct Replay {
@@ -94,6 +107,8 @@ pub struct Replay {
     pub script: Script,
     /// What `math.random` started from.
     pub seed: u64,
+    /// The save the recorded run started from, as JSON.
+    pub saved: Option<String>,
     /// Each frame's state hash as recorded, by frame (from 1); `None` where
     /// the log has none.
     pub hashes: Vec<Option<String>>,
@@ -139,6 +154,9 @@ impl Replay {
                 None => return Err((2, "the second line should be `seed N`".to_string())),
             }
         }
+        let saved = lines
+            .next_if(|(_, line)| line.starts_with("saved "))
+            .map(|(_, line)| line["saved ".len()..].to_string());
         let mut deltas = Vec::new();
         let mut hashes: Vec<Option<String>> = Vec::new();
         let mut events = Vec::new();
@@ -181,6 +199,7 @@ impl Replay {
             deltas,
             script: Script::new(events),
             seed,
+            saved,
             hashes,
         })
     }
@@ -190,6 +209,9 @@ impl Replay {
     pub fn to_text(&self) -> String {
         use std::fmt::Write as _;
         let mut out = format!("{HEADER}\nseed {}\n", self.seed);
+        if let Some(saved) = &self.saved {
+            let _ = writeln!(out, "saved {}", one_line(saved));
+        }
         let mut events = self.script.frame_events().peekable();
         for (i, dt) in self.deltas.iter().enumerate() {
             let frame = i as u64 + 1;
@@ -220,7 +242,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.replay");
         let space = Key::from_name("space").unwrap();
-        let mut writer = ReplayWriter::create(&path, 42).unwrap();
+        let saved = "{\n  \"best\": 12,\n  \"name\": \"a  b\"\n}";
+        let mut writer = ReplayWriter::create(&path, 42, Some(saved)).unwrap();
         writer.frame(1, 1.0 / 60.0).unwrap();
         writer.event(InputEvent::Press(space)).unwrap();
         writer.hash("00112233445566ff").unwrap();
@@ -241,6 +264,11 @@ mod tests {
             ])
         );
         assert_eq!(replay.seed, 42);
+        assert_eq!(
+            replay.saved.as_deref(),
+            Some("{ \"best\": 12, \"name\": \"a  b\" }"),
+            "the save is on one line, its strings untouched"
+        );
         assert_eq!(replay.hashes, [Some("00112233445566ff".to_string()), None]);
         assert_eq!(
             replay.to_text(),

@@ -28,6 +28,7 @@ pub(super) const CONFIG_FIELDS: &[&str] = &[
     "pause_on_blur",
     "dev_controls",
     "sounds",
+    "id",
 ];
 /// Reads `config.title`: at most [`MAX_TITLE`] characters, none of them
 /// control characters (a window system refuses a NUL; a newline has no
@@ -138,6 +139,19 @@ pub(super) fn read_config(
                 _ => return Err(bad("memory", "megabytes, 1 or more, such as 256")),
             },
             "actions" => config.actions = read_actions(&value, file)?,
+            "id" => {
+                let Value::String(id) = &value else {
+                    return Err(bad("id", "a name such as \"asteroids\""));
+                };
+                let id = id.to_string_lossy();
+                crate::save::check_id(&id).map_err(|why| {
+                    Error::Script(format!(
+                        "{file}: config.id `{}` {why}",
+                        crate::terminal::escape(&id)
+                    ))
+                })?;
+                config.id = Some(id);
+            }
             "sounds" => config.sounds = read_sounds(&value, file)?,
             "pause_on_blur" | "dev_controls" => {
                 let Value::Boolean(on) = value else {

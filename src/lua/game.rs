@@ -18,6 +18,7 @@ use super::vm::{self, Budget, Call, Limits};
 use crate::config::Config;
 use crate::engine::{Game, Reloaded, RenderCtx, UpdateCtx};
 use crate::error::{Error, Result};
+use crate::save::Saves;
 use crate::state;
 
 const GAME_FIELDS: &[&str] = &["init", "update", "render", "reload", "config"];
@@ -92,6 +93,11 @@ pub struct LuaGame {
     scene: AnyUserData,
     screen: AnyUserData,
     budget: Arc<Budget>,
+    /// Where the game's save lives (H12).
+    saves: Saves,
+    /// The save `init` was given, as canonical JSON, for a replay to
+    /// carry; none when the game started without one.
+    loaded_save: Option<String>,
 }
 
 impl Drop for LuaGame {
@@ -119,6 +125,19 @@ impl LuaGame {
     /// # Errors
     /// As [`LuaGame::load`], or the config asks for more than `ceilings`.
     pub fn load_with(dir: &Path, ceilings: Limits) -> Result<LuaGame> {
+        LuaGame::load_saving(dir, ceilings, Saves::memory(None))
+    }
+
+    /// Loads the game in folder `dir` like [`LuaGame::load_with`], with its
+    /// save in `saves` (H12): if its config has an `id`, what was saved
+    /// under it is given to `init(saved)`. A save that cannot be read back
+    /// is set aside, and the game starts as if nothing had been saved
+    /// ([`LuaGame::take_save_notice`] says so).
+    ///
+    /// # Errors
+    /// As [`LuaGame::load_with`], or `saves` holds a save for a game
+    /// without `config.id`.
+    pub fn load_saving(dir: &Path, ceilings: Limits, saves: Saves) -> Result<LuaGame> {
         let main = find_main(dir)?;
         let display = dir.to_string_lossy().trim_end_matches('/').to_string();
         let lua_err = |e: mlua::Error| Error::Script(errors::describe(&e));
@@ -175,12 +194,47 @@ impl LuaGame {
             scene,
             screen,
             budget,
+            saves,
+            loaded_save: None,
         };
-        game.state = game.first_state()?;
+        let saved = game.open_save()?;
+        game.state = game.first_state(saved)?;
         Ok(game)
     }
 
-    fn first_state(&mut self) -> Result<Value> {
+    /// Reads the save the game starts from: nil without one.
+    fn open_save(&mut self) -> Result<Value> {
+        let Some(id) = self.code.config.id.clone() else {
+            if self.saves.current().is_some() {
+                return Err(Error::Script(format!(
+                    "{}: the game was given a save but has no config.id; set config.id = \"name\" \
+                     so its save has a folder (H12)",
+                    self.main
+                )));
+            }
+            return Ok(Value::Nil);
+        };
+        self.leases.allow_saving(true);
+        let Some(json) = self.saves.open(&id) else {
+            return Ok(Value::Nil);
+        };
+        let read = state::from_json(&self.lua, &json).and_then(|value| {
+            state::take(&self.lua, &value)?;
+            Ok(value)
+        });
+        match read {
+            Ok(value) => {
+                self.loaded_save = state::to_json(&value).ok();
+                Ok(value)
+            }
+            Err(why) => {
+                self.saves.set_aside(&why);
+                Ok(Value::Nil)
+            }
+        }
+    }
+
+    fn first_state(&mut self, saved: Value) -> Result<Value> {
         let Some(init) = self.code.init.clone() else {
             // G2: without init the state is {}.
             let empty = self.lua.create_table().map_err(script)?;
@@ -190,7 +244,7 @@ impl LuaGame {
         };
         let result = self
             .budget
-            .guard(Call::Init, || self.taking.call::<Value>(&init));
+            .guard(Call::Init, || self.taking.call::<Value>((&init, saved)));
         self.accept(&init, "init", result)
     }
 
@@ -391,6 +445,23 @@ impl LuaGame {
         state::hash(&self.state).map_err(script)
     }
 
+    /// Returns the save as it stands (what was loaded or last written), as
+    /// canonical JSON.
+    pub fn save_json(&self) -> Option<&str> {
+        self.saves.current()
+    }
+
+    /// Returns the save `init` was given, as canonical JSON.
+    pub fn loaded_save(&self) -> Option<&str> {
+        self.loaded_save.as_deref()
+    }
+
+    /// Takes the line about the save the author should read (a save set
+    /// aside, a store that cannot be used), once.
+    pub fn take_save_notice(&mut self) -> Option<String> {
+        self.saves.take_notice()
+    }
+
     /// Sets each call's time budget.
     pub fn set_budget(&self, limit: Duration) {
         self.budget.set_limit(limit);
@@ -432,8 +503,14 @@ impl Game for LuaGame {
                         .call::<Value>((update, &self.state, &self.input, dt))
                 })
             });
+        let pending = self.leases.take_save();
         self.state = self.accept(update, "update", result)?;
-        Ok(())
+        // The save is an effect of a frame that happened: written only
+        // once update's state is taken (H12).
+        match pending {
+            Some(json) => self.saves.write(json).map_err(Error::Save),
+            None => Ok(()),
+        }
     }
 
     fn render(&mut self, ctx: RenderCtx<'_>) -> Result {

@@ -31,6 +31,11 @@ pub struct Leases {
     screen: Cell<*mut Screen>,
     scene: Cell<*mut Scene>,
     assets: Cell<*mut Store>,
+    /// Whether the game may save (its config has an id, H12).
+    saving: Cell<bool>,
+    /// The save `update` asked for, as canonical JSON, until the frame's
+    /// state is taken.
+    pending_save: RefCell<Option<String>>,
 }
 
 impl Default for Leases {
@@ -43,6 +48,8 @@ impl Default for Leases {
             screen: Cell::new(std::ptr::null_mut()),
             scene: Cell::new(std::ptr::null_mut()),
             assets: Cell::new(std::ptr::null_mut()),
+            saving: Cell::new(false),
+            pending_save: RefCell::new(None),
         }
     }
 }
@@ -74,6 +81,7 @@ impl Leases {
         self.input.set(input);
         self.cues.set(cues);
         self.frame.set(frame);
+        self.pending_save.borrow_mut().take();
         // SAFETY: the lease is taken back (by `Return`) before `pick`'s
         // borrows end; `'static` only lets it sit in the cell meanwhile.
         self.pick.set(Some(unsafe {
@@ -81,6 +89,16 @@ impl Leases {
         }));
         let _back = Return(self);
         f()
+    }
+
+    /// Lets `input:save` work (the game has a `config.id`) or not.
+    pub fn allow_saving(&self, allowed: bool) {
+        self.saving.set(allowed);
+    }
+
+    /// Takes the save the last `update` asked for.
+    pub fn take_save(&self) -> Option<String> {
+        self.pending_save.borrow_mut().take()
     }
 
     /// Lends `screen`, `scene` and `assets` to their handles while `f` runs.
@@ -257,6 +275,10 @@ impl UserData for InputHandle {
         methods.add_method("wheel", |lua, this, ()| {
             this.with(lua, |input| input.wheel())
         });
+        methods.add_method("save", |lua, this, value: Value| {
+            this.with(lua, |_| ())?;
+            save(lua, &this.leases, &value)
+        });
         methods.add_method(
             "cue",
             |lua, this, (name, params): (LuaString, Option<mlua::Table>)| {
@@ -313,6 +335,39 @@ impl UserData for InputHandle {
             },
         );
     }
+}
+
+/// `input:save(value)`: checks `value` is plain data (S5) small enough to
+/// save, and keeps its JSON to be written when the frame's state is taken.
+fn save(lua: &Lua, leases: &Leases, value: &Value) -> mlua::Result<()> {
+    let fail = |why: String| {
+        mlua::Error::RuntimeError(format!("{}input:save: {why}", super::location(lua, 1)))
+    };
+    if !leases.saving.get() {
+        return Err(fail(
+            "the game has no config.id; set config.id = \"name\" so its save has a folder (H12)"
+                .into(),
+        ));
+    }
+    if value.is_nil() {
+        return Err(fail("nothing to save; pass the value to keep (H12)".into()));
+    }
+    crate::state::take(lua, value).map_err(|why| {
+        fail(match why.strip_prefix("state") {
+            Some(rest) => format!("the save{rest}"),
+            None => why,
+        })
+    })?;
+    let json = crate::state::to_json(value).map_err(|e| fail(crate::lua::describe(&e)))?;
+    if json.len() > crate::save::MAX_SAVE {
+        return Err(fail(format!(
+            "the save's JSON is {}; a save is at most {} (H12)",
+            crate::assets::bytes(json.len() as u64),
+            crate::assets::bytes(crate::save::MAX_SAVE as u64)
+        )));
+    }
+    *leases.pending_save.borrow_mut() = Some(json);
+    Ok(())
 }
 
 fn cue_error(lua: &Lua, reason: &str) -> mlua::Error {

@@ -20,6 +20,7 @@ use super::vm::{self, Budget, Call, Limits};
 use crate::clock::ClockSpec;
 use crate::engine::Engine;
 use crate::input::{InputEvent, Key, Script};
+use crate::save::Saves;
 use crate::state;
 
 /// How long one test may run before it is stopped, unless `moonloop test
@@ -83,6 +84,17 @@ impl UserData for EngineHandle {
         fields.add_field_method_get("time", |_, this| Ok(this.engine.time()));
         fields.add_field_method_get("dt", |_, this| Ok(this.engine.last_dt()));
         fields.add_field_method_get("cues", |lua, this| cue_list(lua, this.engine.cues().cues()));
+        fields.add_field_method_get("saved", |lua, this| {
+            let Some(json) = this.engine.game().save_json() else {
+                return Ok(Value::Nil);
+            };
+            let value =
+                state::from_json(lua, json).map_err(|e| fail(lua, format!("saved: {e}")))?;
+            if let Value::Table(t) = &value {
+                freeze_deep(t)?;
+            }
+            Ok(value)
+        });
     }
 
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
@@ -253,8 +265,16 @@ fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
             .unwrap_or_else(|| "constant:1/60".to_string())
             .parse()
             .map_err(|e: crate::Error| fail(lua, format!("engine.new: {}", e.chain())))?;
-        let game =
-            LuaGame::load(&dir).map_err(|e| fail(lua, format!("engine.new: {}", e.chain())))?;
+        // A test's save lives in memory, seeded from `save` (H12).
+        let seed = match options.get::<Value>("save")? {
+            Value::Nil => None,
+            value => Some(
+                state::to_json(&value)
+                    .map_err(|e| fail(lua, format!("engine.new: save: {}", super::describe(&e))))?,
+            ),
+        };
+        let game = LuaGame::load_saving(&dir, Limits::default(), Saves::memory(seed))
+            .map_err(|e| fail(lua, format!("engine.new: {}", e.chain())))?;
         if let Some(secs) = options.get::<Option<f64>>("budget")? {
             if !(secs > 0.0 && secs <= TEST_BUDGET.as_secs_f64()) {
                 return Err(fail(

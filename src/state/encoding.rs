@@ -189,6 +189,13 @@ impl Json {
     }
 
     fn table(&mut self, table: &Table, indent: usize) -> mlua::Result<()> {
+        // A taken state is never this deep; a value that was not taken (a
+        // test's) may refer back to itself.
+        if indent / 2 >= MAX_DEPTH {
+            return Err(mlua::Error::RuntimeError(format!(
+                "tables nest more than {MAX_DEPTH} deep, or refer back to themselves (S5)"
+            )));
+        }
         let entries = sorted_entries(table)?;
         if entries.is_empty() {
             self.out.push_str("{}");

@@ -31,7 +31,7 @@ fn run(main: &str) -> Outcome {
 /// frames 1 and 2 count, so the last good state is `{ n = 2 }`.
 fn update_row(body: &str) -> String {
     format!(
-        "return {{\n  config = {{ budget = 0.2, memory = 32 }},\n  init = function() return {{ n = 0 }} end,\n  update = function(state, input, dt)\n    if state.n >= 2 then\n      {body}\n    end\n    return {{ n = state.n + 1 }}\n  end,\n}}\n"
+        "return {{\n  config = {{ id = \"bad-inputs\", budget = 0.2, memory = 32 }},\n  init = function() return {{ n = 0 }} end,\n  update = function(state, input, dt)\n    if state.n >= 2 then\n      {body}\n    end\n    return {{ n = state.n + 1 }}\n  end,\n}}\n"
     )
 }
 
@@ -124,6 +124,19 @@ fn misbehaving_updates_get_one_line_and_the_loop_lives_on() {
         ),
         ("debug.sethook(print)", "6: attempt to call a nil value"),
         ("debug.getregistry()", "6: attempt to call a nil value"),
+        // H12: a save is small plain data.
+        (
+            "input:save({ f = print })",
+            "6: input:save: the save.f is a function",
+        ),
+        (
+            "local t = {} t.me = t input:save(t)",
+            "6: input:save: the save.me refers back",
+        ),
+        (
+            "input:save(string.rep('x', 2^21))",
+            "6: input:save: the save's JSON is 2.0 MiB; a save is at most 1 MiB (H12)",
+        ),
     ];
     for (body, first) in rows {
         let out = run(&update_row(body));
