@@ -186,12 +186,13 @@ impl Replay {
                     }
                     *slot = Some(hash.to_string());
                 }
-                event => {
+                _ => {
                     if deltas.is_empty() {
                         return Err((i + 1, "an event before the first `frame` line".to_string()));
                     }
-                    let event = InputEvent::parse(event, &[]).map_err(|r| (i + 1, r))?;
-                    events.push((When::Frame(deltas.len() as u64), event));
+                    for event in InputEvent::parse_line(line, &[]).map_err(|r| (i + 1, r))? {
+                        events.push((When::Frame(deltas.len() as u64), event));
+                    }
                 }
             }
         }

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use winit::application::ApplicationHandler;
 use winit::dpi::{LogicalSize, PhysicalPosition};
-use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
+use winit::event::{ElementState, Ime, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{Window, WindowId};
@@ -179,6 +179,8 @@ impl<G: Game> App<G> {
             .with_inner_size(LogicalSize::new(config.width, config.height))
             .with_resizable(true);
         let window = Arc::new(event_loop.create_window(attributes)?);
+        // Composed text (accents, CJK input methods) arrives as Ime::Commit.
+        window.set_ime_allowed(true);
         let surface = self.instance.create_surface(window.clone())?;
         let (renderer, adapter) = Renderer::for_surface(&self.instance, &surface)?;
         let size = window.inner_size();
@@ -262,6 +264,13 @@ impl<G: Game> App<G> {
                 InputEvent::Release(key)
             };
             self.engine.input_mut().push(event);
+        }
+    }
+
+    /// Queues typed text for the next frame's `input:text()`.
+    fn type_text(&mut self, text: &str) {
+        for piece in crate::input::TextPiece::split(text) {
+            self.engine.input_mut().push(InputEvent::Text(piece));
         }
     }
 
@@ -439,7 +448,16 @@ impl<G: Game> ApplicationHandler for App<G> {
                 if let PhysicalKey::Code(code) = event.physical_key {
                     self.key(code, event.state == ElementState::Pressed, event.repeat);
                 }
+                // Typed text comes with the press, repeats included (a held
+                // key types again); an input method's composed text comes
+                // as a commit instead.
+                if event.state == ElementState::Pressed
+                    && let Some(text) = &event.text
+                {
+                    self.type_text(text);
+                }
             }
+            WindowEvent::Ime(Ime::Commit(text)) => self.type_text(&text),
             WindowEvent::CursorMoved { position, .. } => self.pointer(position),
             WindowEvent::CursorLeft { .. } => self.engine.input_mut().push(InputEvent::Leave),
             WindowEvent::MouseInput { state, button, .. } => {

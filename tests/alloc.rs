@@ -66,6 +66,7 @@ fn steady_frames_allocate_nothing() {
             update = function(state, input, dt)
                 if input:down("jump") and input:pressed("left") then error("never") end
                 local x, y = input:pointer()
+                if input:text() ~= "" then error("nothing is typed") end
                 return state
             end,
             render = function(state, scene, screen)

@@ -283,3 +283,65 @@ fn ctrl_c_during_a_recording_leaves_a_valid_file_and_no_spool() {
         );
     }
 }
+
+/// Types a name; Enter saves it.
+const TYPING: &str = r##"
+return {
+    config = { id = "typing", title = "typing", width = 320, height = 200, pause_on_blur = false },
+    init = function(saved) return { name = "", before = if saved then saved.name else "" } end,
+    update = function(state, input, dt)
+        local name = state.name .. input:text()
+        if input:pressed("backspace") then
+            name = string.sub(name, 1, (utf8.offset(name, -1) or 1) - 1)
+        end
+        if input:pressed("enter") then input:save({ name = name }) end
+        return { name = name, before = state.before }
+    end,
+}
+"##;
+
+// rule: H6, H12
+#[test]
+fn typed_text_reaches_update_and_a_window_saves_in_the_users_data_folder() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let x = Xvfb::start();
+    let dir = game(&[("main.luau", TYPING)]);
+    let data = tempfile::tempdir().unwrap();
+    let launch = || {
+        x.command(env!("CARGO_BIN_EXE_moonloop"))
+            .args(["run", ".", "--no-watch", "--print-state"])
+            .env("XDG_DATA_HOME", data.path())
+            .current_dir(dir.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let child = launch();
+    let id = x.window("typing");
+    x.xdotool(&["windowfocus", &id]);
+    std::thread::sleep(Duration::from_millis(500));
+    x.xdotool(&["type", "--window", &id, "--delay", "40", "Ada!"]);
+    x.xdotool(&["key", "--window", &id, "BackSpace"]);
+    std::thread::sleep(Duration::from_millis(300));
+    x.xdotool(&["key", "--window", &id, "Return"]);
+    let file = data.path().join("moonloop/typing/save.json");
+    until("the save", || file.exists());
+    x.xdotool(&["windowclose", &id]);
+    let (code, stdout, stderr) = finish(child);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("\"name\": \"Ada\""), "{stdout}");
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "{\n  \"name\": \"Ada\"\n}\n"
+    );
+
+    // The next launch starts from it.
+    let child = launch();
+    let id = x.window("typing");
+    std::thread::sleep(Duration::from_millis(300));
+    x.xdotool(&["windowclose", &id]);
+    let (code, stdout, stderr) = finish(child);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("\"before\": \"Ada\""), "{stdout}");
+}

@@ -20,6 +20,90 @@ pub enum InputEvent {
     Wheel(f64, f64),
     /// The pointer left the game's area (a letterbox bar, or the window).
     Leave,
+    /// Text was typed: a piece of it, up to [`TextPiece::CAPACITY`] bytes.
+    Text(TextPiece),
+}
+
+/// A piece of typed text small enough to keep in an event without a heap
+/// allocation: whole characters, at most [`TextPiece::CAPACITY`] bytes of
+/// UTF-8, no control characters. Longer text (an input method's commit, a
+/// script's line) travels as several pieces in a row.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct TextPiece {
+    bytes: [u8; TextPiece::CAPACITY],
+    len: u8,
+}
+
+impl TextPiece {
+    /// The most bytes a piece holds.
+    pub const CAPACITY: usize = 15;
+
+    /// Splits `text` into pieces, dropping control characters (Enter, Tab
+    /// and Backspace are keys, not text).
+    pub fn split(text: &str) -> impl Iterator<Item = TextPiece> + '_ {
+        let mut chars = text.chars().filter(|c| !c.is_control()).peekable();
+        std::iter::from_fn(move || {
+            let mut piece = TextPiece {
+                bytes: [0; TextPiece::CAPACITY],
+                len: 0,
+            };
+            while let Some(c) =
+                chars.next_if(|c| piece.len as usize + c.len_utf8() <= Self::CAPACITY)
+            {
+                let at = piece.len as usize;
+                c.encode_utf8(&mut piece.bytes[at..]);
+                piece.len += c.len_utf8() as u8;
+            }
+            (piece.len > 0).then_some(piece)
+        })
+    }
+
+    /// Returns the text.
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..self.len as usize]).expect("pieces hold whole characters")
+    }
+}
+
+impl fmt::Debug for TextPiece {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", self.as_str())
+    }
+}
+
+/// Writes `text` in double quotes, as script and replay lines hold it:
+/// `\"` and `\\` escaped, nothing else (a piece holds no control
+/// characters).
+fn quoted(f: &mut fmt::Formatter<'_>, text: &str) -> fmt::Result {
+    f.write_str("\"")?;
+    for c in text.chars() {
+        match c {
+            '"' => f.write_str("\\\"")?,
+            '\\' => f.write_str("\\\\")?,
+            c => write!(f, "{c}")?,
+        }
+    }
+    f.write_str("\"")
+}
+
+/// Reads a double-quoted string at the start of `text` (the form
+/// [`quoted`] writes), returning it and what follows the closing quote.
+pub fn unquote(text: &str) -> std::result::Result<(String, &str), String> {
+    let Some(body) = text.strip_prefix('"') else {
+        return Err("`text` takes a string in double quotes, like text \"Ada\"".into());
+    };
+    let mut out = String::new();
+    let mut chars = body.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '"' => return Ok((out, &body[i + 1..])),
+            '\\' => match chars.next() {
+                Some((_, e @ ('"' | '\\'))) => out.push(e),
+                _ => return Err("in a quoted string, \\ comes before \" or \\ only".into()),
+            },
+            c => out.push(c),
+        }
+    }
+    Err("the quoted string has no closing \"".into())
 }
 
 impl fmt::Display for InputEvent {
@@ -31,6 +115,10 @@ impl fmt::Display for InputEvent {
             InputEvent::Move(x, y) => write!(f, "move {x} {y}"),
             InputEvent::Wheel(dx, dy) => write!(f, "wheel {dx} {dy}"),
             InputEvent::Leave => write!(f, "leave"),
+            InputEvent::Text(piece) => {
+                f.write_str("text ")?;
+                quoted(f, piece.as_str())
+            }
         }
     }
 }
@@ -76,14 +164,61 @@ impl InputEvent {
             ["move", x, y] => Ok(InputEvent::Move(number(x)?, number(y)?)),
             ["wheel", x, y] => Ok(InputEvent::Wheel(number(x)?, number(y)?)),
             ["leave"] => Ok(InputEvent::Leave),
+            ["text", ..] => Err("`text` takes a string in double quotes, like text \"Ada\"".into()),
             [verb @ ("press" | "release" | "tap"), ..] => Err(format!("`{verb}` takes one key")),
             [verb @ ("move" | "wheel"), ..] => Err(format!("`{verb}` takes two numbers")),
             [other, ..] => Err(format!(
-                "unknown event `{other}`; use press, release, tap, move, wheel or leave"
+                "unknown event `{other}`; use press, release, tap, move, wheel, leave or text"
             )),
             [] => Err("missing event after the time".to_string()),
         }
     }
+}
+
+impl InputEvent {
+    /// Reads the events of one script or replay line after its time:
+    /// one event, or for `text "..."` a piece for each
+    /// [`TextPiece::CAPACITY`] bytes of its text.
+    pub fn parse_line(
+        line: &str,
+        actions: &[Action],
+    ) -> std::result::Result<Vec<InputEvent>, String> {
+        let line = line.trim();
+        if let Some(rest) = line
+            .strip_prefix("text")
+            .filter(|r| r.starts_with(char::is_whitespace))
+        {
+            let (text, after) = unquote(rest.trim_start())?;
+            if !after.trim().is_empty() {
+                return Err("`text` takes one quoted string".into());
+            }
+            if text.is_empty() || text.chars().all(char::is_control) {
+                return Err(
+                    "`text` types at least one character that is not a control character".into(),
+                );
+            }
+            return Ok(TextPiece::split(&text).map(InputEvent::Text).collect());
+        }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        Ok(vec![InputEvent::parse(&words, actions)?])
+    }
+}
+
+/// Cuts a `#` comment off a script line, leaving a `#` inside a quoted
+/// string.
+pub fn strip_comment(line: &str) -> &str {
+    let mut quoted = false;
+    let mut escaped = false;
+    for (i, c) in line.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
+            '"' => quoted = !quoted,
+            '#' if !quoted => return &line[..i],
+            _ => {}
+        }
+    }
+    line
 }
 
 /// A named action bound to keys in the game's config (`actions = { jump =
@@ -136,7 +271,13 @@ pub struct InputFrame {
     pending: Vec<InputEvent>,
     actions: Vec<Action>,
     ray: Option<([f32; 3], [f32; 3])>,
+    /// What was typed this frame, at most [`MAX_TEXT`] bytes.
+    text: String,
 }
+
+/// The most text one frame holds, in bytes; more typed before the frame
+/// is delivered is dropped (no one types that fast, H10).
+pub const MAX_TEXT: usize = 256;
 
 impl Default for InputFrame {
     fn default() -> Self {
@@ -151,6 +292,7 @@ impl Default for InputFrame {
             pending: Vec::with_capacity(64),
             actions: Vec::new(),
             ray: None,
+            text: String::with_capacity(MAX_TEXT),
         }
     }
 }
@@ -227,6 +369,12 @@ impl InputFrame {
         self.wheel
     }
 
+    /// Returns the text typed this frame (without Enter, Tab, Backspace or
+    /// other control characters, which are keys).
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
     /// Queues `event` for the next delivered frame.
     pub fn push(&mut self, event: InputEvent) {
         self.pending.push(event);
@@ -282,6 +430,11 @@ impl InputFrame {
                 self.wheel.0 += dx;
                 self.wheel.1 += dy;
             }
+            InputEvent::Text(piece) => {
+                if self.text.len() + piece.as_str().len() <= MAX_TEXT {
+                    self.text.push_str(piece.as_str());
+                }
+            }
         }
     }
 
@@ -291,6 +444,7 @@ impl InputFrame {
         self.pressed = KeySet::default();
         self.released = KeySet::default();
         self.wheel = (0.0, 0.0);
+        self.text.clear();
     }
 }
 
@@ -347,6 +501,53 @@ mod tests {
         input.begin(|e| seen.push(e.to_string()));
         assert!(input.released(key("a")) && !input.down(key("a")));
         assert_eq!(seen, ["press a", "release a"]);
+    }
+
+    // rule: H6
+    #[test]
+    fn typed_text_is_seen_by_one_frame_and_reads_back_from_its_line() {
+        let mut input = InputFrame::default();
+        let events =
+            InputEvent::parse_line(r#"text "Ada \"the\" \\ Lovelace — ünïcode""#, &[]).unwrap();
+        assert!(events.len() > 1, "long text travels in pieces");
+        let lines: Vec<String> = events.iter().map(|e| e.to_string()).collect();
+        for (event, line) in events.iter().zip(&lines) {
+            let again = InputEvent::parse_line(line.strip_prefix("").unwrap(), &[]).unwrap();
+            assert_eq!(again, [*event], "{line} reads back");
+            input.push(*event);
+        }
+        input.push(InputEvent::Text(
+            TextPiece::split("\u{8}\r!").next().unwrap(),
+        ));
+        input.begin(|_| {});
+        assert_eq!(input.text(), "Ada \"the\" \\ Lovelace — ünïcode!");
+        input.close();
+        input.begin(|_| {});
+        assert_eq!(input.text(), "", "the next frame has typed nothing");
+        for bad in [
+            "text",
+            "text Ada",
+            "text \"Ada",
+            "text \"a\" b",
+            "text \"\\n\"",
+            "text \"\"",
+        ] {
+            assert!(InputEvent::parse_line(bad, &[]).is_err(), "{bad}");
+        }
+        assert_eq!(strip_comment(r#"text "a#b" # typed"#), r#"text "a#b" "#);
+    }
+
+    // rule: H10
+    #[test]
+    fn a_frame_holds_a_bounded_amount_of_text() {
+        let mut input = InputFrame::default();
+        for piece in TextPiece::split(&"x".repeat(4 * MAX_TEXT)) {
+            input.push(InputEvent::Text(piece));
+        }
+        input.begin(|_| {});
+        assert!(
+            input.text().len() <= MAX_TEXT && input.text().len() > MAX_TEXT - TextPiece::CAPACITY
+        );
     }
 
     // rule: H6

@@ -10,6 +10,6 @@ mod frame;
 mod keys;
 mod script;
 
-pub use frame::{Action, Binding, InputEvent, InputFrame};
+pub use frame::{Action, Binding, InputEvent, InputFrame, MAX_TEXT, TextPiece, strip_comment};
 pub use keys::{KEY_NAMES, Key};
 pub use script::{MAX_SCRIPT, Script, When};

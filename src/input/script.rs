@@ -23,8 +23,8 @@ pub const MAX_SCRIPT: u64 = 16 << 20;
 ///
 /// One event a line, `WHEN EVENT`: `WHEN` is a frame number (`12`) or
 /// simulated seconds (`1.5s`); `EVENT` is `press KEY`, `release KEY`, `tap
-/// KEY`, `move X Y`, `wheel DX DY` or `leave` (the pointer left the
-/// game). `KEY` may be an action of the game's config, which presses the
+/// KEY`, `move X Y`, `wheel DX DY`, `leave` (the pointer left the
+/// game) or `text "..."` (typed text, with `\"` and `\\` escaped). `KEY` may be an action of the game's config, which presses the
 /// first key it binds. `#` starts a comment. Times are absolute, not
 /// delays; events with the same time apply in file order.
 ///
@@ -117,14 +117,15 @@ impl Script {
     ) -> std::result::Result<Script, (usize, String)> {
         let mut events = Vec::new();
         for (i, line) in text.lines().enumerate() {
-            let line = line.split('#').next().unwrap_or("").trim();
-            if line.is_empty() {
+            let line = super::strip_comment(line).trim();
+            let Some(first) = line.split_whitespace().next() else {
                 continue;
+            };
+            let when = parse_when(first).map_err(|r| (i + 1, r))?;
+            let line = &line[first.len()..];
+            for event in InputEvent::parse_line(line, actions).map_err(|r| (i + 1, r))? {
+                events.push((when, event));
             }
-            let words: Vec<&str> = line.split_whitespace().collect();
-            let when = parse_when(words[0]).map_err(|r| (i + 1, r))?;
-            let event = InputEvent::parse(&words[1..], actions).map_err(|r| (i + 1, r))?;
-            events.push((when, event));
         }
         Ok(Script::new(events))
     }
@@ -247,7 +248,7 @@ mod tests {
                 "1 jump a\n",
                 (
                     1,
-                    "unknown event `jump`; use press, release, tap, move, wheel or leave",
+                    "unknown event `jump`; use press, release, tap, move, wheel, leave or text",
                 ),
             ),
             ("1 move 1 nan\n", (1, "`nan` is not a finite number")),

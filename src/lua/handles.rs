@@ -169,6 +169,9 @@ pub struct InputHandle {
     /// its address does not, so steady frames look names up for free. The
     /// cached string keeps its address from being reused.
     names: RefCell<Vec<(*const c_void, LuaString, Binding)>>,
+    /// The empty string `input:text()` returns on most frames, made once:
+    /// a new string handle every frame would allocate.
+    no_text: std::cell::OnceCell<LuaString>,
 }
 
 /// The most names cached before the cache starts over.
@@ -180,6 +183,7 @@ impl InputHandle {
         InputHandle {
             leases,
             names: RefCell::new(Vec::with_capacity(16)),
+            no_text: std::cell::OnceCell::new(),
         }
     }
 
@@ -271,6 +275,21 @@ impl UserData for InputHandle {
             pick.hover(ray)
                 .map(|name| lua.create_string(name))
                 .transpose()
+        });
+        methods.add_method("text", |lua, this, ()| {
+            let typed = this.with(lua, |input| {
+                (!input.text().is_empty()).then(|| lua.create_string(input.text()))
+            })?;
+            match typed {
+                Some(text) => text,
+                None => {
+                    if let Some(empty) = this.no_text.get() {
+                        return Ok(empty.clone());
+                    }
+                    let empty = lua.create_string("")?;
+                    Ok(this.no_text.get_or_init(|| empty).clone())
+                }
+            }
         });
         methods.add_method("wheel", |lua, this, ()| {
             this.with(lua, |input| input.wheel())

@@ -152,6 +152,23 @@ impl UserData for EngineHandle {
                 Ok(())
             });
         }
+        methods.add_method_mut("type", |lua, this, text: mlua::LuaString| {
+            let text = text.to_str().map_err(|_| fail(lua, "type: the text is not UTF-8"))?;
+            if text.len() > crate::input::MAX_TEXT {
+                return Err(fail(
+                    lua,
+                    format!(
+                        "type: {} bytes is more than a frame holds ({}); type it over several frames",
+                        text.len(),
+                        crate::input::MAX_TEXT
+                    ),
+                ));
+            }
+            for piece in crate::input::TextPiece::split(&text) {
+                this.engine.input_mut().push(InputEvent::Text(piece));
+            }
+            Ok(())
+        });
         methods.add_method_mut("move", |_, this, (x, y): (f64, f64)| {
             this.engine.input_mut().push(InputEvent::Move(x, y));
             Ok(())
