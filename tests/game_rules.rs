@@ -255,9 +255,11 @@ fn update_gets_nothing_that_draws() {
             update = function(...)
                 local state, input, dt = ...
                 assert(select("#", ...) == 3, "update gets three arguments")
-                for _, call in { "rect", "text", "image", "object", "camera", "light" } do
+                for _, call in { "rect", "circle", "image", "object", "camera", "light" } do
                     assert(not pcall(function() return input[call](input) end), "input:" .. call)
                 end
+                -- input:text() reads what was typed; it draws nothing.
+                assert(input:text() == "", "input:text reads typed text")
                 return state
             end,
         }
