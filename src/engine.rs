@@ -113,6 +113,12 @@ pub trait Game {
         None
     }
 
+    /// Says whether the game asked the host to quit (`input:quit()` in an
+    /// update that ran to the end). Default: never.
+    fn wants_to_quit(&self) -> bool {
+        false
+    }
+
     /// Reloads after the files `changed` (relative to the folder) changed,
     /// between two frames. Default: nothing to reload.
     ///

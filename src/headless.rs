@@ -131,6 +131,10 @@ pub fn run<G: Game>(
                 for err in engine.frame_errors().iter().chain(&fault) {
                     tally.report(engine.frame(), err);
                 }
+                // The game asked to end after this frame, which counts.
+                if engine.game().wants_to_quit() {
+                    break;
+                }
             }
             Tick::Declined if !real_time => break,
             Tick::Declined => {}

@@ -384,10 +384,12 @@ impl<G: Game> App<G> {
                 .as_secs_f64()
                 .max(self.tick_interval.as_secs_f64()),
         );
-        if self
-            .options
-            .frames
-            .is_some_and(|n| self.engine.frame() - self.start_frame >= n)
+        let quit = self.engine.game().wants_to_quit();
+        if quit
+            || self
+                .options
+                .frames
+                .is_some_and(|n| self.engine.frame() - self.start_frame >= n)
         {
             self.close(event_loop);
         }

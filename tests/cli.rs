@@ -816,3 +816,37 @@ fn a_closed_pipe_is_not_an_internal_error() {
     assert_eq!(stderr, "");
     assert_eq!(status.code(), Some(0));
 }
+
+// rule: C1 (docs/input.md, "Quitting")
+#[test]
+fn a_game_that_asks_to_quit_ends_the_run_after_that_frame() {
+    let dir = game(&[(
+        "g/main.luau",
+        r#"local failed_once = false
+        return {
+          init = function() return { n = 0 } end,
+          update = function(s, input)
+            local n = s.n + 1
+            if n == 3 and not failed_once then
+              failed_once = true
+              input:quit()
+              error("a frame that fails does not quit")
+            end
+            if n == 5 then input:quit() end
+            return { n = n }
+          end,
+        }"#,
+    )]);
+    // Without --frames a wall clock would run forever; the game ends it.
+    let out = moonloop(
+        &["run", "g", "--headless", "--clock", "wall", "--print-state"],
+        dir.path(),
+    );
+    assert_eq!(out.code, 1, "frame 3 failed: {}", out.stderr);
+    assert!(
+        out.stderr.contains("a frame that fails does not quit"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stdout.contains("\"n\": 5"), "{}", out.stdout);
+}

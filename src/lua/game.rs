@@ -98,6 +98,8 @@ pub struct LuaGame {
     /// The save `init` was given, as canonical JSON, for a replay to
     /// carry; none when the game started without one.
     loaded_save: Option<String>,
+    /// An update that ran to the end asked the host to quit.
+    quit: bool,
 }
 
 impl Drop for LuaGame {
@@ -196,6 +198,7 @@ impl LuaGame {
             budget,
             saves,
             loaded_save: None,
+            quit: false,
         };
         let saved = game.open_save()?;
         game.state = game.first_state(saved)?;
@@ -486,6 +489,10 @@ impl Game for LuaGame {
         LuaGame::state_hash(self).ok()
     }
 
+    fn wants_to_quit(&self) -> bool {
+        self.quit
+    }
+
     fn folder(&self) -> Option<PathBuf> {
         Some(self.dir.clone())
     }
@@ -504,7 +511,9 @@ impl Game for LuaGame {
                 })
             });
         let pending = self.leases.take_save();
+        let quit = self.leases.take_quit();
         self.state = self.accept(update, "update", result)?;
+        self.quit |= quit;
         // The save is an effect of a frame that happened: written only
         // once update's state is taken (H12).
         match pending {

@@ -36,6 +36,8 @@ pub struct Leases {
     /// The save `update` asked for, as canonical JSON, until the frame's
     /// state is taken.
     pending_save: RefCell<Option<String>>,
+    /// Whether the running `update` asked the host to quit.
+    quit: Cell<bool>,
 }
 
 impl Default for Leases {
@@ -50,6 +52,7 @@ impl Default for Leases {
             assets: Cell::new(std::ptr::null_mut()),
             saving: Cell::new(false),
             pending_save: RefCell::new(None),
+            quit: Cell::new(false),
         }
     }
 }
@@ -82,6 +85,7 @@ impl Leases {
         self.cues.set(cues);
         self.frame.set(frame);
         self.pending_save.borrow_mut().take();
+        self.quit.set(false);
         // SAFETY: the lease is taken back (by `Return`) before `pick`'s
         // borrows end; `'static` only lets it sit in the cell meanwhile.
         self.pick.set(Some(unsafe {
@@ -94,6 +98,11 @@ impl Leases {
     /// Lets `input:save` work (the game has a `config.id`) or not.
     pub fn allow_saving(&self, allowed: bool) {
         self.saving.set(allowed);
+    }
+
+    /// Takes whether the last `update` asked to quit.
+    pub fn take_quit(&self) -> bool {
+        self.quit.replace(false)
     }
 
     /// Takes the save the last `update` asked for.
@@ -293,6 +302,11 @@ impl UserData for InputHandle {
         });
         methods.add_method("wheel", |lua, this, ()| {
             this.with(lua, |input| input.wheel())
+        });
+        methods.add_method("quit", |lua, this, ()| {
+            this.with(lua, |_| ())?;
+            this.leases.quit.set(true);
+            Ok(())
         });
         methods.add_method("save", |lua, this, value: Value| {
             this.with(lua, |_| ())?;

@@ -84,6 +84,9 @@ impl UserData for EngineHandle {
         fields.add_field_method_get("time", |_, this| Ok(this.engine.time()));
         fields.add_field_method_get("dt", |_, this| Ok(this.engine.last_dt()));
         fields.add_field_method_get("cues", |lua, this| cue_list(lua, this.engine.cues().cues()));
+        fields.add_field_method_get("quit", |_, this| {
+            Ok(crate::Game::wants_to_quit(this.engine.game()))
+        });
         fields.add_field_method_get("saved", |lua, this| {
             let Some(json) = this.engine.game().save_json() else {
                 return Ok(Value::Nil);
