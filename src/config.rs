@@ -43,6 +43,15 @@ pub struct Config {
     /// The game's id, which names its save folder (H12). Default: none,
     /// and a game without one cannot save.
     pub id: Option<String>,
+    /// Whether the window starts fullscreen (F11 toggles it). Default: false.
+    pub fullscreen: bool,
+    /// Whether presenting waits for the display's refresh. Pacing stays
+    /// the clock's job either way. Default: true.
+    pub vsync: bool,
+    /// Whether the pointer shows over the window. Default: true.
+    pub cursor: bool,
+    /// A PNG in the game folder for the window's icon. Default: none.
+    pub icon: Option<String>,
 }
 
 impl Default for Config {
@@ -59,6 +68,10 @@ impl Default for Config {
             dev_controls: true,
             sounds: Vec::new(),
             id: None,
+            fullscreen: false,
+            vsync: true,
+            cursor: true,
+            icon: None,
         }
     }
 }

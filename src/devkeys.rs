@@ -13,8 +13,9 @@
 //! | F7, F8 | slower and faster: 1/4, 1/2, 1 or 2 times |
 //!
 //! Escape is the game's: the host never quits on a key (close the window,
-//! or Ctrl+C in the terminal). With `config.dev_controls = false` every
-//! key is the game's.
+//! Ctrl+C in the terminal, or the game's `input:quit()`). With
+//! `config.dev_controls = false` every key is the game's but F11, the
+//! player's fullscreen key (window/look.rs).
 
 use crate::overlay::Corner;
 

@@ -62,5 +62,5 @@ pub mod terminal;
 pub mod text;
 #[path = "viewport.rs"]
 pub mod viewport;
-#[path = "window.rs"]
+#[path = "window/mod.rs"]
 pub mod window;

@@ -345,3 +345,59 @@ fn typed_text_reaches_update_and_a_window_saves_in_the_users_data_folder() {
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stdout.contains("\"before\": \"Ada\""), "{stdout}");
 }
+
+/// The window's client size, from xdotool.
+fn geometry(x: &Xvfb, id: &str) -> String {
+    let out = x.xdotool(&["getwindowgeometry", id]);
+    out.lines()
+        .find_map(|l| l.trim().strip_prefix("Geometry: "))
+        .unwrap_or_default()
+        .to_string()
+}
+
+// rule: H5 (docs/recording.md, "The window")
+#[test]
+fn f11_fills_the_screen_and_gives_the_window_back_its_size() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let x = Xvfb::start();
+    // Fullscreen is a request to the window manager, as on a desktop.
+    let mut wm = x
+        .command("openbox")
+        .arg("--sm-disable")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("this test needs openbox (./test.sh installs it)");
+    std::thread::sleep(Duration::from_millis(500));
+    let dir = game(&[
+        (
+            "main.luau",
+            r#"return { config = { title = "full", width = 320, height = 200, pause_on_blur = false, icon = "icon.png", cursor = false, vsync = false } }"#,
+        ),
+        ("icon.png", "not a png"),
+    ]);
+    let child = spawn(&x, dir.path(), &["run", ".", "--no-watch"]);
+    let id = x.window("full");
+    until("the window's own size", || geometry(&x, &id) == "320x200");
+    x.xdotool(&["windowfocus", &id]);
+    x.xdotool(&["key", "--window", &id, "F11"]);
+    until("fullscreen", || geometry(&x, &id) == "1024x768");
+    x.xdotool(&["key", "--window", &id, "F11"]);
+    until("the size back", || geometry(&x, &id) == "320x200");
+    x.xdotool(&["windowclose", &id]);
+    let (code, _, stderr) = finish(child);
+    let _ = wm.kill();
+    let _ = wm.wait();
+    assert_eq!(code, Some(0), "{stderr}");
+    // An icon that is not a PNG costs the icon, and one line.
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("config.icon"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    assert!(
+        lines[0].starts_with("moonloop: config.icon: ")
+            && lines[0].ends_with("the window has no icon"),
+        "{stderr}"
+    );
+}

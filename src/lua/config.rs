@@ -29,6 +29,10 @@ pub(super) const CONFIG_FIELDS: &[&str] = &[
     "dev_controls",
     "sounds",
     "id",
+    "fullscreen",
+    "vsync",
+    "cursor",
+    "icon",
 ];
 /// Reads `config.title`: at most [`MAX_TITLE`] characters, none of them
 /// control characters (a window system refuses a NUL; a newline has no
@@ -153,15 +157,37 @@ pub(super) fn read_config(
                 config.id = Some(id);
             }
             "sounds" => config.sounds = read_sounds(&value, file)?,
-            "pause_on_blur" | "dev_controls" => {
+            "pause_on_blur" | "dev_controls" | "fullscreen" | "vsync" | "cursor" => {
                 let Value::Boolean(on) = value else {
                     return Err(bad(&key, "true or false"));
                 };
-                if key == "pause_on_blur" {
-                    config.pause_on_blur = on;
-                } else {
-                    config.dev_controls = on;
+                *match key.as_str() {
+                    "pause_on_blur" => &mut config.pause_on_blur,
+                    "dev_controls" => &mut config.dev_controls,
+                    "fullscreen" => &mut config.fullscreen,
+                    "vsync" => &mut config.vsync,
+                    _ => &mut config.cursor,
+                } = on;
+            }
+            "icon" => {
+                let Value::String(name) = &value else {
+                    return Err(bad(
+                        "icon",
+                        "a PNG in the game folder, such as \"icon.png\"",
+                    ));
+                };
+                let name = name.to_string_lossy();
+                // The name goes through the asset door's checks now; the
+                // file is read when a window opens (headless runs have none).
+                crate::assets::check_name(&name)
+                    .map_err(|why| Error::Script(format!("{file}: config.icon: {why}")))?;
+                if !name.to_ascii_lowercase().ends_with(".png") {
+                    return Err(Error::Script(format!(
+                        "{file}: config.icon `{}` is not a .png file",
+                        crate::terminal::escape(&name)
+                    )));
                 }
+                config.icon = Some(name);
             }
             other => {
                 return Err(Error::Script(format!(

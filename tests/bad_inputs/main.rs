@@ -272,6 +272,22 @@ fn failures_while_loading_exit_2_with_one_line() {
             "return { config = { actions = { jump = { 'spacebar' } } } }",
             "moonloop: g/main.luau: config.actions.jump names `spacebar`, which is not a key",
         ),
+        (
+            "return { config = { fullscreen = 'yes' } }",
+            "moonloop: g/main.luau: config.fullscreen should be true or false",
+        ),
+        (
+            "return { config = { icon = 'icon.gif' } }",
+            "moonloop: g/main.luau: config.icon `icon.gif` is not a .png file",
+        ),
+        (
+            "return { config = { icon = '/etc/icon.png' } }",
+            "moonloop: g/main.luau: config.icon: `/etc/icon.png` is not a path inside the game folder",
+        ),
+        (
+            "return { config = { id = 'my game' } }",
+            "moonloop: g/main.luau: config.id `my game` is made of letters, digits, -, _ and .",
+        ),
     ];
     for (main, first) in rows {
         let out = run(main);

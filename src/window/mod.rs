@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use winit::application::ApplicationHandler;
-use winit::dpi::{LogicalSize, PhysicalPosition};
+use winit::dpi::PhysicalPosition;
 use winit::event::{ElementState, Ime, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{KeyCode, PhysicalKey};
@@ -31,6 +31,10 @@ use crate::record::Recorder;
 use crate::reload::Watcher;
 use crate::render::Renderer;
 use crate::sound::{Bank, Player};
+
+mod look;
+
+use look::Look;
 
 /// How a windowed run behaves.
 #[derive(Debug, Default)]
@@ -72,8 +76,9 @@ struct App<G: Game> {
     last_error: Option<String>,
     fatal: Option<Error>,
     start_frame: u64,
-    /// The title the window shows, to follow the config after a reload.
-    title: String,
+    /// What the window shows of the config, to follow it after a reload;
+    /// set when the window opens.
+    look: Option<Look>,
     closing: bool,
 }
 
@@ -103,7 +108,6 @@ pub fn run<G: Game>(engine: Engine<G>, options: Options) -> Result<(Engine<G>, E
         tell!("moonloop: no sound: {}", sound.status());
     }
     let dev = DevControls::new(engine.config().dev_controls);
-    let title = engine.config().title.clone();
     let mut app = App {
         engine,
         options,
@@ -124,7 +128,7 @@ pub fn run<G: Game>(engine: Engine<G>, options: Options) -> Result<(Engine<G>, E
         last_error: None,
         fatal: None,
         start_frame,
-        title,
+        look: None,
         closing: false,
     };
     event_loop.run_app(&mut app)?;
@@ -173,12 +177,13 @@ pub fn report_recording(recorder: Recorder) {
 
 impl<G: Game> App<G> {
     fn create(&mut self, event_loop: &ActiveEventLoop) -> Result<()> {
-        let config = self.engine.config().clone();
-        let attributes = Window::default_attributes()
-            .with_title(config.title.clone())
-            .with_inner_size(LogicalSize::new(config.width, config.height))
-            .with_resizable(true);
+        let root = self.engine.game().folder();
+        let (look, attributes, warning) = Look::open(self.engine.config(), root.as_deref());
+        if let Some(warning) = warning {
+            tell!("moonloop: {warning}");
+        }
         let window = Arc::new(event_loop.create_window(attributes)?);
+        look.show_cursor(&window);
         // Composed text (accents, CJK input methods) arrives as Ime::Commit.
         window.set_ime_allowed(true);
         let surface = self.instance.create_surface(window.clone())?;
@@ -197,7 +202,8 @@ impl<G: Game> App<G> {
                     renderer.adapter()
                 ))
             })?;
-        surface_config.present_mode = wgpu::PresentMode::AutoVsync;
+        surface_config.present_mode = look.present_mode();
+        self.look = Some(look);
         surface.configure(renderer.device(), &surface_config);
         self.engine
             .set_surface(surface_config.width, surface_config.height);
@@ -243,6 +249,16 @@ impl<G: Game> App<G> {
     }
 
     fn key(&mut self, code: KeyCode, pressed: bool, repeat: bool) {
+        // F11 is the player's, whatever the game's dev controls say.
+        if code == KeyCode::F11 {
+            if pressed
+                && !repeat
+                && let Some(gpu) = &self.gpu
+            {
+                look::toggle_fullscreen(&gpu.window);
+            }
+            return;
+        }
         if let Some(dev) = dev_key(code)
             && self.dev.enabled
         {
@@ -319,13 +335,19 @@ impl<G: Game> App<G> {
         if delivered {
             self.after_delivered();
         }
-        if self.engine.config().title != self.title {
-            self.title = self.engine.config().title.clone();
-            if let Some(gpu) = &self.gpu {
-                gpu.window.set_title(&self.title);
+        let Some(gpu) = &mut self.gpu else { return };
+        if let Some(look) = &mut self.look {
+            let root = self.engine.game().folder();
+            let (vsync, warning) = look.follow(&gpu.window, self.engine.config(), root.as_deref());
+            if let Some(warning) = warning {
+                tell!("moonloop: {warning}");
+            }
+            if vsync {
+                gpu.config.present_mode = look.present_mode();
+                gpu.surface
+                    .configure(gpu.compositor.renderer().device(), &gpu.config);
             }
         }
-        let Some(gpu) = &mut self.gpu else { return };
         let stats = Stats {
             frame_secs: began.elapsed().as_secs_f64(),
             dt: self.engine.last_dt(),
