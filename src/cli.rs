@@ -33,8 +33,16 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Runs a game.
+    /// Runs a game: a folder, or a .zip of one.
     Run(RunArgs),
+    /// Writes one executable that carries the game and runs it anywhere.
+    Build {
+        /// The game folder.
+        game: PathBuf,
+        /// The executable to write.
+        #[arg(short, long, value_name = "FILE")]
+        out: PathBuf,
+    },
     /// Runs each game's tests/*.luau and prints "N passed, N failed".
     Test {
         /// Game folders; default: every folder in games/ with a tests/ folder.
@@ -87,7 +95,7 @@ enum Command {
 
 #[derive(Debug, Args)]
 struct RunArgs {
-    /// The game folder (holding main.luau).
+    /// The game folder (holding main.luau), or a .zip of one.
     game: PathBuf,
     /// Runs without a window (the default opens one).
     #[arg(long)]
@@ -147,6 +155,36 @@ struct RunArgs {
 
 /// Parses `args` and runs the command, returning the process's exit code.
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    // A built executable carries its game: its arguments are `run`'s,
+    // without the game (H12).
+    let mut args: Vec<OsString> = args.into_iter().collect();
+    let carried = match crate::package::embedded() {
+        Ok(None) => None,
+        Ok(Some(zip)) => match crate::package::unpack(&zip, "the game this executable carries") {
+            Ok(unpacked) => Some(unpacked),
+            Err(why) => {
+                tell!("moonloop: {}", crate::terminal::line(&why));
+                return ExitCode::from(2);
+            }
+        },
+        Err(why) => {
+            tell!("moonloop: {why}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(unpacked) = &carried {
+        if args.iter().any(|a| a == "--watch") {
+            tell!("moonloop: a built game does not reload; --watch is for game folders");
+            return ExitCode::from(2);
+        }
+        let rest = args.split_off(1.min(args.len()));
+        args.push("run".into());
+        args.push(unpacked.game().into());
+        if !rest.iter().any(|a| a == "--no-watch") {
+            args.push("--no-watch".into());
+        }
+        args.extend(rest);
+    }
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(err) => {
@@ -170,6 +208,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     };
     let outcome = match cli.command {
         Command::Run(args) => run(args),
+        Command::Build { game, out } => build(&game, &out),
         Command::Test { games, budget } => test(games, budget),
         Command::CheckDt {
             game,
@@ -215,10 +254,42 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     }
 }
 
-fn run(args: RunArgs) -> Result<ExitCode> {
+fn build(game: &Path, out: &Path) -> Result<ExitCode> {
+    // A game that does not load is not worth shipping: say so now.
+    LuaGame::load(game)?;
+    let size = crate::package::build(game, out).map_err(Error::Usage)?;
+    tell!(
+        "built {} ({}): run it as {} [--headless ...], with run's options",
+        out.display(),
+        crate::assets::bytes(size),
+        out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run(mut args: RunArgs) -> Result<ExitCode> {
     if !args.headless {
         window::check_display()?;
     }
+    // A zipped game runs from a private copy, behind the same walls.
+    let _unpacked = if args.game.is_file()
+        && args
+            .game
+            .extension()
+            .is_some_and(|x| x.eq_ignore_ascii_case("zip"))
+    {
+        if args.watch {
+            return Err(Error::Usage(
+                "a zipped game does not reload; --watch is for game folders".into(),
+            ));
+        }
+        let unpacked = crate::package::open_zip(&args.game).map_err(Error::Usage)?;
+        args.game = unpacked.game().to_path_buf();
+        args.no_watch = true;
+        Some(unpacked)
+    } else {
+        None
+    };
     let mut limits = crate::lua::Limits::default();
     if let Some(secs) = args.budget {
         limits.budget = std::time::Duration::from_secs_f64(secs);

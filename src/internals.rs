@@ -36,6 +36,8 @@ pub mod interrupt;
 pub mod lua;
 #[path = "overlay.rs"]
 pub mod overlay;
+#[path = "package.rs"]
+pub mod package;
 #[path = "record.rs"]
 pub mod record;
 #[path = "reload.rs"]

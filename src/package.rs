@@ -1,0 +1,415 @@
+//! Packaged games (rule H12): a zipped game folder, and the executable
+//! `moonloop build` writes, which is this host with such a zip appended.
+//!
+//! A package is unpacked into a private temporary folder (mode 0700,
+//! removed when the run ends), and the game runs from there, behind the
+//! same walls as any folder: the asset door confines it to that folder.
+//! Unpacking is where a hostile archive would strike, so it is bounded and
+//! strict: at most [`MAX_ENTRIES`] entries and [`MAX_UNPACKED`] bytes, the
+//! bytes counted as they are inflated (never trusting the sizes the
+//! archive claims), every name a plain relative path (no `..`, no absolute
+//! path, no link), no name twice.
+//!
+//! A built executable ends with a trailer: the zip's length (8 bytes,
+//! little-endian) and [`MAGIC`]. The host looks for it when it starts.
+
+use std::io::{Read as _, Seek as _, Write as _};
+use std::path::{Path, PathBuf};
+
+/// The most entries a package may hold.
+pub const MAX_ENTRIES: usize = 10_000;
+
+/// The most bytes a package may unpack to, all files together.
+pub const MAX_UNPACKED: u64 = 1 << 30;
+
+/// The largest package read, in bytes of the zip.
+pub const MAX_ARCHIVE: u64 = 1 << 30;
+
+/// The last bytes of a built executable.
+pub const MAGIC: &[u8; 8] = b"MLGAME01";
+
+/// A game unpacked from a package; its folder goes when this is dropped.
+#[derive(Debug)]
+pub struct Unpacked {
+    /// Keeps the folder alive.
+    _dir: tempfile::TempDir,
+    game: PathBuf,
+}
+
+impl Unpacked {
+    /// Returns the game folder (holding main.luau).
+    pub fn game(&self) -> &Path {
+        &self.game
+    }
+}
+
+/// Unpacks the zip in `bytes` (called `what` in errors) into a private
+/// folder. The game is the archive's top, or its one top-level folder
+/// when the top has no main file.
+///
+/// # Errors
+/// One line naming the problem: not a zip, an entry that is a link or
+/// leaves the folder, too many entries or bytes, or no main.luau.
+pub fn unpack(bytes: &[u8], what: &str) -> Result<Unpacked, String> {
+    let fail = |why: String| format!("{what}: {why}");
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+        .map_err(|e| fail(format!("not a zip archive ({e})")))?;
+    if archive.len() > MAX_ENTRIES {
+        return Err(fail(format!(
+            "{} entries; a game holds at most {MAX_ENTRIES} files",
+            archive.len()
+        )));
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("moonloop-game-")
+        .tempdir()
+        .map_err(|e| fail(format!("cannot make a folder to unpack into ({e})")))?;
+    let mut budget = MAX_UNPACKED;
+    let mut seen = std::collections::HashSet::new();
+    for i in 0..archive.len() {
+        let mut entry = archive
+            .by_index(i)
+            .map_err(|e| fail(format!("entry {}: {e}", i + 1)))?;
+        let name = entry.name().to_string();
+        let shown = crate::terminal::escape(&name);
+        if entry.is_symlink() {
+            return Err(fail(format!(
+                "`{shown}` is a link; a game package holds files only"
+            )));
+        }
+        let trimmed = name.trim_end_matches('/');
+        let rel = crate::assets::check_name(trimmed)
+            .map_err(|_| fail(format!("`{shown}` is not a path inside the game")))?;
+        if !seen.insert(trimmed.to_string()) {
+            return Err(fail(format!("`{shown}` is in the archive twice")));
+        }
+        let path = dir.path().join(rel);
+        if entry.is_dir() {
+            std::fs::create_dir_all(&path).map_err(|e| fail(format!("{shown}: {e}")))?;
+            continue;
+        }
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| fail(format!("{shown}: {e}")))?;
+        }
+        // A file where a folder of the same name was made fails here: no
+        // entry overwrites another.
+        let mut out = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| fail(format!("{shown}: {e}")))?;
+        let copied = std::io::copy(&mut (&mut entry).take(budget + 1), &mut out)
+            .map_err(|e| fail(format!("{shown}: {e}")))?;
+        if copied > budget {
+            return Err(fail(format!(
+                "unpacks to more than {}; a game package is at most that",
+                crate::assets::bytes(MAX_UNPACKED)
+            )));
+        }
+        budget -= copied;
+    }
+    let game = find_game(dir.path()).ok_or_else(|| {
+        fail("has no main.luau, at its top or in its one top-level folder".to_string())
+    })?;
+    Ok(Unpacked { _dir: dir, game })
+}
+
+/// The folder in `top` holding the game: `top` itself, or its only folder.
+fn find_game(top: &Path) -> Option<PathBuf> {
+    let has_main = |dir: &Path| {
+        ["main.luau", "main.lua"]
+            .iter()
+            .any(|m| dir.join(m).is_file())
+    };
+    if has_main(top) {
+        return Some(top.to_path_buf());
+    }
+    let entries: Vec<_> = std::fs::read_dir(top)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .collect();
+    match entries.as_slice() {
+        [only] if only.path().is_dir() && has_main(&only.path()) => Some(only.path()),
+        _ => None,
+    }
+}
+
+/// Reads and unpacks the zipped game at `path` (`moonloop run game.zip`).
+///
+/// # Errors
+/// The file cannot be read, or [`unpack`] refuses it.
+pub fn open_zip(path: &Path) -> Result<Unpacked, String> {
+    let shown = path.to_string_lossy();
+    let bytes = crate::assets::read_path(path, &shown, MAX_ARCHIVE)?;
+    unpack(&bytes, &shown)
+}
+
+/// Zips the game folder `game` under a top-level folder of its name:
+/// every file but hidden ones (a `.git`, an editor's swap file) and links.
+///
+/// # Errors
+/// A file cannot be read, or the game is larger than a package may be.
+pub fn zip_folder(game: &Path) -> Result<Vec<u8>, String> {
+    let name = game
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "game".into());
+    let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .unix_permissions(0o644);
+    let mut files = Vec::new();
+    collect(game, Path::new(""), &mut files)?;
+    if files.len() > MAX_ENTRIES {
+        return Err(format!(
+            "{} has more than {MAX_ENTRIES} files",
+            game.display()
+        ));
+    }
+    let mut total = 0u64;
+    for rel in files {
+        let bytes =
+            std::fs::read(game.join(&rel)).map_err(|e| format!("{}: {e}", rel.display()))?;
+        total += bytes.len() as u64;
+        if total > MAX_UNPACKED {
+            return Err(format!(
+                "{} is larger than {}, the most a package holds",
+                game.display(),
+                crate::assets::bytes(MAX_UNPACKED)
+            ));
+        }
+        let entry = format!("{name}/{}", rel.to_string_lossy());
+        writer
+            .start_file(entry, options)
+            .and_then(|()| writer.write_all(&bytes).map_err(Into::into))
+            .map_err(|e| format!("zipping {}: {e}", rel.display()))?;
+    }
+    let cursor = writer.finish().map_err(|e| format!("zipping: {e}"))?;
+    Ok(cursor.into_inner())
+}
+
+/// Lists the files under `dir/rel`, sorted, skipping hidden names and links.
+fn collect(dir: &Path, rel: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    let here = dir.join(rel);
+    let mut entries: Vec<_> = std::fs::read_dir(&here)
+        .map_err(|e| format!("{}: {e}", here.display()))?
+        .filter_map(|e| e.ok())
+        .collect();
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let name = entry.file_name();
+        if name.to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let child = rel.join(&name);
+        if kind.is_dir() {
+            collect(dir, &child, out)?;
+        } else if kind.is_file() {
+            out.push(child);
+        }
+    }
+    Ok(())
+}
+
+/// Writes to `out` an executable that runs `game`: this host, without any
+/// game it already carries, then the game's zip and the trailer. Written
+/// beside `out` and renamed over it, so a failed build leaves nothing
+/// half-written.
+///
+/// # Errors
+/// The host cannot read itself, the game cannot be zipped, or `out`
+/// cannot be written.
+pub fn build(game: &Path, out: &Path) -> Result<u64, String> {
+    let zip = zip_folder(game)?;
+    let host_path = std::env::current_exe()
+        .map_err(|e| format!("cannot find the moonloop executable ({e})"))?;
+    let mut host = std::fs::read(&host_path)
+        .map_err(|e| format!("cannot read {} ({e})", host_path.display()))?;
+    if let Some(zip_len) = trailer(&host) {
+        host.truncate(host.len() - 16 - zip_len as usize);
+    }
+    let write = || -> std::io::Result<u64> {
+        let parent = match out.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let mut temporary = tempfile::NamedTempFile::new_in(parent)?;
+        temporary.write_all(&host)?;
+        temporary.write_all(&zip)?;
+        temporary.write_all(&(zip.len() as u64).to_le_bytes())?;
+        temporary.write_all(MAGIC)?;
+        temporary.as_file().sync_all()?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            temporary
+                .as_file()
+                .set_permissions(std::fs::Permissions::from_mode(0o755))?;
+        }
+        let size = temporary.as_file().metadata()?.len();
+        temporary.persist(out).map_err(|e| e.error)?;
+        Ok(size)
+    };
+    write().map_err(|e| format!("cannot write {} ({e})", out.display()))
+}
+
+/// Returns the length of the zip a built executable's `bytes` end with.
+fn trailer(bytes: &[u8]) -> Option<u64> {
+    let end = bytes.len().checked_sub(16)?;
+    let (len, magic) = bytes[end..].split_at(8);
+    if magic != MAGIC {
+        return None;
+    }
+    let len = u64::from_le_bytes(len.try_into().ok()?);
+    (len <= end as u64).then_some(len)
+}
+
+/// Returns the game this executable carries, if it is a built one: the
+/// zip's bytes.
+///
+/// # Errors
+/// It carries one that cannot be read.
+pub fn embedded() -> Result<Option<Vec<u8>>, String> {
+    let Ok(path) = std::env::current_exe() else {
+        return Ok(None);
+    };
+    let Ok(mut file) = std::fs::File::open(&path) else {
+        return Ok(None);
+    };
+    let mut tail = [0u8; 16];
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if size < 16
+        || file.seek(std::io::SeekFrom::End(-16)).is_err()
+        || file.read_exact(&mut tail).is_err()
+        || &tail[8..] != MAGIC
+    {
+        return Ok(None);
+    }
+    let len = u64::from_le_bytes(tail[..8].try_into().expect("8 bytes"));
+    if len > MAX_ARCHIVE || len > size - 16 {
+        return Err("the game this executable carries is damaged (its length is wrong)".into());
+    }
+    let mut zip = vec![0u8; len as usize];
+    file.seek(std::io::SeekFrom::End(-16 - len as i64))
+        .and_then(|_| file.read_exact(&mut zip))
+        .map_err(|e| format!("cannot read the game this executable carries ({e})"))?;
+    Ok(Some(zip))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default();
+        for (name, bytes) in entries {
+            if name.ends_with('/') {
+                writer.add_directory(*name, options).unwrap();
+            } else {
+                writer.start_file(*name, options).unwrap();
+                writer.write_all(bytes).unwrap();
+            }
+        }
+        writer.finish().unwrap().into_inner()
+    }
+
+    // rule: H12
+    #[test]
+    fn a_zipped_folder_unpacks_to_the_same_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let game = dir.path().join("tiny");
+        std::fs::create_dir_all(game.join("sprites")).unwrap();
+        std::fs::create_dir_all(game.join(".git")).unwrap();
+        std::fs::write(game.join("main.luau"), "return {}").unwrap();
+        std::fs::write(game.join("sprites/a.png"), [1, 2, 3]).unwrap();
+        std::fs::write(game.join(".git/HEAD"), "secret").unwrap();
+        let unpacked = unpack(&zip_folder(&game).unwrap(), "tiny.zip").unwrap();
+        assert_eq!(
+            unpacked.game().file_name().unwrap(),
+            "tiny",
+            "the game keeps its name"
+        );
+        assert_eq!(
+            std::fs::read(unpacked.game().join("sprites/a.png")).unwrap(),
+            [1, 2, 3]
+        );
+        assert!(
+            !unpacked.game().join(".git").exists(),
+            "hidden files stay behind"
+        );
+        let folder = unpacked.game().to_path_buf();
+        drop(unpacked);
+        assert!(!folder.exists(), "the folder goes with the run");
+    }
+
+    // rule: H10, H12
+    #[test]
+    fn hostile_archives_are_refused_by_name() {
+        let main: (&str, &[u8]) = ("main.luau", b"return {}");
+        let cases: Vec<(Vec<u8>, &str)> = vec![
+            (b"PK\x03\x04 not really".to_vec(), "not a zip archive"),
+            (
+                zip_of(&[main, ("../escape.luau", b"x")]),
+                "`../escape.luau` is not a path inside the game",
+            ),
+            (
+                zip_of(&[main, ("/etc/passwd", b"x")]),
+                "`/etc/passwd` is not a path inside the game",
+            ),
+            (
+                zip_of(&[main, ("a/../../b", b"x")]),
+                "is not a path inside the game",
+            ),
+            (zip_of(&[("readme.txt", b"no game")]), "has no main.luau"),
+            (
+                zip_of(&[("a/main.luau", b""), ("b/main.luau", b"")]),
+                "has no main.luau",
+            ),
+        ];
+        for (bytes, says) in cases {
+            let err = unpack(&bytes, "bad.zip").unwrap_err();
+            assert!(
+                err.starts_with("bad.zip: ") && err.contains(says),
+                "{err}\n  wanted: {says}"
+            );
+        }
+    }
+
+    // rule: H10
+    #[test]
+    fn a_zip_bomb_stops_at_the_cap_not_at_the_disk() {
+        // 1.1 GiB of zeros deflates to about a megabyte.
+        let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated)
+            .large_file(true);
+        writer.start_file("main.luau", options).unwrap();
+        let zeros = vec![0u8; 1 << 20];
+        for _ in 0..(MAX_UNPACKED >> 20) + 64 {
+            writer.write_all(&zeros).unwrap();
+        }
+        let bytes = writer.finish().unwrap().into_inner();
+        assert!(bytes.len() < 8 << 20, "{}", bytes.len());
+        let err = unpack(&bytes, "bomb.zip").unwrap_err();
+        assert!(err.contains("unpacks to more than 1 GiB"), "{err}");
+    }
+
+    #[test]
+    fn a_trailer_is_found_only_where_it_is_whole() {
+        let mut bytes = b"host bytes".to_vec();
+        bytes.extend_from_slice(b"zip!");
+        bytes.extend_from_slice(&4u64.to_le_bytes());
+        bytes.extend_from_slice(MAGIC);
+        assert_eq!(trailer(&bytes), Some(4));
+        assert_eq!(trailer(b"host bytes only"), None);
+        let mut lying = b"x".to_vec();
+        lying.extend_from_slice(&99u64.to_le_bytes());
+        lying.extend_from_slice(MAGIC);
+        assert_eq!(trailer(&lying), None);
+    }
+}

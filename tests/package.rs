@@ -1,0 +1,189 @@
+//! Shipping a game (rule H12): `moonloop build` writes one executable that
+//! carries the game, and `moonloop run game.zip` runs a zipped folder.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{game, moonloop};
+
+/// Counts its runs in its save.
+const COUNTER: &str = r#"
+return {
+  config = { id = "packaged-counter" },
+  init = function(saved)
+    return { runs = (if saved then saved.runs else 0) + 1 }
+  end,
+  update = function(s, input, dt)
+    -- The same save every frame is written once.
+    input:save({ runs = s.runs })
+    return s
+  end,
+}
+"#;
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run_exe(exe: &Path, args: &[&str], dir: &Path) -> Out {
+    let out = Command::new(exe)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the built game runs");
+    Out {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+const HEADLESS: &[&str] = &[
+    "--headless",
+    "--clock",
+    "constant:1/60",
+    "--frames",
+    "60",
+    "--print-state",
+];
+
+// rule: H12
+#[test]
+fn a_built_game_runs_anywhere_with_nothing_read_from_its_source() {
+    let source = game(&[
+        ("counter/main.luau", COUNTER),
+        ("counter/data/level.txt", "unused, but carried"),
+    ]);
+    let shipped = tempfile::tempdir().unwrap();
+    let exe = shipped.path().join("counter-game");
+    let out = moonloop(
+        &["build", "counter", "-o", exe.to_str().unwrap()],
+        source.path(),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.starts_with("built "), "{}", out.stderr);
+    // The source is gone: whatever the game needs, it carries.
+    drop(source);
+
+    let elsewhere = tempfile::tempdir().unwrap();
+    let saves = elsewhere.path().join("saves");
+    let saves = saves.to_str().unwrap();
+    let first = run_exe(
+        &exe,
+        &[HEADLESS, &["--save-dir", saves]].concat(),
+        elsewhere.path(),
+    );
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert!(first.stdout.contains("\"runs\": 1"), "{}", first.stdout);
+    let second = run_exe(
+        &exe,
+        &[HEADLESS, &["--save-dir", saves]].concat(),
+        elsewhere.path(),
+    );
+    assert_eq!(second.code, 0, "{}", second.stderr);
+    assert!(
+        second.stdout.contains("\"runs\": 2"),
+        "the second run sees the first's save: {}",
+        second.stdout
+    );
+
+    // Without --save-dir a headless run keeps its save in memory.
+    let third = run_exe(&exe, HEADLESS, elsewhere.path());
+    assert!(third.stdout.contains("\"runs\": 1"), "{}", third.stdout);
+
+    // Hot reload is off in a built game.
+    let watch = run_exe(&exe, &["--headless", "--watch"], elsewhere.path());
+    assert_eq!(watch.code, 2);
+    assert_eq!(
+        watch.stderr.trim(),
+        "moonloop: a built game does not reload; --watch is for game folders"
+    );
+    // A bad option gets run's one line.
+    let bad = run_exe(&exe, &["--frames", "x"], elsewhere.path());
+    assert_eq!(bad.code, 2);
+    assert_eq!(bad.stderr.lines().count(), 1, "{}", bad.stderr);
+
+    // Building from a built game ships the game given, not the one carried.
+    let other = game(&[(
+        "other/main.luau",
+        "return { init = function() return { other = true } end }",
+    )]);
+    let rebuilt = shipped.path().join("other-game");
+    let out = moonloop(
+        &["build", "other", "-o", rebuilt.to_str().unwrap()],
+        other.path(),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let other_run = run_exe(&rebuilt, HEADLESS, elsewhere.path());
+    assert!(
+        other_run.stdout.contains("\"other\": true"),
+        "{}",
+        other_run.stdout
+    );
+}
+
+// rule: H12
+#[test]
+fn build_refuses_an_unwritable_path_and_a_broken_game_in_one_line() {
+    let dir = game(&[
+        ("g/main.luau", "return {}"),
+        ("broken/main.luau", "return {"),
+        ("a-file", "not a folder"),
+    ]);
+    let out = moonloop(&["build", "g", "-o", "a-file/out"], dir.path());
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .starts_with("moonloop: cannot write a-file/out ("),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a-file")).unwrap(),
+        "not a folder"
+    );
+
+    let out = moonloop(&["build", "broken", "-o", "out"], dir.path());
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.starts_with("moonloop: broken/main.luau:1: "),
+        "{}",
+        out.stderr
+    );
+    assert!(!dir.path().join("out").exists());
+}
+
+// rule: H12
+#[test]
+fn a_zipped_game_folder_runs_like_the_folder() {
+    let dir = game(&[("counter/main.luau", COUNTER)]);
+    let zip = moonloop::internals::package::zip_folder(&dir.path().join("counter")).unwrap();
+    std::fs::write(dir.path().join("counter.zip"), zip).unwrap();
+    let from_zip = moonloop(&[&["run", "counter.zip"], HEADLESS].concat(), dir.path());
+    let from_folder = moonloop(&[&["run", "counter"], HEADLESS].concat(), dir.path());
+    assert_eq!(from_zip.code, 0, "{}", from_zip.stderr);
+    assert_eq!(from_zip.stdout, from_folder.stdout);
+
+    let watch = moonloop(&["run", "counter.zip", "--headless", "--watch"], dir.path());
+    assert_eq!(watch.code, 2);
+    assert_eq!(
+        watch.stderr.trim(),
+        "moonloop: a zipped game does not reload; --watch is for game folders"
+    );
+
+    std::fs::write(dir.path().join("bad.zip"), "PK not a zip").unwrap();
+    let bad = moonloop(&["run", "bad.zip", "--headless"], dir.path());
+    assert_eq!(bad.code, 2);
+    assert!(
+        bad.stderr
+            .starts_with("moonloop: bad.zip: not a zip archive"),
+        "{}",
+        bad.stderr
+    );
+    assert_eq!(bad.stderr.lines().count(), 1);
+}
