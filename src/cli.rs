@@ -259,10 +259,9 @@ fn build(game: &Path, out: &Path) -> Result<ExitCode> {
     LuaGame::load(game)?;
     let size = crate::package::build(game, out).map_err(Error::Usage)?;
     tell!(
-        "built {} ({}): run it as {} [--headless ...], with run's options",
+        "built {} ({}); it takes the options of moonloop run, without the game",
         out.display(),
-        crate::assets::bytes(size),
-        out.display()
+        crate::assets::bytes(size)
     );
     Ok(ExitCode::SUCCESS)
 }
