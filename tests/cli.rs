@@ -120,7 +120,7 @@ fn bad_arguments_get_one_line_and_exit_2() {
                 "--frames",
                 "1",
             ],
-            "moonloop: bad.input:2: unknown event `jump`; use press, release, tap, move, wheel, leave or text",
+            "moonloop: bad.input:2: unknown event `jump`; use press, release, tap, move, wheel, leave, text or axis",
         ),
         (
             &["run", "ok", "--headless", "--input", "nope.input"],

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::keys::{Key, KeySet};
+use super::keys::{Axis, DEAD_ZONE, Key, KeySet, PADS};
 
 /// One thing that happened to the input devices.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -22,6 +22,9 @@ pub enum InputEvent {
     Leave,
     /// Text was typed: a piece of it, up to [`TextPiece::CAPACITY`] bytes.
     Text(TextPiece),
+    /// A pad's axis moved to this raw value (sticks -1 to 1, triggers 0
+    /// to 1), before the dead zone; the axis names its pad.
+    Axis(Axis, f64),
 }
 
 /// A piece of typed text small enough to keep in an event without a heap
@@ -119,6 +122,7 @@ impl fmt::Display for InputEvent {
                 f.write_str("text ")?;
                 quoted(f, piece.as_str())
             }
+            InputEvent::Axis(axis, value) => write!(f, "axis {axis} {value}"),
         }
     }
 }
@@ -130,6 +134,7 @@ impl InputEvent {
     pub fn parse(words: &[&str], actions: &[Action]) -> std::result::Result<InputEvent, String> {
         let key = |name: &str| {
             Key::from_name(name)
+                .or_else(|| Key::any_pad(name).map(|keys| keys[0]))
                 .or_else(|| {
                     actions
                         .iter()
@@ -138,7 +143,7 @@ impl InputEvent {
                 })
                 .ok_or_else(|| {
                     let mut why = format!(
-                        "unknown key `{name}` (keys are named like a, 1, space, left, mouse_left"
+                        "unknown key `{name}` (keys are named like a, 1, space, left, mouse_left, pad1:south, pad:start"
                     );
                     if !actions.is_empty() {
                         let names: Vec<&str> =
@@ -164,11 +169,29 @@ impl InputEvent {
             ["move", x, y] => Ok(InputEvent::Move(number(x)?, number(y)?)),
             ["wheel", x, y] => Ok(InputEvent::Wheel(number(x)?, number(y)?)),
             ["leave"] => Ok(InputEvent::Leave),
+            ["axis", name, value] => {
+                let axis = Axis::from_name(name)
+                    .filter(|a| a.pad.is_some())
+                    .ok_or_else(|| {
+                        format!(
+                            "unknown axis `{name}` (axes are named like pad1:leftx; the axes are {})",
+                            super::keys::PAD_AXES.join(", ")
+                        )
+                    })?;
+                let value = number(value)?;
+                if !(-1.0..=1.0).contains(&value) {
+                    return Err(format!("an axis reads from -1 to 1, not {value}"));
+                }
+                Ok(InputEvent::Axis(axis, value))
+            }
+            ["axis", ..] => {
+                Err("`axis` takes a pad's axis and a number, like axis pad1:leftx 0.5".into())
+            }
             ["text", ..] => Err("`text` takes a string in double quotes, like text \"Ada\"".into()),
             [verb @ ("press" | "release" | "tap"), ..] => Err(format!("`{verb}` takes one key")),
             [verb @ ("move" | "wheel"), ..] => Err(format!("`{verb}` takes two numbers")),
             [other, ..] => Err(format!(
-                "unknown event `{other}`; use press, release, tap, move, wheel, leave or text"
+                "unknown event `{other}`; use press, release, tap, move, wheel, leave, text or axis"
             )),
             [] => Err("missing event after the time".to_string()),
         }
@@ -254,6 +277,8 @@ pub enum Binding {
     Key(Key),
     /// An action, by index in the frame's action list.
     Action(usize),
+    /// Any of several keys: a button on any pad (`pad:south`).
+    Any(KeySet),
 }
 
 /// The input the current frame sees.
@@ -273,6 +298,8 @@ pub struct InputFrame {
     ray: Option<([f32; 3], [f32; 3])>,
     /// What was typed this frame, at most [`MAX_TEXT`] bytes.
     text: String,
+    /// Each pad's axes as they last moved, before the dead zone.
+    axes: [[f64; 6]; PADS],
 }
 
 /// The most text one frame holds, in bytes; more typed before the frame
@@ -293,6 +320,7 @@ impl Default for InputFrame {
             actions: Vec::new(),
             ray: None,
             text: String::with_capacity(MAX_TEXT),
+            axes: [[0.0; 6]; PADS],
         }
     }
 }
@@ -321,13 +349,21 @@ impl InputFrame {
         if let Some(i) = self.actions.iter().position(|a| a.name == name) {
             return Some(Binding::Action(i));
         }
-        Key::from_name(name).map(Binding::Key)
+        if let Some(key) = Key::from_name(name) {
+            return Some(Binding::Key(key));
+        }
+        let mut any = KeySet::default();
+        for key in Key::any_pad(name)? {
+            any.set(key, true);
+        }
+        Some(Binding::Any(any))
     }
 
     fn query(&self, set: KeySet, binding: Binding) -> bool {
         match binding {
             Binding::Key(key) => set.has(key),
-            Binding::Action(i) => set.0 & self.actions[i].keys.0 != 0,
+            Binding::Action(i) => set.meets(self.actions[i].keys),
+            Binding::Any(keys) => set.meets(keys),
         }
     }
 
@@ -375,8 +411,71 @@ impl InputFrame {
         &self.text
     }
 
-    /// Queues `event` for the next delivered frame.
+    /// Returns how far `axis` is pushed, after the dead zone: a stick's
+    /// two axes together (a radial dead zone, so diagonals stay true),
+    /// from -1 to 1; a trigger from 0 to 1. `pad:` reads the pad pushed
+    /// furthest.
+    pub fn axis(&self, axis: Axis) -> f64 {
+        let read = |pad: usize| -> f64 {
+            let axes = &self.axes[pad];
+            if axis.axis >= 4 {
+                let v = axes[axis.axis].clamp(0.0, 1.0);
+                return if v <= DEAD_ZONE {
+                    0.0
+                } else {
+                    (v - DEAD_ZONE) / (1.0 - DEAD_ZONE)
+                };
+            }
+            let stick = axis.axis / 2 * 2;
+            let (x, y) = (axes[stick], axes[stick + 1]);
+            let length = x.hypot(y);
+            if length <= DEAD_ZONE {
+                return 0.0;
+            }
+            let scale = ((length - DEAD_ZONE) / (1.0 - DEAD_ZONE)).min(1.0) / length;
+            axes[axis.axis] * scale
+        };
+        match axis.pad {
+            Some(pad) => read(pad - 1),
+            None => {
+                (0..PADS)
+                    .map(|pad| {
+                        let stick = Axis {
+                            pad: Some(pad + 1),
+                            axis: axis.axis / 2 * 2,
+                        };
+                        let other = Axis {
+                            axis: stick.axis + 1,
+                            ..stick
+                        };
+                        let push = if axis.axis >= 4 {
+                            read(pad).abs()
+                        } else {
+                            self.axis(stick).hypot(self.axis(other))
+                        };
+                        (push, read(pad))
+                    })
+                    .fold(
+                        (0.0, 0.0),
+                        |best, next| if next.0 > best.0 { next } else { best },
+                    )
+                    .1
+            }
+        }
+    }
+
+    /// Queues `event` for the next delivered frame. A pointer move or an
+    /// axis's move right after one of the same replaces it: only where it
+    /// ended matters, and a paused game must not queue a pad's every
+    /// twitch.
     pub fn push(&mut self, event: InputEvent) {
+        if let Some(last) = self.pending.last_mut() {
+            match (*last, event) {
+                (InputEvent::Move(..), InputEvent::Move(..)) => return *last = event,
+                (InputEvent::Axis(a, _), InputEvent::Axis(b, _)) if a == b => return *last = event,
+                _ => {}
+            }
+        }
         self.pending.push(event);
     }
 
@@ -386,10 +485,8 @@ impl InputFrame {
     ///
     /// The engine calls this once per delivered frame, before `update`.
     pub fn begin(&mut self, mut applied: impl FnMut(InputEvent)) {
-        let mut releases = std::mem::take(&mut self.release_next).0;
-        while releases != 0 {
-            let key = Key(releases.trailing_zeros() as u8);
-            releases &= releases - 1;
+        let mut releases = std::mem::take(&mut self.release_next);
+        while let Some(key) = releases.pop() {
             self.apply(InputEvent::Release(key));
             applied(InputEvent::Release(key));
         }
@@ -429,6 +526,11 @@ impl InputFrame {
             InputEvent::Wheel(dx, dy) => {
                 self.wheel.0 += dx;
                 self.wheel.1 += dy;
+            }
+            InputEvent::Axis(axis, value) => {
+                if let Some(pad) = axis.pad {
+                    self.axes[pad - 1][axis.axis] = value;
+                }
             }
             InputEvent::Text(piece) => {
                 if self.text.len() + piece.as_str().len() <= MAX_TEXT {

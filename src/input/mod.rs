@@ -11,5 +11,5 @@ mod keys;
 mod script;
 
 pub use frame::{Action, Binding, InputEvent, InputFrame, MAX_TEXT, TextPiece, strip_comment};
-pub use keys::{KEY_NAMES, Key};
+pub use keys::{Axis, DEAD_ZONE, KEY_NAMES, Key, PAD_AXES, PAD_BUTTONS, PADS};
 pub use script::{MAX_SCRIPT, Script, When};

@@ -215,7 +215,7 @@ mod tests {
             Script::parse_with("1 tap jump", &actions).unwrap_err(),
             (
                 1,
-                "unknown key `jump` (keys are named like a, 1, space, left, mouse_left; \
+                "unknown key `jump` (keys are named like a, 1, space, left, mouse_left, pad1:south, pad:start; \
                  this game's actions are fire)"
                     .to_string()
             )
@@ -230,7 +230,7 @@ mod tests {
                 "\n\n1 press spcae\n",
                 (
                     3,
-                    "unknown key `spcae` (keys are named like a, 1, space, left, mouse_left)",
+                    "unknown key `spcae` (keys are named like a, 1, space, left, mouse_left, pad1:south, pad:start)",
                 ),
             ),
             (
@@ -248,7 +248,7 @@ mod tests {
                 "1 jump a\n",
                 (
                     1,
-                    "unknown event `jump`; use press, release, tap, move, wheel, leave or text",
+                    "unknown event `jump`; use press, release, tap, move, wheel, leave, text or axis",
                 ),
             ),
             ("1 move 1 nan\n", (1, "`nan` is not a finite number")),

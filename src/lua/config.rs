@@ -250,10 +250,14 @@ fn read_actions(value: &Value, file: &str) -> Result<Vec<Action>> {
                 return Err(bad());
             };
             let key = key.to_string_lossy();
+            if let Some(pads) = Key::any_pad(&key) {
+                bound.extend(pads);
+                continue;
+            }
             bound.push(Key::from_name(&key).ok_or_else(|| {
                 Error::Script(format!(
                     "{file}: config.actions.{name} names `{key}`, which is not a key \
-                     (keys are named like a, 1, space, left, mouse_left)"
+                     (keys are named like a, 1, space, left, mouse_left, pad:south, pad2:start)"
                 ))
             })?);
         }

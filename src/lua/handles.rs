@@ -232,7 +232,7 @@ impl InputHandle {
             };
             mlua::Error::RuntimeError(format!(
                 "{}input:{call}(\"{text}\"): no key or action by that name (actions: {actions}; \
-                 keys are named like a, 1, space, left, mouse_left)",
+                 keys are named like a, 1, space, left, mouse_left, pad1:south, pad:start)",
                 super::location(lua, 1),
             ))
         })?;
@@ -284,6 +284,22 @@ impl UserData for InputHandle {
             pick.hover(ray)
                 .map(|name| lua.create_string(name))
                 .transpose()
+        });
+        methods.add_method("axis", |lua, this, name: LuaString| {
+            let axis = name
+                .to_str()
+                .ok()
+                .and_then(|n| crate::input::Axis::from_name(&n))
+                .ok_or_else(|| {
+                    mlua::Error::RuntimeError(format!(
+                        "{}input:axis(\"{}\"): no axis by that name (axes are named like \
+                         pad1:leftx or pad:leftx, for any pad; the axes are {})",
+                        super::location(lua, 1),
+                        crate::terminal::escape(&name.to_string_lossy()),
+                        crate::input::PAD_AXES.join(", ")
+                    ))
+                })?;
+            this.with(lua, |input| input.axis(axis))
         });
         methods.add_method("text", |lua, this, ()| {
             let typed = this.with(lua, |input| {

@@ -48,12 +48,17 @@ fn fail(lua: &Lua, message: impl std::fmt::Display) -> mlua::Error {
 
 impl EngineHandle {
     fn key(lua: &Lua, name: &str) -> mlua::Result<Key> {
-        Key::from_name(name).ok_or_else(|| {
-            fail(
-                lua,
-                format!("no key `{name}` (keys are named like a, 1, space, left, mouse_left)"),
-            )
-        })
+        Key::from_name(name)
+            .or_else(|| Key::any_pad(name).map(|pads| pads[0]))
+            .ok_or_else(|| {
+                fail(
+                    lua,
+                    format!(
+                        "no key `{name}` (keys are named like a, 1, space, left, mouse_left, \
+                         pad1:south, pad:start)"
+                    ),
+                )
+            })
     }
 
     fn state_into(&self, lua: &Lua) -> mlua::Result<Value> {
@@ -155,6 +160,12 @@ impl UserData for EngineHandle {
                 Ok(())
             });
         }
+        methods.add_method_mut("axis", |lua, this, (name, value): (String, f64)| {
+            let event = InputEvent::parse(&["axis", &name, &value.to_string()], &[])
+                .map_err(|why| fail(lua, format!("axis: {why}")))?;
+            this.engine.input_mut().push(event);
+            Ok(())
+        });
         methods.add_method_mut("type", |lua, this, text: mlua::LuaString| {
             let text = text.to_str().map_err(|_| fail(lua, "type: the text is not UTF-8"))?;
             if text.len() > crate::input::MAX_TEXT {

@@ -34,9 +34,11 @@ use crate::sound::{Bank, Player};
 
 mod keys;
 mod look;
+mod pads;
 
 use keys::{dev_key, key_name};
 use look::Look;
+use pads::Pads;
 
 /// How a windowed run behaves.
 #[derive(Debug, Default)]
@@ -81,6 +83,8 @@ struct App<G: Game> {
     /// What the window shows of the config, to follow it after a reload;
     /// set when the window opens.
     look: Option<Look>,
+    /// The gamepads, looked for once a second.
+    pads: Pads,
     closing: bool,
 }
 
@@ -131,6 +135,7 @@ pub fn run<G: Game>(engine: Engine<G>, options: Options) -> Result<(Engine<G>, E
         fatal: None,
         start_frame,
         look: None,
+        pads: Pads::new(),
         closing: false,
     };
     event_loop.run_app(&mut app)?;
@@ -526,6 +531,8 @@ impl<G: Game> ApplicationHandler for App<G> {
             }
         }
         let now = Instant::now();
+        let input = self.engine.input_mut();
+        self.pads.poll(now, |event| input.push(event));
         // A paused game waits for events (a key, a resize, an edit): it
         // has nothing to draw until one comes.
         if self.engine.is_paused() && !self.step {

@@ -172,6 +172,9 @@ impl Xvfb {
                 "1024x768x24",
                 "-nolisten",
                 "tcp",
+                // Without it the server resets when its last client
+                // leaves, and a window opened just then is refused.
+                "-noreset",
             ])
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
