@@ -270,17 +270,7 @@ fn record_input_then_replay_reaches_the_same_hash() {
         dir.path(),
     );
     assert_eq!(recorded.code, 0, "{}", recorded.stderr);
-    let replayed = moonloop(
-        &[
-            "run",
-            "g",
-            "--headless",
-            "--replay",
-            "run.replay",
-            "--state-hash",
-        ],
-        dir.path(),
-    );
+    let replayed = common::replay(dir.path(), "g", "run.replay", "--state-hash");
     assert_eq!(replayed.code, 0, "{}", replayed.stderr);
     assert_eq!(replayed.stdout, recorded.stdout);
 }

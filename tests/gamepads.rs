@@ -56,17 +56,7 @@ fn pad_input_scripts_and_replays_like_keys() {
         log.contains("\npress pad3:south\n") && log.contains("\naxis pad2:leftx 1\n"),
         "{log}"
     );
-    let replayed = moonloop(
-        &[
-            "run",
-            "g",
-            "--headless",
-            "--replay",
-            "pad.replay",
-            "--print-state",
-        ],
-        dir.path(),
-    );
+    let replayed = common::replay(dir.path(), "g", "pad.replay", "--print-state");
     assert_eq!(replayed.code, 0, "{}", replayed.stderr);
     assert_eq!(replayed.stdout, out.stdout);
 }

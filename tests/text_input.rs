@@ -67,17 +67,7 @@ fn a_script_types_text_and_a_replay_types_it_again() {
 
     let log = std::fs::read_to_string(dir.path().join("run.replay")).unwrap();
     assert!(log.contains("\ntext \"Ada L#\"\n"), "{log}");
-    let replayed = moonloop(
-        &[
-            "run",
-            "g",
-            "--headless",
-            "--replay",
-            "run.replay",
-            "--print-state",
-        ],
-        dir.path(),
-    );
+    let replayed = common::replay(dir.path(), "g", "run.replay", "--print-state");
     assert_eq!(replayed.code, 0, "{}", replayed.stderr);
     assert_eq!(replayed.stdout, out.stdout);
 }

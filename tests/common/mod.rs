@@ -113,6 +113,13 @@ pub fn moonloop(args: &[&str], dir: &Path) -> Outcome {
     }
 }
 
+/// Plays the replay log `log` back on `game` headless from `dir`, printing
+/// `print` (`--print-state` or `--state-hash`), for comparing with the run
+/// that recorded it.
+pub fn replay(dir: &Path, game: &str, log: &str, print: &str) -> Outcome {
+    moonloop(&["run", game, "--headless", "--replay", log, print], dir)
+}
+
 /// A glTF model of one triangle in the z = 0 plane, its buffer embedded.
 pub fn triangle_gltf() -> String {
     let positions: Vec<u8> = [-1.0f32, -1.0, 0.0, 1.0, -1.0, 0.0, 0.0, 1.0, 0.0]
