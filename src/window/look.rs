@@ -51,13 +51,15 @@ impl Look {
     }
 
     /// Applies what changed in `config` since the window last followed it
-    /// (after a reload). Returns whether the surface must be configured
-    /// again (vsync changed), and a warning if the new icon cannot be used.
+    /// (after a reload). `root` gives the game folder, asked only when the
+    /// icon changed: this runs every frame, and must not allocate. Returns
+    /// whether the surface must be configured again (vsync changed), and a
+    /// warning if the new icon cannot be used.
     pub fn follow(
         &mut self,
         window: &Window,
         config: &Config,
-        root: Option<&Path>,
+        root: impl FnOnce() -> Option<std::path::PathBuf>,
     ) -> (bool, Option<String>) {
         if config.title != self.title {
             self.title.clone_from(&config.title);
@@ -74,9 +76,9 @@ impl Look {
         let mut warning = None;
         if config.icon != self.icon {
             self.icon.clone_from(&config.icon);
-            let icon = match (&self.icon, root) {
+            let icon = match (&self.icon, root()) {
                 (Some(name), Some(root)) => {
-                    load_icon(root, name).map_err(|w| warning = Some(w)).ok()
+                    load_icon(&root, name).map_err(|w| warning = Some(w)).ok()
                 }
                 _ => None,
             };

@@ -344,8 +344,8 @@ impl<G: Game> App<G> {
         }
         let Some(gpu) = &mut self.gpu else { return };
         if let Some(look) = &mut self.look {
-            let root = self.engine.game().folder();
-            let (vsync, warning) = look.follow(&gpu.window, self.engine.config(), root.as_deref());
+            let game = self.engine.game();
+            let (vsync, warning) = look.follow(&gpu.window, game.config(), || game.folder());
             if let Some(warning) = warning {
                 tell!("moonloop: {warning}");
             }
