@@ -148,6 +148,9 @@ struct RunArgs {
     /// Prints the final state as canonical JSON.
     #[arg(long)]
     print_state: bool,
+    /// How errors name the game's folder (a built game's own name).
+    #[arg(long, hide = true, value_name = "NAME")]
+    shown_as: Option<String>,
     /// Prints the hash of the final state's canonical encoding.
     #[arg(long)]
     state_hash: bool,
@@ -178,8 +181,15 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             return ExitCode::from(2);
         }
         let rest = args.split_off(1.min(args.len()));
+        let name = args
+            .first()
+            .and_then(|a| Path::new(a).file_name())
+            .map(|n| n.to_os_string())
+            .unwrap_or_else(|| "game".into());
         args.push("run".into());
         args.push(unpacked.game().into());
+        args.push("--shown-as".into());
+        args.push(name);
         if !rest.iter().any(|a| a == "--no-watch") {
             args.push("--no-watch".into());
         }
@@ -283,6 +293,7 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
             ));
         }
         let unpacked = crate::package::open_zip(&args.game).map_err(Error::Usage)?;
+        args.shown_as = Some(args.game.to_string_lossy().into_owned());
         args.game = unpacked.game().to_path_buf();
         args.no_watch = true;
         Some(unpacked)
@@ -316,7 +327,13 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
             }
         },
     };
-    let mut game = LuaGame::load_saving(&args.game, limits, saves)?;
+    let shown = args.shown_as.clone().unwrap_or_else(|| {
+        args.game
+            .to_string_lossy()
+            .trim_end_matches('/')
+            .to_string()
+    });
+    let mut game = LuaGame::load_shown(&args.game, shown, limits, saves)?;
     if let Some(notice) = game.take_save_notice() {
         tell!("moonloop: {}", crate::terminal::line(&notice));
     }

@@ -187,3 +187,37 @@ fn a_zipped_game_folder_runs_like_the_folder() {
     );
     assert_eq!(bad.stderr.lines().count(), 1);
 }
+
+// rule: H12
+#[test]
+fn a_packaged_games_errors_name_the_package_not_its_private_folder() {
+    let dir = game(&[(
+        "oops/main.luau",
+        "return { update = function(s) error('boom') end }",
+    )]);
+    let zip = moonloop::internals::package::zip_folder(&dir.path().join("oops")).unwrap();
+    std::fs::write(dir.path().join("oops.zip"), zip).unwrap();
+    let out = moonloop(
+        &["run", "oops.zip", "--headless", "--frames", "1"],
+        dir.path(),
+    );
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr
+            .starts_with("frame 1: oops.zip/main.luau:1: boom"),
+        "{}",
+        out.stderr
+    );
+
+    let exe = dir.path().join("oops-game");
+    let built = moonloop(&["build", "oops", "-o", exe.to_str().unwrap()], dir.path());
+    assert_eq!(built.code, 0, "{}", built.stderr);
+    let out = run_exe(&exe, &["--headless", "--frames", "1"], dir.path());
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr
+            .starts_with("frame 1: oops-game/main.luau:1: boom"),
+        "{}",
+        out.stderr
+    );
+}

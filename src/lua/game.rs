@@ -140,8 +140,24 @@ impl LuaGame {
     /// As [`LuaGame::load_with`], or `saves` holds a save for a game
     /// without `config.id`.
     pub fn load_saving(dir: &Path, ceilings: Limits, saves: Saves) -> Result<LuaGame> {
+        let shown = dir.to_string_lossy().trim_end_matches('/').to_string();
+        LuaGame::load_shown(dir, shown, ceilings, saves)
+    }
+
+    /// Loads the game in folder `dir` like [`LuaGame::load_saving`], its
+    /// files named in errors as if the folder were `shown` (a zipped
+    /// game's `game.zip`, not the private folder it was unpacked into).
+    ///
+    /// # Errors
+    /// As [`LuaGame::load_saving`].
+    pub fn load_shown(
+        dir: &Path,
+        shown: String,
+        ceilings: Limits,
+        saves: Saves,
+    ) -> Result<LuaGame> {
         let main = find_main(dir)?;
-        let display = dir.to_string_lossy().trim_end_matches('/').to_string();
+        let display = shown;
         let lua_err = |e: mlua::Error| Error::Script(errors::describe(&e));
         let lua = vm::new_vm(ceilings).map_err(lua_err)?;
         lua.set_app_data(Modules::new(dir.to_path_buf(), display));
