@@ -464,17 +464,56 @@ impl InputFrame {
         }
     }
 
-    /// Queues `event` for the next delivered frame. A pointer move or an
-    /// axis's move right after one of the same replaces it: only where it
-    /// ended matters, and a paused game must not queue a pad's every
-    /// twitch.
+    /// Queues `event` for the next delivered frame.
+    ///
+    /// What a frame keeps of the pointer, an axis, the wheel and typed
+    /// text is where they ended up (nothing reads the steps between), so
+    /// the queue keeps one pointer event, one event an axis and one wheel
+    /// total, and no more text than a frame holds: a paused window fed a
+    /// pad's every twitch and a mouse's every move queues a few dozen
+    /// events, not a stream.
     pub fn push(&mut self, event: InputEvent) {
-        if let Some(last) = self.pending.last_mut() {
-            match (*last, event) {
-                (InputEvent::Move(..), InputEvent::Move(..)) => return *last = event,
-                (InputEvent::Axis(a, _), InputEvent::Axis(b, _)) if a == b => return *last = event,
-                _ => {}
+        let same = |queued: &InputEvent| match (queued, &event) {
+            (
+                InputEvent::Move(..) | InputEvent::Leave,
+                InputEvent::Move(..) | InputEvent::Leave,
+            ) => true,
+            (InputEvent::Axis(a, _), InputEvent::Axis(b, _)) => a == b,
+            (InputEvent::Wheel(..), InputEvent::Wheel(..)) => true,
+            _ => false,
+        };
+        match event {
+            InputEvent::Text(piece) => {
+                let queued: usize = self
+                    .pending
+                    .iter()
+                    .map(|e| {
+                        if let InputEvent::Text(p) = e {
+                            p.as_str().len()
+                        } else {
+                            0
+                        }
+                    })
+                    .sum();
+                if queued + piece.as_str().len() > MAX_TEXT {
+                    return;
+                }
             }
+            InputEvent::Move(..)
+            | InputEvent::Leave
+            | InputEvent::Axis(..)
+            | InputEvent::Wheel(..) => {
+                if let Some(queued) = self.pending.iter_mut().rev().find(|e| same(e)) {
+                    *queued = match (*queued, event) {
+                        (InputEvent::Wheel(x0, y0), InputEvent::Wheel(x1, y1)) => {
+                            InputEvent::Wheel(x0 + x1, y0 + y1)
+                        }
+                        _ => event,
+                    };
+                    return;
+                }
+            }
+            _ => {}
         }
         self.pending.push(event);
     }
@@ -637,6 +676,44 @@ mod tests {
             assert!(InputEvent::parse_line(bad, &[]).is_err(), "{bad}");
         }
         assert_eq!(strip_comment(r#"text "a#b" # typed"#), r#"text "a#b" "#);
+    }
+
+    // rule: H10
+    #[test]
+    fn a_stream_of_moves_queues_only_where_it_ended() {
+        let mut input = InputFrame::default();
+        let stick = Axis {
+            pad: Some(1),
+            axis: 0,
+        };
+        let a = Key::from_name("a").unwrap();
+        for i in 0..10_000 {
+            input.push(InputEvent::Axis(stick, (i % 200) as f64 / 200.0));
+            input.push(InputEvent::Move(i as f64, 0.0));
+            input.push(InputEvent::Wheel(0.0, 1.0));
+            input.push(InputEvent::Text(TextPiece::split("xyz").next().unwrap()));
+            if i == 5_000 {
+                input.push(InputEvent::Press(a));
+                input.push(InputEvent::Leave);
+            }
+        }
+        input.push(InputEvent::Move(3.0, 4.0));
+        // One axis, one pointer, one wheel, a frame's text, the press.
+        assert_eq!(
+            input.pending.len(),
+            3 + MAX_TEXT / 3 + 1,
+            "{:?}",
+            &input.pending[..8]
+        );
+        input.begin(|_| {});
+        assert_eq!(input.pointer(), Some((3.0, 4.0)));
+        assert_eq!(input.wheel(), (0.0, 10_000.0));
+        assert!(input.pressed(Binding::Key(a)));
+        assert_eq!(input.text().len(), MAX_TEXT / 3 * 3);
+        assert_eq!(
+            input.axis(stick),
+            (199.0 / 200.0 - DEAD_ZONE) / (1.0 - DEAD_ZONE)
+        );
     }
 
     // rule: H10
