@@ -316,7 +316,7 @@ impl<G: Game> Engine<G> {
         // into the view the next frame's pointer ray is cast through. (The
         // scene is drawn, recorded, overlaid and presented by the renderer.)
         if let Err(why) = self.scene.update_world() {
-            self.errors.push(Error::Script(format!("scene: {why}")));
+            self.errors.push(Error::Script(why));
         }
         let (w, h) = self.viewport.logical;
         self.scene.read_camera(w.max(1) as f32 / h.max(1) as f32);

@@ -197,9 +197,25 @@ fn a_parent_cycle_is_a_frame_error_not_a_hang() {
         "return { render = function(s, scene)\n  scene:object('a', { parent = 'b' })\n  scene:object('b', { parent = 'a' })\nend }",
     )]);
     let err = engine(dir.path()).advance(1).unwrap_err().to_string();
+    let err = err.replace(&format!("{}/", dir.path().display()), "");
     assert_eq!(
         err,
-        "scene: `a` is its own ancestor: the parents form a cycle"
+        "main.luau:2: scene: `a` is its own ancestor: the parents form a cycle"
+    );
+}
+
+// rule: H2 (a parent named but never posed is the author's line's error)
+#[test]
+fn a_parent_never_posed_is_an_error_at_the_line_that_named_it() {
+    let dir = game(&[(
+        "main.luau",
+        "return { render = function(s, scene)\n  scene:object('arm')\n  scene:object('hand', { parent = 'arm' })\n  scene:object('o', { parent = 'nobody' })\nend }",
+    )]);
+    let err = engine(dir.path()).advance(1).unwrap_err().to_string();
+    let err = err.replace(&format!("{}/", dir.path().display()), "");
+    assert_eq!(
+        err,
+        "main.luau:4: scene: `o` has parent `nobody`, which is not in the scene"
     );
 }
 

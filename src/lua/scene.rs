@@ -146,6 +146,7 @@ fn object(
     if let Some(m) = new_mesh {
         object.mesh = m;
     }
+    let mut named_parent = false;
     for pair in props.pairs::<String, Value>() {
         let (key, value) = pair?;
         match key.as_str() {
@@ -194,6 +195,8 @@ fn object(
                     .ok_or_else(|| fail(lua, "object", "`visible` is true or false"))?
             }
             "parent" => {
+                named_parent = true;
+                object.parent_named_at = None;
                 object.parent = match &value {
                     Value::Boolean(false) => None,
                     Value::String(s) if s.as_bytes() == name.as_bytes() => {
@@ -223,6 +226,11 @@ fn object(
                 ));
             }
         }
+    }
+    // A parent may be posed later in this render; if it never is, step 7
+    // says so at the line that named it.
+    if named_parent && scene.parent_missing(name) {
+        scene.note_parent_place(name, super::location(lua, 1));
     }
     Ok(())
 }

@@ -76,6 +76,9 @@ pub struct Object {
     pub world: Mat4,
     /// The scene's epoch when `render` last posed or asked about it.
     seen: u32,
+    /// Where `render` named a parent that was not in the scene yet
+    /// (`file:line: `), for step 7's error if it never comes.
+    pub(crate) parent_named_at: Option<String>,
 }
 
 impl Object {
@@ -91,6 +94,7 @@ impl Object {
             parent: None,
             world: Mat4::IDENTITY,
             seen: 0,
+            parent_named_at: None,
         }
     }
 
@@ -223,6 +227,21 @@ impl Scene {
         Ok(object)
     }
 
+    /// Says whether the object called `name` names a parent the scene
+    /// does not hold.
+    pub(crate) fn parent_missing(&self, name: &str) -> bool {
+        self.get(name)
+            .and_then(|o| o.parent.as_deref())
+            .is_some_and(|parent| !self.index.contains_key(parent))
+    }
+
+    /// Keeps where `render` named the missing parent of `name`.
+    pub(crate) fn note_parent_place(&mut self, name: &str, at: String) {
+        if let Some(&i) = self.index.get(name) {
+            self.objects[i].parent_named_at = Some(at);
+        }
+    }
+
     /// Removes the object called `name`; says whether there was one.
     /// Its children stay, without a parent.
     pub fn remove(&mut self, name: &str) -> bool {
@@ -293,16 +312,20 @@ impl Scene {
             let mut chain = 0;
             while let Some(name) = &self.objects[child].parent {
                 let Some(&p) = self.index.get(name) else {
+                    let object = &self.objects[child];
                     return Err(format!(
-                        "`{}` has parent `{name}`, which is not in the scene",
-                        self.objects[child].name
+                        "{}scene: `{}` has parent `{name}`, which is not in the scene",
+                        object.parent_named_at.as_deref().unwrap_or(""),
+                        object.name
                     ));
                 };
                 chain += 1;
                 if chain > self.objects.len() {
+                    let object = &self.objects[i];
                     return Err(format!(
-                        "`{}` is its own ancestor: the parents form a cycle",
-                        self.objects[i].name
+                        "{}scene: `{}` is its own ancestor: the parents form a cycle",
+                        object.parent_named_at.as_deref().unwrap_or(""),
+                        object.name
                     ));
                 }
                 world = self.objects[p].local() * world;
@@ -366,12 +389,12 @@ mod tests {
         scene.object("b", Mesh::Cube).unwrap().parent = Some("a".into());
         assert_eq!(
             scene.update_world().unwrap_err(),
-            "`a` is its own ancestor: the parents form a cycle"
+            "scene: `a` is its own ancestor: the parents form a cycle"
         );
         scene.object("b", Mesh::Cube).unwrap().parent = Some("ghost".into());
         assert_eq!(
             scene.update_world().unwrap_err(),
-            "`b` has parent `ghost`, which is not in the scene"
+            "scene: `b` has parent `ghost`, which is not in the scene"
         );
     }
 
