@@ -665,19 +665,12 @@ fn an_input_file_may_press_an_action() {
         ("g/main.luau", "return {}"),
         ("g/play.txt", "1 press fire\n"),
     ]);
-    let out = moonloop(
-        &[
-            "run",
-            "g",
-            "--headless",
-            "--clock",
-            "constant:1/60",
-            "--frames",
-            "2",
-            "--input",
-            "g/play.txt",
-        ],
+    let out = common::headless(
         bad.path(),
+        "g",
+        "constant:1/60",
+        2,
+        &["--input", "g/play.txt"],
     );
     assert_eq!(out.code, 2);
     assert!(
@@ -693,18 +686,7 @@ fn an_action_named_like_a_key_must_bind_that_key() {
         "g/main.luau",
         r#"return { config = { actions = { up = { "w" } } } }"#,
     )]);
-    let out = moonloop(
-        &[
-            "run",
-            "g",
-            "--headless",
-            "--frames",
-            "1",
-            "--clock",
-            "constant:1/60",
-        ],
-        dir.path(),
-    );
+    let out = common::headless(dir.path(), "g", "constant:1/60", 1, &[]);
     assert_eq!(out.code, 2);
     assert_eq!(
         out.stderr.trim_end(),

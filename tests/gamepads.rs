@@ -29,21 +29,19 @@ fn pad_input_scripts_and_replays_like_keys() {
             "1 press pad3:south\n2 release pad3:south\n1 axis pad2:leftx 1\n3 axis pad2:leftx 0.05\n2 axis pad4:righttrigger 1\n",
         ),
     ]);
-    let run = |extra: &[&str]| {
-        let mut args = vec![
-            "run",
-            "g",
-            "--headless",
-            "--clock",
-            "constant:1/4",
-            "--frames",
-            "4",
+    let out = common::headless(
+        dir.path(),
+        "g",
+        "constant:1/4",
+        4,
+        &[
             "--print-state",
-        ];
-        args.extend_from_slice(extra);
-        moonloop(&args, dir.path())
-    };
-    let out = run(&["--input", "g/pad.txt", "--record-input", "pad.replay"]);
+            "--input",
+            "g/pad.txt",
+            "--record-input",
+            "pad.replay",
+        ],
+    );
     assert_eq!(out.code, 0, "{}", out.stderr);
     // Two frames at full right (the third is inside the dead zone), one
     // press of pad 3 through `pad:south`, pad 4's trigger all the way.

@@ -30,26 +30,19 @@ fn a_script_types_text_and_a_replay_types_it_again() {
             "2 text \"Ada L#\" # a name\n3 press backspace\n3 text \"\\\"ove\\\\\"\n",
         ),
     ]);
-    let run = |extra: &[&str]| {
-        let mut args = vec![
-            "run",
-            "g",
-            "--headless",
-            "--clock",
-            "constant:1/60",
-            "--frames",
-            "4",
-        ];
-        args.extend_from_slice(extra);
-        moonloop(&args, dir.path())
-    };
-    let out = run(&[
-        "--input",
-        "g/typing.txt",
-        "--record-input",
-        "run.replay",
-        "--print-state",
-    ]);
+    let out = common::headless(
+        dir.path(),
+        "g",
+        "constant:1/60",
+        4,
+        &[
+            "--input",
+            "g/typing.txt",
+            "--record-input",
+            "run.replay",
+            "--print-state",
+        ],
+    );
     assert_eq!(out.code, 0, "{}", out.stderr);
     // Frame 3's backspace takes the last character of what it typed.
     assert!(

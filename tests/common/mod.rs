@@ -113,6 +113,26 @@ pub fn moonloop(args: &[&str], dir: &Path) -> Outcome {
     }
 }
 
+/// Runs `game` headless from `dir` under `clock` for `frames` frames,
+/// with `extra` arguments after those.
+pub fn headless(dir: &Path, game: &str, clock: &str, frames: u64, extra: &[&str]) -> Outcome {
+    let frames = frames.to_string();
+    let args = [
+        &[
+            "run",
+            game,
+            "--headless",
+            "--clock",
+            clock,
+            "--frames",
+            &frames,
+        ][..],
+        extra,
+    ]
+    .concat();
+    moonloop(&args, dir)
+}
+
 /// Plays the replay log `log` back on `game` headless from `dir`, printing
 /// `print` (`--print-state` or `--state-hash`), for comparing with the run
 /// that recorded it.
