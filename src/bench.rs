@@ -262,7 +262,10 @@ return {
 "##;
 
 /// Draws the same frame as [`DRAWING`] with tiny-skia called from Rust.
-fn draw_directly(pixmap: &mut tiny_skia::Pixmap, font: &mut crate::text::Font) {
+fn draw_directly(
+    pixmap: &mut tiny_skia::Pixmap,
+    text: &mut (crate::text::Typesetter, crate::text::LayoutId),
+) {
     use tiny_skia::{FillRule, Paint, PathBuilder, Rect, Stroke, Transform};
     pixmap.fill(tiny_skia::Color::BLACK);
     let paint = |r, g, b| {
@@ -306,35 +309,40 @@ fn draw_directly(pixmap: &mut tiny_skia::Pixmap, font: &mut crate::text::Font) {
             }
         }
     }
-    let text = "the quick brown fox jumps over the lazy dog";
-    let mut placed = Vec::new();
-    font.layout(text, |p| placed.push(p));
-    let ascent = font.ascent();
+    // The text as the host drew it before its glyph cache: every glyph's
+    // outline filled every frame.
+    let (typesetter, layout) = text;
     for line in 1..=50 {
-        for p in &placed {
-            let Some(path) = font.glyph(p.id) else {
-                continue;
-            };
-            let t = Transform::from_translate(20.0, line as f32 * 14.0)
-                .pre_scale(14.0, 14.0)
-                .pre_translate(p.x, ascent);
+        typesetter.outlines(*layout, [20.0, line as f32 * 14.0], |path, t| {
             pixmap.fill_path(path, &yellow, FillRule::Winding, t, None);
-        }
+        });
     }
+}
+
+/// The bench's line of text laid out at `size`, for drawing from outlines.
+fn outlined_text(size: f32) -> (crate::text::Typesetter, crate::text::LayoutId) {
+    let mut typesetter = crate::text::Typesetter::new();
+    let layout = typesetter
+        .layout(
+            "the quick brown fox jumps over the lazy dog",
+            &crate::text::TextStyle::plain(size),
+        )
+        .expect("the bench's text lays out");
+    (typesetter, layout)
 }
 
 /// Times a frame of 200 shapes and 50 lines of text drawn through Luau
 /// (record, then rasterize) against the same drawn by tiny-skia directly.
 fn drawing_case() -> Result<(Duration, Duration)> {
     let mut pixmap = tiny_skia::Pixmap::new(1280, 720).expect("a 1280x720 pixmap");
-    let mut font = crate::text::Font::new();
+    let mut text = outlined_text(14.0);
     let dir = TempGame::new("drawing", DRAWING)?;
     let game = LuaGame::load(&dir.0)?;
     let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
     let [direct, through_luau] = interleaved(|case, n| {
         for _ in 0..n {
             if case == 0 {
-                draw_directly(&mut pixmap, &mut font);
+                draw_directly(&mut pixmap, &mut text);
             } else {
                 engine.advance(1).expect("the game runs");
                 crate::compositor::screen_picture_into(&mut engine, &mut pixmap);

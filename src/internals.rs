@@ -60,7 +60,7 @@ pub mod sound;
 pub mod state;
 #[path = "terminal.rs"]
 pub mod terminal;
-#[path = "text.rs"]
+#[path = "text/mod.rs"]
 pub mod text;
 #[path = "viewport.rs"]
 pub mod viewport;

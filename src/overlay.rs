@@ -2,9 +2,10 @@
 //! pixels after the recorder took its picture (frame step 9), so it is
 //! never in a recording.
 
-use tiny_skia::{FillRule, Paint, PathBuilder, Pixmap, Rect, Transform};
+use tiny_skia::{Paint, PathBuilder, Pixmap, Rect, Transform};
 
-use crate::text::Font;
+use crate::color::Rgba;
+use crate::text::{TextStyle, Typesetter};
 
 /// How many frame times the graph shows.
 pub const HISTORY: usize = 120;
@@ -129,7 +130,7 @@ pub struct Overlay {
     times: [f32; HISTORY],
     next: usize,
     fps: f64,
-    font: Font,
+    font: Typesetter,
     pixmap: Option<Pixmap>,
 }
 
@@ -140,7 +141,7 @@ impl Default for Overlay {
             times: [0.0; HISTORY],
             next: 0,
             fps: 0.0,
-            font: Font::new(),
+            font: Typesetter::new(),
             pixmap: None,
         }
     }
@@ -212,7 +213,7 @@ impl Overlay {
         }
         let pixmap = self.pixmap.as_mut()?;
         pixmap.fill(tiny_skia::Color::from_rgba8(10, 12, 16, 200));
-        let size = 12.0 * scale;
+        self.font.begin_frame();
         let mut paint = Paint {
             anti_alias: true,
             ..Paint::default()
@@ -223,17 +224,19 @@ impl Overlay {
             } else {
                 (230, 230, 230)
             };
-            paint.set_color_rgba8(color.0, color.1, color.2, 255);
-            let mut placed = Vec::new();
-            self.font.layout(line, |p| placed.push(p));
-            let ascent = self.font.ascent();
-            for p in placed {
-                if let Some(path) = self.font.glyph(p.id) {
-                    let t = Transform::from_translate(6.0 * scale, (4.0 + i as f32 * 15.0) * scale)
-                        .pre_scale(size, size)
-                        .pre_translate(p.x, ascent);
-                    pixmap.fill_path(path, &paint, FillRule::Winding, t, None);
-                }
+            let color = Rgba::rgb8(color.0, color.1, color.2);
+            if let Ok(layout) = self.font.layout(line, &TextStyle::plain(12.0)) {
+                let mut pixmap = pixmap.as_mut();
+                let t = Transform::from_scale(scale, scale);
+                self.font.draw(
+                    &mut pixmap,
+                    layout,
+                    [6.0, 4.0 + i as f32 * 15.0],
+                    color,
+                    true,
+                    t,
+                    None,
+                );
             }
         }
         // The frame-time graph: one bar a frame, 33 ms tall at full height,

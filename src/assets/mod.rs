@@ -11,7 +11,7 @@ pub mod gltf;
 pub mod png;
 mod store;
 
-pub use store::{ImageId, ModelId, Store};
+pub use store::{FontId, ImageId, ModelId, Store};
 
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};

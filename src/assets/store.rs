@@ -1,5 +1,5 @@
 //! Store: the one cache of a game's decoded assets (images, models,
-//! sounds), loaded through the door by name, each under a cap on the total
+//! sounds, fonts), loaded through the door by name, each under a cap on the total
 //! the host holds (rule H10).
 //!
 //! An asset is loaded once and named by a small id from then on, so a
@@ -28,6 +28,12 @@ pub const MAX_MODEL_BYTES: u64 = 512 << 20;
 /// The most bytes of decoded sound the store holds.
 pub const MAX_SOUND_BYTES: u64 = 512 << 20;
 
+/// The most bytes of font files the store holds.
+pub const MAX_FONT_BYTES: u64 = 128 << 20;
+
+/// The largest font file the host reads.
+pub const MAX_FONT_FILE: u64 = 32 << 20;
+
 /// The most failed names remembered (so a broken file is not read again
 /// every frame); past it, failures are simply not remembered.
 const MAX_FAILURES: usize = 1024;
@@ -42,6 +48,10 @@ pub struct ImageId(pub u32);
 /// A model in the store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ModelId(pub u32);
+
+/// A font file in the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FontId(pub u32);
 
 /// One kind of asset: loaded entries by id, and names that failed.
 struct Shelf<T> {
@@ -159,6 +169,7 @@ pub struct Store {
     images: Shelf<Pixmap>,
     models: Shelf<Model>,
     sounds: Shelf<Clip>,
+    fonts: Shelf<Vec<u8>>,
     warnings: Vec<String>,
 }
 
@@ -184,6 +195,7 @@ impl Store {
             images: Shelf::default(),
             models: Shelf::default(),
             sounds: Shelf::default(),
+            fonts: Shelf::default(),
             warnings: Vec::new(),
         }
     }
@@ -268,6 +280,32 @@ impl Store {
         Ok(self.sounds.entries[id as usize].value.clone())
     }
 
+    /// Returns the id of font file `name` (TrueType or OpenType), loading
+    /// it the first time.
+    ///
+    /// # Errors
+    /// The door refuses the name, the file is larger than [`MAX_FONT_FILE`]
+    /// or holds no font face, or the store's fonts would pass
+    /// [`MAX_FONT_BYTES`].
+    pub fn font(&mut self, name: &str) -> Result<FontId, String> {
+        let root = self.root.clone();
+        self.fonts
+            .get(name, "fonts", MAX_FONT_BYTES, self.generation, || {
+                load_font(root.as_deref(), name)
+            })
+            .map(FontId)
+    }
+
+    /// Returns a loaded font file's bytes.
+    pub fn font_at(&self, id: FontId) -> Arc<Vec<u8>> {
+        self.fonts.entries[id.0 as usize].value.clone()
+    }
+
+    /// Returns the generation font `id` was last loaded at.
+    pub fn font_generation(&self, id: FontId) -> u64 {
+        self.fonts.entries[id.0 as usize].generation
+    }
+
     /// Says whether the game folder has a file `name` (a sound looked for
     /// by the cue's name).
     pub fn has_file(&self, name: &str) -> bool {
@@ -312,6 +350,12 @@ impl Store {
                     Ok((clip, bytes))
                 }),
         );
+        problems.extend(
+            self.fonts
+                .refresh(touched, generation, MAX_FONT_BYTES, |name| {
+                    load_font(root, name)
+                }),
+        );
         self.generation = generation;
         for problem in problems {
             self.warn(problem);
@@ -335,6 +379,19 @@ impl Store {
     pub fn has_warnings(&self) -> bool {
         !self.warnings.is_empty()
     }
+}
+
+fn load_font(root: Option<&Path>, name: &str) -> Result<(Vec<u8>, u64), String> {
+    let bytes = super::read(root, name, "font", MAX_FONT_FILE)?;
+    let faces = crate::text::count_faces(&bytes);
+    if faces == 0 {
+        return Err(format!(
+            "`{}` is not a font (a TrueType or OpenType file)",
+            crate::terminal::escape(name)
+        ));
+    }
+    let held = bytes.len() as u64;
+    Ok((bytes, held))
 }
 
 fn load_sound(root: Option<&Path>, name: &str) -> Result<Clip, String> {

@@ -11,7 +11,7 @@ use tiny_skia::{LineCap, LineJoin};
 use super::args;
 use super::handles::Leases;
 use crate::color::Rgba;
-use crate::screen::{Align, Fill, MAX_TEXT, PathOp, Screen, Style};
+use crate::screen::{Align, Fill, MAX_TEXT, PathOp, Screen, Style, TextSpec};
 
 /// The most stops one gradient has.
 const MAX_STOPS: usize = 256;
@@ -431,39 +431,107 @@ fn path_ops(lua: &Lua, list: &Table, ops: &mut Vec<PathOp>) -> mlua::Result<()> 
     Ok(())
 }
 
-fn text_style(lua: &Lua, value: Option<Table>) -> mlua::Result<(f64, Rgba, Align)> {
-    let (mut size, mut color_value, mut align) = (16.0, Rgba::WHITE, Align::Left);
-    if let Some(t) = value {
-        for pair in t.pairs::<Value, Value>() {
-            let (key, value) = pair?;
-            match key.as_string().map(|s| s.to_string_lossy()).as_deref() {
-                Some("size") => size = number(lua, "text", "style.size", &value)?,
-                Some("color") => color_value = color(lua, "text", "style.color", &value)?,
-                Some("align") => {
-                    align = match value.as_string().map(|s| s.to_string_lossy()).as_deref() {
-                        Some("left") => Align::Left,
-                        Some("center") => Align::Center,
-                        Some("right") => Align::Right,
-                        _ => {
-                            return Err(fail(
-                                lua,
-                                "text",
-                                "style.align is \"left\", \"center\" or \"right\"",
-                            ));
-                        }
-                    }
-                }
-                _ => {
+/// The fields of a text style, as `text` and `measure` take it.
+const TEXT_STYLE_FIELDS: &str = "size, color, align, font, width, line_height and smooth";
+
+/// Reads a text style table into `spec` and returns its color; `font`
+/// keeps the font name's Luau string alive for `spec` to borrow.
+///
+/// Keys are compared as bytes, so a style read every frame allocates
+/// nothing.
+fn text_style(
+    lua: &Lua,
+    call: &str,
+    value: Option<&Table>,
+    font: &mut Option<mlua::LuaString>,
+) -> mlua::Result<(TextSpec<'static>, Rgba)> {
+    let mut spec = TextSpec::default();
+    let mut ink = Rgba::WHITE;
+    let Some(t) = value else {
+        return Ok((spec, ink));
+    };
+    for pair in t.pairs::<Value, Value>() {
+        let (key, value) = pair?;
+        let Value::String(key) = key else {
+            return Err(fail(
+                lua,
+                call,
+                format!("a text style takes {TEXT_STYLE_FIELDS}"),
+            ));
+        };
+        let number = |name: &str| number(lua, call, &format!("style.{name}"), &value);
+        match &*key.as_bytes() {
+            b"size" => spec.size = number("size")?,
+            b"color" => ink = color(lua, call, "style.color", &value)?,
+            b"width" => spec.width = Some(number("width")?),
+            b"line_height" => spec.line_height = Some(number("line_height")?),
+            b"smooth" => {
+                spec.smooth = value
+                    .as_boolean()
+                    .ok_or_else(|| fail(lua, call, "style.smooth is true or false"))?;
+            }
+            b"font" => {
+                let Value::String(name) = value else {
                     return Err(fail(
                         lua,
-                        "text",
-                        "a text style takes size, color and align",
+                        call,
+                        "style.font is the name of a .ttf or .otf file in the game folder",
                     ));
+                };
+                *font = Some(name);
+            }
+            b"align" => {
+                let bytes = value.as_string().map(|s| s.as_bytes());
+                spec.align = match bytes.as_deref() {
+                    Some(b"left") => Align::Left,
+                    Some(b"center") => Align::Center,
+                    Some(b"right") => Align::Right,
+                    _ => {
+                        return Err(fail(
+                            lua,
+                            call,
+                            "style.align is \"left\", \"center\" or \"right\"",
+                        ));
+                    }
                 }
+            }
+            _ => {
+                return Err(fail(
+                    lua,
+                    call,
+                    format!(
+                        "no style field `{}` (a text style takes {TEXT_STYLE_FIELDS})",
+                        crate::terminal::escape(&key.to_string_lossy())
+                    ),
+                ));
             }
         }
     }
-    Ok((size, color_value, align))
+    Ok((spec, ink))
+}
+
+/// Runs `f` with `spec` borrowing the font name read with it.
+fn with_font<R>(
+    lua: &Lua,
+    call: &str,
+    spec: TextSpec<'static>,
+    font: &Option<mlua::LuaString>,
+    f: impl FnOnce(TextSpec<'_>) -> Result<R, String>,
+) -> mlua::Result<R> {
+    let bytes = font.as_ref().map(|s| s.as_bytes());
+    let name = match &bytes {
+        None => None,
+        Some(b) => Some(check(
+            lua,
+            call,
+            args::text_of("a font name", b, crate::assets::MAX_NAME),
+        )?),
+    };
+    let spec = TextSpec {
+        font: name.as_deref(),
+        ..spec
+    };
+    check(lua, call, f(spec))
 }
 
 impl UserData for ScreenHandle {
@@ -528,26 +596,41 @@ impl UserData for ScreenHandle {
             "text",
             |lua, this, (text, x, y, s): (mlua::LuaString, f64, f64, Option<Table>)| {
                 let screen = this.leases.screen(lua, "screen")?;
-                let (size, color, align) = text_style(lua, s)?;
-                let text = check(lua, "text", args::text("the text", &text, MAX_TEXT))?;
-                check(lua, "text", screen.text(&text, x, y, size, color, align))
+                let mut font = None;
+                let (spec, ink) = text_style(lua, "text", s.as_ref(), &mut font)?;
+                let bytes = text.as_bytes();
+                let text = check(lua, "text", args::text_of("the text", &bytes, MAX_TEXT))?;
+                let assets = this.leases.assets(lua, "screen")?;
+                with_font(lua, "text", spec, &font, |spec| {
+                    screen.text(assets, &text, x, y, &spec, ink)
+                })
             },
         );
         methods.add_method(
             "measure",
-            |lua, this, (text, size): (mlua::LuaString, Option<f64>)| {
+            |lua, this, (text, s): (mlua::LuaString, Value)| {
                 let screen = this.leases.screen(lua, "screen")?;
-                let size = size.unwrap_or(16.0);
-                let max = crate::screen::MAX_TEXT_SIZE as f64;
-                if !(size.is_finite() && (0.0..=max).contains(&size)) {
-                    return Err(fail(
-                        lua,
-                        "measure",
-                        format!("`size` is {size}; it goes from 0 to {max}"),
-                    ));
-                }
-                let text = check(lua, "measure", args::text("the text", &text, MAX_TEXT))?;
-                Ok(screen.measure(&text, size as f32))
+                let mut font = None;
+                let (spec, _) = match &s {
+                    Value::Nil => (TextSpec::default(), Rgba::WHITE),
+                    Value::Table(t) => text_style(lua, "measure", Some(t), &mut font)?,
+                    size => {
+                        let size = number(lua, "measure", "size", size)?;
+                        (
+                            TextSpec {
+                                size,
+                                ..TextSpec::default()
+                            },
+                            Rgba::WHITE,
+                        )
+                    }
+                };
+                let bytes = text.as_bytes();
+                let text = check(lua, "measure", args::text_of("the text", &bytes, MAX_TEXT))?;
+                let assets = this.leases.assets(lua, "screen")?;
+                with_font(lua, "measure", spec, &font, |spec| {
+                    screen.measure(assets, &text, &spec)
+                })
             },
         );
         methods.add_method("image", |lua, this, (name, x, y, opts): (mlua::LuaString, f64, f64, Option<Table>)| {

@@ -14,7 +14,7 @@ mod raster;
 
 use crate::assets::{ImageId, Store};
 use crate::color::Rgba;
-use crate::text::Font;
+use crate::text::{LayoutId, TextStyle, Typesetter};
 
 /// How an area or a line is painted.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -107,11 +107,10 @@ enum Shape {
 enum Command {
     Shape(Shape, Style),
     Text {
-        text: Range<u32>,
+        layout: LayoutId,
         at: [f32; 2],
-        size: f32,
         color: Rgba,
-        align: Align,
+        smooth: bool,
     },
     Image {
         image: ImageId,
@@ -130,11 +129,12 @@ pub struct Screen {
     ops: Vec<PathOp>,
     stops: Vec<(f32, Rgba)>,
     dashes: Vec<f32>,
-    text: String,
+    /// Bytes of text written this frame (counted as the display list's).
+    text_bytes: usize,
     transform: Transform,
     alpha: f32,
     stack: Vec<(Transform, f32)>,
-    font: Font,
+    typesetter: Typesetter,
     skipped: u32,
 }
 
@@ -143,6 +143,39 @@ pub const MAX_FRAME_BYTES: usize = 64 << 20;
 
 /// The longest text one `text` call writes, in bytes.
 pub const MAX_TEXT: usize = 64 << 10;
+
+/// The widest box text wraps in, in logical pixels.
+pub const MAX_TEXT_WIDTH: f32 = 1.0e6;
+
+/// What a `text` or `measure` call asks for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TextSpec<'a> {
+    /// A font file in the game folder; `None`: the embedded DejaVu Sans.
+    pub font: Option<&'a str>,
+    /// The em, in logical pixels. Default: 16.
+    pub size: f64,
+    /// Wrap to this width; `None`: break at `\n` only.
+    pub width: Option<f64>,
+    /// Lines apart, as a multiple of the size; `None`: the font's own.
+    pub line_height: Option<f64>,
+    /// What `x` is. Default: the left edge.
+    pub align: Align,
+    /// Anti-aliased; `false` draws a pixel font crisp. Default: true.
+    pub smooth: bool,
+}
+
+impl Default for TextSpec<'_> {
+    fn default() -> Self {
+        TextSpec {
+            font: None,
+            size: 16.0,
+            width: None,
+            line_height: None,
+            align: Align::Left,
+            smooth: true,
+        }
+    }
+}
 
 /// The most transforms `push` may stack.
 pub const MAX_STACK: usize = 256;
@@ -175,11 +208,11 @@ impl Screen {
             ops: Vec::with_capacity(1024),
             stops: Vec::with_capacity(64),
             dashes: Vec::with_capacity(16),
-            text: String::with_capacity(1024),
+            text_bytes: 0,
             transform: Transform::identity(),
             alpha: 1.0,
             stack: Vec::with_capacity(16),
-            font: Font::new(),
+            typesetter: Typesetter::new(),
             skipped: 0,
         }
     }
@@ -198,7 +231,8 @@ impl Screen {
         self.ops.clear();
         self.stops.clear();
         self.dashes.clear();
-        self.text.clear();
+        self.text_bytes = 0;
+        self.typesetter.begin_frame();
         self.transform = Transform::identity();
         self.alpha = 1.0;
         self.stack.clear();
@@ -221,7 +255,7 @@ impl Screen {
             + self.ops.len() * size_of::<PathOp>()
             + self.stops.len() * size_of::<(f32, Rgba)>()
             + self.dashes.len() * size_of::<f32>()
-            + self.text.len()
+            + self.text_bytes
     }
 
     /// Checks that `more` bytes still fit in the frame's display list.
@@ -348,26 +382,58 @@ impl Screen {
         ))
     }
 
-    /// Writes `text` with its top at `y` and `align` deciding what `x` is.
+    /// Turns what a `text` or `measure` call asked for into a style,
+    /// loading its font through `assets`.
     ///
     /// # Errors
-    /// A coordinate is not finite, or the size is not from 0 to [`MAX_TEXT_SIZE`].
-    pub fn text(
-        &mut self,
-        text: &str,
-        x: f64,
-        y: f64,
-        size_px: f64,
-        color: Rgba,
-        align: Align,
-    ) -> Result<(), String> {
-        let at = [finite("x", x)?, finite("y", y)?];
-        let size_px = size("size", size_px)?;
+    /// The size, width or line height is out of range, or the font does
+    /// not load.
+    fn style_of(&mut self, assets: &mut Store, spec: &TextSpec<'_>) -> Result<TextStyle, String> {
+        let size_px = size("size", spec.size)?;
         if size_px > MAX_TEXT_SIZE {
             return Err(format!(
                 "`size` is {size_px}; text is at most {MAX_TEXT_SIZE} pixels"
             ));
         }
+        let width = match spec.width {
+            None => None,
+            Some(w) => {
+                let w = finite("width", w)?;
+                if !(w > 0.0 && w <= MAX_TEXT_WIDTH) {
+                    return Err(format!(
+                        "`width` is {w}; text wraps to a width above 0 and at most {MAX_TEXT_WIDTH}"
+                    ));
+                }
+                Some(w)
+            }
+        };
+        let line_height = match spec.line_height {
+            None => None,
+            Some(l) => {
+                let l = finite("line_height", l)?;
+                if !(l > 0.0 && l <= 16.0) {
+                    return Err(format!(
+                        "`line_height` is {l}; it is a multiple of the size, above 0 and at most 16"
+                    ));
+                }
+                Some(l)
+            }
+        };
+        let face = match spec.font {
+            None => crate::text::FaceId::EMBEDDED,
+            Some(name) => self.typesetter.face(assets, name)?,
+        };
+        Ok(TextStyle {
+            face,
+            size: size_px,
+            width,
+            line_height,
+            align: spec.align,
+        })
+    }
+
+    /// Checks a text's length and that it fits in the frame.
+    fn text_room(&self, text: &str) -> Result<(), String> {
         if text.len() > MAX_TEXT {
             return Err(format!(
                 "the text is {}; one call writes at most {} (H10)",
@@ -375,22 +441,58 @@ impl Screen {
                 crate::assets::bytes(MAX_TEXT as u64)
             ));
         }
-        self.room(text.len())?;
-        let start = self.text.len() as u32;
-        self.text.push_str(text);
+        self.room(text.len())
+    }
+
+    /// Writes `text` with its top at `y`, laid out as `spec` says.
+    ///
+    /// # Errors
+    /// A coordinate is not finite, the style is out of range, its font
+    /// does not load, or the frame has written too much.
+    pub fn text(
+        &mut self,
+        assets: &mut Store,
+        text: &str,
+        x: f64,
+        y: f64,
+        spec: &TextSpec<'_>,
+        color: Rgba,
+    ) -> Result<(), String> {
+        let at = [finite("x", x)?, finite("y", y)?];
+        self.text_room(text)?;
+        let style = self.style_of(assets, spec)?;
+        let layout = self.typesetter.layout(text, &style)?;
+        self.text_bytes += text.len();
         let color = color.fade(self.alpha);
         self.push(Command::Text {
-            text: start..self.text.len() as u32,
+            layout,
             at,
-            size: size_px,
             color,
-            align,
+            smooth: spec.smooth,
         })
     }
 
-    /// Measures `text` at `size` in logical pixels: width, height.
-    pub fn measure(&self, text: &str, size: f32) -> (f32, f32) {
-        self.font.measure(text, size)
+    /// Measures `text` laid out as `spec` says, in logical pixels: the
+    /// widest line's width, and the lines' height.
+    ///
+    /// # Errors
+    /// As [`Screen::text`].
+    pub fn measure(
+        &mut self,
+        assets: &mut Store,
+        text: &str,
+        spec: &TextSpec<'_>,
+    ) -> Result<(f32, f32), String> {
+        self.text_room(text)?;
+        let style = self.style_of(assets, spec)?;
+        let layout = self.typesetter.layout(text, &style)?;
+        Ok(self.typesetter.size_of(layout))
+    }
+
+    /// Returns how many glyph images the screen has rasterized in all
+    /// (each glyph once per font and size, H14).
+    pub fn glyphs_rasterized(&self) -> u64 {
+        self.typesetter.rasterized()
     }
 
     /// Draws image `name` (a PNG in the game folder) at `at`, `size` wide

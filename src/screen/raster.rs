@@ -7,10 +7,9 @@ use tiny_skia::{
     Shader, SpreadMode, Stroke, StrokeDash, Transform,
 };
 
-use super::{Align, Command, Fill, PathOp, Screen, Shape, Style};
+use super::{Command, Fill, PathOp, Screen, Shape, Style};
 use crate::assets::Store;
 use crate::color::Rgba;
-use crate::text::Font;
 use crate::viewport::Viewport;
 
 impl Screen {
@@ -38,25 +37,19 @@ impl Screen {
                     clip.as_ref(),
                 ),
                 Command::Text {
-                    text,
+                    layout,
                     at,
-                    size,
                     color,
-                    align,
-                } => {
-                    let text = &self.text[text.start as usize..text.end as usize];
-                    draw_text(
-                        pixmap,
-                        &mut self.font,
-                        text,
-                        *at,
-                        *size,
-                        *color,
-                        *align,
-                        transform,
-                        clip.as_ref(),
-                    );
-                }
+                    smooth,
+                } => self.typesetter.draw(
+                    pixmap,
+                    *layout,
+                    *at,
+                    *color,
+                    *smooth,
+                    transform,
+                    clip.as_ref(),
+                ),
                 Command::Image {
                     image,
                     source,
@@ -234,53 +227,6 @@ fn draw_shape(
             ..Stroke::default()
         };
         pixmap.stroke_path(&path, &paint, &stroke, transform, clip);
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn draw_text(
-    pixmap: &mut PixmapMut<'_>,
-    font: &mut Font,
-    text: &str,
-    at: [f32; 2],
-    size: f32,
-    color: Rgba,
-    align: Align,
-    transform: Transform,
-    clip: Option<&tiny_skia::Mask>,
-) {
-    if size == 0.0 || text.is_empty() {
-        return;
-    }
-    let paint = Paint {
-        shader: Shader::SolidColor(color.to_skia()),
-        anti_alias: true,
-        ..Paint::default()
-    };
-    let line_height = font.line_height();
-    let ascent = font.ascent();
-    // Each line aligns on its own width.
-    let mut placed = Vec::new();
-    let mut widths = Vec::new();
-    for line in text.split('\n') {
-        widths.push(font.layout(line, |_| {}).0);
-    }
-    font.layout(text, |p| placed.push(p));
-    for p in placed {
-        let width = widths[p.line as usize];
-        let shift = match align {
-            Align::Left => 0.0,
-            Align::Center => -width / 2.0,
-            Align::Right => -width,
-        };
-        let Some(path) = font.glyph(p.id) else {
-            continue;
-        };
-        let glyph = transform
-            .pre_translate(at[0], at[1])
-            .pre_scale(size, size)
-            .pre_translate(p.x + shift, ascent + p.line as f32 * line_height);
-        pixmap.fill_path(path, &paint, FillRule::Winding, glyph, clip);
     }
 }
 

@@ -1,0 +1,298 @@
+//! The glyph cache: each glyph rasterized once per font, size and
+//! quarter-pixel offset (by swash), then blended onto the screen from its
+//! coverage mask (H14).
+//!
+//! Text drawn with a plain translate and an even scale (every HUD, every
+//! label) takes the cache. Turned, skewed, mirrored or very large text is
+//! filled from the glyphs' outlines through tiny-skia instead, like any
+//! other shape; the outlines are kept too.
+//!
+//! Both caches are bounded (H10): past their caps, a frame's start empties
+//! them and they fill again with what is drawn.
+
+use std::collections::HashMap;
+
+use cosmic_text::{CacheKey, CacheKeyFlags, Command, FontSystem, SwashCache, SwashContent};
+use tiny_skia::{FillRule, Mask, Paint, Path, PathBuilder, PixmapMut, Shader, Transform};
+
+use super::layout::Placed;
+use crate::color::Rgba;
+
+/// Glyphs larger than this many device pixels are filled from outlines:
+/// their masks would cost more memory than they save time.
+const MAX_CACHED_SIZE: f32 = 256.0;
+
+/// Past this many bytes of masks, a frame's start empties the cache.
+const MAX_MASK_BYTES: usize = 32 << 20;
+
+/// Past this many outlines, likewise.
+const MAX_OUTLINES: usize = 16_384;
+
+/// One rasterized glyph: its coverage, placed from the pen position.
+struct Image {
+    left: i32,
+    top: i32,
+    width: u32,
+    height: u32,
+    coverage: Vec<u8>,
+}
+
+/// The glyph images and outlines drawn so far.
+#[derive(Default)]
+pub struct Glyphs {
+    swash: Option<SwashCache>,
+    images: HashMap<CacheKey, Option<Image>>,
+    image_bytes: usize,
+    outlines: HashMap<(cosmic_text::fontdb::ID, u16, u32), Option<Path>>,
+    rasterized: u64,
+}
+
+impl Glyphs {
+    /// Returns how many glyph images are kept.
+    pub fn len(&self) -> usize {
+        self.images.len()
+    }
+
+    /// Returns how many glyph images have been rasterized in all.
+    pub fn rasterized(&self) -> u64 {
+        self.rasterized
+    }
+
+    /// Forgets every image and outline (a font changed).
+    pub fn clear(&mut self) {
+        self.images.clear();
+        self.outlines.clear();
+        self.image_bytes = 0;
+    }
+
+    /// Starts a frame: caches over their caps are emptied.
+    pub fn begin_frame(&mut self) {
+        if self.image_bytes > MAX_MASK_BYTES {
+            self.images.clear();
+            self.image_bytes = 0;
+        }
+        if self.outlines.len() > MAX_OUTLINES {
+            self.outlines.clear();
+        }
+    }
+
+    /// Draws `glyphs` anchored at `at` through `transform`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn draw(
+        &mut self,
+        system: &mut FontSystem,
+        pixmap: &mut PixmapMut<'_>,
+        glyphs: &[Placed],
+        at: [f32; 2],
+        color: Rgba,
+        smooth: bool,
+        transform: Transform,
+        clip: Option<&Mask>,
+    ) {
+        let t = transform;
+        let even = t.kx == 0.0 && t.ky == 0.0 && t.sx == t.sy && t.sx > 0.0;
+        let largest = glyphs.iter().fold(0.0f32, |m, g| m.max(g.size)) * t.sx;
+        if !(even && largest <= MAX_CACHED_SIZE) {
+            self.fill_outlines(system, pixmap, glyphs, at, color, smooth, t, clip);
+            return;
+        }
+        let ink = color.to_skia().premultiply().to_color_u8();
+        let ink = [ink.red(), ink.green(), ink.blue(), ink.alpha()];
+        if ink[3] == 0 {
+            return;
+        }
+        let scale = t.sx;
+        for g in glyphs {
+            let x = t.tx + scale * (at[0] + g.x);
+            let y = (t.ty + scale * (at[1] + g.y)).round();
+            // A crisp glyph sits on whole pixels, so its coverage is whole.
+            let x = if smooth { x } else { x.round() };
+            let (key, px, py) = CacheKey::new(
+                g.font,
+                g.glyph,
+                g.size * scale,
+                (x, y),
+                g.weight,
+                g.flags | CacheKeyFlags::DISABLE_HINTING,
+            );
+            let Some(image) = self.image(system, key) else {
+                continue;
+            };
+            blend(
+                pixmap,
+                image,
+                px + image.left,
+                py - image.top,
+                ink,
+                smooth,
+                clip,
+            );
+        }
+    }
+
+    /// Returns the image of `key`, rasterizing it the first time.
+    fn image(&mut self, system: &mut FontSystem, key: CacheKey) -> Option<&Image> {
+        if !self.images.contains_key(&key) {
+            let swash = self.swash.get_or_insert_with(SwashCache::new);
+            let made = crate::error::contain_panic(|| swash.get_image_uncached(system, key))
+                .flatten()
+                .and_then(|image| {
+                    let p = image.placement;
+                    let n = p.width as usize * p.height as usize;
+                    let coverage = match image.content {
+                        SwashContent::Mask if image.data.len() == n => image.data,
+                        // A color glyph (emoji) is drawn in the text's
+                        // color, from its alpha.
+                        SwashContent::Color if image.data.len() == 4 * n => {
+                            image.data.chunks_exact(4).map(|px| px[3]).collect()
+                        }
+                        _ => return None,
+                    };
+                    Some(Image {
+                        left: p.left,
+                        top: p.top,
+                        width: p.width,
+                        height: p.height,
+                        coverage,
+                    })
+                });
+            self.rasterized += 1;
+            self.image_bytes += made.as_ref().map_or(0, |i| i.coverage.len()) + 64;
+            self.images.insert(key, made);
+        }
+        self.images.get(&key)?.as_ref()
+    }
+
+    /// Returns the outline of glyph `g` at its size, y up from the
+    /// baseline, making it the first time.
+    pub fn outline(&mut self, system: &mut FontSystem, g: &Placed) -> Option<&Path> {
+        let id = (g.font, g.glyph, g.size.to_bits());
+        if !self.outlines.contains_key(&id) {
+            let swash = self.swash.get_or_insert_with(SwashCache::new);
+            let (key, _, _) = CacheKey::new(
+                g.font,
+                g.glyph,
+                g.size,
+                (0.0, 0.0),
+                g.weight,
+                g.flags | CacheKeyFlags::DISABLE_HINTING,
+            );
+            let path = crate::error::contain_panic(|| {
+                let commands = swash.get_outline_commands_uncached(system, key)?;
+                to_path(&commands)
+            })
+            .flatten();
+            self.outlines.insert(id, path);
+        }
+        self.outlines.get(&id)?.as_ref()
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn fill_outlines(
+        &mut self,
+        system: &mut FontSystem,
+        pixmap: &mut PixmapMut<'_>,
+        glyphs: &[Placed],
+        at: [f32; 2],
+        color: Rgba,
+        smooth: bool,
+        transform: Transform,
+        clip: Option<&Mask>,
+    ) {
+        let paint = Paint {
+            shader: Shader::SolidColor(color.to_skia()),
+            anti_alias: smooth,
+            ..Paint::default()
+        };
+        for g in glyphs {
+            if let Some(path) = self.outline(system, g) {
+                let place = transform
+                    .pre_translate(at[0] + g.x, at[1] + g.y)
+                    .pre_scale(1.0, -1.0);
+                pixmap.fill_path(path, &paint, FillRule::Winding, place, clip);
+            }
+        }
+    }
+}
+
+fn to_path(commands: &[Command]) -> Option<Path> {
+    let mut path = PathBuilder::new();
+    for c in commands {
+        match *c {
+            Command::MoveTo(p) => path.move_to(p.x, p.y),
+            Command::LineTo(p) => path.line_to(p.x, p.y),
+            Command::QuadTo(c, p) => path.quad_to(c.x, c.y, p.x, p.y),
+            Command::CurveTo(c1, c2, p) => path.cubic_to(c1.x, c1.y, c2.x, c2.y, p.x, p.y),
+            Command::Close => path.close(),
+        }
+    }
+    path.finish()
+}
+
+/// `a * b / 255`, rounded.
+fn mul(a: u32, b: u32) -> u32 {
+    let t = a * b + 128;
+    (t + (t >> 8)) >> 8
+}
+
+/// Blends `image`'s coverage of premultiplied `ink` onto `pixmap` with
+/// its top-left at (`x`, `y`), source over, inside `clip`.
+fn blend(
+    pixmap: &mut PixmapMut<'_>,
+    image: &Image,
+    x: i32,
+    y: i32,
+    ink: [u8; 4],
+    smooth: bool,
+    clip: Option<&Mask>,
+) {
+    let (pw, ph) = (pixmap.width() as i64, pixmap.height() as i64);
+    let (w, h) = (i64::from(image.width), i64::from(image.height));
+    let (x, y) = (i64::from(x), i64::from(y));
+    let (x0, x1) = (x.max(0), (x + w).min(pw));
+    let (y0, y1) = (y.max(0), (y + h).min(ph));
+    if x0 >= x1 || y0 >= y1 {
+        return;
+    }
+    let mask = clip.map(Mask::data);
+    let data = pixmap.data_mut();
+    let ink = ink.map(u32::from);
+    for py in y0..y1 {
+        let row = ((py - y) * w) as usize;
+        for px in x0..x1 {
+            let mut c = u32::from(image.coverage[row + (px - x) as usize]);
+            if !smooth {
+                c = if c >= 128 { 255 } else { 0 };
+            }
+            let at = (py * pw + px) as usize;
+            if let Some(mask) = mask {
+                c = mul(c, u32::from(mask[at]));
+            }
+            if c == 0 {
+                continue;
+            }
+            let sa = mul(ink[3], c);
+            let keep = 255 - sa;
+            let d = &mut data[at * 4..at * 4 + 4];
+            for k in 0..3 {
+                d[k] = (mul(ink[k], c) + mul(u32::from(d[k]), keep)).min(255) as u8;
+            }
+            d[3] = (sa + mul(u32::from(d[3]), keep)).min(255) as u8;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mul_is_a_rounded_division_by_255() {
+        for a in 0..=255u32 {
+            for b in [0u32, 1, 127, 128, 254, 255] {
+                let exact = (a * b) as f64 / 255.0;
+                assert!((mul(a, b) as f64 - exact).abs() <= 0.5 + 1e-9, "{a} * {b}");
+            }
+        }
+    }
+}
