@@ -2,12 +2,13 @@
 //! folders, and engines stepping them under scripted clocks.
 #![allow(dead_code)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use moonloop::ConstantClock;
 use moonloop::Engine;
 use moonloop::LuaGame;
+use tiny_skia::Pixmap;
 
 /// A game folder holding `files` (`(relative path, source)`).
 pub fn game(files: &[(&str, &str)]) -> tempfile::TempDir {
@@ -322,3 +323,66 @@ pub fn gif_frames(path: &Path) -> Vec<tiny_skia::Pixmap> {
     }
     out
 }
+
+/// Where the screen layer's reference picture `name` lives.
+fn reference(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/images/screen")
+        .join(format!("{name}.png"))
+}
+
+/// Compares `picture` with the reference `name`; on a mismatch writes
+/// `-actual.png` and `-difference.png` beside it and fails with their paths.
+pub fn assert_golden(name: &str, picture: &Pixmap) {
+    let path = reference(name);
+    let bless = std::env::var_os("MOONLOOP_BLESS").is_some();
+    let expected = Pixmap::load_png(&path).ok();
+    if expected
+        .as_ref()
+        .is_some_and(|e| e.data() == picture.data())
+    {
+        return;
+    }
+    if bless {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        picture.save_png(&path).unwrap();
+        return;
+    }
+    let actual = path.with_file_name(format!("{name}-actual.png"));
+    picture.save_png(&actual).unwrap();
+    let Some(expected) = expected else {
+        panic!(
+            "no reference {}; the picture is at {} (bless with MOONLOOP_BLESS=1)",
+            path.display(),
+            actual.display()
+        );
+    };
+    let difference = path.with_file_name(format!("{name}-difference.png"));
+    save_difference(&expected, picture, &difference, 0);
+    panic!(
+        "{name} differs from {}: see {} and {}",
+        path.display(),
+        actual.display(),
+        difference.display()
+    );
+}
+
+/// Renders one frame of a game whose render body is `body`, at a logical
+/// size of 160x120, onto a surface of `surface` device pixels.
+pub fn picture(body: &str, surface: (u32, u32), extra: &[(&str, &[u8])]) -> Pixmap {
+    let main = format!(
+        "return {{\n  config = {{ width = 160, height = 120, background = \"#202830\" }},\n  render = function(state, scene, screen)\n{body}\n  end,\n}}\n"
+    );
+    let dir = game(&[("main.luau", &main)]);
+    for (name, bytes) in extra {
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    let game = LuaGame::load(dir.path()).unwrap();
+    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    engine.set_surface(surface.0, surface.1);
+    engine
+        .advance(1)
+        .unwrap_or_else(|e| panic!("the frame runs: {e}"));
+    moonloop::screen_picture(&mut engine)
+}
+
