@@ -79,10 +79,9 @@ impl Rgba {
                 _ => Err(bad()),
             };
         }
-        let lower = text.to_ascii_lowercase();
         NAMED
             .iter()
-            .find(|(name, _)| *name == lower)
+            .find(|(name, _)| name.eq_ignore_ascii_case(text))
             .map(|(_, c)| *c)
             .ok_or_else(bad)
     }

@@ -6,7 +6,6 @@ mod common;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use common::game;
 use moonloop::ConstantClock;
@@ -16,17 +15,21 @@ use moonloop::{InputEvent, Key};
 
 struct Counting;
 
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-
 thread_local! {
     static COUNTING: Cell<bool> = const { Cell::new(false) };
+    // Per thread: tests run side by side, each counting its own.
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+fn count_one() {
+    if COUNTING.with(Cell::get) {
+        ALLOCATIONS.with(|n| n.set(n.get() + 1));
+    }
 }
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.with(Cell::get) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        }
+        count_one();
         unsafe { System.alloc(layout) }
     }
 
@@ -35,9 +38,7 @@ unsafe impl GlobalAlloc for Counting {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if COUNTING.with(Cell::get) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        }
+        count_one();
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
@@ -46,11 +47,11 @@ unsafe impl GlobalAlloc for Counting {
 static GLOBAL: Counting = Counting;
 
 fn allocations_in(f: impl FnOnce()) -> u64 {
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let before = ALLOCATIONS.with(Cell::get);
     COUNTING.with(|c| c.set(true));
     f();
     COUNTING.with(|c| c.set(false));
-    ALLOCATIONS.load(Ordering::Relaxed) - before
+    ALLOCATIONS.with(Cell::get) - before
 }
 
 #[test]
@@ -135,5 +136,49 @@ fn batching_textured_models_allocates_nothing() {
     assert_eq!(
         n, 0,
         "allocations over 100 batchings of 40 textured objects"
+    );
+}
+
+// rule: H14
+#[test]
+fn text_drawn_again_allocates_nothing() {
+    // The same strings in the same styles every frame, one in a game's
+    // font, wrapped, measured and rasterized: layouts and glyphs are kept,
+    // so after the first frames nothing is shaped or allocated.
+    let dir = game(&[(
+        "main.luau",
+        r#"
+        local style = { font = "pixel.ttf", size = 8, smooth = false, color = "white" }
+        local wrapped = { size = 12, width = 100, align = "center" }
+        return {
+            config = { width = 320, height = 180 },
+            render = function(state, scene, screen)
+                local w, h = screen:measure("SCORE 100", style)
+                screen:text("SCORE 100", 320 - w, 4, style)
+                screen:text("a longer line that wraps in its box", 10, 40, wrapped)
+                screen:text("plain", 10, 100)
+            end,
+        }
+        "#,
+    )]);
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fonts/pixel5x7.ttf"),
+        dir.path().join("pixel.ttf"),
+    )
+    .unwrap();
+    let game = LuaGame::load(dir.path()).unwrap();
+    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    let mut pixmap = tiny_skia::Pixmap::new(320, 180).unwrap();
+    let mut frames = |n: u32| {
+        for _ in 0..n {
+            engine.advance(1).unwrap();
+            moonloop::internals::compositor::screen_picture_into(&mut engine, &mut pixmap);
+        }
+    };
+    frames(50);
+    let count = allocations_in(|| frames(500));
+    assert_eq!(
+        count, 0,
+        "heap allocations over 500 frames of the same text"
     );
 }

@@ -15,8 +15,12 @@ use moonloop::internals::screen::{Screen, TextSpec};
 use moonloop::internals::viewport::Viewport;
 
 fn font(name: &str) -> Vec<u8> {
-    std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fonts").join(name))
-        .unwrap()
+    std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fonts")
+            .join(name),
+    )
+    .unwrap()
 }
 
 // rule: H14
@@ -115,7 +119,10 @@ fn shaping_joins_arabic_and_forms_devanagari_conjuncts() {
     let joined = screen.measure(&mut store, "نص", &spec).unwrap().0;
     let apart = screen.measure(&mut store, "ن", &spec).unwrap().0
         + screen.measure(&mut store, "ص", &spec).unwrap().0;
-    assert!(joined < apart - 1.0, "joined forms are narrower: {joined} vs {apart}");
+    assert!(
+        joined < apart - 1.0,
+        "joined forms are narrower: {joined} vs {apart}"
+    );
     let deva = TextSpec {
         font: Some("deva.ttf"),
         ..TextSpec::default()
@@ -124,7 +131,10 @@ fn shaping_joins_arabic_and_forms_devanagari_conjuncts() {
     let letters = screen.measure(&mut store, "स", &deva).unwrap().0
         + screen.measure(&mut store, "्", &deva).unwrap().0
         + screen.measure(&mut store, "त", &deva).unwrap().0;
-    assert!(conjunct < letters - 1.0, "the conjunct is one cluster: {conjunct} vs {letters}");
+    assert!(
+        conjunct < letters - 1.0,
+        "the conjunct is one cluster: {conjunct} vs {letters}"
+    );
 }
 
 // rule: H14
@@ -139,14 +149,34 @@ fn each_glyph_is_rasterized_once_per_font_and_size() {
         screen.clear((320, 60));
         for i in 0..10 {
             let spec = TextSpec::default();
-            screen.text(&mut store, text, 4.0, f64::from(i) * 5.0, &spec, moonloop::Rgba::WHITE).unwrap();
+            screen
+                .text(
+                    &mut store,
+                    text,
+                    4.0,
+                    f64::from(i) * 5.0,
+                    &spec,
+                    moonloop::Rgba::WHITE,
+                )
+                .unwrap();
         }
         screen.rasterize(&mut pixmap.as_mut(), &view, &store);
         screen.glyphs_rasterized()
     };
     let first = frame(&mut screen, "abcabc");
     assert!(first >= 3, "a, b and c were rasterized: {first}");
-    assert_eq!(frame(&mut screen, "abcabc"), first, "the next frame rasterizes nothing");
-    assert_eq!(frame(&mut screen, "cab"), first, "the same glyphs in another text neither");
-    assert!(frame(&mut screen, "abcd") > first, "a new glyph is rasterized");
+    assert_eq!(
+        frame(&mut screen, "abcabc"),
+        first,
+        "the next frame rasterizes nothing"
+    );
+    assert_eq!(
+        frame(&mut screen, "cab"),
+        first,
+        "the same glyphs in another text neither"
+    );
+    assert!(
+        frame(&mut screen, "abcd") > first,
+        "a new glyph is rasterized"
+    );
 }

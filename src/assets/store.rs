@@ -216,10 +216,11 @@ impl Store {
     /// The door refuses the name, the file is not a PNG within the limits,
     /// or the store's images would pass [`MAX_IMAGE_BYTES`].
     pub fn image(&mut self, name: &str) -> Result<ImageId, String> {
-        let root = self.root.clone();
+        // Borrowed, not cloned: a name found already costs no allocation.
+        let root = self.root.as_deref();
         self.images
             .get(name, "images", MAX_IMAGE_BYTES, self.generation, || {
-                let pixmap = super::png::load(root.as_deref(), name)?;
+                let pixmap = super::png::load(root, name)?;
                 let bytes = pixmap.data().len() as u64;
                 Ok((pixmap, bytes))
             })
@@ -242,10 +243,11 @@ impl Store {
     /// As [`super::gltf::load`], or the store's models would pass
     /// [`MAX_MODEL_BYTES`].
     pub fn model(&mut self, name: &str) -> Result<ModelId, String> {
-        let root = self.root.clone();
+        // Borrowed, not cloned: a name found already costs no allocation.
+        let root = self.root.as_deref();
         self.models
             .get(name, "models", MAX_MODEL_BYTES, self.generation, || {
-                let model = super::gltf::load(root.as_deref(), name)?;
+                let model = super::gltf::load(root, name)?;
                 let bytes = model.bytes() as u64;
                 Ok((model, bytes))
             })
@@ -269,11 +271,12 @@ impl Store {
     /// The door refuses the name, the file is not a sound the host
     /// decodes, or the store's sounds would pass [`MAX_SOUND_BYTES`].
     pub fn sound(&mut self, name: &str) -> Result<Arc<Clip>, String> {
-        let root = self.root.clone();
+        // Borrowed, not cloned: a name found already costs no allocation.
+        let root = self.root.as_deref();
         let id = self
             .sounds
             .get(name, "sounds", MAX_SOUND_BYTES, self.generation, || {
-                let clip = load_sound(root.as_deref(), name)?;
+                let clip = load_sound(root, name)?;
                 let bytes = clip.samples.len() as u64 * 4;
                 Ok((clip, bytes))
             })?;
@@ -288,10 +291,11 @@ impl Store {
     /// or holds no font face, or the store's fonts would pass
     /// [`MAX_FONT_BYTES`].
     pub fn font(&mut self, name: &str) -> Result<FontId, String> {
-        let root = self.root.clone();
+        // Borrowed, not cloned: a name found already costs no allocation.
+        let root = self.root.as_deref();
         self.fonts
             .get(name, "fonts", MAX_FONT_BYTES, self.generation, || {
-                load_font(root.as_deref(), name)
+                load_font(root, name)
             })
             .map(FontId)
     }

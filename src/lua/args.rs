@@ -94,27 +94,6 @@ pub fn name(what: &str, value: &LuaString) -> Result<String, String> {
     Ok(value.to_string_lossy())
 }
 
-/// Reads a Luau string's `bytes` as text without copying it when it is
-/// valid UTF-8 (a text drawn every frame allocates nothing); otherwise as
-/// [`text`].
-///
-/// # Errors
-/// The string is longer than `max` bytes.
-pub fn text_of<'a>(
-    what: &str,
-    bytes: &'a [u8],
-    max: usize,
-) -> Result<std::borrow::Cow<'a, str>, String> {
-    if bytes.len() > max {
-        return Err(format!(
-            "{what} of {} is too long (at most {}, H10)",
-            crate::assets::bytes(bytes.len() as u64),
-            crate::assets::bytes(max as u64)
-        ));
-    }
-    Ok(String::from_utf8_lossy(bytes))
-}
-
 /// Reads a string argument of at most `max` bytes, checked before it is
 /// copied.
 ///

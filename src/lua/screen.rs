@@ -10,6 +10,7 @@ use tiny_skia::{LineCap, LineJoin};
 
 use super::args;
 use super::handles::Leases;
+use super::strings::Strings;
 use crate::color::Rgba;
 use crate::screen::{Align, Fill, MAX_TEXT, PathOp, Screen, Style, TextSpec};
 
@@ -28,6 +29,8 @@ pub struct ScreenHandle {
     leases: Rc<Leases>,
     /// Scratch space for path operations, kept between calls.
     ops: RefCell<Vec<PathOp>>,
+    /// Strings read so far (texts, names, colors).
+    strings: Strings,
 }
 
 impl ScreenHandle {
@@ -36,6 +39,7 @@ impl ScreenHandle {
         ScreenHandle {
             leases,
             ops: RefCell::new(Vec::with_capacity(64)),
+            strings: Strings::default(),
         }
     }
 }
@@ -434,58 +438,110 @@ fn path_ops(lua: &Lua, list: &Table, ops: &mut Vec<PathOp>) -> mlua::Result<()> 
 /// The fields of a text style, as `text` and `measure` take it.
 const TEXT_STYLE_FIELDS: &str = "size, color, align, font, width, line_height and smooth";
 
-/// Reads a text style table into `spec` and returns its color; `font`
-/// keeps the font name's Luau string alive for `spec` to borrow.
+/// Reads Luau string `s` of at most `max` bytes through the handle's
+/// string cache (no copy for a string seen before).
+fn text_arg(
+    lua: &Lua,
+    this: &ScreenHandle,
+    call: &str,
+    what: &str,
+    s: &mlua::LuaString,
+    max: usize,
+) -> mlua::Result<Rc<str>> {
+    this.strings.get(s, max).map_err(|len| {
+        fail(
+            lua,
+            call,
+            format!(
+                "{what} of {} is too long (at most {}, H10)",
+                crate::assets::bytes(len as u64),
+                crate::assets::bytes(max as u64)
+            ),
+        )
+    })
+}
+
+/// Reads a color; a color name seen before is not copied again.
+fn ink(
+    lua: &Lua,
+    this: &ScreenHandle,
+    call: &str,
+    what: &str,
+    value: &Value,
+) -> mlua::Result<Rgba> {
+    match value {
+        Value::String(s) => {
+            let name = text_arg(lua, this, call, "a color name", s, 64)?;
+            Rgba::parse(&name).map_err(|reason| fail(lua, call, format!("{what}: {reason}")))
+        }
+        _ => color(lua, call, what, value),
+    }
+}
+
+/// Reads a text style table into a spec (its font name kept in `font`
+/// for the spec to borrow) and a color.
 ///
-/// Keys are compared as bytes, so a style read every frame allocates
-/// nothing.
+/// Fields are read without copying their names or (seen before) their
+/// strings, so a style read every frame allocates nothing.
 fn text_style(
     lua: &Lua,
+    this: &ScreenHandle,
     call: &str,
     value: Option<&Table>,
-    font: &mut Option<mlua::LuaString>,
+    font: &mut Option<Rc<str>>,
 ) -> mlua::Result<(TextSpec<'static>, Rgba)> {
     let mut spec = TextSpec::default();
-    let mut ink = Rgba::WHITE;
+    let mut paint = Rgba::WHITE;
     let Some(t) = value else {
-        return Ok((spec, ink));
+        return Ok((spec, paint));
     };
-    for pair in t.pairs::<Value, Value>() {
-        let (key, value) = pair?;
-        let Value::String(key) = key else {
+    t.for_each::<Value, Value>(|key, value| {
+        let Value::String(key) = &key else {
             return Err(fail(
                 lua,
                 call,
                 format!("a text style takes {TEXT_STYLE_FIELDS}"),
             ));
         };
-        let number = |name: &str| number(lua, call, &format!("style.{name}"), &value);
-        match &*key.as_bytes() {
-            b"size" => spec.size = number("size")?,
-            b"color" => ink = color(lua, call, "style.color", &value)?,
-            b"width" => spec.width = Some(number("width")?),
-            b"line_height" => spec.line_height = Some(number("line_height")?),
-            b"smooth" => {
+        let key = text_arg(lua, this, call, "a style field", key, 64)?;
+        match &*key {
+            "size" => spec.size = number(lua, call, "style.size", &value)?,
+            "color" => paint = ink(lua, this, call, "style.color", &value)?,
+            "width" => spec.width = Some(number(lua, call, "style.width", &value)?),
+            "line_height" => {
+                spec.line_height = Some(number(lua, call, "style.line_height", &value)?);
+            }
+            "smooth" => {
                 spec.smooth = value
                     .as_boolean()
                     .ok_or_else(|| fail(lua, call, "style.smooth is true or false"))?;
             }
-            b"font" => {
-                let Value::String(name) = value else {
+            "font" => {
+                let Value::String(name) = &value else {
                     return Err(fail(
                         lua,
                         call,
                         "style.font is the name of a .ttf or .otf file in the game folder",
                     ));
                 };
-                *font = Some(name);
+                *font = Some(text_arg(
+                    lua,
+                    this,
+                    call,
+                    "a font name",
+                    name,
+                    crate::assets::MAX_NAME,
+                )?);
             }
-            b"align" => {
-                let bytes = value.as_string().map(|s| s.as_bytes());
-                spec.align = match bytes.as_deref() {
-                    Some(b"left") => Align::Left,
-                    Some(b"center") => Align::Center,
-                    Some(b"right") => Align::Right,
+            "align" => {
+                let name = match &value {
+                    Value::String(s) => Some(text_arg(lua, this, call, "style.align", s, 16)?),
+                    _ => None,
+                };
+                spec.align = match name.as_deref() {
+                    Some("left") => Align::Left,
+                    Some("center") => Align::Center,
+                    Some("right") => Align::Right,
                     _ => {
                         return Err(fail(
                             lua,
@@ -495,43 +551,20 @@ fn text_style(
                     }
                 }
             }
-            _ => {
+            other => {
                 return Err(fail(
                     lua,
                     call,
                     format!(
                         "no style field `{}` (a text style takes {TEXT_STYLE_FIELDS})",
-                        crate::terminal::escape(&key.to_string_lossy())
+                        crate::terminal::escape(other)
                     ),
                 ));
             }
         }
-    }
-    Ok((spec, ink))
-}
-
-/// Runs `f` with `spec` borrowing the font name read with it.
-fn with_font<R>(
-    lua: &Lua,
-    call: &str,
-    spec: TextSpec<'static>,
-    font: &Option<mlua::LuaString>,
-    f: impl FnOnce(TextSpec<'_>) -> Result<R, String>,
-) -> mlua::Result<R> {
-    let bytes = font.as_ref().map(|s| s.as_bytes());
-    let name = match &bytes {
-        None => None,
-        Some(b) => Some(check(
-            lua,
-            call,
-            args::text_of("a font name", b, crate::assets::MAX_NAME),
-        )?),
-    };
-    let spec = TextSpec {
-        font: name.as_deref(),
-        ..spec
-    };
-    check(lua, call, f(spec))
+        Ok(())
+    })?;
+    Ok((spec, paint))
 }
 
 impl UserData for ScreenHandle {
@@ -597,13 +630,14 @@ impl UserData for ScreenHandle {
             |lua, this, (text, x, y, s): (mlua::LuaString, f64, f64, Option<Table>)| {
                 let screen = this.leases.screen(lua, "screen")?;
                 let mut font = None;
-                let (spec, ink) = text_style(lua, "text", s.as_ref(), &mut font)?;
-                let bytes = text.as_bytes();
-                let text = check(lua, "text", args::text_of("the text", &bytes, MAX_TEXT))?;
+                let (spec, paint) = text_style(lua, this, "text", s.as_ref(), &mut font)?;
+                let text = text_arg(lua, this, "text", "the text", &text, MAX_TEXT)?;
                 let assets = this.leases.assets(lua, "screen")?;
-                with_font(lua, "text", spec, &font, |spec| {
-                    screen.text(assets, &text, x, y, &spec, ink)
-                })
+                let spec = TextSpec {
+                    font: font.as_deref(),
+                    ..spec
+                };
+                check(lua, "text", screen.text(assets, &text, x, y, &spec, paint))
             },
         );
         methods.add_method(
@@ -613,7 +647,7 @@ impl UserData for ScreenHandle {
                 let mut font = None;
                 let (spec, _) = match &s {
                     Value::Nil => (TextSpec::default(), Rgba::WHITE),
-                    Value::Table(t) => text_style(lua, "measure", Some(t), &mut font)?,
+                    Value::Table(t) => text_style(lua, this, "measure", Some(t), &mut font)?,
                     size => {
                         let size = number(lua, "measure", "size", size)?;
                         (
@@ -625,12 +659,13 @@ impl UserData for ScreenHandle {
                         )
                     }
                 };
-                let bytes = text.as_bytes();
-                let text = check(lua, "measure", args::text_of("the text", &bytes, MAX_TEXT))?;
+                let text = text_arg(lua, this, "measure", "the text", &text, MAX_TEXT)?;
                 let assets = this.leases.assets(lua, "screen")?;
-                with_font(lua, "measure", spec, &font, |spec| {
-                    screen.measure(assets, &text, &spec)
-                })
+                let spec = TextSpec {
+                    font: font.as_deref(),
+                    ..spec
+                };
+                check(lua, "measure", screen.measure(assets, &text, &spec))
             },
         );
         methods.add_method("image", |lua, this, (name, x, y, opts): (mlua::LuaString, f64, f64, Option<Table>)| {

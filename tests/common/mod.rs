@@ -385,4 +385,3 @@ pub fn picture(body: &str, surface: (u32, u32), extra: &[(&str, &[u8])]) -> Pixm
         .unwrap_or_else(|e| panic!("the frame runs: {e}"));
     moonloop::screen_picture(&mut engine)
 }
-
