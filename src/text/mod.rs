@@ -202,8 +202,22 @@ impl Typesetter {
         Ok(FaceId(i as u32))
     }
 
-    /// Loads the store's font `file` as face `i`, under a family name no
-    /// other face has, so asking for it never finds another font.
+    /// Loads a font from `bytes` that no file holds (the fuzz target's).
+    ///
+    /// # Errors
+    /// The bytes hold no face, or [`MAX_FONTS`] are loaded.
+    pub fn face_from_bytes(&mut self, bytes: Vec<u8>) -> Result<FaceId, String> {
+        if self.faces.len() > MAX_FONTS {
+            return Err(format!("a game uses at most {MAX_FONTS} fonts (H10)"));
+        }
+        let i = self.faces.len();
+        let family = format!("moonloop bytes {i}");
+        let face = self.load_face(Arc::new(bytes), family, None)?;
+        self.faces.push(face);
+        Ok(FaceId(i as u32))
+    }
+
+    /// Loads the store's font `file` as face `i`.
     fn load_into(
         &mut self,
         i: usize,
@@ -211,8 +225,20 @@ impl Typesetter {
         file: FontId,
         generation: u64,
     ) -> Result<(), String> {
-        let bytes: Arc<dyn AsRef<[u8]> + Send + Sync> = store.font_at(file);
         let family = format!("moonloop font {}.{generation}", file.0);
+        self.faces[i] = self.load_face(store.font_at(file), family, Some((file, generation)))?;
+        Ok(())
+    }
+
+    /// Loads the faces in `bytes` under `family`, a name no other face
+    /// has, so asking for it never finds another font.
+    fn load_face(
+        &mut self,
+        bytes: Arc<Vec<u8>>,
+        family: String,
+        file: Option<(FontId, u64)>,
+    ) -> Result<Face, String> {
+        let bytes: Arc<dyn AsRef<[u8]> + Send + Sync> = bytes;
         let db = self.system.db_mut();
         let mut ids = Vec::new();
         let loaded = crate::error::contain_panic(|| {
@@ -228,14 +254,16 @@ impl Typesetter {
         if ids.is_empty() {
             return Err("the font file holds no face the host can read".into());
         }
-        let line_height = natural_line_height(&mut self.system, ids[0]).unwrap_or(1.2);
-        self.faces[i] = Face {
-            file: Some((file, generation)),
+        let system = &mut self.system;
+        let line_height = crate::error::contain_panic(|| natural_line_height(system, ids[0]))
+            .flatten()
+            .unwrap_or(1.2);
+        Ok(Face {
+            file,
             family,
             ids,
             line_height,
-        };
-        Ok(())
+        })
     }
 
     /// Starts a frame: layouts and glyphs over their caps give way to
@@ -266,6 +294,11 @@ impl Typesetter {
             *self = Typesetter::new();
             return Err("the font could not lay this text out".into());
         };
+        // A broken font's metrics can send the pen to infinity.
+        let finite = |v: f32| v.is_finite() && v.abs() < 1.0e9;
+        if !(finite(width) && finite(height) && placed.iter().all(|g| finite(g.x) && finite(g.y))) {
+            return Err("the font's measurements are not finite numbers; it is broken".into());
+        }
         self.layouts
             .insert(text, key, placed, width, height)
             .map(LayoutId)

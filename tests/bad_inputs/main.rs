@@ -200,6 +200,34 @@ fn misbehaving_renders_get_one_line_and_the_state_still_advances() {
             "7: screen:image: `main.luau` is not a PNG image",
         ),
         (
+            "screen:text('x', 0, 0, { font = 'main.luau' })",
+            "7: screen:text: `main.luau` is not a font (a TrueType or OpenType file)",
+        ),
+        (
+            "screen:text('x', 0, 0, { font = 'missing.ttf' })",
+            "7: screen:text: no font `missing.ttf` in the game folder",
+        ),
+        (
+            "screen:measure('x', { font = '../outside.ttf' })",
+            "7: screen:measure: `../outside.ttf`",
+        ),
+        (
+            "screen:text('x', 0, 0, { width = -1 })",
+            "7: screen:text: `width` is -1; text wraps to a width above 0",
+        ),
+        (
+            "screen:text('x', 0, 0, { line_height = 0 })",
+            "7: screen:text: `line_height` is 0; it is a multiple of the size, above 0",
+        ),
+        (
+            "screen:text('x', 0, 0, { colour = 'red' })",
+            "7: screen:text: no style field `colour` (a text style takes size, color",
+        ),
+        (
+            "screen:text('x', 0, 0, { align = 'middle' })",
+            "7: screen:text: style.align is \"left\", \"center\" or \"right\"",
+        ),
+        (
             "screen:rect(0, 0, 1, 1, { fill = 'not a color' })",
             "7: screen:rect: style.fill: `not a color` is not a color",
         ),

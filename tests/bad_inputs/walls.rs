@@ -222,6 +222,15 @@ const KEPT: &str = "{\n  \"n\": 1\n}";
 /// The state after three clean frames.
 const RAN: &str = "{\n  \"n\": 3\n}";
 
+/// The tests' pixel font.
+fn pixel_font() -> Vec<u8> {
+    std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fonts/pixel5x7.ttf"
+    ))
+    .unwrap()
+}
+
 /// A one-triangle glTF whose buffer is `uri`.
 fn gltf(uri: &str) -> String {
     format!(
@@ -401,6 +410,31 @@ fn host_memory() -> Vec<Row> {
         Row::new("screen:text of a 1 MB string")
             .render("screen:text(string.rep('x', 1024 * 1024), 0, 0)")
             .first("screen:text: the text of 1 MiB is too long (at most 64 KiB, H10)", 1),
+        Row::new("a 33 MiB font file (the host read it whole)")
+            .file("g/big.ttf", vec![0u8; 33 << 20])
+            .render("screen:text('x', 0, 0, { font = 'big.ttf' })")
+            .first("screen:text: `big.ttf` is 33 MiB; the most the host reads is 32 MiB (H10)", 1)
+            .survives(RAN),
+        Row::new("a font file that is a TrueType header and noise")
+            .file("g/noise.ttf", [&[0u8, 1, 0, 0, 0, 9, 0x80, 0][..], &[0xa5; 4096][..]].concat())
+            .render("screen:text('x', 0, 0, { font = 'noise.ttf' })")
+            .first("screen:text: `noise.ttf` is not a font", 1)
+            .survives(RAN),
+        Row::new("a font whose advances are infinite (measure answered inf; fuzz finding)")
+            .file(
+                "g/inf.ttf",
+                std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/seeds/font_file/infinite-advance.ttf")).unwrap(),
+            )
+            .render("local w = screen:measure('नमस्ते दुनिया', { font = 'inf.ttf', size = 40, align = 'right' })")
+            .first("screen:measure: the font's measurements are not finite numbers; it is broken", 1)
+            .survives(RAN),
+        (1..=65)
+            .fold(Row::new("65 font files (the host kept every face)"), |row, i| {
+                row.file(&format!("g/f{i}.ttf"), pixel_font())
+            })
+            .render("for i = 1, 65 do screen:text('x', 0, 0, { font = 'f' .. i .. '.ttf' }) end")
+            .first("screen:text: `f65.ttf` would be font file 65; a game uses at most 64 (H10)", 1)
+            .survives(RAN),
         Row::new("a frame that draws text without end (4.7 GB)")
             .render("local s = string.rep('x', 60000) for i = 1, 2000 do screen:text(s, 0, 0) end")
             .first("screen:text: this frame has laid out more than 1000000 glyphs (H10", 1)
