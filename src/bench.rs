@@ -352,6 +352,63 @@ fn drawing_case() -> Result<(Duration, Duration)> {
     Ok((direct, through_luau))
 }
 
+const TEXT_LINES: &str = r##"
+local LINES = {}
+for i = 1, 100 do
+    LINES[i] = string.format("%3d  the quick brown fox jumps over the lazy dog", i)
+end
+return {
+    config = { width = 1280, height = 720 },
+    render = function(state, scene, screen)
+        for i = 1, 100 do
+            screen:text(LINES[i], 20 + (i - 1) // 50 * 640, ((i - 1) % 50) * 14, { size = 12, color = "#ffff80" })
+        end
+    end,
+}
+"##;
+
+/// Times 100 lines of text at 1280x720 drawn through Luau (laid out once,
+/// blended from the glyph cache) against the same layouts' outlines
+/// filled by tiny-skia every frame, as the host drew text before H14.
+fn text_case() -> Result<(Duration, Duration)> {
+    let mut pixmap = tiny_skia::Pixmap::new(1280, 720).expect("a 1280x720 pixmap");
+    let mut typesetter = crate::text::Typesetter::new();
+    let mut layouts = Vec::new();
+    for i in 1..=100 {
+        let line = format!("{i:3}  the quick brown fox jumps over the lazy dog");
+        let at = [
+            20.0 + ((i - 1) / 50 * 640) as f32,
+            ((i - 1) % 50 * 14) as f32,
+        ];
+        let layout = typesetter
+            .layout(&line, &crate::text::TextStyle::plain(12.0))
+            .expect("the bench's text lays out");
+        layouts.push((layout, at));
+    }
+    let mut paint = tiny_skia::Paint::default();
+    paint.set_color_rgba8(255, 255, 128, 255);
+    paint.anti_alias = true;
+    let dir = TempGame::new("text", TEXT_LINES)?;
+    let game = LuaGame::load(&dir.0)?;
+    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    let [outlines, cached] = interleaved(|case, n| {
+        for _ in 0..n {
+            if case == 0 {
+                pixmap.fill(tiny_skia::Color::BLACK);
+                for (layout, at) in &layouts {
+                    typesetter.outlines(*layout, *at, |path, t| {
+                        pixmap.fill_path(path, &paint, tiny_skia::FillRule::Winding, t, None);
+                    });
+                }
+            } else {
+                engine.advance(1).expect("the game runs");
+                crate::compositor::screen_picture_into(&mut engine, &mut pixmap);
+            }
+        }
+    });
+    Ok((outlines, cached))
+}
+
 /// Measures hot reload in a headless run paced at 60 Hz: from writing a
 /// file to the reload being done, and to the first frame whose `update`
 /// ran the new code. Returns the medians of `rounds` edits.
@@ -561,6 +618,14 @@ pub fn run() -> Result<Vec<Row>> {
         baseline: direct,
         measured: through_luau,
         target: Some(1.2),
+        ..Row::default()
+    });
+    let (outlines, cached) = text_case()?;
+    rows.push(Row {
+        case: "100 lines of text at 1280x720: glyph cache vs outlines filled each frame".into(),
+        baseline: outlines,
+        measured: cached,
+        target: Some(0.5),
         ..Row::default()
     });
     let (off, on, naive) = budget_case()?;
