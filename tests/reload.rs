@@ -379,3 +379,37 @@ return {
         "the new file is drawn"
     );
 }
+
+// rule: H8, H14
+#[test]
+fn a_changed_font_is_drawn_anew_after_a_reload() {
+    // The same text in a font file that is replaced by another font: the
+    // layout and the glyphs made with the old file go with it.
+    let main = r#"
+return {
+    config = { width = 40, height = 12 },
+    render = function(state, scene, screen)
+        screen:text("HI", 1, 1, { font = "f.ttf", size = 8, smooth = false })
+    end,
+}
+"#;
+    let dir = game(&[("main.luau", main)]);
+    let fonts = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fonts");
+    std::fs::copy(fonts.join("pixel5x7.ttf"), dir.path().join("f.ttf")).unwrap();
+    let mut e = engine(dir.path());
+    e.advance(1).unwrap();
+    let pixel = moonloop::screen_picture(&mut e);
+    std::fs::copy(fonts.join("DejaVuSerif.ttf"), dir.path().join("f.ttf")).unwrap();
+    e.reload(&[PathBuf::from("f.ttf")]).unwrap();
+    e.advance(1).unwrap();
+    let serif = moonloop::screen_picture(&mut e);
+    assert_ne!(pixel.data(), serif.data(), "the new font is drawn");
+    std::fs::copy(fonts.join("pixel5x7.ttf"), dir.path().join("f.ttf")).unwrap();
+    e.reload(&[PathBuf::from("f.ttf")]).unwrap();
+    e.advance(1).unwrap();
+    assert_eq!(
+        moonloop::screen_picture(&mut e).data(),
+        pixel.data(),
+        "and the first again, exactly"
+    );
+}
