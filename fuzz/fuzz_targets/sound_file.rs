@@ -1,4 +1,4 @@
-//! Any bytes a game ships as `sounds/NAME.wav` or `.ogg` decode or are
+//! Any bytes a game ships as `sounds/NAME.wav`, `.ogg` or `.flac` decode or are
 //! refused with a line: a broken sound must not take the host down.
 #![no_main]
 
@@ -10,7 +10,7 @@ fuzz_target!(|bytes: &[u8]| {
     // not findings.
     static HOOK: std::sync::Once = std::sync::Once::new();
     HOOK.call_once(moonloop::internals::error::forward_uncontained_panics);
-    for ext in ["wav", "ogg"] {
+    for ext in ["wav", "ogg", "flac"] {
         if let Ok(clip) = Clip::decode(bytes, ext) {
             assert!(clip.frames() > 0 && (1..=2).contains(&clip.channels));
             assert!(clip.samples.iter().all(|s| s.is_finite()));

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use super::Clip;
-use super::mixer::{Mixer, Params, RATE};
+use super::mixer::{Command, Mixer, Params, RATE};
 
 /// Frames mixed and written at a time: 10 ms.
 const PERIOD: usize = RATE as usize / 100;
@@ -99,7 +99,7 @@ impl Api {
 
 /// An open playback device, fed by a thread that mixes the cues sent to it.
 pub struct Output {
-    cues: Option<SyncSender<(Arc<Clip>, Params)>>,
+    cues: Option<SyncSender<Command>>,
     thread: Option<JoinHandle<()>>,
     written: Arc<AtomicU64>,
     failure: Arc<Mutex<Option<String>>>,
@@ -186,10 +186,23 @@ impl Output {
         })
     }
 
-    /// Plays `clip`; a cue that finds the queue full is dropped.
+    /// Plays `clip` as a cue; a cue that finds the queue full is dropped.
     pub fn play(&self, clip: Arc<Clip>, params: Params) {
+        self.send(Command::Start(super::mixer::Start {
+            voice: 0,
+            source: super::mixer::Source::Clip(clip),
+            params,
+            looped: false,
+            bus: super::mixer::Bus::Effects,
+            fade: 0.0,
+        }));
+    }
+
+    /// Hands `command` to the audio thread; one that finds the queue full
+    /// is dropped.
+    pub fn send(&self, command: Command) {
         if let Some(cues) = &self.cues {
-            let _ = cues.try_send((clip, params));
+            let _ = cues.try_send(command);
         }
     }
 
@@ -217,12 +230,7 @@ impl Drop for Output {
 }
 
 /// Mixes and writes one period after another until the sender goes.
-fn feed(
-    api: &Api,
-    pcm: Pcm,
-    cues: &Receiver<(Arc<Clip>, Params)>,
-    written: &AtomicU64,
-) -> Result<(), String> {
+fn feed(api: &Api, pcm: Pcm, cues: &Receiver<Command>, written: &AtomicU64) -> Result<(), String> {
     api.quiet();
     let mut mixer = Mixer::default();
     let mut mixed = [0.0f32; PERIOD * 2];
@@ -230,7 +238,7 @@ fn feed(
     loop {
         loop {
             match cues.try_recv() {
-                Ok((clip, params)) => mixer.play(clip, params),
+                Ok(command) => mixer.apply(command),
                 Err(TryRecvError::Empty) => break,
                 Err(TryRecvError::Disconnected) => return Ok(()),
             }

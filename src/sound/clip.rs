@@ -1,4 +1,4 @@
-//! Clips: sounds decoded into memory, from WAV or Ogg Vorbis files.
+//! Clips: sounds decoded into memory, from WAV, Ogg Vorbis or FLAC files.
 
 use std::path::Path;
 
@@ -58,122 +58,32 @@ impl Clip {
         Clip::decode(&bytes, &ext)
     }
 
-    /// Decodes the bytes of a file whose name ends in `.ext`.
+    /// Decodes the bytes of a file whose name ends in `.ext`, whole.
     ///
     /// # Errors
-    /// The extension is not `wav` or `ogg`, the bytes are not that format
-    /// (a decoder that panics on them counts as that), there are no
-    /// frames, or there are more than two channels.
+    /// The extension is not `wav`, `ogg` or `flac`, the bytes are not that
+    /// format, there are no frames, more than two channels, or more than
+    /// ten minutes of sound.
     pub fn decode(bytes: &[u8], ext: &str) -> Result<Clip, String> {
-        let decoded = match ext {
-            "wav" => crate::error::contain_panic(|| Clip::from_wav(bytes))
-                .unwrap_or_else(|| Err("a broken WAV file".into()))?,
-            "ogg" => crate::error::contain_panic(|| Clip::from_ogg(bytes))
-                .unwrap_or_else(|| Err("a broken Ogg Vorbis file".into()))?,
-            _ => return Err("sounds are .wav or .ogg files".into()),
-        };
-        if !(1..=2).contains(&decoded.channels) {
-            return Err(format!(
-                "it has {} channels; sounds are mono or stereo",
-                decoded.channels
-            ));
-        }
-        if decoded.frames() == 0 || decoded.rate == 0 {
-            return Err("it holds no sound".into());
-        }
-        Ok(decoded)
-    }
-
-    fn from_wav(bytes: &[u8]) -> Result<Clip, String> {
-        let reader = hound::WavReader::new(std::io::Cursor::new(bytes))
-            .map_err(|e| format!("not a WAV file: {e}"))?;
-        let spec = reader.spec();
-        let samples: Result<Vec<f32>, hound::Error> = match spec.sample_format {
-            // NaN or infinite samples would poison the whole mix: silence.
-            hound::SampleFormat::Float => reader
-                .into_samples::<f32>()
-                .map(|s| s.map(|s| if s.is_finite() { s } else { 0.0 }))
-                .collect(),
-            hound::SampleFormat::Int => {
-                let full = (1i64 << (spec.bits_per_sample.clamp(1, 32) - 1)) as f32;
-                reader
-                    .into_samples::<i32>()
-                    .map(|s| s.map(|s| s as f32 / full))
-                    .collect()
-            }
-        };
-        Ok(Clip {
-            rate: spec.sample_rate,
-            channels: usize::from(spec.channels),
-            samples: samples.map_err(|e| format!("a broken WAV file: {e}"))?,
-        })
-    }
-
-    fn from_ogg(bytes: &[u8]) -> Result<Clip, String> {
-        check_ogg_comments(bytes)?;
-        let mut reader = lewton::inside_ogg::OggStreamReader::new(std::io::Cursor::new(bytes))
-            .map_err(|e| format!("not an Ogg Vorbis file: {e}"))?;
+        let mut decoder = super::decode::Decoder::of_bytes(bytes.to_vec(), ext)?;
         let mut samples = Vec::new();
-        while let Some(packet) = reader
-            .read_dec_packet_itl()
-            .map_err(|e| format!("a broken Ogg Vorbis file: {e}"))?
-        {
-            samples.extend(packet.iter().map(|&s| f32::from(s) / 32768.0));
+        while decoder.next(&mut samples)? {
             if samples.len() > MAX_SAMPLES {
                 return Err("it is longer than sounds may be (10 minutes)".into());
             }
         }
-        // The last page's granule position is the stream's true length:
-        // the last packet decodes to more, which is padding.
-        let channels = usize::from(reader.ident_hdr.audio_channels);
-        if let Some(frames) = reader.get_last_absgp() {
-            samples.truncate((frames as usize).saturating_mul(channels));
+        if let Some(frames) = decoder.frames {
+            samples.truncate((frames as usize).saturating_mul(decoder.channels));
+        }
+        if samples.is_empty() {
+            return Err("it holds no sound".into());
         }
         Ok(Clip {
-            rate: reader.ident_hdr.audio_sample_rate,
-            channels,
+            rate: decoder.rate,
+            channels: decoder.channels,
             samples,
         })
     }
-}
-
-/// Checks the lengths in an Ogg Vorbis file's comment header against the
-/// header's own size. lewton allocates whatever they say before reading
-/// (fuzzing found a file asking for 56 GB), which would abort the host.
-fn check_ogg_comments(bytes: &[u8]) -> Result<(), String> {
-    let mut packets = ogg::PacketReader::new(std::io::Cursor::new(bytes));
-    let mut next = || {
-        packets
-            .read_packet_expected()
-            .map(|p| p.data)
-            .map_err(|e| format!("not an Ogg Vorbis file: {e}"))
-    };
-    next()?;
-    let comments = next()?;
-    let Some(mut rest) = comments.strip_prefix(b"\x03vorbis".as_slice()) else {
-        return Ok(()); // not a comment header: lewton refuses it
-    };
-    // A length, then that many bytes.
-    fn length(rest: &mut &[u8]) -> Option<usize> {
-        let (n, tail) = rest.split_first_chunk::<4>()?;
-        *rest = tail;
-        Some(u32::from_le_bytes(*n) as usize)
-    }
-    fn skip(rest: &mut &[u8]) -> Option<()> {
-        let n = length(rest)?;
-        *rest = rest.get(n..)?;
-        Some(())
-    }
-    let broken = || "a broken Ogg Vorbis file: its comment header is cut short".to_string();
-    skip(&mut rest).ok_or_else(broken)?; // the vendor
-    let count = length(&mut rest).ok_or_else(broken)?;
-    if count > rest.len() / 4 {
-        return Err(broken());
-    }
-    for _ in 0..count {
-        skip(&mut rest).ok_or_else(broken)?;
-    }
-    Ok(())
 }
 
 /// The largest sound file a game may ship.
@@ -190,17 +100,8 @@ pub(crate) mod tests {
     /// Writes a WAV file of whole-number samples.
     pub(crate) fn write_wav(path: &Path, channels: u16, rate: u32, bits: u16, samples: &[i32]) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        let spec = hound::WavSpec {
-            channels,
-            sample_rate: rate,
-            bits_per_sample: bits,
-            sample_format: hound::SampleFormat::Int,
-        };
-        let mut writer = hound::WavWriter::create(path, spec).unwrap();
-        for &s in samples {
-            writer.write_sample(s).unwrap();
-        }
-        writer.finalize().unwrap();
+        let bytes = crate::sound::wav::encode(channels, rate, bits, samples);
+        std::fs::write(path, bytes).unwrap();
     }
 
     #[test]
@@ -236,36 +137,19 @@ pub(crate) mod tests {
         assert!((peak(1) - 0.25).abs() < 0.03, "right peak {}", peak(1));
     }
 
-    // rule: H9
+    // rule: H10
     #[test]
     fn an_ogg_comment_header_that_lies_about_its_lengths_is_refused() {
-        // tone.ogg's packets again, with the vendor string's length set to
-        // nearly 4 GB: lewton alone would try to allocate it.
+        // tone.ogg with its vendor string's length set to nearly 4 GB:
+        // symphonia would allocate that before reading it.
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sounds/tone.ogg");
         let bytes = std::fs::read(path).unwrap();
-        let mut reader = ogg::PacketReader::new(std::io::Cursor::new(&bytes[..]));
-        let mut writer = ogg::PacketWriter::new(Vec::new());
-        let mut index = 0;
-        while let Some(packet) = reader.read_packet().unwrap() {
-            let mut data = packet.data.clone();
-            if index == 1 {
-                data[7..11].copy_from_slice(&0xffff_fff0u32.to_le_bytes());
-            }
-            let end = if packet.last_in_stream() {
-                ogg::PacketWriteEndInfo::EndStream
-            } else {
-                ogg::PacketWriteEndInfo::NormalPacket
-            };
-            let (serial, absgp) = (packet.stream_serial(), packet.absgp_page());
-            writer
-                .write_packet(data.into_boxed_slice(), serial, end, absgp)
-                .unwrap();
-            index += 1;
-        }
-        let forged = writer.into_inner();
+        let at = bytes.windows(7).position(|w| w == b"\x03vorbis").unwrap() + 7;
+        let mut forged = bytes.clone();
+        forged[at..at + 4].copy_from_slice(&0xffff_fff0u32.to_le_bytes());
         assert_eq!(
             Clip::decode(&forged, "ogg").unwrap_err(),
-            "a broken Ogg Vorbis file: its comment header is cut short"
+            "an Ogg Vorbis file whose comment header claims more than it holds"
         );
         assert!(Clip::decode(&bytes, "ogg").is_ok(), "the original is fine");
     }
@@ -275,7 +159,11 @@ pub(crate) mod tests {
         let dir = tempfile::tempdir().unwrap();
         let text = dir.path().join("x.wav");
         std::fs::write(&text, "not a sound").unwrap();
-        assert!(Clip::load(&text).unwrap_err().starts_with("not a WAV file"));
+        assert!(
+            Clip::load(&text).unwrap_err().starts_with("not a WAV file"),
+            "{}",
+            Clip::load(&text).unwrap_err()
+        );
         let ogg = dir.path().join("x.ogg");
         std::fs::write(&ogg, "not a sound").unwrap();
         assert!(
@@ -287,7 +175,7 @@ pub(crate) mod tests {
         std::fs::write(&mp3, "").unwrap();
         assert_eq!(
             Clip::load(&mp3).unwrap_err(),
-            "sounds are .wav or .ogg files"
+            "sounds are .wav, .ogg or .flac files"
         );
         let empty = dir.path().join("e.wav");
         write_wav(&empty, 1, 8000, 8, &[]);

@@ -9,8 +9,11 @@
 
 mod alsa;
 mod clip;
+pub mod decode;
 mod mixer;
+pub mod stream;
 mod synth;
+pub mod wav;
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -1,0 +1,329 @@
+//! Decoding sound files with symphonia (rule H13): WAV, Ogg Vorbis and
+//! FLAC, packet by packet, so a clip is decoded whole and music is
+//! streamed with the same code.
+//!
+//! Before symphonia sees a file, [`check_headers`] reads the lengths its
+//! comment headers claim: symphonia allocates a comment's claimed length
+//! before reading it, and a file may claim 4 GB (H10).
+
+use std::io::Cursor;
+
+use symphonia::core::audio::SampleBuffer;
+use symphonia::core::codecs::{CODEC_TYPE_NULL, DecoderOptions};
+use symphonia::core::errors::Error as Failure;
+use symphonia::core::formats::{FormatOptions, FormatReader, SeekMode, SeekTo};
+use symphonia::core::io::{MediaSource, MediaSourceStream};
+use symphonia::core::meta::MetadataOptions;
+use symphonia::core::probe::Hint;
+
+/// The sound file formats, by extension.
+pub const EXTENSIONS: [&str; 3] = ["wav", "ogg", "flac"];
+
+/// The highest sample rate a sound may have.
+const MAX_RATE: u32 = 384_000;
+
+/// The most samples one packet may decode to (a second of 384 kHz
+/// stereo); a file claiming more is broken.
+pub const MAX_PACKET: usize = 2 * 384_000;
+
+/// A sound file being decoded.
+pub struct Decoder {
+    format: Box<dyn FormatReader>,
+    decoder: Box<dyn symphonia::core::codecs::Decoder>,
+    track: u32,
+    /// Frames per second.
+    pub rate: u32,
+    /// 1 or 2.
+    pub channels: usize,
+    /// The sound's length in frames, when the file says (decoding may give
+    /// more: the last packet's padding).
+    pub frames: Option<u64>,
+    buffer: Option<SampleBuffer<f32>>,
+}
+
+impl Decoder {
+    /// Opens the bytes of a file whose name ends in `.ext`.
+    ///
+    /// # Errors
+    /// As [`Decoder::open`].
+    pub fn of_bytes(bytes: Vec<u8>, ext: &str) -> Result<Decoder, String> {
+        check_headers(&bytes, ext)?;
+        Decoder::open(Box::new(Cursor::new(bytes)), ext)
+    }
+
+    /// Opens `source`, a file whose name ends in `.ext` and whose headers
+    /// [`check_headers`] has passed.
+    ///
+    /// # Errors
+    /// The extension is not a sound format's, the bytes are not that
+    /// format (a decoder that panics counts as that), or the sound is not
+    /// mono or stereo at a sane rate.
+    pub fn open(source: Box<dyn MediaSource>, ext: &str) -> Result<Decoder, String> {
+        let what = describe(ext)?;
+        crate::error::contain_panic(|| Decoder::open_unguarded(source, ext, what)).unwrap_or_else(
+            || {
+                Err(format!(
+                    "{} file that is broken",
+                    what.replacen("a", "A", 1)
+                ))
+            },
+        )
+    }
+
+    fn open_unguarded(
+        source: Box<dyn MediaSource>,
+        ext: &str,
+        what: &str,
+    ) -> Result<Decoder, String> {
+        let stream = MediaSourceStream::new(source, Default::default());
+        let mut hint = Hint::new();
+        hint.with_extension(ext);
+        let probed = symphonia::default::get_probe()
+            .format(
+                &hint,
+                stream,
+                &FormatOptions {
+                    enable_gapless: true,
+                    ..FormatOptions::default()
+                },
+                &MetadataOptions::default(),
+            )
+            .map_err(|e| format!("not {what} file ({e})"))?;
+        let format = probed.format;
+        let track = format
+            .tracks()
+            .iter()
+            .find(|t| t.codec_params.codec != CODEC_TYPE_NULL)
+            .ok_or_else(|| format!("not {what} file (no audio in it)"))?;
+        let params = track.codec_params.clone();
+        let channels = params.channels.map_or(0, |c| c.count());
+        if !(1..=2).contains(&channels) {
+            return Err(format!(
+                "it has {channels} channels; sounds are mono or stereo"
+            ));
+        }
+        let rate = params.sample_rate.unwrap_or(0);
+        if rate == 0 || rate > MAX_RATE {
+            return Err(format!(
+                "its sample rate is {rate} Hz; sounds are up to {MAX_RATE} Hz"
+            ));
+        }
+        let decoder = symphonia::default::get_codecs()
+            .make(&params, &DecoderOptions::default())
+            .map_err(|e| format!("{what} file the host cannot decode ({e})"))?;
+        Ok(Decoder {
+            frames: params.n_frames,
+            track: track.id,
+            format,
+            decoder,
+            rate,
+            channels,
+            buffer: None,
+        })
+    }
+
+    /// Appends the next packet's samples (interleaved, -1 to 1) to `out`;
+    /// returns false at the end of the sound.
+    ///
+    /// # Errors
+    /// The file is broken past its headers.
+    pub fn next(&mut self, out: &mut Vec<f32>) -> Result<bool, String> {
+        crate::error::contain_panic(|| self.next_unguarded(out))
+            .unwrap_or_else(|| Err("the sound file is broken".into()))
+    }
+
+    fn next_unguarded(&mut self, out: &mut Vec<f32>) -> Result<bool, String> {
+        loop {
+            let packet = match self.format.next_packet() {
+                Ok(packet) => packet,
+                Err(Failure::IoError(e)) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                    return Ok(false);
+                }
+                Err(Failure::ResetRequired) => return Ok(false),
+                Err(e) => return Err(format!("the sound file is broken ({e})")),
+            };
+            if packet.track_id() != self.track {
+                continue;
+            }
+            let decoded = match self.decoder.decode(&packet) {
+                Ok(decoded) => decoded,
+                // A damaged packet is skipped, as players do.
+                Err(Failure::DecodeError(_)) => continue,
+                Err(e) => return Err(format!("the sound file is broken ({e})")),
+            };
+            let frames = decoded.frames();
+            let spec = *decoded.spec();
+            if spec.channels.count() != self.channels || frames * self.channels > MAX_PACKET {
+                return Err("the sound file changes shape midway".into());
+            }
+            let most = decoded.capacity().max(frames);
+            let buffer = match &mut self.buffer {
+                Some(b) if b.capacity() >= frames * self.channels => b,
+                slot => slot.insert(SampleBuffer::new(most as u64, spec)),
+            };
+            buffer.copy_interleaved_ref(decoded);
+            // NaN or infinite samples would poison the whole mix: silence.
+            out.extend(buffer.samples().iter().map(|&s| {
+                if s.is_finite() {
+                    s.clamp(-1.0, 1.0)
+                } else {
+                    0.0
+                }
+            }));
+            return Ok(true);
+        }
+    }
+
+    /// Goes back to the start (a streamed sound that loops).
+    ///
+    /// # Errors
+    /// The file cannot seek.
+    pub fn rewind(&mut self) -> Result<(), String> {
+        let track = self.track;
+        let seeked = crate::error::contain_panic(|| {
+            self.format.seek(
+                SeekMode::Accurate,
+                SeekTo::TimeStamp {
+                    ts: 0,
+                    track_id: track,
+                },
+            )
+        });
+        match seeked {
+            Some(Ok(_)) => {
+                self.decoder.reset();
+                Ok(())
+            }
+            _ => Err("the sound file cannot go back to its start".into()),
+        }
+    }
+}
+
+/// The format's name with its article: "a WAV", "an Ogg Vorbis".
+fn describe(ext: &str) -> Result<&'static str, String> {
+    match ext {
+        "wav" => Ok("a WAV"),
+        "ogg" => Ok("an Ogg Vorbis"),
+        "flac" => Ok("a FLAC"),
+        _ => Err("sounds are .wav, .ogg or .flac files".into()),
+    }
+}
+
+/// Checks the lengths an Ogg Vorbis or FLAC file's comment header claims
+/// against the bytes there are (`bytes` may be the file's first part; a
+/// header running past it is refused).
+///
+/// # Errors
+/// A comment header claims more than it holds.
+pub fn check_headers(bytes: &[u8], ext: &str) -> Result<(), String> {
+    let comments = match ext {
+        "ogg" => ogg_comment_packet(bytes)
+            .and_then(|p| p.strip_prefix(b"\x03vorbis".as_slice()).map(<[u8]>::to_vec)),
+        "flac" => flac_comment_block(bytes),
+        _ => return Ok(()),
+    };
+    match comments {
+        Some(body) if !comments_fit(&body) => Err(format!(
+            "{} file whose comment header claims more than it holds",
+            describe(ext)?
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Whether a Vorbis comment body's lengths fit inside it.
+fn comments_fit(mut rest: &[u8]) -> bool {
+    fn length(rest: &mut &[u8]) -> Option<usize> {
+        let (n, tail) = rest.split_first_chunk::<4>()?;
+        *rest = tail;
+        Some(u32::from_le_bytes(*n) as usize)
+    }
+    fn skip(rest: &mut &[u8]) -> Option<()> {
+        let n = length(rest)?;
+        *rest = rest.get(n..)?;
+        Some(())
+    }
+    let mut check = || {
+        skip(&mut rest)?; // the vendor
+        let count = length(&mut rest)?;
+        if count > rest.len() / 4 {
+            return None;
+        }
+        for _ in 0..count {
+            skip(&mut rest)?;
+        }
+        Some(())
+    };
+    check().is_some()
+}
+
+/// The second packet of an Ogg stream (a Vorbis stream's comments), read
+/// from its pages; `None` when the bytes are not Ogg or end first.
+fn ogg_comment_packet(bytes: &[u8]) -> Option<Vec<u8>> {
+    let (mut at, mut packet, mut index) = (0usize, Vec::new(), 0);
+    while at + 27 <= bytes.len() {
+        if &bytes[at..at + 4] != b"OggS" {
+            return None;
+        }
+        let segments = usize::from(bytes[at + 26]);
+        let table = bytes.get(at + 27..at + 27 + segments)?;
+        let mut body = at + 27 + segments;
+        for &lace in table {
+            let piece = bytes.get(body..body + usize::from(lace))?;
+            body += usize::from(lace);
+            if index == 1 {
+                packet.extend_from_slice(piece);
+            }
+            if lace < 255 {
+                if index == 1 {
+                    return Some(packet);
+                }
+                index += 1;
+            }
+        }
+        at = body;
+    }
+    None
+}
+
+/// A FLAC file's VORBIS_COMMENT block, if it has one.
+fn flac_comment_block(bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut at = 4;
+    if bytes.get(..4)? != b"fLaC" {
+        return None;
+    }
+    loop {
+        let header = bytes.get(at..at + 4)?;
+        let (last, kind) = (header[0] & 0x80 != 0, header[0] & 0x7f);
+        let len =
+            usize::from(header[1]) << 16 | usize::from(header[2]) << 8 | usize::from(header[3]);
+        at += 4;
+        if kind == 4 {
+            // A block cut short by the file counts as what it holds.
+            let end = (at + len).min(bytes.len());
+            return Some(bytes[at..end].to_vec());
+        }
+        if last {
+            return None;
+        }
+        at += len;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comment_lengths_are_checked_against_what_the_header_holds() {
+        let mut body = Vec::new();
+        body.extend_from_slice(&3u32.to_le_bytes());
+        body.extend_from_slice(b"abc");
+        body.extend_from_slice(&1u32.to_le_bytes());
+        body.extend_from_slice(&2u32.to_le_bytes());
+        body.extend_from_slice(b"k=");
+        assert!(comments_fit(&body));
+        body[0..4].copy_from_slice(&0xffff_fff0u32.to_le_bytes());
+        assert!(!comments_fit(&body), "a vendor of 4 GB");
+    }
+}
