@@ -128,8 +128,9 @@ struct RunArgs {
     /// Does not watch the game folder.
     #[arg(long)]
     no_watch: bool,
-    /// The ALSA device that plays cues in a window ("off" for none).
-    #[arg(long, value_name = "DEVICE", default_value = "default")]
+    /// The ALSA device that plays sound in a window ("off" for none), or a
+    /// .wav file the mix is rendered into, in step with simulated time.
+    #[arg(long, value_name = "DEVICE|FILE.wav", default_value = "default")]
     audio: String,
     /// The seed `math.random` starts from (default 0; a replay brings its own).
     #[arg(long, value_name = "N", conflicts_with = "replay")]
@@ -396,13 +397,25 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
             .as_deref()
             .map(|path| Capture::start(path, true))
             .transpose()?;
+        let mut sound = audio_file(&args.audio)
+            .map(|path| {
+                let bank = crate::sound::Bank::new(engine.config().sounds.clone());
+                crate::sound::Player::to_file(path, bank).map_err(crate::Error::Usage)
+            })
+            .transpose()?;
         let tally = headless::run(
             &mut engine,
             frames,
             real_time,
             watcher.as_mut(),
             capture.as_mut(),
+            sound.as_mut(),
         );
+        if let Some(mut sound) = sound
+            && let Some((path, seconds)) = sound.finish().map_err(crate::Error::Usage)?
+        {
+            tell!("rendered {seconds:.2} s of sound to {}", path.display());
+        }
         if let Some(capture) = capture {
             let summary = capture.recorder.finish()?;
             tell!(
@@ -641,4 +654,12 @@ fn default_games() -> Result<Vec<PathBuf>> {
         .collect();
     games.sort();
     Ok(games)
+}
+
+/// The WAV file `--audio` names, if it names one rather than a device.
+pub fn audio_file(audio: &str) -> Option<&std::path::Path> {
+    audio
+        .to_ascii_lowercase()
+        .ends_with(".wav")
+        .then(|| std::path::Path::new(audio))
 }

@@ -1,18 +1,68 @@
-//! Cues: named sounds that `update` plays, logged per frame (rule H7).
+//! Cues and sound actions: what `update` does with sound, logged per frame
+//! (rules H7, H13).
 //!
-//! The log is what tests read; the audio device (when there is one) plays
-//! from it. Cue names are interned, so a game replaying the same few cues
-//! adds nothing to the heap but the log entries themselves.
+//! The log is what tests read; the audio device (when there is one) or the
+//! `--audio` renderer plays from it. Names are interned, so a game
+//! replaying the same few cues adds nothing to the heap but the log
+//! entries themselves. The log also knows which named sounds the game has
+//! started and not stopped, so a stop of one that is not playing is named.
 
 use std::rc::Rc;
 
-/// One cue played by `update`.
+use crate::sound::Bus;
+
+/// What a logged entry does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// A cue: a sound played once, named by its sound (`input:cue`).
+    Cue,
+    /// A named sound starts (`input:play`).
+    Play,
+    /// A named sound ends (`input:stop`).
+    Stop,
+    /// A named sound holds (`input:pause`).
+    Pause,
+    /// A held sound goes on (`input:resume`).
+    Resume,
+    /// A named sound's volume, pitch or pan changes (`input:set`).
+    Set,
+    /// A bus's volume changes (`input:bus`).
+    Bus,
+}
+
+impl Action {
+    /// The action's name, as tests read it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Action::Cue => "cue",
+            Action::Play => "play",
+            Action::Stop => "stop",
+            Action::Pause => "pause",
+            Action::Resume => "resume",
+            Action::Set => "set",
+            Action::Bus => "bus",
+        }
+    }
+}
+
+/// One cue or sound action of `update`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cue {
-    /// The delivered frame whose `update` played it.
+    /// The delivered frame whose `update` did it.
     pub frame: u64,
-    /// The cue's name, as the game wrote it.
+    /// What it does.
+    pub action: Action,
+    /// A cue's sound; the name the game gave a sound (play to set); a
+    /// bus's name.
     pub name: Rc<str>,
+    /// What a `play` plays: a sound file or a cue name.
+    pub sound: Option<Rc<str>>,
+    /// Whether a `play` loops until stopped.
+    pub looped: bool,
+    /// A `play`'s bus, or the bus a `bus` action sets.
+    pub bus: Bus,
+    /// Seconds a play fades in, a stop out, a set or bus moves over.
+    pub fade: f64,
     /// Loudness, 0 to 1. Default: 1.
     pub volume: f64,
     /// Playback rate, 1 is the sound as recorded. Default: 1.
@@ -21,12 +71,27 @@ pub struct Cue {
     pub pan: f64,
 }
 
-/// The cues played so far.
+/// A named sound the game started and has not stopped.
+#[derive(Debug, Clone)]
+struct Playing {
+    name: Rc<str>,
+    volume: f64,
+    pitch: f64,
+    pan: f64,
+}
+
+/// The cues and sound actions so far.
 #[derive(Debug, Default)]
 pub struct CueLog {
     cues: Vec<Cue>,
     names: Vec<Rc<str>>,
+    playing: Vec<Playing>,
+    warnings: Vec<String>,
 }
+
+/// The most named sounds the log remembers as playing; past it the
+/// oldest is forgotten (the mixer sounds at most 32 at once anyway).
+pub const MAX_PLAYING: usize = 256;
 
 /// The longest cue name, in bytes.
 pub const MAX_NAME: usize = 256;
@@ -45,9 +110,7 @@ impl CueLog {
     /// Records a cue played on `frame`.
     ///
     /// # Errors
-    /// The name is too long or one of too many, the frame has played
-    /// [`MAX_PER_FRAME`] cues, or the log is full (H10): each bounds what
-    /// the host keeps on the game's behalf.
+    /// As [`CueLog::push`].
     pub fn play(
         &mut self,
         frame: u64,
@@ -56,17 +119,65 @@ impl CueLog {
         pitch: f64,
         pan: f64,
     ) -> Result<(), String> {
+        let name = self.intern(name)?;
+        self.push(Cue {
+            frame,
+            action: Action::Cue,
+            name,
+            sound: None,
+            looped: false,
+            bus: Bus::Effects,
+            fade: 0.0,
+            volume,
+            pitch,
+            pan,
+        })
+    }
+
+    /// Interns `name`.
+    ///
+    /// # Errors
+    /// The name is too long or one of too many (H10).
+    pub fn intern(&mut self, name: &str) -> Result<Rc<str>, String> {
         if name.len() > MAX_NAME {
             return Err(format!(
                 "a cue name of {} bytes is too long (at most {MAX_NAME}, H10)",
                 name.len()
             ));
         }
+        match self.names.iter().find(|n| &***n == name) {
+            Some(interned) => Ok(interned.clone()),
+            None if self.names.len() == MAX_NAMES => Err(format!(
+                "a game plays at most {MAX_NAMES} different cue names (H10)"
+            )),
+            None => {
+                let interned: Rc<str> = name.into();
+                self.names.push(interned.clone());
+                Ok(interned)
+            }
+        }
+    }
+
+    /// Returns the volume, pitch and pan of named sound `name` if the game
+    /// started it and has not stopped it.
+    pub fn playing(&self, name: &str) -> Option<(f64, f64, f64)> {
+        self.playing
+            .iter()
+            .find(|p| &*p.name == name)
+            .map(|p| (p.volume, p.pitch, p.pan))
+    }
+
+    /// Logs `cue`, and keeps what it says about which named sounds play.
+    ///
+    /// # Errors
+    /// The frame has logged [`MAX_PER_FRAME`] entries, or the log is full
+    /// (H10): each bounds what the host keeps on the game's behalf.
+    pub fn push(&mut self, cue: Cue) -> Result<(), String> {
         let this_frame = self
             .cues
             .iter()
             .rev()
-            .take_while(|c| c.frame == frame)
+            .take_while(|c| c.frame == cue.frame)
             .count();
         if this_frame == MAX_PER_FRAME {
             return Err(format!("a frame plays at most {MAX_PER_FRAME} cues (H10)"));
@@ -77,27 +188,37 @@ impl CueLog {
                  runs this long should read e.cues and start a new engine)"
             ));
         }
-        let name = match self.names.iter().find(|n| &***n == name) {
-            Some(interned) => interned.clone(),
-            None if self.names.len() == MAX_NAMES => {
-                return Err(format!(
-                    "a game plays at most {MAX_NAMES} different cue names (H10)"
-                ));
+        match cue.action {
+            Action::Play | Action::Set => {
+                self.playing.retain(|p| p.name != cue.name);
+                if self.playing.len() == MAX_PLAYING {
+                    self.playing.remove(0);
+                }
+                self.playing.push(Playing {
+                    name: cue.name.clone(),
+                    volume: cue.volume,
+                    pitch: cue.pitch,
+                    pan: cue.pan,
+                });
             }
-            None => {
-                let interned: Rc<str> = name.into();
-                self.names.push(interned.clone());
-                interned
-            }
-        };
-        self.cues.push(Cue {
-            frame,
-            name,
-            volume,
-            pitch,
-            pan,
-        });
+            Action::Stop => self.playing.retain(|p| p.name != cue.name),
+            _ => {}
+        }
+        self.cues.push(cue);
         Ok(())
+    }
+
+    /// Keeps a line about a sound action that did nothing (a stop of a
+    /// sound that is not playing), for the frame's errors.
+    pub fn warn(&mut self, line: String) {
+        if self.warnings.len() < 64 {
+            self.warnings.push(line);
+        }
+    }
+
+    /// Takes the lines kept since the last call.
+    pub fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
     }
 
     /// Returns every cue logged, oldest first.

@@ -298,6 +298,9 @@ impl<G: Game> Engine<G> {
         if let Err(err) = self.game.update(ctx, dt) {
             self.errors.push(err);
         }
+        for warning in self.cues.take_warnings() {
+            self.errors.push(Error::Script(warning));
+        }
 
         // 6. render runs. After a reload, what it no longer poses leaves
         // the scene.

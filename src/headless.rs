@@ -12,6 +12,7 @@ use crate::compositor::{Compositor, Steps};
 use crate::engine::{Engine, Game, Tick};
 use crate::record::Recorder;
 use crate::reload::Watcher;
+use crate::sound::Player;
 
 /// What a run records each delivered frame with (step 8).
 pub struct Capture {
@@ -99,6 +100,7 @@ pub fn run<G: Game>(
     real_time: bool,
     mut watcher: Option<&mut Watcher>,
     mut capture: Option<&mut Capture>,
+    mut sound: Option<&mut Player>,
 ) -> ErrorTally {
     let mut tally = ErrorTally::default();
     let target = frames.map(|n| engine.frame() + n);
@@ -126,9 +128,25 @@ pub fn run<G: Game>(
             Tick::Delivered => {
                 let fault = capture.as_mut().and_then(|capture| capture.take(engine));
                 // Cues are for the audio device, which a headless run has
-                // none of; a long run must not keep them all.
-                engine.cues_mut().drain();
-                for err in engine.frame_errors().iter().chain(&fault) {
+                // none of, or for `--audio`'s file; a long run must not
+                // keep them all.
+                let mut faults: Vec<crate::Error> = fault.into_iter().collect();
+                match sound.as_deref_mut() {
+                    Some(player) => {
+                        engine.play_cues(|cue, assets| {
+                            if let Some(line) = player.play(cue, assets) {
+                                faults.push(crate::Error::Asset(line));
+                            }
+                        });
+                        if let Err(why) = player.render_to(engine.time()) {
+                            faults.push(crate::Error::Asset(why));
+                        }
+                    }
+                    None => {
+                        engine.cues_mut().drain();
+                    }
+                }
+                for err in engine.frame_errors().iter().chain(&faults) {
                     tally.report(engine.frame(), err);
                 }
                 // The game asked to end after this frame, which counts.

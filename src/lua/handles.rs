@@ -196,6 +196,18 @@ impl InputHandle {
         }
     }
 
+    /// Returns the frame's cue log and number, inside `update` only.
+    #[allow(clippy::mut_from_ref)] // a lease, as `Leases::screen` is
+    pub(super) fn cue_log(&self, lua: &Lua) -> mlua::Result<(&mut CueLog, u64)> {
+        self.with(lua, |_| ())?;
+        // SAFETY: as in `with`: lent for the duration of `update`, and
+        // Luau cannot run two input methods at once.
+        Ok((
+            unsafe { &mut *self.leases.cues.get() },
+            self.leases.frame.get(),
+        ))
+    }
+
     fn with<R>(&self, lua: &Lua, f: impl FnOnce(&InputFrame) -> R) -> mlua::Result<R> {
         let input = self.leases.input.get();
         if input.is_null() {
@@ -247,6 +259,7 @@ impl InputHandle {
 
 impl UserData for InputHandle {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
+        super::sounds::add_methods(methods);
         methods.add_method("down", |lua, this, name: Value| {
             let binding = this.binding(lua, "down", &name)?;
             this.with(lua, |input| input.down(binding))

@@ -12,6 +12,7 @@ mod require;
 mod scenario;
 mod scene;
 mod screen;
+mod sounds;
 mod strings;
 mod testing;
 mod vm;

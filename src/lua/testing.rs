@@ -272,6 +272,15 @@ pub(super) fn cue_list(lua: &Lua, cues: &[crate::cues::Cue]) -> mlua::Result<Tab
         entry.raw_set("volume", cue.volume)?;
         entry.raw_set("pitch", cue.pitch)?;
         entry.raw_set("pan", cue.pan)?;
+        entry.raw_set("action", cue.action.name())?;
+        if cue.action != crate::cues::Action::Cue {
+            if let Some(sound) = &cue.sound {
+                entry.raw_set("sound", &**sound)?;
+            }
+            entry.raw_set("loop", cue.looped)?;
+            entry.raw_set("bus", cue.bus.name())?;
+            entry.raw_set("fade", cue.fade)?;
+        }
         list.raw_push(entry)?;
     }
     Ok(list)

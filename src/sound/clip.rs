@@ -67,8 +67,9 @@ impl Clip {
     pub fn decode(bytes: &[u8], ext: &str) -> Result<Clip, String> {
         let mut decoder = super::decode::Decoder::of_bytes(bytes.to_vec(), ext)?;
         let mut samples = Vec::new();
+        let longest = decoder.rate as usize * 600 * decoder.channels;
         while decoder.next(&mut samples)? {
-            if samples.len() > MAX_SAMPLES {
+            if samples.len() > MAX_SAMPLES.min(longest) {
                 return Err("it is longer than sounds may be (10 minutes)".into());
             }
         }

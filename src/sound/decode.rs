@@ -22,9 +22,9 @@ pub const EXTENSIONS: [&str; 3] = ["wav", "ogg", "flac"];
 /// The highest sample rate a sound may have.
 const MAX_RATE: u32 = 384_000;
 
-/// The most samples one packet may decode to (a second of 384 kHz
+/// The most samples one packet may decode to (FLAC's largest block,
 /// stereo); a file claiming more is broken.
-pub const MAX_PACKET: usize = 2 * 384_000;
+pub const MAX_PACKET: usize = 2 * 65_536;
 
 /// A sound file being decoded.
 pub struct Decoder {

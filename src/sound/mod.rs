@@ -11,20 +11,24 @@ mod alsa;
 mod clip;
 pub mod decode;
 mod mixer;
+mod player;
+mod render;
 pub mod stream;
 mod synth;
 pub mod wav;
+
+pub use player::Player;
+pub use render::WavOut;
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 pub use alsa::Output;
 pub use clip::{Clip, MAX_FILE};
-pub use mixer::{MAX_VOICES, Mixer, Params, RATE};
+pub use mixer::{Bus, Command, MAX_VOICES, Mixer, Params, RATE, Source, Start};
 pub use synth::{BUILT_IN, built_in};
 
 use crate::assets::Store;
-use crate::cues::Cue;
 
 /// Where each cue name's sound comes from, found on first play: files
 /// come from the game's asset store, which decodes each once and bounds
@@ -75,7 +79,10 @@ impl Bank {
                     .ok_or_else(|| format!("config.sounds.{name}: {}", not_built_in(to)))
             };
         }
-        for ext in ["wav", "ogg"] {
+        if is_sound_file(name) {
+            return assets.sound(name);
+        }
+        for ext in decode::EXTENSIONS {
             let file = format!("sounds/{name}.{ext}");
             if assets.has_file(&file) {
                 return assets.sound(&file);
@@ -93,7 +100,9 @@ impl Bank {
 /// Whether a `config.sounds` entry names a file rather than a built-in.
 pub fn is_sound_file(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    lower.ends_with(".wav") || lower.ends_with(".ogg")
+    decode::EXTENSIONS
+        .iter()
+        .any(|ext| lower.ends_with(&format!(".{ext}")))
 }
 
 fn not_built_in(name: &str) -> String {
@@ -103,96 +112,20 @@ fn not_built_in(name: &str) -> String {
     )
 }
 
-/// Plays cues through the audio device, when there is one.
-pub struct Player {
-    bank: Bank,
-    output: Option<Output>,
-    /// "ALSA default", or why there is no sound.
-    status: String,
-    /// Cue names whose sound could not be found, reported once each.
-    reported: Vec<String>,
-}
-
-impl Player {
-    /// Opens ALSA device `device` ("default" is the system's choice; "off"
-    /// opens none) for the game in `folder`.
-    pub fn open(device: &str, bank: Bank) -> Player {
-        let (output, status) = if device == "off" {
-            (None, "off".to_string())
-        } else {
-            match Output::open(device) {
-                Ok(output) => (Some(output), format!("ALSA {device}")),
-                Err(why) => (None, format!("none ({why})")),
-            }
-        };
-        Player {
-            bank,
-            output,
-            status,
-            reported: Vec::new(),
-        }
-    }
-
-    /// Returns the output in use ("ALSA default"), or why there is none.
-    pub fn status(&self) -> String {
-        match self.output.as_ref().and_then(Output::failure) {
-            Some(why) => format!("none ({why})"),
-            None => self.status.clone(),
-        }
-    }
-
-    /// Whether sound reaches a device.
-    pub fn is_playing(&self) -> bool {
-        self.output.is_some()
-    }
-
-    /// Returns the bank, to forget its sounds after a reload.
-    pub fn bank_mut(&mut self) -> &mut Bank {
-        &mut self.bank
-    }
-
-    /// Plays `cue`. Returns a line for the user the first time a cue name
-    /// has no sound; the cue is logged all the same.
-    pub fn play(&mut self, cue: &Cue, assets: &mut Store) -> Option<String> {
-        match self.bank.get(&cue.name, assets) {
-            Ok(clip) => {
-                if let Some(output) = &self.output {
-                    output.play(
-                        clip.clone(),
-                        Params {
-                            volume: cue.volume as f32,
-                            pitch: cue.pitch as f32,
-                            pan: cue.pan as f32,
-                        },
-                    );
-                }
-                None
-            }
-            Err(why) => {
-                if self.reported.iter().any(|n| **n == *cue.name) {
-                    return None;
-                }
-                self.reported.push(cue.name.to_string());
-                Some(format!("cue `{}`: {why}", cue.name))
-            }
-        }
-    }
-
-    /// Forgets loaded sounds and reported names after a reload.
-    pub fn forget(&mut self, aliases: Vec<(String, String)>) {
-        self.bank.forget(aliases);
-        self.reported.clear();
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cues::Cue;
 
     fn cue(name: &str) -> Cue {
         Cue {
             frame: 1,
+            action: crate::cues::Action::Cue,
             name: name.into(),
+            sound: None,
+            looped: false,
+            bus: Bus::Effects,
+            fade: 0.0,
             volume: 1.0,
             pitch: 1.0,
             pan: 0.0,

@@ -14,8 +14,9 @@ use std::sync::{Arc, Mutex};
 use super::decode::Decoder;
 
 /// Frames a stream's ring holds: enough for a block at the highest pitch
-/// from the highest rate (1024 output frames x 8 x 8), twice.
-const RING_FRAMES: usize = 131_072;
+/// from the highest rate (1024 output frames x 8 x 8) and the largest
+/// packet, with room to spare: 2 MiB of stereo.
+const RING_FRAMES: usize = 262_144;
 
 struct Ring {
     samples: VecDeque<f32>,
@@ -62,7 +63,7 @@ pub fn open(decoder: Decoder, looped: bool) -> (Stream, Feeder) {
         shared,
         decoder,
         looped,
-        scratch: Vec::with_capacity(8192),
+        scratch: Vec::with_capacity(16_384),
     };
     (stream, feeder)
 }
@@ -70,35 +71,34 @@ pub fn open(decoder: Decoder, looped: bool) -> (Stream, Feeder) {
 impl Feeder {
     /// Decodes until the ring is full or the sound ends; returns false once
     /// nothing more will be decoded (the end, or the stream was dropped).
+    /// A packet that does not fit yet waits in the feeder for the next
+    /// pump.
     pub fn pump(&mut self) -> bool {
-        let channels = self.decoder.channels;
+        let room = RING_FRAMES * self.decoder.channels;
         loop {
             if Arc::strong_count(&self.shared) == 1 {
                 return false;
             }
-            {
-                let ring = self.shared.lock().unwrap_or_else(|p| p.into_inner());
-                if ring.ended {
+            if self.scratch.is_empty() {
+                let more = match self.decoder.next(&mut self.scratch) {
+                    Ok(true) => true,
+                    Ok(false) if self.looped => {
+                        self.decoder.rewind().is_ok()
+                            && self.decoder.next(&mut self.scratch).unwrap_or(false)
+                    }
+                    _ => false,
+                };
+                if !more {
+                    let mut ring = self.shared.lock().unwrap_or_else(|p| p.into_inner());
+                    ring.ended = true;
                     return false;
                 }
-                if ring.samples.len() + self.scratch.len() + 2 * super::decode::MAX_PACKET
-                    > RING_FRAMES * channels
-                {
-                    return true;
-                }
             }
-            self.scratch.clear();
-            let more = match self.decoder.next(&mut self.scratch) {
-                Ok(true) => true,
-                Ok(false) if self.looped => self.decoder.rewind().is_ok(),
-                _ => false,
-            };
             let mut ring = self.shared.lock().unwrap_or_else(|p| p.into_inner());
-            ring.samples.extend(self.scratch.drain(..));
-            if !more {
-                ring.ended = true;
-                return false;
+            if ring.samples.len() + self.scratch.len() > room {
+                return true;
             }
+            ring.samples.extend(self.scratch.drain(..));
         }
     }
 

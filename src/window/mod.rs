@@ -107,7 +107,10 @@ pub fn run<G: Game>(engine: Engine<G>, options: Options) -> Result<(Engine<G>, E
         "" => "default",
         named => named,
     };
-    let sound = Player::open(device, sounds);
+    let sound = match crate::cli::audio_file(device) {
+        Some(path) => Player::to_file(path, sounds).map_err(crate::Error::Usage)?,
+        None => Player::open(device, sounds),
+    };
     if !sound.is_playing() && !matches!(device, "default" | "off") {
         // Asked for by name, so say why it is silent; a machine with no
         // sound card at all plays silently (the overlay says why).
@@ -146,6 +149,13 @@ pub fn run<G: Game>(engine: Engine<G>, options: Options) -> Result<(Engine<G>, E
     }
     if let Some(recorder) = app.recorder.take() {
         report_recording(recorder);
+    }
+    match app.sound.finish() {
+        Ok(Some((path, seconds))) => {
+            tell!("rendered {seconds:.2} s of sound to {}", path.display())
+        }
+        Ok(None) => {}
+        Err(why) => tell!("moonloop: {why}"),
     }
     Ok((app.engine, app.tally))
 }
@@ -438,6 +448,11 @@ impl<G: Game> App<G> {
                 played_badly = true;
             }
         });
+        if let Err(why) = self.sound.render_to(self.engine.time()) {
+            tell!("moonloop: {why}");
+            self.last_error = Some(why);
+            played_badly = true;
+        }
         let errors = self.engine.frame_errors();
         if errors.is_empty() && !played_badly {
             self.last_error = None;

@@ -1,0 +1,263 @@
+//! The player: a frame's cues and sound actions, turned into the mixer's
+//! commands and sent to the audio device or rendered into `--audio`'s
+//! file (rules H7, H13).
+
+use std::hash::{Hash, Hasher};
+use std::io::{Read, Seek};
+use std::path::{Path, PathBuf};
+
+use super::mixer::{Bus, Command, Params, Source, Start};
+use super::{Bank, Output, WavOut, decode, is_sound_file, stream};
+use crate::assets::Store;
+use crate::cues::{Action, Cue};
+
+/// How much of a streamed file's start its headers are checked in.
+const HEADER_PREFIX: u64 = 16 << 20;
+
+enum Out {
+    None,
+    Device(Output),
+    File(Box<WavOut>),
+}
+
+/// Plays cues and sound actions through the audio device, when there is
+/// one, or into a WAV file.
+pub struct Player {
+    bank: Bank,
+    out: Out,
+    /// "ALSA default", or why there is no sound.
+    status: String,
+    /// Sound names that could not be played, reported once each.
+    reported: Vec<String>,
+}
+
+/// The mixer's name for the game's sound `name`: a hash, so the audio
+/// thread handles no strings. (0 is the cues'.)
+fn voice(name: &str) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    name.hash(&mut h);
+    h.finish().max(1)
+}
+
+fn params(cue: &Cue) -> Params {
+    Params {
+        volume: cue.volume as f32,
+        pitch: cue.pitch as f32,
+        pan: cue.pan as f32,
+    }
+}
+
+impl Player {
+    /// Opens ALSA device `device` ("default" is the system's choice; "off"
+    /// opens none).
+    pub fn open(device: &str, bank: Bank) -> Player {
+        let (out, status) = if device == "off" {
+            (Out::None, "off".to_string())
+        } else {
+            match Output::open(device) {
+                Ok(output) => (Out::Device(output), format!("ALSA {device}")),
+                Err(why) => (Out::None, format!("none ({why})")),
+            }
+        };
+        Player {
+            bank,
+            out,
+            status,
+            reported: Vec::new(),
+        }
+    }
+
+    /// A player that renders into WAV file `path`.
+    ///
+    /// # Errors
+    /// The file cannot be written.
+    pub fn to_file(path: &Path, bank: Bank) -> Result<Player, String> {
+        Ok(Player {
+            bank,
+            out: Out::File(Box::new(WavOut::create(path)?)),
+            status: format!("rendered into {}", path.display()),
+            reported: Vec::new(),
+        })
+    }
+
+    /// Returns the output in use ("ALSA default"), or why there is none.
+    pub fn status(&self) -> String {
+        match &self.out {
+            Out::Device(output) => match output.failure() {
+                Some(why) => format!("none ({why})"),
+                None => self.status.clone(),
+            },
+            _ => self.status.clone(),
+        }
+    }
+
+    /// Whether sound reaches a device or a file.
+    pub fn is_playing(&self) -> bool {
+        !matches!(self.out, Out::None)
+    }
+
+    /// Returns the bank, to forget its sounds after a reload.
+    pub fn bank_mut(&mut self) -> &mut Bank {
+        &mut self.bank
+    }
+
+    /// Plays `cue`. Returns a line for the user the first time a sound
+    /// name cannot be played; the action is logged all the same.
+    pub fn play(&mut self, cue: &Cue, assets: &mut Store) -> Option<String> {
+        let (command, feeder) = match self.command(cue, assets) {
+            Ok(made) => made,
+            Err((name, why)) => {
+                if self.reported.contains(&name) {
+                    return None;
+                }
+                self.reported.push(name.clone());
+                let what = if cue.action == Action::Cue {
+                    "cue"
+                } else {
+                    "sound"
+                };
+                return Some(format!("{what} `{name}`: {why}"));
+            }
+        };
+        match &mut self.out {
+            Out::None => {}
+            Out::Device(output) => {
+                if let Some(feeder) = feeder {
+                    feeder.spawn();
+                }
+                output.send(command);
+            }
+            Out::File(file) => file.apply(command, feeder),
+        }
+        None
+    }
+
+    /// The mixer command for `cue`, with a stream's feeder; or the sound's
+    /// name and why it cannot play.
+    fn command(
+        &mut self,
+        cue: &Cue,
+        assets: &mut Store,
+    ) -> Result<(Command, Option<stream::Feeder>), (String, String)> {
+        let id = voice(&cue.name);
+        let command = match cue.action {
+            Action::Cue => {
+                let clip = self.clip(&cue.name, assets)?;
+                Command::Start(Start {
+                    voice: 0,
+                    source: Source::Clip(clip),
+                    params: params(cue),
+                    looped: false,
+                    bus: Bus::Effects,
+                    fade: 0.0,
+                })
+            }
+            Action::Play => {
+                let sound = cue.sound.as_deref().unwrap_or(&cue.name);
+                let streamed = cue.bus == Bus::Music && is_sound_file(sound);
+                let (source, feeder) = if streamed {
+                    let (s, f) = open_stream(assets.root(), sound, cue.looped)
+                        .map_err(|why| (sound.to_string(), why))?;
+                    (Source::Stream(s), Some(f))
+                } else {
+                    (Source::Clip(self.clip(sound, assets)?), None)
+                };
+                let command = Command::Start(Start {
+                    voice: id,
+                    source,
+                    params: params(cue),
+                    looped: cue.looped && !streamed,
+                    bus: cue.bus,
+                    fade: cue.fade as f32,
+                });
+                return Ok((command, feeder));
+            }
+            Action::Stop => Command::Stop {
+                voice: id,
+                fade: cue.fade as f32,
+            },
+            Action::Pause => Command::Pause { voice: id },
+            Action::Resume => Command::Resume { voice: id },
+            Action::Set => Command::Set {
+                voice: id,
+                params: params(cue),
+                fade: cue.fade as f32,
+            },
+            Action::Bus => Command::Bus {
+                bus: cue.bus,
+                volume: cue.volume as f32,
+                fade: cue.fade as f32,
+            },
+        };
+        Ok((command, None))
+    }
+
+    fn clip(
+        &mut self,
+        name: &str,
+        assets: &mut Store,
+    ) -> Result<std::sync::Arc<super::Clip>, (String, String)> {
+        self.bank
+            .get(name, assets)
+            .cloned()
+            .map_err(|why| (name.to_string(), why.to_string()))
+    }
+
+    /// Renders the mix up to `seconds` of simulated time, when the player
+    /// writes a file.
+    ///
+    /// # Errors
+    /// The file cannot be written.
+    pub fn render_to(&mut self, seconds: f64) -> Result<(), String> {
+        match &mut self.out {
+            Out::File(file) => file.render_to(seconds),
+            _ => Ok(()),
+        }
+    }
+
+    /// Finishes the file being rendered, if any: its path and length in
+    /// seconds.
+    ///
+    /// # Errors
+    /// The file cannot be written.
+    pub fn finish(&mut self) -> Result<Option<(PathBuf, f64)>, String> {
+        match std::mem::replace(&mut self.out, Out::None) {
+            Out::File(file) => file.finish().map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    /// Forgets loaded sounds and reported names after a reload.
+    pub fn forget(&mut self, aliases: Vec<(String, String)>) {
+        self.bank.forget(aliases);
+        self.reported.clear();
+    }
+}
+
+/// Opens sound file `name` in the game folder `root` to stream, its
+/// headers checked first (H10).
+fn open_stream(
+    root: Option<&Path>,
+    name: &str,
+    looped: bool,
+) -> Result<(stream::Stream, stream::Feeder), String> {
+    let path = crate::assets::find(root, name, "sound")?;
+    let shown = crate::terminal::escape(name);
+    let fail = |e: std::io::Error| format!("cannot read `{shown}` ({e})");
+    let mut file = std::fs::File::open(&path).map_err(fail)?;
+    let mut prefix = Vec::new();
+    (&mut file)
+        .take(HEADER_PREFIX)
+        .read_to_end(&mut prefix)
+        .map_err(fail)?;
+    let ext = Path::new(name)
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    let named = |why: String| format!("`{shown}`: {why}");
+    decode::check_headers(&prefix, &ext).map_err(named)?;
+    file.rewind().map_err(fail)?;
+    let decoder = decode::Decoder::open(Box::new(file), &ext).map_err(named)?;
+    Ok(stream::open(decoder, looped))
+}
