@@ -222,6 +222,9 @@ const KEPT: &str = "{\n  \"n\": 1\n}";
 /// The state after three clean frames.
 const RAN: &str = "{\n  \"n\": 3\n}";
 
+/// The state a game whose update fails from frame 2 on is left with.
+const FAILED_EVERY_FRAME: &str = "{\n  \"n\": 1\n}";
+
 /// The tests' pixel font.
 fn pixel_font() -> Vec<u8> {
     std::fs::read(concat!(
@@ -439,6 +442,34 @@ fn host_memory() -> Vec<Row> {
             .render("local s = string.rep('x', 60000) for i = 1, 2000 do screen:text(s, 0, 0) end")
             .first("screen:text: this frame has laid out more than 1000000 glyphs (H10", 1)
             .survives(RAN),
+        Row::new("a stop of a sound that never played")
+            .update("input:stop('ghost')")
+            .first("g/main.luau:6: input:stop: no sound `ghost` is playing (start it with input:play)", 1)
+            .survives(RAN),
+        Row::new("a fade of -1 s")
+            .update("input:play('a', { loop = true, fade = -1 })")
+            .first("g/main.luau:6: input:play: `fade` is -1; it is seconds, from 0 to 3600", 1)
+            .survives(FAILED_EVERY_FRAME),
+        Row::new("a bus that does not exist")
+            .update("input:bus('drums', 0.5)")
+            .first("input:bus: no bus `drums` (the buses are master, music and effects)", 1)
+            .survives(FAILED_EVERY_FRAME),
+        Row::new("music that is missing, rendered")
+            .update("input:play('m', { sound = 'missing.ogg', bus = 'music' })")
+            .args(&[RUN, &["--audio", "g/out.wav"]].concat())
+            .first("sound `missing.ogg`: no sound `missing.ogg` in the game folder", 1)
+            .survives(RAN),
+        Row::new("music that is not a sound file, rendered")
+            .file("g/noise.ogg", vec![0x4f; 5000])
+            .update("input:play('m', { sound = 'noise.ogg', bus = 'music', loop = true })")
+            .args(&[RUN, &["--audio", "g/out.wav"]].concat())
+            .first("sound `noise.ogg`: `noise.ogg`: not an Ogg Vorbis file", 1)
+            .survives(RAN),
+        Row::new("--audio into a folder that is a file")
+            .update("input:cue('coin')")
+            .file("g/file", "x")
+            .args(&[RUN, &["--audio", "g/file/out.wav"]].concat())
+            .first("moonloop: cannot write `g/file/out.wav`", 2),
         Row::new("a new cue name every time (the host kept every name)")
             .update("for i = 1, 200 do input:cue('c' .. state.n .. '_' .. i) end")
             .args(&["run", "g", "--headless", "--clock", "constant:1/60", "--frames", "8", "--print-state"])
