@@ -182,3 +182,67 @@ fn text_drawn_again_allocates_nothing() {
         "heap allocations over 500 frames of the same text"
     );
 }
+
+// rule: H13
+#[test]
+fn the_mixer_allocates_nothing_as_it_plays() {
+    // What the audio thread does each period: mix clips and a stream,
+    // with fades, a bus moving and voices ending. Commands arrive built;
+    // the stream's feeder decodes on another thread (pumped here, outside
+    // the count).
+    use moonloop::internals::sound::{
+        Bus, Clip, Command, Mixer, Params, Source, Start, decode, stream, wav,
+    };
+    use std::sync::Arc;
+    let tone: Vec<i32> = (0..8000)
+        .map(|i| if (i / 20) % 2 == 0 { 9000 } else { -9000 })
+        .collect();
+    let decoder = decode::Decoder::of_bytes(wav::encode(1, 8000, 16, &tone), "wav").unwrap();
+    let (music, mut feeder) = stream::open(decoder, true);
+    let clip = Arc::new(Clip {
+        rate: 22_050,
+        channels: 2,
+        samples: (0..4410).map(|i| (i as f32 / 100.0).sin() * 0.3).collect(),
+    });
+    let mut mixer = Mixer::default();
+    let start = |voice, source, looped, bus| {
+        Command::Start(Start {
+            voice,
+            source,
+            params: Params::default(),
+            looped,
+            bus,
+            fade: 0.5,
+        })
+    };
+    mixer.apply(start(1, Source::Stream(music), false, Bus::Music));
+    mixer.apply(start(2, Source::Clip(clip.clone()), true, Bus::Effects));
+    mixer.play(clip.clone(), Params::default());
+    let mut out = vec![0.0f32; 2 * 512];
+    feeder.pump();
+    mixer.fill(&mut out);
+    let mut bus = Some(Command::Bus {
+        bus: Bus::Music,
+        volume: 0.3,
+        fade: 1.0,
+    });
+    let mut stop = Some(Command::Stop {
+        voice: 2,
+        fade: 0.2,
+    });
+    let mut count = 0;
+    for period in 0..400 {
+        feeder.pump();
+        count += allocations_in(|| {
+            if period == 100 {
+                mixer.apply(bus.take().unwrap());
+            }
+            if period == 200 {
+                mixer.apply(stop.take().unwrap());
+            }
+            mixer.fill(&mut out);
+        });
+    }
+    assert!(out.iter().any(|s| *s != 0.0), "the stream still sounds");
+    assert_eq!(count, 0, "heap allocations over 400 periods of mixing");
+}
