@@ -1,5 +1,6 @@
 //! The window under Xvfb, driven with xdotool (rules H1, H4, H5): the
 //! developer keys, a resize while recording, a paused window's cost, a
+//! window rendering its sound into a file (H13), a
 //! window closed from outside, and Ctrl+C during a recording.
 //!
 //! These tests run the `moonloop` binary on an X server of their own and
@@ -415,4 +416,64 @@ fn f11_fills_the_screen_and_gives_the_window_back_its_size() {
             && lines[0].ends_with("the window has no icon"),
         "{stderr}"
     );
+}
+
+/// A loop that plays from the first frame.
+const HUMMING: &str = r##"
+return {
+    config = { title = "humming", width = 160, height = 100, pause_on_blur = false },
+    update = function(state, input, dt)
+        if not state.on then input:play("hum", { sound = "blip", loop = true }) end
+        return { on = true }
+    end,
+}
+"##;
+
+/// The length a WAV's header gives its data, and the data's real length.
+fn wav_lengths(path: &Path) -> (u32, usize) {
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(&bytes[..4], b"RIFF");
+    let said = u32::from_le_bytes(bytes[40..44].try_into().unwrap());
+    (said, bytes.len() - 44)
+}
+
+// rule: H13
+#[test]
+fn a_window_renders_its_mix_in_step_with_simulated_time() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let x = Xvfb::start();
+    let dir = game(&[("main.luau", HUMMING)]);
+    let child = spawn(
+        &x,
+        dir.path(),
+        &["run", ".", "--no-watch", "--clock", "paced:60", "--frames", "60", "--audio", "out.wav"],
+    );
+    let (code, _, stderr) = finish(child);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("rendered 1.00 s of sound to out.wav"), "{stderr}");
+    // 60 frames of exactly 1/60 s: one second, whatever the window's pace.
+    assert_eq!(wav_lengths(&dir.path().join("out.wav")), (192_000, 192_000));
+}
+
+// rule: H13
+#[test]
+fn ctrl_c_while_rendering_sound_leaves_a_valid_wav() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = game(&[("main.luau", HUMMING)]);
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_moonloop"))
+        .args(["run", ".", "--headless", "--clock", "paced:60", "--audio", "out.wav"])
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    until("the sound file to start", || dir.path().join("out.wav").exists());
+    std::thread::sleep(Duration::from_millis(1300));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let (code, _, stderr) = finish(child);
+    assert_eq!(code, Some(130), "{stderr}");
+    let (said, real) = wav_lengths(&dir.path().join("out.wav"));
+    assert!(real > 48_000 * 4, "over a second rendered: {real} bytes");
+    assert_eq!(said as usize, real, "the header says what the file holds");
 }
