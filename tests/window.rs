@@ -446,11 +446,24 @@ fn a_window_renders_its_mix_in_step_with_simulated_time() {
     let child = spawn(
         &x,
         dir.path(),
-        &["run", ".", "--no-watch", "--clock", "paced:60", "--frames", "60", "--audio", "out.wav"],
+        &[
+            "run",
+            ".",
+            "--no-watch",
+            "--clock",
+            "paced:60",
+            "--frames",
+            "60",
+            "--audio",
+            "out.wav",
+        ],
     );
     let (code, _, stderr) = finish(child);
     assert_eq!(code, Some(0), "{stderr}");
-    assert!(stderr.contains("rendered 1.00 s of sound to out.wav"), "{stderr}");
+    assert!(
+        stderr.contains("rendered 1.00 s of sound to out.wav"),
+        "{stderr}"
+    );
     // 60 frames of exactly 1/60 s: one second, whatever the window's pace.
     assert_eq!(wav_lengths(&dir.path().join("out.wav")), (192_000, 192_000));
 }
@@ -461,13 +474,23 @@ fn ctrl_c_while_rendering_sound_leaves_a_valid_wav() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = game(&[("main.luau", HUMMING)]);
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_moonloop"))
-        .args(["run", ".", "--headless", "--clock", "paced:60", "--audio", "out.wav"])
+        .args([
+            "run",
+            ".",
+            "--headless",
+            "--clock",
+            "paced:60",
+            "--audio",
+            "out.wav",
+        ])
         .current_dir(dir.path())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    until("the sound file to start", || dir.path().join("out.wav").exists());
+    until("the sound file to start", || {
+        dir.path().join("out.wav").exists()
+    });
     std::thread::sleep(Duration::from_millis(1300));
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
