@@ -45,6 +45,19 @@ fn spawn(x: &Xvfb, dir: &Path, args: &[&str]) -> Child {
         .unwrap()
 }
 
+/// Starts the game in `dir` headless at a paced 60 Hz, with `extra`
+/// arguments, to be stopped by a signal.
+fn spawn_headless(dir: &Path, extra: &[&str]) -> Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_moonloop"))
+        .args(["run", ".", "--headless", "--clock", "paced:60"])
+        .args(extra)
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 fn finish(child: Child) -> (Option<i32>, String, String) {
     let out = child.wait_with_output().unwrap();
     (
@@ -250,21 +263,7 @@ fn ctrl_c_during_a_recording_leaves_a_valid_file_and_no_spool() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = game(&[("main.luau", COUNTING)]);
     for name in ["out.gif", "out.png"] {
-        let child = std::process::Command::new(env!("CARGO_BIN_EXE_moonloop"))
-            .args([
-                "run",
-                ".",
-                "--headless",
-                "--clock",
-                "paced:60",
-                "--record",
-                name,
-            ])
-            .current_dir(dir.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let child = spawn_headless(dir.path(), &["--record", name]);
         until("the recording to start", || dir.path().join(name).exists());
         std::thread::sleep(Duration::from_millis(700));
         // SAFETY: signalling our own child.
@@ -473,21 +472,7 @@ fn a_window_renders_its_mix_in_step_with_simulated_time() {
 fn ctrl_c_while_rendering_sound_leaves_a_valid_wav() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = game(&[("main.luau", HUMMING)]);
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_moonloop"))
-        .args([
-            "run",
-            ".",
-            "--headless",
-            "--clock",
-            "paced:60",
-            "--audio",
-            "out.wav",
-        ])
-        .current_dir(dir.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn_headless(dir.path(), &["--audio", "out.wav"]);
     until("the sound file to start", || {
         dir.path().join("out.wav").exists()
     });

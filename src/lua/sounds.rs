@@ -35,6 +35,13 @@ fn options(lua: &Lua, call: &str, table: Option<Table>, allowed: &[&str]) -> mlu
         return Ok(o);
     };
     let list = || allowed.join(", ");
+    let within = |v: f64, what: &str, low: f64, high: f64, range: &str| {
+        if (low..=high).contains(&v) {
+            Ok(v)
+        } else {
+            Err(fail(lua, call, format!("`{what}` is {v}; it {range}")))
+        }
+    };
     table.for_each::<Value, Value>(|key, value| {
         let Some(key) = key.as_string().map(|k| k.to_string_lossy()) else {
             return Err(fail(
@@ -76,37 +83,33 @@ fn options(lua: &Lua, call: &str, table: Option<Table>, allowed: &[&str]) -> mlu
                 );
             }
             "volume" => {
-                let v = number("volume")?;
-                if !(0.0..=16.0).contains(&v) {
-                    return Err(fail(
-                        lua,
-                        call,
-                        format!("`volume` is {v}; it goes from 0 to 16"),
-                    ));
-                }
-                o.volume = Some(v);
+                o.volume = Some(within(
+                    number("volume")?,
+                    "volume",
+                    0.0,
+                    16.0,
+                    "goes from 0 to 16",
+                )?)
             }
             "pitch" => {
+                // Above 0: the smallest positive number is the low end.
                 let v = number("pitch")?;
-                if !(v > 0.0 && v <= 8.0) {
-                    return Err(fail(
-                        lua,
-                        call,
-                        format!("`pitch` is {v}; it is above 0 and at most 8"),
-                    ));
-                }
-                o.pitch = Some(v);
+                o.pitch = Some(within(
+                    v,
+                    "pitch",
+                    f64::MIN_POSITIVE,
+                    8.0,
+                    "is above 0 and at most 8",
+                )?);
             }
             "pan" => {
-                let v = number("pan")?;
-                if !(-1.0..=1.0).contains(&v) {
-                    return Err(fail(
-                        lua,
-                        call,
-                        format!("`pan` is {v}; it goes from -1 to 1"),
-                    ));
-                }
-                o.pan = Some(v);
+                o.pan = Some(within(
+                    number("pan")?,
+                    "pan",
+                    -1.0,
+                    1.0,
+                    "goes from -1 to 1",
+                )?)
             }
             "fade" => o.fade = fade(lua, call, number("fade")?)?,
             "bus" => {

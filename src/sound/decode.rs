@@ -47,7 +47,7 @@ impl Decoder {
     /// # Errors
     /// As [`Decoder::open`].
     pub fn of_bytes(bytes: Vec<u8>, ext: &str) -> Result<Decoder, String> {
-        check_headers(&bytes, ext)?;
+        check_headers(&bytes, ext, true)?;
         Decoder::open(Box::new(Cursor::new(bytes)), ext)
     }
 
@@ -209,25 +209,62 @@ fn describe(ext: &str) -> Result<&'static str, String> {
     }
 }
 
+/// What a header walk found.
+enum Found {
+    /// The comment header's body.
+    Comments(Vec<u8>),
+    /// No comment header (or not this format: the decoder will say).
+    None,
+    /// The bytes ended inside the comment header: what there was of it.
+    Partial(Vec<u8>),
+    /// The bytes ended before the headers did.
+    RanOut,
+}
+
 /// Checks the lengths an Ogg Vorbis or FLAC file's comment header claims
-/// against the bytes there are (`bytes` may be the file's first part; a
-/// header running past it is refused).
+/// against the bytes there are. `bytes` is the whole file when `whole`,
+/// else its first part, and headers that run past it are refused.
 ///
 /// # Errors
-/// A comment header claims more than it holds.
-pub fn check_headers(bytes: &[u8], ext: &str) -> Result<(), String> {
-    let comments = match ext {
-        "ogg" => ogg_comment_packet(bytes)
-            .and_then(|p| p.strip_prefix(b"\x03vorbis".as_slice()).map(<[u8]>::to_vec)),
+/// A comment header claims more than it holds, or the headers run past
+/// the part given.
+pub fn check_headers(bytes: &[u8], ext: &str, whole: bool) -> Result<(), String> {
+    let found = match ext {
+        "ogg" => ogg_comment_packet(bytes),
         "flac" => flac_comment_block(bytes),
         _ => return Ok(()),
     };
-    match comments {
-        Some(body) if !comments_fit(&body) => Err(format!(
+    let body = match found {
+        Found::Comments(body) => body,
+        // A file cut short inside its comments is judged on what it has:
+        // a claim past the end fails, as it should.
+        Found::Partial(body) if whole => body,
+        Found::None => return Ok(()),
+        // Cut short before them: the decoder will say so.
+        Found::RanOut if whole => return Ok(()),
+        Found::Partial(_) | Found::RanOut => {
+            return Err(format!(
+                "{} file whose headers run past its first {} (a picture in them?); \
+                 the host reads no further before playing it",
+                describe(ext)?,
+                crate::assets::bytes(bytes.len() as u64)
+            ));
+        }
+    };
+    let body = match ext {
+        "ogg" => match body.strip_prefix(b"\x03vorbis".as_slice()) {
+            Some(rest) => rest.to_vec(),
+            None => return Ok(()),
+        },
+        _ => body,
+    };
+    if comments_fit(&body) {
+        Ok(())
+    } else {
+        Err(format!(
             "{} file whose comment header claims more than it holds",
             describe(ext)?
-        )),
-        _ => Ok(()),
+        ))
     }
 }
 
@@ -258,53 +295,73 @@ fn comments_fit(mut rest: &[u8]) -> bool {
 }
 
 /// The second packet of an Ogg stream (a Vorbis stream's comments), read
-/// from its pages; `None` when the bytes are not Ogg or end first.
-fn ogg_comment_packet(bytes: &[u8]) -> Option<Vec<u8>> {
+/// from its pages.
+fn ogg_comment_packet(bytes: &[u8]) -> Found {
     let (mut at, mut packet, mut index) = (0usize, Vec::new(), 0);
-    while at + 27 <= bytes.len() {
+    loop {
+        if at + 27 > bytes.len() {
+            return if index == 1 {
+                Found::Partial(packet)
+            } else {
+                Found::RanOut
+            };
+        }
         if &bytes[at..at + 4] != b"OggS" {
-            return None;
+            return Found::None;
         }
         let segments = usize::from(bytes[at + 26]);
-        let table = bytes.get(at + 27..at + 27 + segments)?;
+        let Some(table) = bytes.get(at + 27..at + 27 + segments) else {
+            return Found::RanOut;
+        };
         let mut body = at + 27 + segments;
         for &lace in table {
-            let piece = bytes.get(body..body + usize::from(lace))?;
+            let Some(piece) = bytes.get(body..body + usize::from(lace)) else {
+                if index == 1 {
+                    packet.extend_from_slice(bytes.get(body..).unwrap_or_default());
+                    return Found::Partial(packet);
+                }
+                return Found::RanOut;
+            };
             body += usize::from(lace);
             if index == 1 {
                 packet.extend_from_slice(piece);
             }
             if lace < 255 {
                 if index == 1 {
-                    return Some(packet);
+                    return Found::Comments(packet);
                 }
                 index += 1;
             }
         }
         at = body;
     }
-    None
 }
 
-/// A FLAC file's VORBIS_COMMENT block, if it has one.
-fn flac_comment_block(bytes: &[u8]) -> Option<Vec<u8>> {
-    let mut at = 4;
-    if bytes.get(..4)? != b"fLaC" {
-        return None;
+/// A FLAC file's VORBIS_COMMENT block, walking the metadata blocks.
+fn flac_comment_block(bytes: &[u8]) -> Found {
+    if bytes.len() < 4 {
+        return Found::RanOut;
     }
+    if &bytes[..4] != b"fLaC" {
+        return Found::None;
+    }
+    let mut at = 4;
     loop {
-        let header = bytes.get(at..at + 4)?;
+        let Some(header) = bytes.get(at..at + 4) else {
+            return Found::RanOut;
+        };
         let (last, kind) = (header[0] & 0x80 != 0, header[0] & 0x7f);
         let len =
             usize::from(header[1]) << 16 | usize::from(header[2]) << 8 | usize::from(header[3]);
         at += 4;
         if kind == 4 {
-            // A block cut short by the file counts as what it holds.
-            let end = (at + len).min(bytes.len());
-            return Some(bytes[at..end].to_vec());
+            return match bytes.get(at..at + len) {
+                Some(block) => Found::Comments(block.to_vec()),
+                None => Found::Partial(bytes.get(at..).unwrap_or_default().to_vec()),
+            };
         }
         if last {
-            return None;
+            return Found::None;
         }
         at += len;
     }
@@ -325,5 +382,50 @@ mod tests {
         assert!(comments_fit(&body));
         body[0..4].copy_from_slice(&0xffff_fff0u32.to_le_bytes());
         assert!(!comments_fit(&body), "a vendor of 4 GB");
+    }
+
+    /// A FLAC file's start: the marker, and a VORBIS_COMMENT block whose
+    /// header says `len` bytes, of which `body` are there.
+    fn flac(len: usize, body: &[u8]) -> Vec<u8> {
+        let mut f = b"fLaC".to_vec();
+        f.push(0x80 | 4);
+        f.extend_from_slice(&(len as u32).to_be_bytes()[1..]);
+        f.extend_from_slice(body);
+        f
+    }
+
+    // rule: H10
+    #[test]
+    fn a_flac_comment_cut_short_is_judged_on_what_it_holds() {
+        let mut claim = 0xffff_fff0u32.to_le_bytes().to_vec();
+        claim.extend_from_slice(b"vendor");
+        let cut = flac(1000, &claim);
+        assert!(
+            check_headers(&cut, "flac", true).is_err(),
+            "a 4 GB vendor in a cut file"
+        );
+        let mut fine = 6u32.to_le_bytes().to_vec();
+        fine.extend_from_slice(b"vendor");
+        fine.extend_from_slice(&0u32.to_le_bytes());
+        assert!(check_headers(&flac(fine.len(), &fine), "flac", true).is_ok());
+        assert!(
+            check_headers(b"not flac at all", "flac", true).is_ok(),
+            "the decoder refuses it"
+        );
+    }
+
+    // rule: H10
+    #[test]
+    fn a_streamed_file_whose_headers_run_past_the_part_read_is_refused() {
+        let mut fine = 6u32.to_le_bytes().to_vec();
+        fine.extend_from_slice(b"vendor");
+        fine.extend_from_slice(&0u32.to_le_bytes());
+        let big = flac(100_000, &fine);
+        assert!(
+            check_headers(&big, "flac", true).is_ok(),
+            "the whole file: judged on what it has"
+        );
+        let refused = check_headers(&big, "flac", false).unwrap_err();
+        assert!(refused.contains("headers run past its first"), "{refused}");
     }
 }

@@ -12,7 +12,7 @@ use crate::assets::Store;
 use crate::cues::{Action, Cue};
 
 /// How much of a streamed file's start its headers are checked in.
-const HEADER_PREFIX: u64 = 16 << 20;
+const HEADER_PREFIX: u64 = 4 << 20;
 
 enum Out {
     None,
@@ -256,7 +256,8 @@ fn open_stream(
         .map(str::to_ascii_lowercase)
         .unwrap_or_default();
     let named = |why: String| format!("`{shown}`: {why}");
-    decode::check_headers(&prefix, &ext).map_err(named)?;
+    let whole = (prefix.len() as u64) < HEADER_PREFIX;
+    decode::check_headers(&prefix, &ext, whole).map_err(named)?;
     file.rewind().map_err(fail)?;
     let decoder = decode::Decoder::open(Box::new(file), &ext).map_err(named)?;
     Ok(stream::open(decoder, looped))

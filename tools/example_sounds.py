@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Writes pong's music and rally hum: games/pong/music/theme.wav (an
-eight-second arpeggio that loops seamlessly) and games/pong/sounds/rally.wav
+"""Writes the examples' music and pong's rally hum: games/pong/music/theme.wav
+and games/catch/music/theme.wav (eight-second arpeggios that loop
+seamlessly) and games/pong/sounds/rally.wav
 (a soft tone a whole number of periods long, so it loops without a click).
 8-bit mono at 11,025 Hz keeps both small. Ours, under the project's license.
 
-    python3 tools/pong_sounds.py
+    python3 tools/example_sounds.py
 """
 import math
 import struct
@@ -31,9 +32,8 @@ def note(freq, seconds, volume):
     return out
 
 
-def theme():
-    # A minor, F, C, G: eight bars of eighth-note arpeggios at 120 bpm.
-    chords = [(220.0, 261.6, 329.6), (174.6, 220.0, 261.6), (130.8, 164.8, 196.0), (196.0, 246.9, 293.7)]
+def theme(chords):
+    # Eight bars of eighth-note arpeggios at 120 bpm over four chords.
     out = []
     for bar in range(8):
         chord = chords[bar % 4]
@@ -48,5 +48,7 @@ def rally():
     return [0.25 * (2 * abs(2 * ((i / period) % 1) - 1) - 1) for i in range(period * 55)]
 
 
-write("games/pong/music/theme.wav", theme())
+# A minor, F, C, G for pong; C, A minor, F, G for catch.
+write("games/pong/music/theme.wav", theme([(220.0, 261.6, 329.6), (174.6, 220.0, 261.6), (130.8, 164.8, 196.0), (196.0, 246.9, 293.7)]))
+write("games/catch/music/theme.wav", theme([(261.6, 329.6, 392.0), (220.0, 261.6, 329.6), (174.6, 220.0, 261.6), (196.0, 246.9, 293.7)]))
 write("games/pong/sounds/rally.wav", rally())
