@@ -389,6 +389,8 @@ fn a_changed_font_is_drawn_anew_after_a_reload() {
 return {
     config = { width = 40, height = 12 },
     render = function(state, scene, screen)
+        -- Text in another font first: a reload must not disturb it.
+        screen:text("ok", 24, 0, { size = 10 })
         screen:text("HI", 1, 1, { font = "f.ttf", size = 8, smooth = false })
     end,
 }

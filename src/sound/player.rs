@@ -14,6 +14,13 @@ use crate::cues::{Action, Cue};
 /// How much of a streamed file's start its headers are checked in.
 const HEADER_PREFIX: u64 = 4 << 20;
 
+/// The most streamed sounds alive at once (each holds a file, a ring and,
+/// under a window, a thread).
+pub const MAX_STREAMS: usize = 8;
+
+/// The most streams one frame may start (each reads its file's headers).
+pub const MAX_STREAM_STARTS: u32 = 2;
+
 enum Out {
     None,
     Device(Output),
@@ -29,6 +36,10 @@ pub struct Player {
     status: String,
     /// Sound names that could not be played, reported once each.
     reported: Vec<String>,
+    /// The streams started, while they live.
+    streams: Vec<stream::Watch>,
+    /// The frame streams were last started on, and how many.
+    starts: (u64, u32),
 }
 
 /// The mixer's name for the game's sound `name`: a hash, so the audio
@@ -64,6 +75,8 @@ impl Player {
             out,
             status,
             reported: Vec::new(),
+            streams: Vec::new(),
+            starts: (0, 0),
         }
     }
 
@@ -77,6 +90,8 @@ impl Player {
             out: Out::File(Box::new(WavOut::create(path)?)),
             status: format!("rendered into {}", path.display()),
             reported: Vec::new(),
+            streams: Vec::new(),
+            starts: (0, 0),
         })
     }
 
@@ -156,8 +171,11 @@ impl Player {
                 let sound = cue.sound.as_deref().unwrap_or(&cue.name);
                 let streamed = cue.bus == Bus::Music && is_sound_file(sound);
                 let (source, feeder) = if streamed {
+                    self.may_stream(cue.frame)
+                        .map_err(|why| (sound.to_string(), why))?;
                     let (s, f) = open_stream(assets.root(), sound, cue.looped)
                         .map_err(|why| (sound.to_string(), why))?;
+                    self.streams.push(s.watch());
                     (Source::Stream(s), Some(f))
                 } else {
                     (Source::Clip(self.clip(sound, assets)?), None)
@@ -190,6 +208,26 @@ impl Player {
             },
         };
         Ok((command, None))
+    }
+
+    /// Checks that one more stream may start on `frame` (H10).
+    fn may_stream(&mut self, frame: u64) -> Result<(), String> {
+        self.streams.retain(stream::Watch::alive);
+        if self.streams.len() >= MAX_STREAMS {
+            return Err(format!(
+                "at most {MAX_STREAMS} streamed sounds play at once (H10); stop one first"
+            ));
+        }
+        if self.starts.0 != frame {
+            self.starts = (frame, 0);
+        }
+        if self.starts.1 >= MAX_STREAM_STARTS {
+            return Err(format!(
+                "a frame starts at most {MAX_STREAM_STARTS} streamed sounds (H10)"
+            ));
+        }
+        self.starts.1 += 1;
+        Ok(())
     }
 
     fn clip(

@@ -9,7 +9,7 @@
 //! each block it mixes, so the same run gives the same bytes.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 use super::decode::Decoder;
 
@@ -42,6 +42,24 @@ pub struct Feeder {
     decoder: Decoder,
     looped: bool,
     scratch: Vec<f32>,
+}
+
+/// Tells whether a stream is still playing or decoding, without keeping
+/// it alive.
+pub struct Watch(Weak<Mutex<Ring>>);
+
+impl Watch {
+    /// Says whether the stream's voice or its feeder still exists.
+    pub fn alive(&self) -> bool {
+        self.0.strong_count() > 0
+    }
+}
+
+impl Stream {
+    /// A watch on this stream.
+    pub fn watch(&self) -> Watch {
+        Watch(Arc::downgrade(&self.shared))
+    }
 }
 
 /// Opens a stream of `decoder`'s sound, looping back to its start at the

@@ -58,13 +58,6 @@ impl Glyphs {
         self.rasterized
     }
 
-    /// Forgets every image and outline (a font changed).
-    pub fn clear(&mut self) {
-        self.images.clear();
-        self.outlines.clear();
-        self.image_bytes = 0;
-    }
-
     /// Starts a frame: caches over their caps are emptied.
     pub fn begin_frame(&mut self) {
         if self.image_bytes > MAX_MASK_BYTES {

@@ -43,6 +43,8 @@ pub struct Placed {
 pub struct Key {
     hash: u64,
     face: u32,
+    /// The generation of the face's file (a reloaded font lays out anew).
+    generation: u64,
     size: u32,
     width: Option<u32>,
     line_height: u32,
@@ -50,11 +52,13 @@ pub struct Key {
 }
 
 impl Key {
-    /// The key of `text` in `style`, lines `line_height` ems apart.
-    pub fn new(text: &str, style: &TextStyle, line_height: f32) -> Key {
+    /// The key of `text` in `style`, lines `line_height` ems apart, its
+    /// font file at `generation`.
+    pub fn new(text: &str, style: &TextStyle, line_height: f32, generation: u64) -> Key {
         let mut key = Key {
             hash: 0,
             face: style.face.0,
+            generation,
             size: style.size.to_bits(),
             width: style.width.map(f32::to_bits),
             line_height: line_height.to_bits(),
@@ -63,7 +67,15 @@ impl Key {
         // SipHash with fixed keys: the same on every run.
         let mut h = std::collections::hash_map::DefaultHasher::new();
         text.hash(&mut h);
-        (key.face, key.size, key.width, key.line_height, key.align).hash(&mut h);
+        (
+            key.face,
+            key.generation,
+            key.size,
+            key.width,
+            key.line_height,
+            key.align,
+        )
+            .hash(&mut h);
         key.hash = h.finish();
         key
     }
@@ -96,13 +108,6 @@ impl Layouts {
     /// Returns how many layouts are kept.
     pub fn len(&self) -> usize {
         self.entries.len()
-    }
-
-    /// Forgets every layout (a font changed).
-    pub fn clear(&mut self) {
-        self.entries.clear();
-        self.index.clear();
-        self.kept_glyphs = 0;
     }
 
     /// Starts a frame; over the caps, keeps only the last frame's layouts.

@@ -170,14 +170,14 @@ impl Typesetter {
             if self.faces[i].file == Some((file, generation)) {
                 return Ok(FaceId(i as u32));
             }
-            // The file changed on disk: its old faces go, and every layout
-            // and glyph made with them.
+            // The file changed on disk: its old faces go. Layouts made with
+            // them stay valid for what this frame already drew, are never
+            // found again (their key has the old generation) and age out;
+            // glyphs are keyed by faces, which are new.
             let old = std::mem::take(&mut self.faces[i].ids);
             for id in old {
                 self.system.db_mut().remove_face(id);
             }
-            self.layouts.clear();
-            self.glyphs.clear();
             self.load_into(i, store, file, generation)?;
             return Ok(FaceId(i as u32));
         }
@@ -281,7 +281,8 @@ impl Typesetter {
     pub fn layout(&mut self, text: &str, style: &TextStyle) -> Result<LayoutId, String> {
         let face = &self.faces[style.face.0 as usize];
         let line_height = style.line_height.unwrap_or(face.line_height);
-        let key = Key::new(text, style, line_height);
+        let generation = face.file.map_or(0, |(_, g)| g);
+        let key = Key::new(text, style, line_height, generation);
         if let Some(id) = self.layouts.find(text, &key)? {
             return Ok(LayoutId(id));
         }
