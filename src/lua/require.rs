@@ -15,6 +15,7 @@ use crate::assets::MAX_SOURCE;
 
 /// The host's Luau library, as `(name, source)`.
 pub const RUNTIME: &[(&str, &str)] = &[
+    ("animation", include_str!("../../runtime/animation.luau")),
     ("fixed_step", include_str!("../../runtime/fixed_step.luau")),
     (
         "interpolate",

@@ -14,6 +14,8 @@ use super::strings::Strings;
 use crate::color::Rgba;
 use crate::screen::{Align, Fill, MAX_TEXT, PathOp, Screen, Style, TextSpec};
 
+mod sprites;
+
 /// The most stops one gradient has.
 const MAX_STOPS: usize = 256;
 
@@ -730,6 +732,7 @@ impl UserData for ScreenHandle {
             let screen = this.leases.screen(lua, "screen")?;
             check(lua, "pop", screen.pop_state())
         });
+        sprites::add_methods(methods);
         methods.add_method("size", |lua, this, ()| {
             Ok(this.leases.screen(lua, "screen")?.logical())
         });

@@ -11,6 +11,9 @@ use std::ops::Range;
 use tiny_skia::{LineCap, LineJoin, Transform};
 
 mod raster;
+mod sprites;
+
+pub use sprites::{Sheet, Sprite, SpriteSpec};
 
 use crate::assets::{ImageId, Store};
 use crate::color::Rgba;
@@ -119,6 +122,10 @@ enum Command {
         smooth: bool,
         alpha: f32,
     },
+    Sprites {
+        image: ImageId,
+        sprites: Range<u32>,
+    },
 }
 
 /// The 2D layer of one game.
@@ -129,6 +136,10 @@ pub struct Screen {
     ops: Vec<PathOp>,
     stops: Vec<(f32, Rgba)>,
     dashes: Vec<f32>,
+    sprites: Vec<Sprite>,
+    /// Logical pixels this frame's sprites cover, counted against
+    /// [`MAX_SPRITE_COVER`] screens.
+    sprite_cover: f64,
     /// Bytes of text written this frame (counted as the display list's).
     text_bytes: usize,
     transform: Transform,
@@ -140,6 +151,10 @@ pub struct Screen {
 
 /// The most bytes of drawing one frame's display list holds.
 pub const MAX_FRAME_BYTES: usize = 64 << 20;
+
+/// How many times over one frame's sprites may cover the screen: the
+/// rasterizer's work for them is bounded however a game draws (H10).
+pub const MAX_SPRITE_COVER: f64 = 256.0;
 
 /// The longest text one `text` call writes, in bytes.
 pub const MAX_TEXT: usize = 64 << 10;
@@ -208,6 +223,8 @@ impl Screen {
             ops: Vec::with_capacity(1024),
             stops: Vec::with_capacity(64),
             dashes: Vec::with_capacity(16),
+            sprites: Vec::with_capacity(1024),
+            sprite_cover: 0.0,
             text_bytes: 0,
             transform: Transform::identity(),
             alpha: 1.0,
@@ -231,6 +248,8 @@ impl Screen {
         self.ops.clear();
         self.stops.clear();
         self.dashes.clear();
+        self.sprites.clear();
+        self.sprite_cover = 0.0;
         self.text_bytes = 0;
         self.typesetter.begin_frame();
         self.transform = Transform::identity();
@@ -255,6 +274,7 @@ impl Screen {
             + self.ops.len() * size_of::<PathOp>()
             + self.stops.len() * size_of::<(f32, Rgba)>()
             + self.dashes.len() * size_of::<f32>()
+            + self.sprites.len() * size_of::<Sprite>()
             + self.text_bytes
     }
 

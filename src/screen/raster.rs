@@ -22,6 +22,7 @@ impl Screen {
     pub fn rasterize(&mut self, pixmap: &mut PixmapMut<'_>, viewport: &Viewport, assets: &Store) {
         let view = viewport.transform();
         let clip = self.clip(viewport, pixmap.width(), pixmap.height());
+        let bounds = bounds(viewport, pixmap.width(), pixmap.height());
         self.skipped = 0;
         for (transform, command) in &self.commands {
             let transform = view.pre_concat(*transform);
@@ -69,6 +70,13 @@ impl Screen {
                         clip.as_ref(),
                     );
                 }
+                Command::Sprites { image, sprites } => super::sprites::draw(
+                    pixmap,
+                    assets.image_at(*image),
+                    &self.sprites[sprites.start as usize..sprites.end as usize],
+                    transform,
+                    bounds,
+                ),
             });
             if drawn.is_none() {
                 self.skipped += 1;
@@ -103,6 +111,17 @@ impl Screen {
         );
         Some(mask)
     }
+}
+
+/// The device pixels the letterboxed area covers, inside the pixmap.
+fn bounds(viewport: &Viewport, width: u32, height: u32) -> super::sprites::Bounds {
+    let edge = |start: u32, len: u32, limit: u32| {
+        let a = start.min(limit);
+        (a as i32, start.saturating_add(len).min(limit) as i32)
+    };
+    let (x0, x1) = edge(viewport.x, viewport.width, width);
+    let (y0, y1) = edge(viewport.y, viewport.height, height);
+    [x0, y0, x1, y1]
 }
 
 fn shader(fill: &Fill, alpha: f32, stops: &[(f32, Rgba)]) -> Option<Shader<'static>> {

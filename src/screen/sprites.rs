@@ -1,0 +1,396 @@
+//! Sprites (rule H15): cells of a sheet image drawn in batches, and
+//! tilemaps, which are batches laid out on a grid.
+//!
+//! A sprite is drawn by our own nearest-neighbour blit instead of a
+//! tiny-skia pattern fill: each device pixel whose center falls inside the
+//! sprite takes the sheet pixel under that center, tinted and blended
+//! source-over on premultiplied pixels. Every pixel is computed from its own
+//! coordinates alone (no running sums), so a picture drawn in bands or in
+//! any order of rows comes out the same byte for byte, and pixel art stays
+//! crisp at any integer scale.
+
+use tiny_skia::{Pixmap, PixmapMut, Transform};
+
+use super::{MAX_SPRITE_COVER, Screen, finite};
+use crate::assets::ImageId;
+use crate::color::Rgba;
+
+/// How a sheet is cut into frames.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sheet {
+    /// The sheet's image.
+    pub image: ImageId,
+    /// The image's size in pixels.
+    pub size: (u32, u32),
+    /// The size of one grid cell in pixels.
+    pub cell: (u32, u32),
+}
+
+impl Sheet {
+    /// Cuts `size` into `cell`-sized frames, numbered from 1 left to right,
+    /// then top to bottom.
+    ///
+    /// # Errors
+    /// The cell is empty or larger than the image.
+    pub fn grid(image: ImageId, size: (u32, u32), cell: (f64, f64)) -> Result<Sheet, String> {
+        let whole = |v: f64, name: &str, limit: u32| -> Result<u32, String> {
+            if v.fract() != 0.0 || v < 1.0 || v > f64::from(limit) {
+                return Err(format!(
+                    "`{name}` is {v}; a cell is a whole number of pixels from 1 to the image's {limit}"
+                ));
+            }
+            Ok(v as u32)
+        };
+        Ok(Sheet {
+            image,
+            size,
+            cell: (
+                whole(cell.0, "width", size.0)?,
+                whole(cell.1, "height", size.1)?,
+            ),
+        })
+    }
+
+    /// Returns how many frames the grid holds.
+    pub fn frames(&self) -> u32 {
+        (self.size.0 / self.cell.0) * (self.size.1 / self.cell.1)
+    }
+
+    /// Returns the pixels of frame `n` (from 1): x, y, w, h.
+    ///
+    /// # Errors
+    /// There is no such frame.
+    pub fn frame(&self, n: f64) -> Result<[u32; 4], String> {
+        let count = self.frames();
+        if n.fract() != 0.0 || n < 1.0 || n > f64::from(count) {
+            return Err(format!(
+                "frame {n} is not in the sheet (its frames are 1 to {count})"
+            ));
+        }
+        let i = n as u32 - 1;
+        let columns = self.size.0 / self.cell.0;
+        Ok([
+            (i % columns) * self.cell.0,
+            (i / columns) * self.cell.1,
+            self.cell.0,
+            self.cell.1,
+        ])
+    }
+
+    /// Checks a rectangle of image pixels given as a frame: x, y, w, h.
+    ///
+    /// # Errors
+    /// It is not whole pixels inside the image.
+    pub fn rect(&self, r: [f64; 4]) -> Result<[u32; 4], String> {
+        let [x, y, w, h] = r;
+        let (iw, ih) = (f64::from(self.size.0), f64::from(self.size.1));
+        let whole = r.iter().all(|v| v.fract() == 0.0);
+        if !whole || x < 0.0 || y < 0.0 || w < 1.0 || h < 1.0 || x + w > iw || y + h > ih {
+            return Err(format!(
+                "the frame {x}, {y}, {w}, {h} is not whole pixels inside the {iw}x{ih} image"
+            ));
+        }
+        Ok([x as u32, y as u32, w as u32, h as u32])
+    }
+}
+
+/// One sprite of a batch.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sprite {
+    /// The top-left corner in logical coordinates.
+    pub at: [f32; 2],
+    /// The frame's pixels in the sheet: x, y, w, h.
+    pub frame: [u32; 4],
+    /// Logical pixels per sheet pixel, across and down.
+    pub scale: [f32; 2],
+    /// Mirrored left to right, top to bottom.
+    pub flip: [bool; 2],
+    /// What each premultiplied channel is multiplied by, out of 255: the
+    /// tint's color times its alpha, the sprite's and the screen's.
+    pub ink: [u8; 4],
+}
+
+/// What a game asks of one sprite.
+#[derive(Debug, Clone, Copy)]
+pub struct SpriteSpec {
+    /// The top-left corner.
+    pub at: (f64, f64),
+    /// The frame's pixels in the sheet.
+    pub frame: [u32; 4],
+    /// Logical pixels per sheet pixel.
+    pub scale: (f64, f64),
+    /// Mirrored left to right, top to bottom.
+    pub flip: [bool; 2],
+    /// The color multiplied in. Default: white.
+    pub tint: Rgba,
+    /// Opacity. Default: 1.
+    pub alpha: f64,
+}
+
+impl SpriteSpec {
+    /// A sprite of `frame` at `at`, unscaled, untinted.
+    pub fn new(at: (f64, f64), frame: [u32; 4]) -> SpriteSpec {
+        SpriteSpec {
+            at,
+            frame,
+            scale: (1.0, 1.0),
+            flip: [false; 2],
+            tint: Rgba::WHITE,
+            alpha: 1.0,
+        }
+    }
+}
+
+/// Rounds `v` in 0..=1 to a channel multiplier.
+fn level(v: f32) -> u8 {
+    (v.clamp(0.0, 1.0) * 255.0).round() as u8
+}
+
+/// `a * b / 255`, rounded to nearest.
+#[inline]
+fn mul255(a: u8, b: u8) -> u8 {
+    let p = u32::from(a) * u32::from(b) + 128;
+    ((p + (p >> 8)) >> 8) as u8
+}
+
+impl Screen {
+    /// Starts a batch of sprites; returns where its sprites begin.
+    pub fn sprites_begin(&self) -> u32 {
+        self.sprites.len() as u32
+    }
+
+    /// Adds one sprite to the batch begun at `begin`.
+    ///
+    /// # Errors
+    /// A number is not finite, a scale is negative, the frame's display
+    /// list is full, or this frame's sprites already cover more than
+    /// [`MAX_SPRITE_COVER`] screens.
+    pub fn sprite(&mut self, spec: &SpriteSpec) -> Result<(), String> {
+        let x = finite("x", spec.at.0)?;
+        let y = finite("y", spec.at.1)?;
+        let sx = finite("scale", spec.scale.0)?;
+        let sy = finite("scale", spec.scale.1)?;
+        if sx < 0.0 || sy < 0.0 {
+            return Err(format!(
+                "`scale` is {sx}, {sy}; scales are 0 or more (flip with flip_x, flip_y)"
+            ));
+        }
+        let alpha = finite("alpha", spec.alpha)?.clamp(0.0, 1.0) * self.alpha;
+        let [w, h] = [spec.frame[2] as f32 * sx, spec.frame[3] as f32 * sy];
+        self.cover(x, y, w, h)?;
+        self.room(std::mem::size_of::<Sprite>())?;
+        let t = spec.tint;
+        let a = t.a * alpha;
+        self.sprites.push(Sprite {
+            at: [x, y],
+            frame: spec.frame,
+            scale: [sx, sy],
+            flip: spec.flip,
+            ink: [level(t.r * a), level(t.g * a), level(t.b * a), level(a)],
+        });
+        Ok(())
+    }
+
+    /// Counts the logical pixels a `w` by `h` area at `(x, y)` covers on
+    /// the screen, under the current transform, against the frame's limit.
+    fn cover(&mut self, x: f32, y: f32, w: f32, h: f32) -> Result<(), String> {
+        let corners = [(x, y), (x + w, y), (x, y + h), (x + w, y + h)];
+        let (mut x0, mut y0, mut x1, mut y1) = (f32::MAX, f32::MAX, f32::MIN, f32::MIN);
+        let t = self.transform;
+        for (cx, cy) in corners {
+            let px = t.sx * cx + t.kx * cy + t.tx;
+            let py = t.ky * cx + t.sy * cy + t.ty;
+            x0 = x0.min(px);
+            y0 = y0.min(py);
+            x1 = x1.max(px);
+            y1 = y1.max(py);
+        }
+        let (lw, lh) = (self.logical.0 as f32, self.logical.1 as f32);
+        let across = (x1.min(lw) - x0.max(0.0)).max(0.0);
+        let down = (y1.min(lh) - y0.max(0.0)).max(0.0);
+        let area = f64::from(across) * f64::from(down);
+        let screen = f64::from(self.logical.0) * f64::from(self.logical.1);
+        self.sprite_cover += if area.is_finite() { area } else { screen };
+        if self.sprite_cover > MAX_SPRITE_COVER * screen.max(1.0) {
+            return Err(format!(
+                "this frame's sprites cover the screen more than {MAX_SPRITE_COVER} times over \
+                 (H10: the host draws at most that much a frame)"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Ends the batch begun at `begin`: its sprites are drawn from `image`
+    /// in the order they were added.
+    ///
+    /// # Errors
+    /// The frame's display list is full.
+    pub fn sprites_end(&mut self, image: ImageId, begin: u32) -> Result<(), String> {
+        let end = self.sprites.len() as u32;
+        if begin == end {
+            return Ok(());
+        }
+        self.push(super::Command::Sprites {
+            image,
+            sprites: begin..end,
+        })
+    }
+}
+
+/// Pixel rows and columns drawing may touch: x0, y0, x1, y1 (exclusive).
+pub type Bounds = [i32; 4];
+
+/// Draws `sprites` from `sheet` onto `pixmap` under `transform`, touching
+/// only pixels inside `bounds`.
+pub fn draw(
+    pixmap: &mut PixmapMut<'_>,
+    sheet: &Pixmap,
+    sprites: &[Sprite],
+    transform: Transform,
+    bounds: Bounds,
+) {
+    let width = pixmap.width() as usize;
+    let pixels = pixmap.pixels_mut();
+    let source = sheet.pixels();
+    let stride = sheet.width() as usize;
+    for sprite in sprites {
+        let [fx, fy, fw, fh] = sprite.frame;
+        let [sx, sy] = sprite.scale;
+        let (ox, kx) = if sprite.flip[0] {
+            (sprite.at[0] + fw as f32 * sx, -sx)
+        } else {
+            (sprite.at[0], sx)
+        };
+        let (oy, ky) = if sprite.flip[1] {
+            (sprite.at[1] + fh as f32 * sy, -sy)
+        } else {
+            (sprite.at[1], sy)
+        };
+        let full = transform.pre_concat(Transform::from_row(kx, 0.0, 0.0, ky, ox, oy));
+        let Some(inverse) = full.invert() else {
+            continue;
+        };
+        let Some([x0, y0, x1, y1]) = covered(full, fw as f32, fh as f32, bounds) else {
+            continue;
+        };
+        let (cw, ch) = (fw as f32, fh as f32);
+        for py in y0..y1 {
+            let cy = py as f32 + 0.5;
+            let row = py as usize * width;
+            for px in x0..x1 {
+                let cx = px as f32 + 0.5;
+                let u = inverse.sx * cx + inverse.kx * cy + inverse.tx;
+                let v = inverse.ky * cx + inverse.sy * cy + inverse.ty;
+                if !(u >= 0.0 && u < cw && v >= 0.0 && v < ch) {
+                    continue;
+                }
+                let at = (fy as usize + v as usize) * stride + fx as usize + u as usize;
+                let s = source[at];
+                let dst = &mut pixels[row + px as usize];
+                *dst = blend(*dst, s, sprite.ink);
+            }
+        }
+    }
+}
+
+/// The device pixels whose centers may fall inside a `w` by `h` cell
+/// mapped by `full`, inside `bounds`.
+fn covered(full: Transform, w: f32, h: f32, bounds: Bounds) -> Option<Bounds> {
+    let corners = [(0.0, 0.0), (w, 0.0), (0.0, h), (w, h)];
+    let (mut x0, mut y0, mut x1, mut y1) = (f32::MAX, f32::MAX, f32::MIN, f32::MIN);
+    for (u, v) in corners {
+        let x = full.sx * u + full.kx * v + full.tx;
+        let y = full.ky * u + full.sy * v + full.ty;
+        x0 = x0.min(x);
+        y0 = y0.min(y);
+        x1 = x1.max(x);
+        y1 = y1.max(y);
+    }
+    // A pixel is in when its center is: from ceil(min - 0.5) up to
+    // ceil(max - 0.5), exclusive. Casts saturate, so far-off or NaN
+    // corners end up outside the bounds.
+    let clamp = |v: f32, lo: i32, hi: i32| ((v - 0.5).ceil() as i32).clamp(lo, hi);
+    let b = [
+        clamp(x0, bounds[0], bounds[2]),
+        clamp(y0, bounds[1], bounds[3]),
+        clamp(x1, bounds[0], bounds[2]),
+        clamp(y1, bounds[1], bounds[3]),
+    ];
+    (b[0] < b[2] && b[1] < b[3]).then_some(b)
+}
+
+/// `s` tinted by `ink`, source-over `d`, all premultiplied.
+#[inline]
+fn blend(
+    d: tiny_skia::PremultipliedColorU8,
+    s: tiny_skia::PremultipliedColorU8,
+    ink: [u8; 4],
+) -> tiny_skia::PremultipliedColorU8 {
+    let [r, g, b, a] = if ink == [255; 4] {
+        [s.red(), s.green(), s.blue(), s.alpha()]
+    } else {
+        [
+            mul255(s.red(), ink[0]),
+            mul255(s.green(), ink[1]),
+            mul255(s.blue(), ink[2]),
+            mul255(s.alpha(), ink[3]),
+        ]
+    };
+    if a == 255 {
+        return tiny_skia::PremultipliedColorU8::from_rgba(r, g, b, a).unwrap_or(d);
+    }
+    if a == 0 && r == 0 && g == 0 && b == 0 {
+        return d;
+    }
+    let keep = 255 - a;
+    tiny_skia::PremultipliedColorU8::from_rgba(
+        r.saturating_add(mul255(d.red(), keep)),
+        g.saturating_add(mul255(d.green(), keep)),
+        b.saturating_add(mul255(d.blue(), keep)),
+        a.saturating_add(mul255(d.alpha(), keep)),
+    )
+    .unwrap_or(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mul255_rounds_to_nearest_over_every_pair() {
+        for a in 0..=255u32 {
+            for b in 0..=255u32 {
+                let exact = (a * b) as f64 / 255.0;
+                assert_eq!(
+                    u32::from(mul255(a as u8, b as u8)),
+                    exact.round() as u32,
+                    "{a} * {b}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn frames_count_left_to_right_then_down() {
+        let sheet = Sheet::grid(ImageId(0), (48, 32), (16.0, 16.0)).unwrap();
+        assert_eq!(sheet.frames(), 6);
+        assert_eq!(sheet.frame(1.0).unwrap(), [0, 0, 16, 16]);
+        assert_eq!(sheet.frame(4.0).unwrap(), [0, 16, 16, 16]);
+        assert_eq!(sheet.frame(6.0).unwrap(), [32, 16, 16, 16]);
+        assert!(sheet.frame(7.0).unwrap_err().contains("1 to 6"));
+        assert!(sheet.frame(0.5).is_err());
+        assert!(Sheet::grid(ImageId(0), (48, 32), (0.0, 16.0)).is_err());
+        assert!(Sheet::grid(ImageId(0), (48, 32), (16.0, 33.0)).is_err());
+    }
+
+    #[test]
+    fn covered_takes_pixels_whose_centers_are_inside() {
+        let b = [0, 0, 100, 100];
+        let at = Transform::from_translate(10.0, 20.0);
+        assert_eq!(covered(at, 16.0, 8.0, b), Some([10, 20, 26, 28]));
+        let half = Transform::from_translate(10.4, 20.6);
+        assert_eq!(covered(half, 16.0, 8.0, b), Some([10, 21, 26, 29]));
+        let off = Transform::from_translate(1.0e30, f32::NAN);
+        assert_eq!(covered(off, 16.0, 8.0, b), None);
+    }
+}
