@@ -17,6 +17,9 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::lua::{Budget, Call, Limits, LuaGame};
 
+#[path = "bench/sprites.rs"]
+mod sprites;
+
 /// How long one timed batch should take.
 const BATCH: Duration = Duration::from_millis(40);
 /// How many batches each case runs; the median is kept.
@@ -626,6 +629,19 @@ pub fn run() -> Result<Vec<Row>> {
         baseline: outlines,
         measured: cached,
         target: Some(0.5),
+        ..Row::default()
+    });
+    let (plain, ours) = sprites::case()?;
+    rows.push(Row {
+        case: "screen sprites: 2,000 sprites + 100 text lines vs a tiny-skia fill a sprite".into(),
+        baseline: plain,
+        measured: ours,
+        target: Some(0.4),
+        note: Some(format!(
+            "{:.2} ms a frame through Luau (target 4 ms)",
+            ours.as_secs_f64() * 1e3
+        )),
+        fails: (ours > Duration::from_millis(4)).then(|| "over 4 ms a frame".to_string()),
         ..Row::default()
     });
     let (off, on, naive) = budget_case()?;

@@ -140,6 +140,8 @@ pub struct Screen {
     /// Logical pixels this frame's sprites cover, counted against
     /// [`MAX_SPRITE_COVER`] screens.
     sprite_cover: f64,
+    /// The sprite blit's scratch space, kept between frames.
+    columns: Vec<u32>,
     /// Bytes of text written this frame (counted as the display list's).
     text_bytes: usize,
     transform: Transform,
@@ -225,6 +227,7 @@ impl Screen {
             dashes: Vec::with_capacity(16),
             sprites: Vec::with_capacity(1024),
             sprite_cover: 0.0,
+            columns: Vec::new(),
             text_bytes: 0,
             transform: Transform::identity(),
             alpha: 1.0,

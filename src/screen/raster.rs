@@ -23,6 +23,7 @@ impl Screen {
         let view = viewport.transform();
         let clip = self.clip(viewport, pixmap.width(), pixmap.height());
         let bounds = bounds(viewport, pixmap.width(), pixmap.height());
+        let mut columns = std::mem::take(&mut self.columns);
         self.skipped = 0;
         for (transform, command) in &self.commands {
             let transform = view.pre_concat(*transform);
@@ -76,12 +77,14 @@ impl Screen {
                     &self.sprites[sprites.start as usize..sprites.end as usize],
                     transform,
                     bounds,
+                    &mut columns,
                 ),
             });
             if drawn.is_none() {
                 self.skipped += 1;
             }
         }
+        self.columns = columns;
     }
 
     /// Returns how many commands the last [`Screen::rasterize`] skipped

@@ -241,17 +241,19 @@ impl Screen {
 pub type Bounds = [i32; 4];
 
 /// Draws `sprites` from `sheet` onto `pixmap` under `transform`, touching
-/// only pixels inside `bounds`.
+/// only pixels inside `bounds`. `columns` is scratch space, kept by the
+/// caller so a frame allocates nothing once it has grown.
 pub fn draw(
     pixmap: &mut PixmapMut<'_>,
     sheet: &Pixmap,
     sprites: &[Sprite],
     transform: Transform,
     bounds: Bounds,
+    columns: &mut Vec<u32>,
 ) {
     let width = pixmap.width() as usize;
-    let pixels = pixmap.pixels_mut();
-    let source = sheet.pixels();
+    let pixels = pixmap.data_mut();
+    let source = sheet.data();
     let stride = sheet.width() as usize;
     for sprite in sprites {
         let [fx, fy, fw, fh] = sprite.frame;
@@ -267,28 +269,67 @@ pub fn draw(
             (sprite.at[1], sy)
         };
         let full = transform.pre_concat(Transform::from_row(kx, 0.0, 0.0, ky, ox, oy));
-        let Some(inverse) = full.invert() else {
+        let Some(inv) = full.invert() else {
             continue;
         };
         let Some([x0, y0, x1, y1]) = covered(full, fw as f32, fh as f32, bounds) else {
             continue;
         };
         let (cw, ch) = (fw as f32, fh as f32);
+        let ink = sprite.ink;
+        if inv.kx == 0.0 && inv.ky == 0.0 {
+            // Axis-aligned: a pixel's column depends on x alone and its
+            // row on y alone, so columns are found once for all rows.
+            columns.clear();
+            columns.extend((x0..x1).map(|px| {
+                let u = inv.sx * (px as f32 + 0.5) + inv.tx;
+                if u >= 0.0 && u < cw {
+                    (fx + u as u32) * 4
+                } else {
+                    u32::MAX
+                }
+            }));
+            for py in y0..y1 {
+                let v = inv.sy * (py as f32 + 0.5) + inv.ty;
+                if !(v >= 0.0 && v < ch) {
+                    continue;
+                }
+                let from = &source[(fy as usize + v as usize) * stride * 4..][..stride * 4];
+                let row = py as usize * width;
+                let to = &mut pixels[(row + x0 as usize) * 4..(row + x1 as usize) * 4];
+                if ink == [255; 4] {
+                    blit_row::<false>(to, from, columns, ink);
+                } else {
+                    blit_row::<true>(to, from, columns, ink);
+                }
+            }
+            continue;
+        }
         for py in y0..y1 {
             let cy = py as f32 + 0.5;
             let row = py as usize * width;
             for px in x0..x1 {
                 let cx = px as f32 + 0.5;
-                let u = inverse.sx * cx + inverse.kx * cy + inverse.tx;
-                let v = inverse.ky * cx + inverse.sy * cy + inverse.ty;
+                let u = inv.sx * cx + inv.kx * cy + inv.tx;
+                let v = inv.ky * cx + inv.sy * cy + inv.ty;
                 if !(u >= 0.0 && u < cw && v >= 0.0 && v < ch) {
                     continue;
                 }
-                let at = (fy as usize + v as usize) * stride + fx as usize + u as usize;
-                let s = source[at];
-                let dst = &mut pixels[row + px as usize];
-                *dst = blend(*dst, s, sprite.ink);
+                let at = ((fy as usize + v as usize) * stride + fx as usize + u as usize) * 4;
+                let to = (row + px as usize) * 4;
+                blend::<true>(&mut pixels[to..to + 4], &source[at..at + 4], ink);
             }
+        }
+    }
+}
+
+/// Blends one row: `to` takes the pixels of the sheet row `from` at
+/// `columns` (byte offsets; `u32::MAX` for none).
+#[inline(always)]
+fn blit_row<const TINTED: bool>(to: &mut [u8], from: &[u8], columns: &[u32], ink: [u8; 4]) {
+    for (d, &at) in to.chunks_exact_mut(4).zip(columns) {
+        if let Some(s) = from.get(at as usize..at as usize + 4) {
+            blend::<TINTED>(d, s, ink);
         }
     }
 }
@@ -319,37 +360,28 @@ fn covered(full: Transform, w: f32, h: f32, bounds: Bounds) -> Option<Bounds> {
     (b[0] < b[2] && b[1] < b[3]).then_some(b)
 }
 
-/// `s` tinted by `ink`, source-over `d`, all premultiplied.
-#[inline]
-fn blend(
-    d: tiny_skia::PremultipliedColorU8,
-    s: tiny_skia::PremultipliedColorU8,
-    ink: [u8; 4],
-) -> tiny_skia::PremultipliedColorU8 {
-    let [r, g, b, a] = if ink == [255; 4] {
-        [s.red(), s.green(), s.blue(), s.alpha()]
-    } else {
-        [
-            mul255(s.red(), ink[0]),
-            mul255(s.green(), ink[1]),
-            mul255(s.blue(), ink[2]),
-            mul255(s.alpha(), ink[3]),
-        ]
-    };
-    if a == 255 {
-        return tiny_skia::PremultipliedColorU8::from_rgba(r, g, b, a).unwrap_or(d);
+/// `s` (tinted by `ink` when `TINTED`) source-over `d`: premultiplied
+/// RGBA bytes.
+#[inline(always)]
+fn blend<const TINTED: bool>(d: &mut [u8], s: &[u8], ink: [u8; 4]) {
+    let mut s = [s[0], s[1], s[2], s[3]];
+    if TINTED {
+        for (c, k) in s.iter_mut().zip(ink) {
+            *c = mul255(*c, k);
+        }
     }
-    if a == 0 && r == 0 && g == 0 && b == 0 {
-        return d;
+    match s[3] {
+        255 => d.copy_from_slice(&s),
+        // Premultiplied: no alpha means no color either.
+        0 => {}
+        a => {
+            let keep = 255 - a;
+            for (d, s) in d.iter_mut().zip(s) {
+                // s <= a and d <= 255, so the sum stays in a byte.
+                *d = s + mul255(*d, keep);
+            }
+        }
     }
-    let keep = 255 - a;
-    tiny_skia::PremultipliedColorU8::from_rgba(
-        r.saturating_add(mul255(d.red(), keep)),
-        g.saturating_add(mul255(d.green(), keep)),
-        b.saturating_add(mul255(d.blue(), keep)),
-        a.saturating_add(mul255(d.alpha(), keep)),
-    )
-    .unwrap_or(d)
 }
 
 #[cfg(test)]

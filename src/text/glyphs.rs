@@ -10,7 +10,7 @@
 //! Both caches are bounded (H10): past their caps, a frame's start empties
 //! them and they fill again with what is drawn.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use cosmic_text::{CacheKey, CacheKeyFlags, Command, FontSystem, SwashCache, SwashContent};
 use tiny_skia::{FillRule, Mask, Paint, Path, PathBuilder, PixmapMut, Shader, Transform};
@@ -249,11 +249,16 @@ fn blend(
     }
     let mask = clip.map(Mask::data);
     let data = pixmap.data_mut();
+    let opaque = ink[3] == 255;
+    let solid = ink;
     let ink = ink.map(u32::from);
     for py in y0..y1 {
         let row = ((py - y) * w) as usize;
         for px in x0..x1 {
             let mut c = u32::from(image.coverage[row + (px - x) as usize]);
+            if c == 0 {
+                continue;
+            }
             if !smooth {
                 c = if c >= 128 { 255 } else { 0 };
             }
@@ -262,6 +267,11 @@ fn blend(
                 c = mul(c, u32::from(mask[at]));
             }
             if c == 0 {
+                continue;
+            }
+            if c == 255 && opaque {
+                // Full coverage of an opaque ink is the ink itself.
+                data[at * 4..at * 4 + 4].copy_from_slice(&solid);
                 continue;
             }
             let sa = mul(ink[3], c);
