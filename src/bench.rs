@@ -644,6 +644,16 @@ pub fn run() -> Result<Vec<Row>> {
         fails: (ours > Duration::from_millis(4)).then(|| "over 4 ms a frame".to_string()),
         ..Row::default()
     });
+    if let Some((headless, drawn)) = sprites::swarm_case()? {
+        rows.push(Row {
+            case: "games/swarm at 640x360: frame with its picture vs update and render".into(),
+            baseline: headless,
+            measured: drawn,
+            target: None,
+            note: Some(format!("{:.2} ms a frame", drawn.as_secs_f64() * 1e3)),
+            ..Row::default()
+        });
+    }
     let (off, on, naive) = budget_case()?;
     rows.push(Row {
         case: "tight loop: time budget on vs off".into(),

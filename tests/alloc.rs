@@ -183,6 +183,51 @@ fn text_drawn_again_allocates_nothing() {
     );
 }
 
+// rule: H15
+#[test]
+fn sprites_drawn_again_allocate_nothing() {
+    // A batch, a tilemap and single sprites, tinted and flipped, every
+    // frame: the sprite list and the blit's scratch space are kept.
+    let dir = game(&[(
+        "main.luau",
+        r##"
+        local sheet = { image = "sheet.png", width = 8, height = 8 }
+        local batch = {}
+        for i = 1, 300 do
+            batch[i] = { x = i % 40 * 8, y = i // 40 * 8, frame = 1 + i % 4, flip_x = i % 2 == 0 }
+        end
+        local map = table.create(40 * 4, 2)
+        local faded = { scale = 3, tint = "#ff8080", alpha = 0.5 }
+        return {
+            config = { width = 320, height = 180 },
+            render = function(state, scene, screen)
+                screen:tiles(sheet, map, 40, 0, 100)
+                screen:sprites(sheet, batch)
+                screen:sprite(sheet, 3, 10, 150, faded)
+            end,
+        }
+        "##,
+    )]);
+    let mut sheet = tiny_skia::Pixmap::new(32, 8).unwrap();
+    sheet.fill(tiny_skia::Color::from_rgba8(200, 100, 50, 200));
+    sheet.save_png(dir.path().join("sheet.png")).unwrap();
+    let game = LuaGame::load(dir.path()).unwrap();
+    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    let mut pixmap = tiny_skia::Pixmap::new(320, 180).unwrap();
+    let mut frames = |n: u32| {
+        for _ in 0..n {
+            engine.advance(1).unwrap();
+            moonloop::internals::compositor::screen_picture_into(&mut engine, &mut pixmap);
+        }
+    };
+    frames(50);
+    let count = allocations_in(|| frames(500));
+    assert_eq!(
+        count, 0,
+        "heap allocations over 500 frames of the same sprites"
+    );
+}
+
 // rule: H13
 #[test]
 fn the_mixer_allocates_nothing_as_it_plays() {

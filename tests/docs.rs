@@ -4,7 +4,8 @@
 //! and stepped ten frames), `-- test` a test of the page's last game (run
 //! as `moonloop test` would, and it must pass); any other block must
 //! compile. In a `sh` block, each line starting with `moonloop ` runs from
-//! the repository root and must exit 0.
+//! the repository root and must exit 0. A game block's folder also holds
+//! the files of docs/assets/ (the sprite sheet the examples draw from).
 
 use std::path::Path;
 use std::process::Command;
@@ -50,6 +51,10 @@ fn every_docs_example_runs() {
                 "luau" if body.starts_with("-- game") => {
                     let dir = tempfile::tempdir().unwrap();
                     std::fs::write(dir.path().join("main.luau"), &body).unwrap();
+                    for asset in std::fs::read_dir(root.join("docs/assets")).unwrap() {
+                        let asset = asset.unwrap().path();
+                        std::fs::copy(&asset, dir.path().join(asset.file_name().unwrap())).unwrap();
+                    }
                     let loaded =
                         LuaGame::load(dir.path()).unwrap_or_else(|e| panic!("{place}: {e}"));
                     let mut engine = Engine::new(loaded, Box::new(ConstantClock::new(1.0 / 60.0)));

@@ -150,6 +150,14 @@ fn sprite_mistakes_name_the_call_and_the_problem() {
             "screen:sprite: `../sheet.png` is not a path inside the game folder",
         ),
         (
+            "screen:sprite({ image = \"sheet.png\", widht = 8, height = 8 }, 1, 0, 0)",
+            "screen:sprite: a sheet has no field `widht`",
+        ),
+        (
+            "screen:sprite({ image = 5, width = 8, height = 8 }, 1, 0, 0)",
+            "screen:sprite: sheet.image should be a file name",
+        ),
+        (
             "screen:sprite(sheet, 1, 0, 0, { flip = true })",
             "screen:sprite: no option `flip`",
         ),

@@ -139,3 +139,25 @@ pub fn case() -> Result<(Duration, Duration)> {
     });
     Ok((plain, ours))
 }
+
+/// Times the swarm example's frame (2,000 drones, a tilemap, text) at
+/// 640x360: returns (update and render, the same and its picture drawn),
+/// or `None` when the repository's games are not beside the binary.
+pub fn swarm_case() -> Result<Option<(Duration, Duration)>> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("games/swarm");
+    if !dir.join("main.luau").is_file() {
+        return Ok(None);
+    }
+    let game = LuaGame::load(&dir)?;
+    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    let mut pixmap = tiny_skia::Pixmap::new(640, 360).expect("a 640x360 pixmap");
+    let [headless, drawn] = interleaved(|case, n| {
+        for _ in 0..n {
+            engine.advance(1).expect("the game runs");
+            if case == 1 {
+                crate::compositor::screen_picture_into(&mut engine, &mut pixmap);
+            }
+        }
+    });
+    Ok(Some((headless, drawn)))
+}

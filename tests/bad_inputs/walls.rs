@@ -222,6 +222,13 @@ const KEPT: &str = "{\n  \"n\": 1\n}";
 /// The state after three clean frames.
 const RAN: &str = "{\n  \"n\": 3\n}";
 
+/// A 4x4 PNG: a sheet of four 2x2 frames.
+fn small_png() -> Vec<u8> {
+    let mut sheet = tiny_skia::Pixmap::new(4, 4).unwrap();
+    sheet.fill(tiny_skia::Color::WHITE);
+    sheet.encode_png().unwrap()
+}
+
 /// The tests' pixel font.
 fn pixel_font() -> Vec<u8> {
     std::fs::read(concat!(
@@ -532,6 +539,22 @@ fn runaway() -> Vec<Row> {
             )
             .args(&["run", "g", "--headless", "--clock", "constant:1/60", "--frames", "1", "--state-hash"])
             .first("", 0),
+        Row::new("sprites scaled to cover the screen a million times, recorded")
+            .file("g/s.png", small_png())
+            .render(
+                "local s = { image = 's.png', width = 2, height = 2 } \
+                 for i = 1, 1e6 do screen:sprite(s, 1, 0, 0, { scale = 1e4 }) end",
+            )
+            .args(&[RUN, &["--record", "g/out.png"]].concat())
+            .first("sprites cover the screen more than 256 times over (H10", 1)
+            .survives(RAN),
+        Row::new("a tilemap of two million tiles")
+            .file("g/s.png", small_png())
+            .render(
+                "screen:tiles({ image = 's.png', width = 2, height = 2 }, table.create(2^21, 1), 1024, 0, 0)",
+            )
+            .first("screen:tiles: a tilemap has at most 1048576 tiles (H10); this one has 2097152", 1)
+            .survives(RAN),
         Row::new("a test advancing 1e15 frames (not stopped by the test's budget)")
             .file("g/main.luau", "return {}")
             .file("g/tests/t.luau", test_file("engine.new():advance(1e15)"))

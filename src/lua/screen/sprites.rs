@@ -16,6 +16,9 @@ use crate::screen::{Sheet, SpriteSpec};
 /// The fields a sprite takes, for error messages.
 const SPRITE_FIELDS: &str = "x, y, frame, scale, flip_x, flip_y, tint, alpha";
 
+/// The fields a sheet takes, for error messages.
+const SHEET_FIELDS: &str = "image = \"NAME.png\", width, height, frames = { name = {x, y, w, h} }";
+
 /// The most tiles one `screen:tiles` call lays out.
 const MAX_TILES: usize = 1 << 20;
 
@@ -36,30 +39,61 @@ fn sheet(lua: &Lua, this: &ScreenHandle, call: &str, value: &Value) -> mlua::Res
             "a sheet is { image = \"sheet.png\", width = 16, height = 16 } (or with frames = {...})",
         ));
     };
-    let Value::String(name) = t.raw_get::<Value>("image")? else {
+    // The fields are walked rather than looked up: asking for an absent
+    // one would make its name as a Luau string on every call.
+    let (mut image, mut width, mut height, mut frames) = (None, None, None, None);
+    t.for_each::<Value, Value>(|key, value| {
+        let Value::String(key) = &key else {
+            return Err(fail(lua, call, format!("a sheet takes {SHEET_FIELDS}")));
+        };
+        let key = text_arg(lua, this, call, "a sheet field", key, 64)?;
+        match (&*key, value) {
+            ("image", Value::String(name)) => {
+                image = Some(text_arg(lua, this, call, "an image name", &name, MAX_NAME)?);
+            }
+            ("width", v) => width = Some(number(lua, call, "sheet.width", &v)?),
+            ("height", v) => height = Some(number(lua, call, "sheet.height", &v)?),
+            ("frames", Value::Table(f)) => frames = Some(f),
+            ("image", _) => return Err(fail(lua, call, "sheet.image should be a file name")),
+            ("frames", _) => {
+                return Err(fail(
+                    lua,
+                    call,
+                    "sheet.frames should be a table of name = {x, y, w, h}",
+                ));
+            }
+            (other, _) => {
+                return Err(fail(
+                    lua,
+                    call,
+                    format!("a sheet has no field `{other}` (it takes {SHEET_FIELDS})"),
+                ));
+            }
+        }
+        Ok(())
+    })?;
+    let Some(name) = image else {
         return Err(fail(lua, call, "the sheet needs image = \"NAME.png\""));
     };
-    let name = text_arg(lua, this, call, "an image name", &name, MAX_NAME)?;
     let assets = this.leases.assets(lua, "screen")?;
     let image = check(lua, call, assets.image(&name))?;
     let size = {
         let pixmap = assets.image_at(image);
         (pixmap.width(), pixmap.height())
     };
-    let frames = t.raw_get::<Option<Table>>("frames")?;
-    let cell = |key: &str| -> mlua::Result<f64> {
-        match t.raw_get::<Value>(key)? {
-            Value::Nil if frames.is_some() => Ok(1.0),
-            Value::Nil => Err(fail(
+    let grid = frames.is_none() || width.is_some();
+    let cell = |v: Option<f64>, key: &str| -> mlua::Result<f64> {
+        match v {
+            Some(v) => Ok(v),
+            None if frames.is_some() => Ok(1.0),
+            None => Err(fail(
                 lua,
                 call,
                 format!("the sheet needs {key} (a cell's size in pixels) or frames"),
             )),
-            v => number(lua, call, &format!("sheet.{key}"), &v),
         }
     };
-    let grid = frames.is_none() || t.raw_get::<Value>("width")? != Value::Nil;
-    let (w, h) = (cell("width")?, cell("height")?);
+    let (w, h) = (cell(width, "width")?, cell(height, "height")?);
     let sheet = check(
         lua,
         call,
