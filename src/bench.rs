@@ -17,6 +17,8 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::lua::{Budget, Call, Limits, LuaGame};
 
+#[path = "bench/record.rs"]
+mod record;
 #[path = "bench/sprites.rs"]
 mod sprites;
 
@@ -651,6 +653,31 @@ pub fn run() -> Result<Vec<Row>> {
             measured: drawn,
             target: None,
             note: Some(format!("{:.2} ms a frame", drawn.as_secs_f64() * 1e3)),
+            ..Row::default()
+        });
+    }
+    let fps = |d: Duration| format!("{:.0} frames a second", 1.0 / d.as_secs_f64());
+    if let Some((whole, differences)) = record::gif_case()? {
+        rows.push(Row {
+            case: "record gif: pong at 640x360, differences vs whole frames quantized".into(),
+            baseline: whole,
+            measured: differences,
+            target: None,
+            note: Some(fps(differences)),
+            fails: (differences > Duration::from_secs_f64(1.0 / 60.0))
+                .then(|| "slower than 60 frames a second".into()),
+            ..Row::default()
+        });
+    }
+    if let Some((whole, differences)) = record::apng_case()? {
+        rows.push(Row {
+            case: "record apng: pong at 1280x720, differences vs whole frames".into(),
+            baseline: whole,
+            measured: differences,
+            target: None,
+            note: Some(fps(differences)),
+            fails: (differences > Duration::from_secs_f64(1.0 / 60.0))
+                .then(|| "slower than 60 frames a second".into()),
             ..Row::default()
         });
     }

@@ -20,8 +20,12 @@ use tiny_skia::Pixmap;
 
 use crate::error::{Error, Result};
 
+#[path = "record/diff.rs"]
+mod diff;
 #[path = "record/gif.rs"]
 mod gif_frames;
+
+pub use gif_frames::Differ;
 
 /// How many frames may wait for the encoder.
 pub const QUEUE: usize = 8;
@@ -327,7 +331,28 @@ fn write_apng(
     delays: &[(u16, u16)],
 ) -> std::result::Result<(), String> {
     let mut out = BufWriter::new(File::create(file).map_err(|e| e.to_string())?);
-    let mut encoder = png::Encoder::new(&mut out, size.0, size.1);
+    let mut input = std::io::BufReader::new(File::open(spool).map_err(|e| e.to_string())?);
+    apng(&mut out, size, delays, false, |frame| {
+        input.read_exact(frame)
+    })?;
+    out.flush().map_err(|e| e.to_string())
+}
+
+/// Writes an animated PNG of `delays.len()` frames of `size` to `out`,
+/// reading each frame's straight RGBA bytes with `read`. After the first,
+/// frames are written as their difference from the one before unless
+/// `whole` (the bench's baseline) asks for every frame whole.
+///
+/// # Errors
+/// A frame cannot be read or the PNG cannot be written.
+pub fn apng(
+    out: &mut impl Write,
+    size: (u32, u32),
+    delays: &[(u16, u16)],
+    whole: bool,
+    mut read: impl FnMut(&mut [u8]) -> std::io::Result<()>,
+) -> std::result::Result<(), String> {
+    let mut encoder = png::Encoder::new(out, size.0, size.1);
     encoder.set_color(png::ColorType::Rgba);
     encoder.set_depth(png::BitDepth::Eight);
     // Game frames are flat colors that any deflate packs well; the fast
@@ -338,17 +363,68 @@ fn write_apng(
         .set_animated(delays.len() as u32, 0)
         .map_err(|e| e.to_string())?;
     let mut writer = encoder.write_header().map_err(|e| e.to_string())?;
-    let mut input = std::io::BufReader::new(File::open(spool).map_err(|e| e.to_string())?);
-    let mut frame = vec![0u8; (size.0 * size.1 * 4) as usize];
+    let (w, h) = (size.0 as usize, size.1 as usize);
+    let mut frame = vec![0u8; w * h * 4];
+    let mut shown = Vec::with_capacity(frame.len());
+    let mut area = Vec::new();
     for &(num, den) in delays {
-        input.read_exact(&mut frame).map_err(|e| e.to_string())?;
+        read(&mut frame).map_err(|e| e.to_string())?;
         writer
             .set_frame_delay(num, den)
             .map_err(|e| e.to_string())?;
-        writer.write_image_data(&frame).map_err(|e| e.to_string())?;
+        if shown.is_empty() || whole {
+            // The first frame is the PNG's own image: whole.
+            writer.write_image_data(&frame).map_err(|e| e.to_string())?;
+            shown.clear();
+            shown.extend_from_slice(&frame);
+            continue;
+        }
+        let [x0, y0, x1, y1] = diff::changed(&shown, &frame, w, h).unwrap_or([0, 0, 1, 1]);
+        let blend = difference(&shown, &frame, w, [x0, y0, x1, y1], &mut area);
+        let apng = |e: png::EncodingError| e.to_string();
+        writer.set_frame_position(0, 0).map_err(apng)?;
+        writer
+            .set_frame_dimension((x1 - x0) as u32, (y1 - y0) as u32)
+            .map_err(apng)?;
+        writer
+            .set_frame_position(x0 as u32, y0 as u32)
+            .map_err(apng)?;
+        writer.set_blend_op(blend).map_err(apng)?;
+        writer.set_dispose_op(png::DisposeOp::None).map_err(apng)?;
+        writer.write_image_data(&area).map_err(apng)?;
+        shown.copy_from_slice(&frame);
     }
-    writer.finish().map_err(|e| e.to_string())?;
-    out.flush().map_err(|e| e.to_string())
+    writer.finish().map_err(|e| e.to_string())
+}
+
+/// Writes into `area` the pixels of `new` inside `rect` as an APNG frame
+/// over `old`; returns how it goes on. Where every changed pixel is opaque,
+/// unchanged ones are transparent and the frame is blended over the last
+/// (which packs far smaller); otherwise the area replaces what was there.
+fn difference(
+    old: &[u8],
+    new: &[u8],
+    width: usize,
+    [x0, y0, x1, y1]: [usize; 4],
+    area: &mut Vec<u8>,
+) -> png::BlendOp {
+    area.clear();
+    let rows = || (y0..y1).map(|y| (y * width + x0) * 4..(y * width + x1) * 4);
+    let opaque = rows().all(|r| new[r].chunks_exact(4).all(|p| p[3] == 255));
+    for r in rows() {
+        if !opaque {
+            area.extend_from_slice(&new[r]);
+            continue;
+        }
+        for (n, o) in new[r.clone()].chunks_exact(4).zip(old[r].chunks_exact(4)) {
+            area.extend_from_slice(if n == o { &[0, 0, 0, 0] } else { n });
+        }
+    }
+    if opaque {
+        png::BlendOp::Over
+    } else {
+        png::BlendOp::Source
+    }
 }
 
 /// Says whether every pixel is opaque, when premultiplied and straight
@@ -417,6 +493,28 @@ mod tests {
         assert!(!is_opaque(&pixmap));
         straight_rgba(&pixmap, &mut out);
         assert_eq!(out, [200, 100, 50, 255, 100, 50, 24, 128]);
+    }
+
+    // rule: H4
+    #[test]
+    fn an_apng_frame_blends_over_the_last_only_where_it_is_opaque() {
+        let old = [[1, 2, 3, 255], [4, 5, 6, 255]].concat();
+        let mut area = Vec::new();
+        let opaque = [[1, 2, 3, 255], [9, 9, 9, 255]].concat();
+        let op = difference(&old, &opaque, 2, [0, 0, 2, 1], &mut area);
+        assert_eq!(op, png::BlendOp::Over);
+        assert_eq!(
+            area,
+            [[0, 0, 0, 0], [9, 9, 9, 255]].concat(),
+            "unchanged is clear"
+        );
+        let translucent = [[1, 2, 3, 255], [9, 9, 9, 128]].concat();
+        let op = difference(&old, &translucent, 2, [0, 0, 2, 1], &mut area);
+        assert_eq!(op, png::BlendOp::Source);
+        assert_eq!(
+            area, translucent,
+            "a translucent area replaces what was there"
+        );
     }
 
     #[test]

@@ -269,8 +269,9 @@ fn pixmap_from_straight(rgba: &[u8], w: u32, h: u32) -> tiny_skia::Pixmap {
     pixmap
 }
 
-/// Decodes every frame of an animated PNG (the recorder writes whole
-/// frames, so each is the picture as it was).
+/// Decodes every frame of an animated PNG, each composed onto the canvas
+/// as a viewer shows it. (The recorder blends a frame over the last only
+/// where its pixels are clear or opaque, so that is all this composes.)
 pub fn apng_frames(path: &Path) -> Vec<tiny_skia::Pixmap> {
     let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
     let mut reader = png::Decoder::new(file).read_info().unwrap();
@@ -278,6 +279,8 @@ pub fn apng_frames(path: &Path) -> Vec<tiny_skia::Pixmap> {
         .info()
         .animation_control()
         .map_or(1, |a| a.num_frames);
+    let (w, h) = (reader.info().width as usize, reader.info().height as usize);
+    let mut canvas = vec![0u8; w * h * 4];
     let mut buffer = vec![0; reader.output_buffer_size().unwrap()];
     let mut out = Vec::new();
     for _ in 0..frames {
@@ -287,11 +290,26 @@ pub fn apng_frames(path: &Path) -> Vec<tiny_skia::Pixmap> {
             png::ColorType::Rgba,
             "the recorder writes RGBA"
         );
-        out.push(pixmap_from_straight(
-            &buffer[..info.buffer_size()],
-            info.width,
-            info.height,
-        ));
+        let (x0, y0, over) = reader.info().frame_control().map_or((0, 0, false), |f| {
+            (
+                f.x_offset as usize,
+                f.y_offset as usize,
+                f.blend_op == png::BlendOp::Over,
+            )
+        });
+        let (fw, fh) = (info.width as usize, info.height as usize);
+        for row in 0..fh {
+            for col in 0..fw {
+                let src = (row * fw + col) * 4;
+                let px = &buffer[src..src + 4];
+                if over && px[3] == 0 {
+                    continue;
+                }
+                let dst = ((y0 + row) * w + x0 + col) * 4;
+                canvas[dst..dst + 4].copy_from_slice(px);
+            }
+        }
+        out.push(pixmap_from_straight(&canvas, w as u32, h as u32));
     }
     out
 }
