@@ -26,6 +26,12 @@ const MAX_DASHES: usize = 64;
 /// takes.
 const MAX_PATH_NUMBERS: usize = 1 << 20;
 
+/// A sprite's field names, held as Luau strings, and their addresses.
+struct SpriteKeys {
+    _strings: Vec<mlua::LuaString>,
+    addresses: [usize; sprites::FIELDS.len()],
+}
+
 /// The `screen` handle.
 pub struct ScreenHandle {
     leases: Rc<Leases>,
@@ -33,6 +39,9 @@ pub struct ScreenHandle {
     ops: RefCell<Vec<PathOp>>,
     /// Strings read so far (texts, names, colors).
     strings: Strings,
+    /// A sprite's field names as Luau strings, kept alive so their
+    /// addresses name them (see [`ScreenHandle::sprite_keys`]).
+    sprite_keys: std::cell::OnceCell<SpriteKeys>,
 }
 
 impl ScreenHandle {
@@ -42,7 +51,28 @@ impl ScreenHandle {
             leases,
             ops: RefCell::new(Vec::with_capacity(64)),
             strings: Strings::default(),
+            sprite_keys: std::cell::OnceCell::new(),
         }
+    }
+
+    /// Returns the addresses of the Luau strings naming a sprite's fields,
+    /// in [`sprites::FIELDS`] order: Luau interns strings, so a key is one
+    /// of them exactly when it has that address.
+    fn sprite_keys(&self, lua: &Lua) -> mlua::Result<&[usize; sprites::FIELDS.len()]> {
+        if self.sprite_keys.get().is_none() {
+            let mut strings = Vec::with_capacity(sprites::FIELDS.len());
+            let mut addresses = [0; sprites::FIELDS.len()];
+            for (name, address) in sprites::FIELDS.iter().zip(&mut addresses) {
+                let s = lua.create_string(name)?;
+                *address = s.to_pointer() as usize;
+                strings.push(s);
+            }
+            let _ = self.sprite_keys.set(SpriteKeys {
+                _strings: strings,
+                addresses,
+            });
+        }
+        Ok(&self.sprite_keys.get().expect("set above").addresses)
     }
 }
 

@@ -8,10 +8,11 @@
 //! The cache is bounded (H10): past its caps it starts afresh.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use mlua::LuaString;
+// Addresses hash fast and a game cannot choose them: no need for SipHash.
+use rustc_hash::FxHashMap as HashMap;
 
 /// The most strings kept.
 const MAX_STRINGS: usize = 512;
@@ -33,7 +34,7 @@ impl Default for Strings {
     fn default() -> Self {
         Strings {
             known: RefCell::new(Known {
-                by_address: HashMap::with_capacity(MAX_STRINGS),
+                by_address: HashMap::with_capacity_and_hasher(MAX_STRINGS, Default::default()),
                 bytes: 0,
             }),
         }

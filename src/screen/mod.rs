@@ -10,6 +10,7 @@ use std::ops::Range;
 
 use tiny_skia::{LineCap, LineJoin, Transform};
 
+mod bands;
 mod raster;
 mod sprites;
 
@@ -142,6 +143,11 @@ pub struct Screen {
     sprite_cover: f64,
     /// The sprite blit's scratch space, kept between frames.
     columns: Vec<u32>,
+    /// How many bands big sprite batches are drawn in, and the workers
+    /// (started at the first picture), each band with its scratch space.
+    band_count: usize,
+    bands: Option<bands::Bands>,
+    band_columns: Vec<std::sync::Mutex<Vec<u32>>>,
     /// Bytes of text written this frame (counted as the display list's).
     text_bytes: usize,
     transform: Transform,
@@ -228,6 +234,9 @@ impl Screen {
             sprites: Vec::with_capacity(1024),
             sprite_cover: 0.0,
             columns: Vec::new(),
+            band_count: std::thread::available_parallelism().map_or(1, usize::from),
+            bands: None,
+            band_columns: (0..bands::MAX_BANDS).map(|_| Default::default()).collect(),
             text_bytes: 0,
             transform: Transform::identity(),
             alpha: 1.0,
@@ -235,6 +244,14 @@ impl Screen {
             typesetter: Typesetter::new(),
             skipped: 0,
         }
+    }
+
+    /// Draws big sprite batches in `count` bands at once (1: on the
+    /// frame's thread alone); the default is one a core. The picture is
+    /// the same either way (H15).
+    pub fn set_bands(&mut self, count: usize) {
+        self.band_count = count.clamp(1, bands::MAX_BANDS);
+        self.bands = None;
     }
 
     /// Returns the logical size.

@@ -7,9 +7,11 @@ use tiny_skia::{
     Shader, SpreadMode, Stroke, StrokeDash, Transform,
 };
 
+use super::bands::Bands;
 use super::{Command, Fill, PathOp, Screen, Shape, Style};
 use crate::assets::Store;
 use crate::color::Rgba;
+use crate::text::Band;
 use crate::viewport::Viewport;
 
 impl Screen {
@@ -23,9 +25,36 @@ impl Screen {
         let view = viewport.transform();
         let clip = self.clip(viewport, pixmap.width(), pixmap.height());
         let bounds = bounds(viewport, pixmap.width(), pixmap.height());
-        let mut columns = std::mem::take(&mut self.columns);
+        if self.bands.is_none() {
+            self.bands = Some(Bands::new(self.band_count));
+        }
         self.skipped = 0;
-        for (transform, command) in &self.commands {
+        let mut next = 0;
+        while next < self.commands.len() {
+            let run = self.own_run(next, view);
+            if self.worth_bands(next..run) {
+                // Glyphs missing from the cache are rasterized here, on
+                // this thread; the bands only read the cache.
+                for (transform, command) in &self.commands[next..run] {
+                    if let Command::Text {
+                        layout, at, smooth, ..
+                    } = command
+                    {
+                        let transform = view.pre_concat(*transform);
+                        self.typesetter.prepare(*layout, *at, *smooth, transform);
+                    }
+                }
+                let drawn = crate::error::contain_panic(|| {
+                    self.draw_in_bands(pixmap, next..run, view, clip.as_ref(), bounds, assets);
+                });
+                if drawn.is_none() {
+                    self.skipped += (run - next) as u32;
+                }
+                next = run;
+                continue;
+            }
+            let mut columns = std::mem::take(&mut self.columns);
+            let (transform, command) = &self.commands[next];
             let transform = view.pre_concat(*transform);
             let drawn = crate::error::contain_panic(|| match command {
                 Command::Shape(shape, style) => draw_shape(
@@ -80,11 +109,113 @@ impl Screen {
                     &mut columns,
                 ),
             });
+            self.columns = columns;
             if drawn.is_none() {
                 self.skipped += 1;
             }
+            next += 1;
         }
-        self.columns = columns;
+    }
+
+    /// Returns where the run of commands from `start` that the host draws
+    /// itself ends (sprites, and text from the glyph cache): those may be
+    /// drawn in bands. `start` itself when the command there is not one.
+    fn own_run(&self, start: usize, view: Transform) -> usize {
+        let own = |(transform, command): &(Transform, Command)| match command {
+            Command::Sprites { .. } => true,
+            Command::Text { layout, .. } => {
+                self.typesetter.cached(*layout, view.pre_concat(*transform))
+            }
+            _ => false,
+        };
+        start + self.commands[start..].iter().take_while(|c| own(c)).count()
+    }
+
+    /// Says whether commands `run` are enough work to wake the bands for.
+    fn worth_bands(&self, run: std::ops::Range<usize>) -> bool {
+        if run.is_empty() || self.bands.as_ref().is_none_or(|b| b.count() == 1) {
+            return false;
+        }
+        let work: usize = self.commands[run]
+            .iter()
+            .map(|(_, command)| match command {
+                Command::Sprites { sprites, .. } => sprites.len(),
+                _ => TEXT_WORK,
+            })
+            .sum();
+        work >= PARALLEL_WORK
+    }
+
+    /// Draws commands `run` (all the host's own) in bands: each band draws
+    /// every command of the run, in order, into its rows.
+    fn draw_in_bands(
+        &self,
+        pixmap: &mut PixmapMut<'_>,
+        run: std::ops::Range<usize>,
+        view: Transform,
+        clip: Option<&tiny_skia::Mask>,
+        bounds: super::sprites::Bounds,
+        assets: &Store,
+    ) {
+        let Some(bands) = &self.bands else {
+            return;
+        };
+        let (width, height) = (pixmap.width() as usize, pixmap.height() as usize);
+        let rows = Rows(pixmap.data_mut().as_mut_ptr());
+        let rows = &rows;
+        let commands = &self.commands[run];
+        bands.run(height, &|index, band| {
+            // SAFETY: `band` is inside the picture and no other band's.
+            let pixels = unsafe {
+                std::slice::from_raw_parts_mut(
+                    rows.0.add(band.start * width * 4),
+                    band.len() * width * 4,
+                )
+            };
+            let mut target = Band {
+                pixels,
+                first: band.start,
+                width,
+                height,
+            };
+            let [x0, y0, x1, y1] = bounds;
+            let inside = [x0, y0.max(band.start as i32), x1, y1.min(band.end as i32)];
+            let mut columns = self.band_columns[index]
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            for (transform, command) in commands {
+                let transform = view.pre_concat(*transform);
+                match command {
+                    Command::Sprites { image, sprites } if inside[1] < inside[3] => {
+                        super::sprites::draw_rows(
+                            target.pixels,
+                            band.start,
+                            width,
+                            assets.image_at(*image),
+                            &self.sprites[sprites.start as usize..sprites.end as usize],
+                            transform,
+                            inside,
+                            &mut columns,
+                        );
+                    }
+                    Command::Text {
+                        layout,
+                        at,
+                        color,
+                        smooth,
+                    } => self.typesetter.draw_band(
+                        &mut target,
+                        *layout,
+                        *at,
+                        *color,
+                        *smooth,
+                        transform,
+                        clip,
+                    ),
+                    _ => {}
+                }
+            }
+        });
     }
 
     /// Returns how many commands the last [`Screen::rasterize`] skipped
@@ -115,6 +246,20 @@ impl Screen {
         Some(mask)
     }
 }
+
+/// How much of the host's own drawing a run holds before it is drawn in
+/// bands, counted in sprites (a line of text counts as [`TEXT_WORK`]):
+/// waking the workers costs more than a few sprites do.
+const PARALLEL_WORK: usize = 64;
+
+/// What a line of text counts as, in sprites.
+const TEXT_WORK: usize = 16;
+
+/// The picture's bytes, shared by the bands: each writes only its rows.
+struct Rows(*mut u8);
+
+// SAFETY: bands are disjoint row ranges, so no two threads touch a byte.
+unsafe impl Sync for Rows {}
 
 /// The device pixels the letterboxed area covers, inside the pixmap.
 fn bounds(viewport: &Viewport, width: u32, height: u32) -> super::sprites::Bounds {

@@ -252,7 +252,31 @@ pub fn draw(
     columns: &mut Vec<u32>,
 ) {
     let width = pixmap.width() as usize;
-    let pixels = pixmap.data_mut();
+    draw_rows(
+        pixmap.data_mut(),
+        0,
+        width,
+        sheet,
+        sprites,
+        transform,
+        bounds,
+        columns,
+    );
+}
+
+/// Draws as [`draw`] does into `pixels`, the rows of a picture `width`
+/// pixels wide from row `first` on; `bounds` must lie inside those rows.
+#[allow(clippy::too_many_arguments)]
+pub fn draw_rows(
+    pixels: &mut [u8],
+    first: usize,
+    width: usize,
+    sheet: &Pixmap,
+    sprites: &[Sprite],
+    transform: Transform,
+    bounds: Bounds,
+    columns: &mut Vec<u32>,
+) {
     let source = sheet.data();
     let stride = sheet.width() as usize;
     for sprite in sprites {
@@ -295,7 +319,7 @@ pub fn draw(
                     continue;
                 }
                 let from = &source[(fy as usize + v as usize) * stride * 4..][..stride * 4];
-                let row = py as usize * width;
+                let row = (py as usize - first) * width;
                 let to = &mut pixels[(row + x0 as usize) * 4..(row + x1 as usize) * 4];
                 if ink == [255; 4] {
                     blit_row::<false>(to, from, columns, ink);
@@ -307,7 +331,7 @@ pub fn draw(
         }
         for py in y0..y1 {
             let cy = py as f32 + 0.5;
-            let row = py as usize * width;
+            let row = (py as usize - first) * width;
             for px in x0..x1 {
                 let cx = px as f32 + 0.5;
                 let u = inv.sx * cx + inv.kx * cy + inv.tx;

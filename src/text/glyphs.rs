@@ -69,6 +69,34 @@ impl Glyphs {
         }
     }
 
+    /// Says whether `glyphs` drawn through `transform` take the cache (a
+    /// plain translate and an even scale, glyphs not too large); others
+    /// are filled from outlines.
+    pub fn cached(glyphs: &[Placed], transform: Transform) -> bool {
+        let t = transform;
+        let even = t.kx == 0.0 && t.ky == 0.0 && t.sx == t.sy && t.sx > 0.0;
+        let largest = glyphs.iter().fold(0.0f32, |m, g| m.max(g.size)) * t.sx;
+        even && largest <= MAX_CACHED_SIZE
+    }
+
+    /// Where glyph `g` lands: its cache key and its pen position in device
+    /// pixels.
+    fn placed(g: &Placed, at: [f32; 2], smooth: bool, t: Transform) -> (CacheKey, i32, i32) {
+        let scale = t.sx;
+        let x = t.tx + scale * (at[0] + g.x);
+        let y = (t.ty + scale * (at[1] + g.y)).round();
+        // A crisp glyph sits on whole pixels, so its coverage is whole.
+        let x = if smooth { x } else { x.round() };
+        CacheKey::new(
+            g.font,
+            g.glyph,
+            g.size * scale,
+            (x, y),
+            g.weight,
+            g.flags | CacheKeyFlags::DISABLE_HINTING,
+        )
+    }
+
     /// Draws `glyphs` anchored at `at` through `transform`.
     #[allow(clippy::too_many_arguments)]
     pub fn draw(
@@ -82,37 +110,62 @@ impl Glyphs {
         transform: Transform,
         clip: Option<&Mask>,
     ) {
-        let t = transform;
-        let even = t.kx == 0.0 && t.ky == 0.0 && t.sx == t.sy && t.sx > 0.0;
-        let largest = glyphs.iter().fold(0.0f32, |m, g| m.max(g.size)) * t.sx;
-        if !(even && largest <= MAX_CACHED_SIZE) {
-            self.fill_outlines(system, pixmap, glyphs, at, color, smooth, t, clip);
+        if !Self::cached(glyphs, transform) {
+            self.fill_outlines(system, pixmap, glyphs, at, color, smooth, transform, clip);
             return;
         }
+        self.prepare(system, glyphs, at, smooth, transform);
+        let (width, height) = (pixmap.width() as usize, pixmap.height() as usize);
+        let mut band = Band {
+            pixels: pixmap.data_mut(),
+            first: 0,
+            width,
+            height,
+        };
+        self.blend(&mut band, glyphs, at, color, smooth, transform, clip);
+    }
+
+    /// Rasterizes every glyph of `glyphs` the cache lacks, so that
+    /// [`Glyphs::blend`] finds them all.
+    pub fn prepare(
+        &mut self,
+        system: &mut FontSystem,
+        glyphs: &[Placed],
+        at: [f32; 2],
+        smooth: bool,
+        transform: Transform,
+    ) {
+        for g in glyphs {
+            let (key, _, _) = Self::placed(g, at, smooth, transform);
+            self.image(system, key);
+        }
+    }
+
+    /// Blends cached `glyphs` in `color` into `band`, inside `clip`; a
+    /// glyph not prepared is left out.
+    #[allow(clippy::too_many_arguments)]
+    pub fn blend(
+        &self,
+        band: &mut Band<'_>,
+        glyphs: &[Placed],
+        at: [f32; 2],
+        color: Rgba,
+        smooth: bool,
+        transform: Transform,
+        clip: Option<&Mask>,
+    ) {
         let ink = color.to_skia().premultiply().to_color_u8();
         let ink = [ink.red(), ink.green(), ink.blue(), ink.alpha()];
         if ink[3] == 0 {
             return;
         }
-        let scale = t.sx;
         for g in glyphs {
-            let x = t.tx + scale * (at[0] + g.x);
-            let y = (t.ty + scale * (at[1] + g.y)).round();
-            // A crisp glyph sits on whole pixels, so its coverage is whole.
-            let x = if smooth { x } else { x.round() };
-            let (key, px, py) = CacheKey::new(
-                g.font,
-                g.glyph,
-                g.size * scale,
-                (x, y),
-                g.weight,
-                g.flags | CacheKeyFlags::DISABLE_HINTING,
-            );
-            let Some(image) = self.image(system, key) else {
+            let (key, px, py) = Self::placed(g, at, smooth, transform);
+            let Some(Some(image)) = self.images.get(&key) else {
                 continue;
             };
             blend(
-                pixmap,
+                band,
                 image,
                 px + image.left,
                 py - image.top,
@@ -228,10 +281,23 @@ fn mul(a: u32, b: u32) -> u32 {
     (t + (t >> 8)) >> 8
 }
 
-/// Blends `image`'s coverage of premultiplied `ink` onto `pixmap` with
-/// its top-left at (`x`, `y`), source over, inside `clip`.
+/// Rows of a picture to draw into: `pixels` holds rows `first` on of a
+/// picture `width` by `height` pixels.
+pub struct Band<'a> {
+    /// The rows' premultiplied RGBA bytes.
+    pub pixels: &'a mut [u8],
+    /// The picture row `pixels` starts at.
+    pub first: usize,
+    /// The picture's width.
+    pub width: usize,
+    /// The picture's height (a clip mask covers the whole picture).
+    pub height: usize,
+}
+
+/// Blends `image`'s coverage of premultiplied `ink` into `band` with its
+/// top-left at (`x`, `y`) in picture pixels, source over, inside `clip`.
 fn blend(
-    pixmap: &mut PixmapMut<'_>,
+    band: &mut Band<'_>,
     image: &Image,
     x: i32,
     y: i32,
@@ -239,16 +305,20 @@ fn blend(
     smooth: bool,
     clip: Option<&Mask>,
 ) {
-    let (pw, ph) = (pixmap.width() as i64, pixmap.height() as i64);
+    let rows = (band.pixels.len() / 4 / band.width.max(1)) as i64;
+    let (first, pw) = (band.first as i64, band.width as i64);
     let (w, h) = (i64::from(image.width), i64::from(image.height));
     let (x, y) = (i64::from(x), i64::from(y));
     let (x0, x1) = (x.max(0), (x + w).min(pw));
-    let (y0, y1) = (y.max(0), (y + h).min(ph));
+    let (y0, y1) = (
+        y.max(first),
+        (y + h).min(first + rows).min(band.height as i64),
+    );
     if x0 >= x1 || y0 >= y1 {
         return;
     }
     let mask = clip.map(Mask::data);
-    let data = pixmap.data_mut();
+    let data = &mut *band.pixels;
     let opaque = ink[3] == 255;
     let solid = ink;
     let ink = ink.map(u32::from);
@@ -262,13 +332,13 @@ fn blend(
             if !smooth {
                 c = if c >= 128 { 255 } else { 0 };
             }
-            let at = (py * pw + px) as usize;
             if let Some(mask) = mask {
-                c = mul(c, u32::from(mask[at]));
+                c = mul(c, u32::from(mask[(py * pw + px) as usize]));
             }
             if c == 0 {
                 continue;
             }
+            let at = ((py - first) * pw + px) as usize;
             if c == 255 && opaque {
                 // Full coverage of an opaque ink is the ink itself.
                 data[at * 4..at * 4 + 4].copy_from_slice(&solid);

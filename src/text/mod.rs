@@ -26,6 +26,7 @@ use crate::screen::Align;
 use glyphs::Glyphs;
 use layout::{Key, Layouts, Placed};
 
+pub use glyphs::Band;
 pub use layout::MAX_FRAME_GLYPHS;
 
 /// The most font files one game uses.
@@ -336,6 +337,38 @@ impl Typesetter {
             transform,
             clip,
         );
+    }
+
+    /// Says whether layout `id` drawn through `transform` is blended from
+    /// the glyph cache (and so may be drawn in bands, after
+    /// [`Typesetter::prepare`]) rather than filled from outlines.
+    pub fn cached(&self, id: LayoutId, transform: Transform) -> bool {
+        glyphs::Glyphs::cached(self.layouts.glyphs(id.0), transform)
+    }
+
+    /// Rasterizes the glyphs of layout `id` the cache lacks.
+    pub fn prepare(&mut self, id: LayoutId, at: [f32; 2], smooth: bool, transform: Transform) {
+        let placed = self.layouts.glyphs(id.0);
+        self.glyphs
+            .prepare(&mut self.system, placed, at, smooth, transform);
+    }
+
+    /// Blends layout `id`, prepared, into the rows of `band`: exactly what
+    /// [`Typesetter::draw`] writes there.
+    #[allow(clippy::too_many_arguments)]
+    pub fn draw_band(
+        &self,
+        band: &mut Band<'_>,
+        id: LayoutId,
+        at: [f32; 2],
+        color: Rgba,
+        smooth: bool,
+        transform: Transform,
+        clip: Option<&Mask>,
+    ) {
+        let placed = self.layouts.glyphs(id.0);
+        self.glyphs
+            .blend(band, placed, at, color, smooth, transform, clip);
     }
 
     /// Returns how many glyph images have been rasterized since the

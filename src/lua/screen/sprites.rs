@@ -13,6 +13,11 @@ use super::{ScreenHandle, args, check, fail, ink, number, text_arg};
 use crate::assets::{ImageId, MAX_NAME};
 use crate::screen::{Sheet, SpriteSpec};
 
+/// The fields a sprite takes, in the order [`sprite`] reads them by.
+pub const FIELDS: [&str; 8] = [
+    "x", "y", "frame", "scale", "flip_x", "flip_y", "tint", "alpha",
+];
+
 /// The fields a sprite takes, for error messages.
 const SPRITE_FIELDS: &str = "x, y, frame, scale, flip_x, flip_y, tint, alpha";
 
@@ -182,19 +187,24 @@ fn sprite(lua: &Lua, this: &ScreenHandle, read: &Read, t: &Table) -> mlua::Resul
         let Value::String(key) = &key else {
             return Err(fail(lua, CALL, format!("a sprite takes {SPRITE_FIELDS}")));
         };
-        let key = text_arg(lua, this, CALL, "a sprite field", key, 64)?;
-        match &*key {
-            "x" => spec.at.0 = number(lua, CALL, "x", &value)?,
-            "y" => spec.at.1 = number(lua, CALL, "y", &value)?,
-            "frame" => frame = value,
-            other => {
-                if !common(lua, this, CALL, &mut spec, other, &value, true)? {
-                    return Err(fail(
-                        lua,
-                        CALL,
-                        format!("a sprite has no field `{other}` (it takes {SPRITE_FIELDS})"),
-                    ));
-                }
+        // Fields are known by address (Luau interns strings): no lookup.
+        let address = key.to_pointer() as usize;
+        match this.sprite_keys(lua)?.iter().position(|&a| a == address) {
+            Some(0) => spec.at.0 = number(lua, CALL, "x", &value)?,
+            Some(1) => spec.at.1 = number(lua, CALL, "y", &value)?,
+            Some(2) => frame = value,
+            Some(3) => spec.scale = scale(lua, CALL, &value)?,
+            Some(4) => spec.flip[0] = flag(lua, CALL, "flip_x", &value)?,
+            Some(5) => spec.flip[1] = flag(lua, CALL, "flip_y", &value)?,
+            Some(6) => spec.tint = ink(lua, this, CALL, "tint", &value)?,
+            Some(7) => spec.alpha = number(lua, CALL, "alpha", &value)?,
+            _ => {
+                let key = text_arg(lua, this, CALL, "a sprite field", key, 64)?;
+                return Err(fail(
+                    lua,
+                    CALL,
+                    format!("a sprite has no field `{key}` (it takes {SPRITE_FIELDS})"),
+                ));
             }
         }
         Ok(())
