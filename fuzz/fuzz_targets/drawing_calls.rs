@@ -4,8 +4,8 @@
 //!
 //! The vocabulary covers every screen and scene call: shapes, style
 //! tables with gradients and dashes, polygons, polylines, paths, text,
-//! images with source rectangles, transforms, objects with every property,
-//! the camera and lights.
+//! images with source rectangles, sprites, batches and tilemaps from
+//! sheets, transforms, objects with every property, the camera and lights.
 #![no_main]
 
 use std::sync::OnceLock;
@@ -31,6 +31,10 @@ const VALUES: &[&str] = &[
     "{ kind = 'directional', direction = vector.create(0, 0, 0) }", "{ kind = 'laser' }",
     "{ position = vector.create(0, 0, 5), target = vector.zero }", "{ ortho = 4 }",
     "{ fov = 9 }", "{ near = 5, far = 1 }",
+    "{ image = 'dot.png', width = 1, height = 1 }", "{ image = 'dot.png', width = 3, height = 1 }",
+    "{ image = 'dot.png', frames = { a = { 0, 0, 2, 2 }, { 1, 1, 1, 1 } } }", "'a'",
+    "{ { x = 1, y = 2, frame = 2, flip_x = true, tint = 'red' }, { x = 0/0 }, { y = 1e30, frame = 'a' } }",
+    "{ scale = 1e9 }", "{ scale = { 3, 0.5 }, alpha = 0.5, flip_y = true }", "{ 1, 0, 2, 4, 3 }",
 ];
 
 const CALLS: &[(&str, usize)] = &[
@@ -43,6 +47,9 @@ const CALLS: &[(&str, usize)] = &[
     ("screen:path", 2),
     ("screen:text('hi', ", 3),
     ("screen:image", 4),
+    ("screen:sprite", 5),
+    ("screen:sprites", 2),
+    ("screen:tiles", 6),
     ("screen:translate", 2),
     ("screen:rotate", 1),
     ("screen:scale", 2),
