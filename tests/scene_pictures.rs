@@ -372,3 +372,37 @@ fn translucent_mirrored_and_colored_models_draw_as_they_should() {
     ]);
     assert_close("materials", &render_folder(&dir, (240, 120), 1));
 }
+
+// rule: H2
+#[test]
+fn a_device_that_cannot_view_a_texture_as_srgb_draws_the_same_frame() {
+    // GL devices (wgpu's fallback where there is no Vulkan) lack view
+    // formats: the scene is drawn into an sRGB texture of its own and
+    // copied onto the frame. On one device both ways give the same bytes.
+    let dir = game(&[(
+        "main.luau",
+        &scene_game(
+            "width = 160, height = 120, background = \"#203040\"",
+            "    scene:object(\"c\", { mesh = \"cube\", color = \"#e06040\", rotation = vector.create(0.4, 0.6, 0) })\n    screen:rect(10, 10, 60, 30, { fill = \"#ffffff80\" })",
+        ),
+    )]);
+    let frame = |compositor: &mut Compositor| {
+        let loaded = LuaGame::load(dir.path()).unwrap();
+        let mut engine = Engine::new(loaded, Box::new(ConstantClock::new(1.0 / 60.0)));
+        engine.set_surface(200, 120);
+        engine.advance(1).unwrap();
+        compositor.draw(&mut engine);
+        compositor.read_view()
+    };
+    let renderer = || moonloop::internals::render::Renderer::headless().unwrap();
+    let viewed = frame(&mut Compositor::new(renderer()));
+    let apart = frame(&mut Compositor::new(renderer().draw_scene_apart()));
+    assert!(
+        viewed
+            .pixels()
+            .iter()
+            .any(|p| p.red() > 150 && p.blue() < 120),
+        "the cube is drawn"
+    );
+    assert!(viewed.data() == apart.data(), "the two ways differ");
+}

@@ -218,7 +218,7 @@ fn read_sounds(value: &Value, file: &str) -> Result<Vec<(String, String)>> {
         let (name, to) = (name.to_string_lossy(), to.to_string_lossy());
         if !crate::sound::is_sound_file(&to) && crate::sound::built_in(&to).is_none() {
             return Err(Error::Script(format!(
-                "{file}: config.sounds.{name}: `{to}` is neither a .wav or .ogg file nor a \
+                "{file}: config.sounds.{name}: `{to}` is neither a .wav, .ogg or .flac file nor a \
                  built-in sound ({})",
                 crate::sound::BUILT_IN.join(", ")
             )));

@@ -56,6 +56,9 @@ pub struct Renderer {
     queue: wgpu::Queue,
     info: String,
     software: bool,
+    /// Whether a texture may be viewed in another format (as sRGB); GL
+    /// devices cannot, and their targets draw the scene apart.
+    view_formats: bool,
     pipelines: Pipelines,
     globals: wgpu::Buffer,
     globals_group: wgpu::BindGroup,
@@ -122,6 +125,10 @@ impl Renderer {
     pub fn on(adapter: &wgpu::Adapter) -> Result<Renderer> {
         let info = adapter.get_info();
         let software = info.device_type == wgpu::DeviceType::Cpu;
+        let view_formats = adapter
+            .get_downlevel_capabilities()
+            .flags
+            .contains(wgpu::DownlevelFlags::VIEW_FORMATS);
         let info = format!("{} ({:?}, {})", info.name, info.backend, info.driver_info);
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("moonloop"),
@@ -148,6 +155,7 @@ impl Renderer {
         }));
         let mut renderer = Renderer::with_device(device, queue, info);
         renderer.software = software;
+        renderer.view_formats = view_formats;
         Ok(renderer)
     }
 
@@ -211,6 +219,7 @@ impl Renderer {
             queue,
             info,
             software: false,
+            view_formats: true,
             pipelines,
             globals,
             globals_group,
@@ -246,6 +255,14 @@ impl Renderer {
         &self.info
     }
 
+    /// Draws the scene into a texture of its own, copied onto the frame,
+    /// as on a device that cannot view a texture as sRGB (GL), whatever
+    /// this device can do: for testing that path on any machine.
+    pub fn draw_scene_apart(mut self) -> Renderer {
+        self.view_formats = false;
+        self
+    }
+
     /// Returns the widest and tallest target the device can draw.
     pub fn max_side(&self) -> u32 {
         self.device.limits().max_texture_dimension_2d
@@ -255,7 +272,11 @@ impl Renderer {
     /// device can draw.
     pub fn target(&self, size: (u32, u32)) -> Target {
         let max = self.max_side();
-        Target::new(&self.device, (size.0.min(max), size.1.min(max)))
+        Target::new(
+            &self.device,
+            (size.0.min(max), size.1.min(max)),
+            self.view_formats,
+        )
     }
 
     /// Draws a frame into `target`: the background, the scene in the
@@ -276,6 +297,7 @@ impl Renderer {
         self.write_layers(target, layers);
         let mut encoder = self.device.create_command_encoder(&Default::default());
         self.scene_pass(&mut encoder, target, viewport, background);
+        target.settle_scene(&mut encoder);
         if !layers.is_empty() {
             self.composite(
                 &mut encoder,

@@ -21,6 +21,9 @@ pub struct Target {
     pub(super) plain: wgpu::TextureView,
     /// The color texture viewed as sRGB: the scene writes linear light here.
     pub(super) srgb: wgpu::TextureView,
+    /// Where a device that cannot view a texture in another format (GL)
+    /// draws the scene instead, copied onto the color texture after.
+    apart: Option<wgpu::Texture>,
     pub(super) depth: wgpu::TextureView,
     /// The screen layer's slot, then the overlay's.
     pub(super) layers: Vec<LayerSlot>,
@@ -35,8 +38,9 @@ impl std::fmt::Debug for Target {
 }
 
 impl Target {
-    /// Creates a target of `size` device pixels (at least 1x1) on `device`.
-    pub(super) fn new(device: &wgpu::Device, size: (u32, u32)) -> Target {
+    /// Creates a target of `size` device pixels (at least 1x1) on `device`;
+    /// `view_formats` says whether it can view one texture as sRGB.
+    pub(super) fn new(device: &wgpu::Device, size: (u32, u32), view_formats: bool) -> Target {
         let size = (size.0.max(1), size.1.max(1));
         let extent = wgpu::Extent3d {
             width: size.0,
@@ -52,8 +56,24 @@ impl Target {
             format: FRAME_FORMAT,
             usage: wgpu::TextureUsages::RENDER_ATTACHMENT
                 | wgpu::TextureUsages::COPY_SRC
+                | wgpu::TextureUsages::COPY_DST
                 | wgpu::TextureUsages::TEXTURE_BINDING,
-            view_formats: &[FRAME_SRGB],
+            view_formats: if view_formats { &[FRAME_SRGB] } else { &[] },
+        });
+        // Without view formats the scene is drawn into an sRGB texture of
+        // its own; the two formats differ only in encoding, so a copy
+        // carries the bytes over unchanged.
+        let apart = (!view_formats).then(|| {
+            device.create_texture(&wgpu::TextureDescriptor {
+                label: Some("scene"),
+                size: extent,
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: FRAME_SRGB,
+                usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+                view_formats: &[],
+            })
         });
         let depth = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("depth"),
@@ -70,15 +90,31 @@ impl Target {
             id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             size,
             plain: color.create_view(&Default::default()),
-            srgb: color.create_view(&wgpu::TextureViewDescriptor {
-                format: Some(FRAME_SRGB),
-                ..Default::default()
-            }),
+            srgb: match &apart {
+                Some(scene) => scene.create_view(&Default::default()),
+                None => color.create_view(&wgpu::TextureViewDescriptor {
+                    format: Some(FRAME_SRGB),
+                    ..Default::default()
+                }),
+            },
+            apart,
             depth: depth.create_view(&Default::default()),
             color,
             layers: Vec::new(),
             overlay: None,
             readback: None,
+        }
+    }
+
+    /// Brings the scene onto the color texture, where a device drew it
+    /// apart; nothing otherwise.
+    pub(super) fn settle_scene(&self, encoder: &mut wgpu::CommandEncoder) {
+        if let Some(scene) = &self.apart {
+            encoder.copy_texture_to_texture(
+                scene.as_image_copy(),
+                self.color.as_image_copy(),
+                scene.size(),
+            );
         }
     }
 

@@ -294,7 +294,7 @@ fn failures_while_loading_exit_2_with_one_line() {
         ),
         (
             "return { config = { sounds = { wall = 'bleep' } } }",
-            "moonloop: g/main.luau: config.sounds.wall: `bleep` is neither a .wav or .ogg file nor a built-in sound (blip, coin, hit, jump, explosion, powerup)",
+            "moonloop: g/main.luau: config.sounds.wall: `bleep` is neither a .wav, .ogg or .flac file nor a built-in sound (blip, coin, hit, jump, explosion, powerup)",
         ),
         (
             "return { config = { actions = { jump = { 'spacebar' } } } }",
