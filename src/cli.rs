@@ -23,6 +23,30 @@ use crate::replay::{Replay, ReplayWriter};
 use crate::save::Saves;
 use crate::window;
 
+/// Runs `moonloop-check` from beside this binary on `games`, passing its
+/// output and exit status through; says in one line how to build it when
+/// it is missing (exit 2).
+fn check(games: &[PathBuf]) -> ExitCode {
+    let name = format!("moonloop-check{}", std::env::consts::EXE_SUFFIX);
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|dir| dir.join(&name)));
+    let Some(checker) = beside.filter(|p| p.is_file()) else {
+        tell!(
+            "moonloop check: the type checker is not built; build it with \
+             `cargo build --release -p moonloop-check` (it goes beside moonloop)"
+        );
+        return ExitCode::from(2);
+    };
+    match std::process::Command::new(&checker).args(games).status() {
+        Ok(status) => ExitCode::from(status.code().unwrap_or(2).clamp(0, 255) as u8),
+        Err(e) => {
+            tell!("moonloop check: cannot run {}: {e}", checker.display());
+            ExitCode::from(2)
+        }
+    }
+}
+
 /// moonloop runs games written in Luau.
 #[derive(Debug, Parser)]
 #[command(name = "moonloop", version, about)]
@@ -52,6 +76,12 @@ enum Command {
         /// How long each test may run, in seconds (default 10).
         #[arg(long, value_name = "SECONDS", value_parser = parse_budget)]
         budget: Option<f64>,
+    },
+    /// Type-checks every .luau file of each game in strict mode against
+    /// the API (runs moonloop-check, built beside this binary).
+    Check {
+        /// Game folders or .luau files; default: the current folder.
+        games: Vec<PathBuf>,
     },
     /// Runs one scenario under several clocks and compares the outcomes (K4).
     CheckDt {
@@ -223,6 +253,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Run(args) => run(args),
         Command::Build { game, out } => build(&game, &out),
         Command::Test { games, budget } => test(games, budget),
+        Command::Check { games } => Ok(check(&games)),
         Command::CheckDt {
             game,
             scenario,

@@ -822,3 +822,24 @@ fn a_game_that_asks_to_quit_ends_the_run_after_that_frame() {
     );
     assert!(out.stdout.contains("\"n\": 5"), "{}", out.stdout);
 }
+
+// rule: T1
+#[test]
+fn moonloop_check_without_the_checker_says_how_to_build_it() {
+    // A copy of the binary in a folder of its own has no checker beside it.
+    let dir = tempfile::tempdir().unwrap();
+    let alone = dir.path().join("moonloop");
+    std::fs::copy(common::binary(), &alone).unwrap();
+    let out = std::process::Command::new(&alone)
+        .args(["check", "."])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.trim(),
+        "moonloop check: the type checker is not built; build it with \
+         `cargo build --release -p moonloop-check` (it goes beside moonloop)"
+    );
+}

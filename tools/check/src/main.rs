@@ -1,0 +1,340 @@
+//! moonloop-check: type-checks games' Luau against the host's API (rule
+//! T1 in docs/checking.md).
+//!
+//! Every `.luau` file of each game is checked in strict mode against
+//! `runtime/moonloop.d.luau`, and its `require("./x")` and
+//! `require("@moonloop/x")` resolved as the host resolves them: one that
+//! names no module is an error at its line. (What a module returns is
+//! typed `any` in the file that requires it: the analyzer crate's shim
+//! loses `require`'s typing. Each file is still checked whole.) Prints `file:line:col: message` lines and "N files checked, N
+//! errors"; exits 1 on errors, 2 on bad arguments. `moonloop check` runs
+//! this binary from beside itself.
+
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use std::process::ExitCode;
+
+use luau_analyzer_sys::NativeAnalyzer;
+
+include!(concat!(env!("OUT_DIR"), "/runtime.rs"));
+
+/// What the checker's built-in definitions lack of Luau as the host runs
+/// it: the analyzer loads Luau's own definitions a second time after
+/// registering the globals, which drops `table.freeze`, `table.clone` and the `vector`
+/// type's arithmetic; these put them back.
+const PRELUDE: &str = r#"
+declare table: typeof(table) & { freeze: <T>(t: T) -> T, clone: <T>(t: T) -> T }
+
+declare extern type vector with
+    x: number
+    y: number
+    z: number
+    function __add(self, other: vector): vector
+    function __sub(self, other: vector): vector
+    function __unm(self): vector
+    function __mul(self, other: vector): vector
+    function __mul(self, other: number): vector
+    function __div(self, other: vector): vector
+    function __div(self, other: number): vector
+    function __idiv(self, other: vector): vector
+    function __idiv(self, other: number): vector
+end
+
+declare vector: {
+    create: (x: number, y: number, z: number?) -> vector,
+    magnitude: (vec: vector) -> number,
+    normalize: (vec: vector) -> vector,
+    cross: (vec1: vector, vec2: vector) -> vector,
+    dot: (vec1: vector, vec2: vector) -> number,
+    angle: (vec1: vector, vec2: vector, axis: vector?) -> number,
+    floor: (vec: vector) -> vector,
+    ceil: (vec: vector) -> vector,
+    abs: (vec: vector) -> vector,
+    sign: (vec: vector) -> vector,
+    clamp: (vec: vector, min: vector, max: vector) -> vector,
+    max: (vector, ...vector) -> vector,
+    min: (vector, ...vector) -> vector,
+    lerp: (vec1: vector, vec2: vector, t: number) -> vector,
+    zero: vector,
+    one: vector,
+}
+"#;
+
+/// The prefix of the runtime library's module names.
+const RUNTIME_PREFIX: &str = "@moonloop/";
+
+/// The most files one run checks (H10: a folder is not a loop without end).
+const MAX_FILES: usize = 10_000;
+
+/// The largest file checked, in bytes.
+const MAX_FILE: u64 = 4 << 20;
+
+/// A module the checker can read: its source as checked, and how many
+/// lines were put in front (a `--!strict` line) to take off again.
+struct Module {
+    source: String,
+    added_lines: u32,
+}
+
+/// Every module of one run, by name: game files by path, runtime modules
+/// as `@moonloop/NAME`.
+#[derive(Default)]
+struct Modules {
+    known: HashMap<String, Module>,
+}
+
+impl Modules {
+    /// Reads `name` (a path, or a runtime module), in strict mode.
+    fn load(&mut self, name: &str) -> Option<&Module> {
+        if !self.known.contains_key(name) {
+            let text = match name.strip_prefix(RUNTIME_PREFIX) {
+                Some(module) => RUNTIME
+                    .iter()
+                    .find(|(n, _)| *n == module)
+                    .map(|(_, s)| s.to_string())?,
+                None => {
+                    let path = Path::new(name);
+                    if std::fs::metadata(path).ok()?.len() > MAX_FILE {
+                        return None;
+                    }
+                    std::fs::read_to_string(path).ok()?
+                }
+            };
+            self.known.insert(name.to_string(), strict(text));
+        }
+        self.known.get(name)
+    }
+}
+
+/// Makes a source strict: a file whose leading comments name no mode
+/// (`--!strict`, `--!nonstrict`, `--!nocheck`) gets `--!strict` put in
+/// front of it.
+fn strict(text: String) -> Module {
+    let named = text
+        .lines()
+        .map(str::trim)
+        .take_while(|l| l.starts_with("--") || l.is_empty())
+        .any(|l| {
+            ["--!strict", "--!nonstrict", "--!nocheck"]
+                .iter()
+                .any(|m| l.starts_with(m))
+        });
+    if named {
+        return Module {
+            source: text,
+            added_lines: 0,
+        };
+    }
+    Module {
+        source: format!("--!strict\n{text}"),
+        added_lines: 1,
+    }
+}
+
+/// Resolves `required` from module `from` as the host does: `@moonloop/x`
+/// is the runtime's, `./x` and `../x` are relative to the requiring file
+/// (a `.luau` added, or `x/init.luau`) and stay inside `root`.
+fn resolve(root: &Path, from: &str, required: &str) -> Option<String> {
+    if let Some(module) = required.strip_prefix(RUNTIME_PREFIX) {
+        return RUNTIME
+            .iter()
+            .any(|(n, _)| *n == module)
+            .then(|| required.to_string());
+    }
+    if !(required.starts_with("./") || required.starts_with("../")) {
+        return None;
+    }
+    if let Some(module) = from.strip_prefix(RUNTIME_PREFIX) {
+        // The runtime's own modules require their siblings.
+        let _ = module;
+        let sibling = required.strip_prefix("./")?.trim_end_matches(".luau");
+        return resolve(root, from, &format!("{RUNTIME_PREFIX}{sibling}"));
+    }
+    let base = Path::new(from).parent()?.join(required);
+    let base = normalize(&base)?;
+    if !base.starts_with(root) {
+        return None;
+    }
+    let candidates = [
+        base.with_extension("luau"),
+        PathBuf::from(format!("{}.luau", base.display())),
+        base.join("init.luau"),
+    ];
+    candidates
+        .into_iter()
+        .find(|c| c.is_file())
+        .map(|c| c.display().to_string())
+}
+
+/// Every `require` of a string literal in `source`: the string and its
+/// line and column (from 1).
+fn requires(source: &str) -> Vec<(String, usize, usize)> {
+    let mut found = Vec::new();
+    for (i, line) in source.lines().enumerate() {
+        let code = line.split("--").next().unwrap_or_default();
+        let mut rest = code;
+        let mut offset = 0;
+        while let Some(at) = rest.find("require") {
+            let after = rest[at + "require".len()..].trim_start();
+            let after = after.strip_prefix('(').unwrap_or(after).trim_start();
+            let quote = after
+                .chars()
+                .next()
+                .filter(|c| matches!(c, '"' | '\'' | '`'));
+            if let Some(end) = quote.and_then(|q| after[1..].find(q)) {
+                found.push((after[1..1 + end].to_string(), i + 1, offset + at + 1));
+            }
+            offset += at + "require".len();
+            rest = &rest[at + "require".len()..];
+        }
+    }
+    found
+}
+
+/// Takes `.` and `..` out of a relative or absolute path; `None` when it
+/// climbs above its start.
+fn normalize(path: &Path) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    Some(out)
+}
+
+/// Every `.luau` file under `dir`, sorted, hidden folders and the
+/// definitions file left out.
+fn luau_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        if name.starts_with('.') {
+            continue;
+        }
+        if path.is_dir() {
+            luau_files(&path, out)?;
+        } else if name.ends_with(".luau") && !name.ends_with(".d.luau") {
+            if out.len() >= MAX_FILES {
+                return Err(format!(
+                    "more than {MAX_FILES} .luau files under {}",
+                    dir.display()
+                ));
+            }
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        println!(
+            "moonloop-check [GAME ...]: type-checks every .luau file of each game (a folder, \
+             or one file) in strict mode against the moonloop API"
+        );
+        return ExitCode::SUCCESS;
+    }
+    let targets: Vec<String> = if args.is_empty() {
+        vec![".".into()]
+    } else {
+        args
+    };
+    let mut analyzer = NativeAnalyzer::new();
+    analyzer.add_definitions(PRELUDE);
+    analyzer.add_definitions(DEFINITIONS);
+    let (mut files, mut errors, mut warnings) = (0usize, 0usize, 0usize);
+    for target in &targets {
+        if target.starts_with('-') {
+            eprintln!("moonloop check: no option `{target}` (see moonloop check --help)");
+            return ExitCode::from(2);
+        }
+        let path = Path::new(target);
+        let (root, list) = if path.is_dir() {
+            let mut list = Vec::new();
+            if let Err(e) = luau_files(path, &mut list) {
+                eprintln!("moonloop check: {e}");
+                return ExitCode::from(2);
+            }
+            (path.to_path_buf(), list)
+        } else if path.is_file() && target.ends_with(".luau") {
+            let root = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+            (root, vec![path.to_path_buf()])
+        } else {
+            eprintln!("moonloop check: `{target}` is not a game folder or a .luau file");
+            return ExitCode::from(2);
+        };
+        let Some(root) = normalize(&root) else {
+            eprintln!("moonloop check: `{target}` climbs above where it starts");
+            return ExitCode::from(2);
+        };
+        let modules = std::cell::RefCell::new(Modules::default());
+        for file in list {
+            let Some(name) = normalize(&file).map(|p| p.display().to_string()) else {
+                continue;
+            };
+            files += 1;
+            let diagnostics = analyzer.check(
+                &name,
+                |module| modules.borrow_mut().load(module).map(|m| m.source.clone()),
+                |from, required| resolve(&root, from, required),
+            );
+            let added = modules
+                .borrow_mut()
+                .load(&name)
+                .map_or(0, |m| m.added_lines);
+            // The analyzer types a require it cannot load as `any`, saying
+            // nothing; a require that names no module is an error here.
+            let source = std::fs::read_to_string(&file).unwrap_or_default();
+            for (required, line, col) in requires(&source) {
+                if resolve(&root, &name, &required).is_none() {
+                    errors += 1;
+                    println!(
+                        "{name}:{line}:{col}: error: Unknown require: no module `{required}` \
+                         (a game requires \"./path\" inside its folder or \"@moonloop/NAME\")"
+                    );
+                }
+            }
+            for d in diagnostics {
+                let line = (d.line + 1).saturating_sub(added).max(1);
+                let kind = if d.severity == 0 {
+                    errors += 1;
+                    "error"
+                } else {
+                    warnings += 1;
+                    "warning"
+                };
+                // One line a diagnostic, so editors and scripts can read them.
+                let message = d.message.split_whitespace().collect::<Vec<_>>().join(" ");
+                println!("{name}:{line}:{}: {kind}: {message}", d.col + 1);
+            }
+        }
+    }
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    println!(
+        "{} checked, {}, {}",
+        plural(files, "file"),
+        plural(errors, "error"),
+        plural(warnings, "warning")
+    );
+    if errors > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,212 @@
+//! `moonloop-check` against planted mistakes, the example games, the
+//! runtime and every game in docs/ (rule T1 in docs/checking.md).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Runs the checker on `args` from `dir`; returns its exit code and output.
+fn check(dir: &Path, args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_moonloop-check"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code().unwrap_or(-1), text)
+}
+
+/// A game folder holding `files`.
+fn game(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        let path = dir.path().join("g").join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
+/// A typed game whose render runs `body`.
+fn rendering(body: &str) -> String {
+    format!(
+        "type State = {{ x: number }}\n\
+         local game: Game<State> = {{\n\
+         \tinit = function() return {{ x = 0 }} end,\n\
+         \trender = function(state, scene, screen)\n\
+         \t\t{body}\n\
+         \tend,\n\
+         }}\n\
+         return game\n"
+    )
+}
+
+// rule: T1
+#[test]
+fn a_planted_type_error_is_named_at_its_line_and_column() {
+    let dir = game(&[("main.luau", &rendering("screen:rect(0, 0, 10, \"wide\")"))]);
+    let (code, out) = check(dir.path(), &["g"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("g/main.luau:5:25: error: Expected this to be 'number', but got 'string'"),
+        "{out}"
+    );
+    assert!(out.contains("1 file checked, 1 error"), "{out}");
+}
+
+// rule: T1
+#[test]
+fn a_misspelled_api_call_is_named() {
+    let dir = game(&[("main.luau", &rendering("screen:rectt(0, 0, 10, 10)"))]);
+    let (code, out) = check(dir.path(), &["g"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("g/main.luau:5:3: error: Key 'rectt' not found in external type 'Screen'"),
+        "{out}"
+    );
+}
+
+// rule: T1
+#[test]
+fn requires_are_resolved_and_a_missing_module_is_named() {
+    let dir = game(&[
+        (
+            "main.luau",
+            "local rules = require(\"./rules\")\n\
+             local timer = require(\"@moonloop/timer\")\n\
+             local nothing = require(\"./nothing\")\n\
+             local also = require('@moonloop/nothing')\n\
+             return { rules, timer, nothing, also }\n",
+        ),
+        (
+            "rules.luau",
+            "local n: number = \"fast\"\nreturn { SPEED = n }\n",
+        ),
+    ]);
+    let (code, out) = check(dir.path(), &["g"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("g/main.luau:3:17: error: Unknown require: no module `./nothing`"),
+        "{out}"
+    );
+    assert!(
+        out.contains("g/main.luau:4:14: error: Unknown require: no module `@moonloop/nothing`"),
+        "{out}"
+    );
+    // The required file is checked too, on its own.
+    assert!(
+        out.contains("g/rules.luau:1:1: error: Expected this to be 'number', but got 'string'"),
+        "{out}"
+    );
+    assert!(out.contains("2 files checked, 3 errors"), "{out}");
+}
+
+// rule: T1
+#[test]
+fn a_require_cannot_leave_the_game_folder() {
+    let dir = game(&[("main.luau", "local x = require(\"../outside\")\nreturn x\n")]);
+    std::fs::write(dir.path().join("outside.luau"), "return 1\n").unwrap();
+    let (code, out) = check(dir.path(), &["g"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("g/main.luau:1:11: error: Unknown require: no module `../outside`"),
+        "{out}"
+    );
+}
+
+// rule: T1
+#[test]
+fn bad_arguments_exit_2_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out) = check(dir.path(), &["nowhere"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        out.trim(),
+        "moonloop check: `nowhere` is not a game folder or a .luau file"
+    );
+    let (code, out) = check(dir.path(), &["--strictest"]);
+    assert_eq!(code, 2, "{out}");
+}
+
+// rule: T1
+#[test]
+fn the_runtime_and_every_example_game_pass() {
+    let mut args = vec!["runtime".to_string()];
+    for entry in std::fs::read_dir(root().join("games")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.join("main.luau").is_file() {
+            args.push(format!(
+                "games/{}",
+                path.file_name().unwrap().to_string_lossy()
+            ));
+        }
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, out) = check(&root(), &args);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains(" 0 errors"), "{out}");
+}
+
+// rule: T1
+#[test]
+fn every_game_in_the_docs_passes() {
+    // Each `-- game` block, with the `-- test` blocks after it, as
+    // tests/docs.rs runs them.
+    let dir = tempfile::tempdir().unwrap();
+    let mut games = Vec::new();
+    let mut pages: Vec<_> = std::fs::read_dir(root().join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    pages.sort();
+    for page in pages {
+        let text = std::fs::read_to_string(&page).unwrap();
+        let stem = page.file_stem().unwrap().to_string_lossy().into_owned();
+        let mut block: Option<(String, usize)> = None;
+        let mut current: Option<PathBuf> = None;
+        for (i, line) in text.lines().enumerate() {
+            match (&mut block, line.trim_start().strip_prefix("```")) {
+                (None, Some("luau")) => block = Some((String::new(), i + 1)),
+                (None, Some(_)) => block = Some(("\u{0}".into(), i + 1)),
+                (Some((body, start)), Some(_)) => {
+                    if body.starts_with("-- game") {
+                        let folder = dir.path().join(format!("{stem}-{start}"));
+                        std::fs::create_dir_all(&folder).unwrap();
+                        std::fs::write(folder.join("main.luau"), &body).unwrap();
+                        games.push(folder.clone());
+                        current = Some(folder);
+                    } else if body.starts_with("-- test")
+                        && let Some(folder) = &current
+                    {
+                        std::fs::create_dir_all(folder.join("tests")).unwrap();
+                        std::fs::write(folder.join(format!("tests/line{start}.luau")), &body)
+                            .unwrap();
+                    }
+                    block = None;
+                }
+                (Some((body, _)), None) => {
+                    body.push_str(line);
+                    body.push('\n');
+                }
+                (None, None) => {}
+            }
+        }
+    }
+    assert!(
+        games.len() >= 20,
+        "only {} games found in docs/",
+        games.len()
+    );
+    let args: Vec<String> = games.iter().map(|g| g.display().to_string()).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, out) = check(dir.path(), &args);
+    assert_eq!(code, 0, "{out}");
+}
