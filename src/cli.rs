@@ -83,6 +83,11 @@ enum Command {
         /// Game folders or .luau files; default: the current folder.
         games: Vec<PathBuf>,
     },
+    /// Makes a new game folder that runs, passes its test and checks.
+    New {
+        /// The folder to make (its name becomes the game's title and id).
+        name: PathBuf,
+    },
     /// Runs one scenario under several clocks and compares the outcomes (K4).
     CheckDt {
         /// The game folder.
@@ -254,6 +259,13 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Build { game, out } => build(&game, &out),
         Command::Test { games, budget } => test(games, budget),
         Command::Check { games } => Ok(check(&games)),
+        Command::New { name } => crate::scaffold::new_game(&name).map(|()| {
+            say!(
+                "made {0}: run it with `moonloop run {0}`, test it with `moonloop test {0}`",
+                name.display()
+            );
+            ExitCode::SUCCESS
+        }),
         Command::CheckDt {
             game,
             scenario,

@@ -48,6 +48,8 @@ pub mod render;
 pub mod replay;
 #[path = "save.rs"]
 pub mod save;
+#[path = "scaffold.rs"]
+pub mod scaffold;
 #[path = "scene/mod.rs"]
 pub mod scene;
 #[path = "screen/mod.rs"]

@@ -843,3 +843,58 @@ fn moonloop_check_without_the_checker_says_how_to_build_it() {
          `cargo build --release -p moonloop-check` (it goes beside moonloop)"
     );
 }
+
+// rule: T2
+#[test]
+fn moonloop_new_makes_a_game_that_runs_and_passes_its_test() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = moonloop(&["new", "space-trip"], dir.path());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let game = dir.path().join("space-trip");
+    for file in [
+        "main.luau",
+        "tests/main.luau",
+        "README.md",
+        ".luaurc",
+        ".vscode/settings.json",
+        ".moonloop/moonloop.d.luau",
+        ".moonloop/runtime/timer.luau",
+    ] {
+        assert!(game.join(file).is_file(), "no {file}");
+    }
+    let main = std::fs::read_to_string(game.join("main.luau")).unwrap();
+    assert!(main.contains("local game: Game<State> = {"), "{main}");
+    assert!(main.contains("title = \"Space Trip\""), "{main}");
+    let readme = std::fs::read_to_string(game.join("README.md")).unwrap();
+    assert!(readme.contains("## Running"), "{readme}");
+    let tested = moonloop(&["test", "space-trip"], dir.path());
+    assert_eq!(tested.code, 0, "{}{}", tested.stdout, tested.stderr);
+    assert!(
+        tested.stdout.contains("1 passed, 0 failed"),
+        "{}",
+        tested.stdout
+    );
+    let ran = moonloop(
+        &[
+            "run",
+            "space-trip",
+            "--headless",
+            "--clock",
+            "constant:1/60",
+            "--frames",
+            "5",
+        ],
+        dir.path(),
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    // A second time, or with a name that is no name, is one line and exit 2.
+    let again = moonloop(&["new", "space-trip"], dir.path());
+    assert_eq!(again.code, 2);
+    assert_eq!(
+        again.stderr.trim(),
+        "moonloop: `space-trip` exists already; name a folder that does not"
+    );
+    let bad = moonloop(&["new", "two words"], dir.path());
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("is not a game name"), "{}", bad.stderr);
+}

@@ -18,6 +18,7 @@ mod testing;
 mod vm;
 
 pub use game::LuaGame;
+pub use require::RUNTIME;
 pub use scenario::{DEFAULT_CLOCKS, Run, check_dt, compact, split_clocks};
 pub use testing::{TEST_BUDGET, TestReport, run_test_file, run_test_file_with};
 

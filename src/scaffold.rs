@@ -1,0 +1,181 @@
+//! `moonloop new NAME`: a game folder that runs, passes its test and
+//! `moonloop check` from the start, with an editor set up for luau-lsp
+//! (rule T2 in docs/checking.md).
+//!
+//! The folder carries the API's definitions and the runtime library's
+//! sources in `.moonloop/`, which `.luaurc` and `.vscode/settings.json`
+//! point the editor at, so completion and checking work without this
+//! repository beside the game.
+
+use std::path::Path;
+
+use crate::error::{Error, Result};
+
+const MAIN: &str = r##"--!strict
+-- GAME_TITLE: move the square with the arrow keys (or WASD).
+
+export type State = {
+	x: number,
+	y: number,
+}
+
+local SPEED = 240 -- pixels a second
+
+local function init(): State
+	return { x = 320, y = 180 }
+end
+
+local function update(state: State, input: Input, dt: number): State
+	local dx = (if input:down("right") then 1 else 0) - (if input:down("left") then 1 else 0)
+	local dy = (if input:down("down") then 1 else 0) - (if input:down("up") then 1 else 0)
+	return {
+		x = math.clamp(state.x + dx * SPEED * dt, 0, 640),
+		y = math.clamp(state.y + dy * SPEED * dt, 0, 360),
+	}
+end
+
+local function render(state: State, scene: Scene, screen: Screen)
+	screen:rect(state.x - 16, state.y - 16, 32, 32, { fill = "#e0a040", radius = 4 })
+	screen:text("GAME_TITLE", 12, 10, { size = 18, color = "#f0f0f0" })
+end
+
+local game: Game<State> = {
+	config = {
+		id = "GAME_ID",
+		title = "GAME_TITLE",
+		width = 640,
+		height = 360,
+		background = "#1e2030",
+		actions = {
+			left = { "left", "a" },
+			right = { "right", "d" },
+			up = { "up", "w" },
+			down = { "down", "s" },
+		},
+	},
+	init = init,
+	update = update,
+	render = render,
+}
+
+return game
+"##;
+
+const TEST: &str = r##"-- GAME_TITLE's tests: `moonloop test GAME_DIR` runs them headlessly.
+
+test("the square moves right at its speed, whatever the frame rate", function()
+	for _, clock in { "constant:1/60", "constant:1/144" } do
+		local e = engine.new({ clock = clock })
+		e:press("right")
+		while e.time < 0.5 do
+			e:advance(1)
+		end
+		expect(e.state.x).near(320 + 240 * e.time, 1e-6)
+	end
+end)
+"##;
+
+const README: &str = r##"# GAME_TITLE
+
+Move the square with the arrow keys or WASD.
+
+## Running
+
+```sh
+moonloop run GAME_DIR
+```
+
+## Testing and checking
+
+```sh
+moonloop test GAME_DIR
+moonloop check GAME_DIR
+```
+
+`moonloop check` type-checks every `.luau` file against the moonloop API.
+For an editor that checks as you type, install luau-lsp: `.luaurc` and
+`.vscode/settings.json` already point it at the API's definitions in
+`.moonloop/`.
+"##;
+
+const LUAURC: &str = r##"{
+	"languageMode": "strict",
+	"aliases": {
+		"moonloop": ".moonloop/runtime"
+	}
+}
+"##;
+
+const VSCODE: &str = r##"{
+	"luau-lsp.platform.type": "standard",
+	"luau-lsp.sourcemap.enabled": false,
+	"luau-lsp.types.definitionFiles": [".moonloop/moonloop.d.luau"],
+	"luau-lsp.require.mode": "relativeToFile"
+}
+"##;
+
+/// The API's definitions, as the host embeds them.
+pub const DEFINITIONS: &str = include_str!("../runtime/moonloop.d.luau");
+
+/// Writes a new game folder at `dir`.
+///
+/// # Errors
+/// `dir` exists already, its name is not usable as a game's id, or a file
+/// cannot be written.
+pub fn new_game(dir: &Path) -> Result<()> {
+    if dir.exists() {
+        return Err(Error::Usage(format!(
+            "`{}` exists already; name a folder that does not",
+            dir.display()
+        )));
+    }
+    let name = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .filter(|n| {
+            !n.is_empty()
+                && n.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_".contains(c))
+        })
+        .ok_or_else(|| {
+            Error::Usage(format!(
+                "`{}` is not a game name (letters, digits, - and _)",
+                dir.display()
+            ))
+        })?;
+    let title: String = name
+        .split(['-', '_'])
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    let shown = dir.display().to_string();
+    let fill = |text: &str| {
+        text.replace("GAME_TITLE", &title)
+            .replace("GAME_ID", &name.to_lowercase())
+            .replace("GAME_DIR", &shown)
+    };
+    let mut files: Vec<(String, String)> = vec![
+        ("main.luau".into(), fill(MAIN)),
+        ("tests/main.luau".into(), fill(TEST)),
+        ("README.md".into(), fill(README)),
+        (".luaurc".into(), LUAURC.into()),
+        (".vscode/settings.json".into(), VSCODE.into()),
+        (".moonloop/moonloop.d.luau".into(), DEFINITIONS.into()),
+    ];
+    for (module, source) in crate::lua::RUNTIME {
+        files.push((format!(".moonloop/runtime/{module}.luau"), (*source).into()));
+    }
+    for (file, text) in files {
+        let path = dir.join(&file);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+        }
+        std::fs::write(&path, text).map_err(|e| Error::io(&path, e))?;
+    }
+    Ok(())
+}
