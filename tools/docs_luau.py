@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Formats (or with --check, checks) every ```luau block in docs/ with
-StyLua, using the repository's stylua.toml: the docs' examples are held to
-the same style as games/ and runtime/.
+"""The Luau examples in docs/, held to the same tools as games/ and
+runtime/: formats (or with --check, checks) every ```luau block with
+StyLua and the repository's stylua.toml, or with --extract DIR writes each
+block to DIR/PAGE-LINE.luau for selene.
 
-  python3 tools/format_docs.py STYLUA [--check]
+  python3 tools/docs_luau.py STYLUA [--check]
+  python3 tools/docs_luau.py --extract DIR
 """
 import glob
 import os
@@ -11,8 +13,19 @@ import re
 import subprocess
 import sys
 
-stylua, check = sys.argv[1], "--check" in sys.argv[2:]
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if sys.argv[1] == "--extract":
+    out = sys.argv[2]
+    os.makedirs(out, exist_ok=True)
+    for page in sorted(glob.glob(os.path.join(root, "docs", "*.md"))):
+        text = open(page).read()
+        name = os.path.basename(page)[:-3]
+        for match in re.finditer(r"```luau\n(.*?)```", text, flags=re.S):
+            line = text[: match.start()].count("\n") + 2
+            with open(os.path.join(out, f"{name}-{line}.luau"), "w") as f:
+                f.write(match.group(1))
+    sys.exit(0)
+stylua, check = sys.argv[1], "--check" in sys.argv[2:]
 config = os.path.join(root, "stylua.toml")
 failed = []
 for page in sorted(glob.glob(os.path.join(root, "docs", "*.md"))):
