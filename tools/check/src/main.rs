@@ -4,17 +4,19 @@
 //! Every `.luau` file of each game is checked in strict mode against
 //! `runtime/moonloop.d.luau`, and its `require("./x")` and
 //! `require("@moonloop/x")` resolved as the host resolves them: one that
-//! names no module is an error at its line. (What a module returns is
-//! typed `any` in the file that requires it: the analyzer crate's shim
-//! loses `require`'s typing. Each file is still checked whole.) Prints `file:line:col: message` lines and "N files checked, N
+//! names no module is an error at its line, and what a module returns
+//! crosses into the file requiring it (see `typed_requires`: the analyzer
+//! crate's shim loses `require`'s own typing). Prints `file:line:col: message` lines and "N files checked, N
 //! errors"; exits 1 on errors, 2 on bad arguments. `moonloop check` runs
 //! this binary from beside itself.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
 
 use luau_analyzer_sys::NativeAnalyzer;
+
+mod typed_requires;
 
 include!(concat!(env!("OUT_DIR"), "/runtime.rs"));
 
@@ -69,38 +71,80 @@ const MAX_FILES: usize = 10_000;
 /// The largest file checked, in bytes.
 const MAX_FILE: u64 = 4 << 20;
 
-/// A module the checker can read: its source as checked, and how many
-/// lines were put in front (a `--!strict` line) to take off again.
+/// A module the checker can read: its source as checked, how many lines
+/// were put in front (a `--!strict` line) to take off again, whether it
+/// exports its value's type, and the lines whose require was typed.
 struct Module {
     source: String,
     added_lines: u32,
+    exports: bool,
+    typed_lines: HashSet<u32>,
 }
 
 /// Every module of one run, by name: game files by path, runtime modules
 /// as `@moonloop/NAME`.
-#[derive(Default)]
 struct Modules {
+    root: PathBuf,
     known: HashMap<String, Module>,
+    /// Modules being read, so a cycle of requires ends.
+    loading: HashSet<String>,
 }
 
 impl Modules {
-    /// Reads `name` (a path, or a runtime module), in strict mode.
+    fn new(root: PathBuf) -> Modules {
+        Modules {
+            root,
+            known: HashMap::new(),
+            loading: HashSet::new(),
+        }
+    }
+
+    /// Reads `name` (a path, or a runtime module), in strict mode, its
+    /// value's type exported and its requires typed.
     fn load(&mut self, name: &str) -> Option<&Module> {
         if !self.known.contains_key(name) {
+            if !self.loading.insert(name.to_string()) {
+                return None;
+            }
             let text = match name.strip_prefix(RUNTIME_PREFIX) {
                 Some(module) => RUNTIME
                     .iter()
                     .find(|(n, _)| *n == module)
-                    .map(|(_, s)| s.to_string())?,
+                    .map(|(_, s)| s.to_string()),
                 None => {
                     let path = Path::new(name);
-                    if std::fs::metadata(path).ok()?.len() > MAX_FILE {
-                        return None;
-                    }
-                    std::fs::read_to_string(path).ok()?
+                    std::fs::metadata(path)
+                        .ok()
+                        .filter(|m| m.len() <= MAX_FILE)
+                        .and_then(|_| std::fs::read_to_string(path).ok())
                 }
             };
-            self.known.insert(name.to_string(), strict(text));
+            let Some(text) = text else {
+                self.loading.remove(name);
+                return None;
+            };
+            let (text, exports) = typed_requires::export(&text);
+            let mut typed = Vec::new();
+            for (line, local, required) in typed_requires::simple_requires(&text) {
+                let Some(target) = resolve(&self.root, name, &required) else {
+                    continue;
+                };
+                if self.load(&target).is_some_and(|m| m.exports) {
+                    typed.push((line, local));
+                }
+            }
+            let (text, typed_lines) = typed_requires::type_requires(&text, &typed);
+            let (source, added_lines) = strict(text);
+            self.loading.remove(name);
+            self.known.insert(
+                name.to_string(),
+                Module {
+                    source,
+                    added_lines,
+                    exports,
+                    typed_lines,
+                },
+            );
         }
         self.known.get(name)
     }
@@ -109,7 +153,7 @@ impl Modules {
 /// Makes a source strict: a file whose leading comments name no mode
 /// (`--!strict`, `--!nonstrict`, `--!nocheck`) gets `--!strict` put in
 /// front of it.
-fn strict(text: String) -> Module {
+fn strict(text: String) -> (String, u32) {
     let named = text
         .lines()
         .map(str::trim)
@@ -120,14 +164,9 @@ fn strict(text: String) -> Module {
                 .any(|m| l.starts_with(m))
         });
     if named {
-        return Module {
-            source: text,
-            added_lines: 0,
-        };
-    }
-    Module {
-        source: format!("--!strict\n{text}"),
-        added_lines: 1,
+        (text, 0)
+    } else {
+        (format!("--!strict\n{text}"), 1)
     }
 }
 
@@ -283,7 +322,7 @@ fn main() -> ExitCode {
             eprintln!("moonloop check: `{target}` climbs above where it starts");
             return ExitCode::from(2);
         };
-        let modules = std::cell::RefCell::new(Modules::default());
+        let modules = std::cell::RefCell::new(Modules::new(root.clone()));
         for file in list {
             let Some(name) = normalize(&file).map(|p| p.display().to_string()) else {
                 continue;
@@ -294,10 +333,12 @@ fn main() -> ExitCode {
                 |module| modules.borrow_mut().load(module).map(|m| m.source.clone()),
                 |from, required| resolve(&root, from, required),
             );
-            let added = modules
+            let (added, typed_lines) = modules
                 .borrow_mut()
                 .load(&name)
-                .map_or(0, |m| m.added_lines);
+                .map_or((0, HashSet::new()), |m| {
+                    (m.added_lines, m.typed_lines.clone())
+                });
             // The analyzer types a require it cannot load as `any`, saying
             // nothing; a require that names no module is an error here.
             let source = std::fs::read_to_string(&file).unwrap_or_default();
@@ -312,6 +353,10 @@ fn main() -> ExitCode {
             }
             for d in diagnostics {
                 let line = (d.line + 1).saturating_sub(added).max(1);
+                // A typed require shadows its own import, by design.
+                if typed_lines.contains(&line) && d.message.contains("shadows") {
+                    continue;
+                }
                 let kind = if d.severity == 0 {
                     errors += 1;
                     "error"

@@ -75,7 +75,7 @@ fn a_misspelled_api_call_is_named() {
 
 // rule: T1
 #[test]
-fn requires_are_resolved_and_a_missing_module_is_named() {
+fn requires_carry_their_types_and_a_missing_module_is_named() {
     let dir = game(&[
         (
             "main.luau",
@@ -83,11 +83,14 @@ fn requires_are_resolved_and_a_missing_module_is_named() {
              local timer = require(\"@moonloop/timer\")\n\
              local nothing = require(\"./nothing\")\n\
              local also = require('@moonloop/nothing')\n\
-             return { rules, timer, nothing, also }\n",
+             local speed: string = rules.SPEED\n\
+             local t: number = timer.new(1)\n\
+             local typed: rules.Speed = rules.SPEED\n\
+             print(speed, t, typed, nothing, also)\n",
         ),
         (
             "rules.luau",
-            "local n: number = \"fast\"\nreturn { SPEED = n }\n",
+            "export type Speed = number\nlocal SPEED: Speed = 120\nreturn { SPEED = SPEED }\n",
         ),
     ]);
     let (code, out) = check(dir.path(), &["g"]);
@@ -100,12 +103,16 @@ fn requires_are_resolved_and_a_missing_module_is_named() {
         out.contains("g/main.luau:4:14: error: Unknown require: no module `@moonloop/nothing`"),
         "{out}"
     );
-    // The required file is checked too, on its own.
+    // What a module returns crosses the require, the runtime's too, and
+    // its exported types with it.
     assert!(
-        out.contains("g/rules.luau:1:1: error: Expected this to be 'number', but got 'string'"),
+        out.contains("g/main.luau:5:1: error: Expected this to be 'string', but got 'number'"),
         "{out}"
     );
-    assert!(out.contains("2 files checked, 3 errors"), "{out}");
+    assert!(out.contains("g/main.luau:6:1: error:"), "{out}");
+    assert!(!out.contains("g/main.luau:7:"), "{out}");
+    assert!(!out.contains("shadows"), "{out}");
+    assert!(out.contains("2 files checked, 4 errors"), "{out}");
 }
 
 // rule: T1
