@@ -372,24 +372,33 @@ return {
 }
 "##;
 
+/// Lays out [`TEXT_LINES`]' hundred lines on `typesetter`, each with where
+/// it is drawn.
+fn hundred_lines(
+    typesetter: &mut crate::text::Typesetter,
+) -> Vec<(crate::text::LayoutId, [f32; 2])> {
+    (1..=100)
+        .map(|i| {
+            let line = format!("{i:3}  the quick brown fox jumps over the lazy dog");
+            let at = [
+                20.0 + ((i - 1) / 50 * 640) as f32,
+                ((i - 1) % 50 * 14) as f32,
+            ];
+            let layout = typesetter
+                .layout(&line, &crate::text::TextStyle::plain(12.0))
+                .expect("the bench's text lays out");
+            (layout, at)
+        })
+        .collect()
+}
+
 /// Times 100 lines of text at 1280x720 drawn through Luau (laid out once,
 /// blended from the glyph cache) against the same layouts' outlines
 /// filled by tiny-skia every frame, as the host drew text before H14.
 fn text_case() -> Result<(Duration, Duration)> {
     let mut pixmap = tiny_skia::Pixmap::new(1280, 720).expect("a 1280x720 pixmap");
     let mut typesetter = crate::text::Typesetter::new();
-    let mut layouts = Vec::new();
-    for i in 1..=100 {
-        let line = format!("{i:3}  the quick brown fox jumps over the lazy dog");
-        let at = [
-            20.0 + ((i - 1) / 50 * 640) as f32,
-            ((i - 1) % 50 * 14) as f32,
-        ];
-        let layout = typesetter
-            .layout(&line, &crate::text::TextStyle::plain(12.0))
-            .expect("the bench's text lays out");
-        layouts.push((layout, at));
-    }
+    let layouts = hundred_lines(&mut typesetter);
     let mut paint = tiny_skia::Paint::default();
     paint.set_color_rgba8(255, 255, 128, 255);
     paint.anti_alias = true;

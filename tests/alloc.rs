@@ -139,6 +139,22 @@ fn batching_textured_models_allocates_nothing() {
     );
 }
 
+/// Counts the heap allocations of 500 frames of the 320x180 game in `dir`,
+/// each drawn into a picture, after 50 to warm up.
+fn pictures_allocate(dir: &std::path::Path) -> u64 {
+    let game = LuaGame::load(dir).unwrap();
+    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    let mut pixmap = tiny_skia::Pixmap::new(320, 180).unwrap();
+    let mut frames = |n: u32| {
+        for _ in 0..n {
+            engine.advance(1).unwrap();
+            moonloop::internals::compositor::screen_picture_into(&mut engine, &mut pixmap);
+        }
+    };
+    frames(50);
+    allocations_in(|| frames(500))
+}
+
 // rule: H14
 #[test]
 fn text_drawn_again_allocates_nothing() {
@@ -166,17 +182,7 @@ fn text_drawn_again_allocates_nothing() {
         dir.path().join("pixel.ttf"),
     )
     .unwrap();
-    let game = LuaGame::load(dir.path()).unwrap();
-    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
-    let mut pixmap = tiny_skia::Pixmap::new(320, 180).unwrap();
-    let mut frames = |n: u32| {
-        for _ in 0..n {
-            engine.advance(1).unwrap();
-            moonloop::internals::compositor::screen_picture_into(&mut engine, &mut pixmap);
-        }
-    };
-    frames(50);
-    let count = allocations_in(|| frames(500));
+    let count = pictures_allocate(dir.path());
     assert_eq!(
         count, 0,
         "heap allocations over 500 frames of the same text"
@@ -211,17 +217,7 @@ fn sprites_drawn_again_allocate_nothing() {
     let mut sheet = tiny_skia::Pixmap::new(32, 8).unwrap();
     sheet.fill(tiny_skia::Color::from_rgba8(200, 100, 50, 200));
     sheet.save_png(dir.path().join("sheet.png")).unwrap();
-    let game = LuaGame::load(dir.path()).unwrap();
-    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
-    let mut pixmap = tiny_skia::Pixmap::new(320, 180).unwrap();
-    let mut frames = |n: u32| {
-        for _ in 0..n {
-            engine.advance(1).unwrap();
-            moonloop::internals::compositor::screen_picture_into(&mut engine, &mut pixmap);
-        }
-    };
-    frames(50);
-    let count = allocations_in(|| frames(500));
+    let count = pictures_allocate(dir.path());
     assert_eq!(
         count, 0,
         "heap allocations over 500 frames of the same sprites"

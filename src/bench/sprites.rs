@@ -82,18 +82,7 @@ pub fn case() -> Result<(Duration, Duration)> {
     std::fs::write(&file, png).map_err(|e| Error::io(&file, e))?;
     let mut pixmap = tiny_skia::Pixmap::new(1280, 720).expect("a 1280x720 pixmap");
     let mut typesetter = crate::text::Typesetter::new();
-    let mut lines = Vec::new();
-    for i in 1..=100 {
-        let line = format!("{i:3}  the quick brown fox jumps over the lazy dog");
-        let at = [
-            20.0 + ((i - 1) / 50 * 640) as f32,
-            ((i - 1) % 50 * 14) as f32,
-        ];
-        let layout = typesetter
-            .layout(&line, &crate::text::TextStyle::plain(12.0))
-            .map_err(Error::Asset)?;
-        lines.push((layout, at));
-    }
+    let lines = super::hundred_lines(&mut typesetter);
     let game = LuaGame::load(&dir.0)?;
     let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
     let yellow = crate::color::Rgba::parse("#ffff80").map_err(Error::Asset)?;

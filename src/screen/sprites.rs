@@ -194,17 +194,7 @@ impl Screen {
     /// Counts the logical pixels a `w` by `h` area at `(x, y)` covers on
     /// the screen, under the current transform, against the frame's limit.
     fn cover(&mut self, x: f32, y: f32, w: f32, h: f32) -> Result<(), String> {
-        let corners = [(x, y), (x + w, y), (x, y + h), (x + w, y + h)];
-        let (mut x0, mut y0, mut x1, mut y1) = (f32::MAX, f32::MAX, f32::MIN, f32::MIN);
-        let t = self.transform;
-        for (cx, cy) in corners {
-            let px = t.sx * cx + t.kx * cy + t.tx;
-            let py = t.ky * cx + t.sy * cy + t.ty;
-            x0 = x0.min(px);
-            y0 = y0.min(py);
-            x1 = x1.max(px);
-            y1 = y1.max(py);
-        }
+        let [x0, y0, x1, y1] = extent(self.transform, [x, y, w, h]);
         let (lw, lh) = (self.logical.0 as f32, self.logical.1 as f32);
         let across = (x1.min(lw) - x0.max(0.0)).max(0.0);
         let down = (y1.min(lh) - y0.max(0.0)).max(0.0);
@@ -358,19 +348,23 @@ fn blit_row<const TINTED: bool>(to: &mut [u8], from: &[u8], columns: &[u32], ink
     }
 }
 
+/// The smallest box holding the `w` by `h` rectangle at `(x, y)` mapped by
+/// `t`: x0, y0, x1, y1.
+fn extent(t: Transform, [x, y, w, h]: [f32; 4]) -> [f32; 4] {
+    let corners = [(x, y), (x + w, y), (x, y + h), (x + w, y + h)];
+    let mut b = [f32::MAX, f32::MAX, f32::MIN, f32::MIN];
+    for (cx, cy) in corners {
+        let px = t.sx * cx + t.kx * cy + t.tx;
+        let py = t.ky * cx + t.sy * cy + t.ty;
+        b = [b[0].min(px), b[1].min(py), b[2].max(px), b[3].max(py)];
+    }
+    b
+}
+
 /// The device pixels whose centers may fall inside a `w` by `h` cell
 /// mapped by `full`, inside `bounds`.
 fn covered(full: Transform, w: f32, h: f32, bounds: Bounds) -> Option<Bounds> {
-    let corners = [(0.0, 0.0), (w, 0.0), (0.0, h), (w, h)];
-    let (mut x0, mut y0, mut x1, mut y1) = (f32::MAX, f32::MAX, f32::MIN, f32::MIN);
-    for (u, v) in corners {
-        let x = full.sx * u + full.kx * v + full.tx;
-        let y = full.ky * u + full.sy * v + full.ty;
-        x0 = x0.min(x);
-        y0 = y0.min(y);
-        x1 = x1.max(x);
-        y1 = y1.max(y);
-    }
+    let [x0, y0, x1, y1] = extent(full, [0.0, 0.0, w, h]);
     // A pixel is in when its center is: from ceil(min - 0.5) up to
     // ceil(max - 0.5), exclusive. Casts saturate, so far-off or NaN
     // corners end up outside the bounds.
