@@ -17,6 +17,8 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::lua::{Budget, Call, Limits, LuaGame};
 
+#[path = "bench/fill.rs"]
+mod fill;
 #[path = "bench/record.rs"]
 mod record;
 #[path = "bench/sprites.rs"]
@@ -653,6 +655,14 @@ pub fn run() -> Result<Vec<Row>> {
             ours.as_secs_f64() * 1e3
         )),
         fails: (ours > Duration::from_millis(4)).then(|| "over 4 ms a frame".to_string()),
+        ..Row::default()
+    });
+    let (plain, ours) = fill::case()?;
+    rows.push(Row {
+        case: "screen fill: the layer and 40 panels on whole pixels vs tiny-skia fills".into(),
+        baseline: plain,
+        measured: ours,
+        target: None,
         ..Row::default()
     });
     if let Some((headless, drawn)) = sprites::swarm_case()? {

@@ -10,6 +10,7 @@ use std::ops::Range;
 
 use tiny_skia::{LineCap, LineJoin, Transform};
 
+mod aligned;
 mod bands;
 mod raster;
 mod sprites;

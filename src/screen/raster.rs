@@ -66,6 +66,7 @@ impl Screen {
                     &self.stops,
                     &self.dashes,
                     clip.as_ref(),
+                    bounds,
                 ),
                 Command::Text {
                     layout,
@@ -361,11 +362,29 @@ fn draw_shape(
     stops: &[(f32, Rgba)],
     dashes: &[f32],
     clip: Option<&tiny_skia::Mask>,
+    bounds: super::sprites::Bounds,
 ) {
+    // A solid rectangle on whole pixels is blended directly (the letterbox
+    // mask is a whole-pixel rectangle too, so `bounds` stands for it).
+    let mut filled = false;
+    if let (Shape::Rect { rect, radius }, Some(Fill::Solid(color))) = (shape, &style.fill)
+        && *radius == 0.0
+    {
+        filled = super::aligned::fill(
+            pixmap,
+            *rect,
+            color.fade(style.alpha).to_skia(),
+            transform,
+            bounds,
+        );
+        if filled && style.stroke.is_none() {
+            return;
+        }
+    }
     let Some(path) = build_path(shape, ops) else {
         return;
     };
-    if let Some(fill) = &style.fill
+    if let Some(fill) = style.fill.as_ref().filter(|_| !filled)
         && let Some(shader) = shader(fill, style.alpha, stops)
     {
         let paint = Paint {
