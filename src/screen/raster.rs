@@ -8,7 +8,7 @@ use tiny_skia::{
 };
 
 use super::bands::Bands;
-use super::{Command, Fill, PathOp, Screen, Shape, Style};
+use super::{Command, Fill, PathOp, Screen, Shape, Sprite, Style};
 use crate::assets::Store;
 use crate::color::Rgba;
 use crate::text::Band;
@@ -90,6 +90,22 @@ impl Screen {
                     alpha,
                 } => {
                     let image = assets.image_at(*image);
+                    // Pixel art drawn whole-pixel and opaque is a sprite
+                    // blit, which makes exactly tiny-skia's picture.
+                    if !*smooth
+                        && *alpha == 1.0
+                        && let Some(sprite) = Sprite::whole_pixel(*source, *dest, transform)
+                    {
+                        super::sprites::draw(
+                            pixmap,
+                            image,
+                            &[sprite],
+                            transform,
+                            bounds,
+                            &mut columns,
+                        );
+                        return;
+                    }
                     draw_image(
                         pixmap,
                         image,
