@@ -482,8 +482,8 @@ mod tests {
             seed ^= seed << 17;
             (seed >> 11) as u32
         };
-        let mut pixel = |rnd: &mut dyn FnMut() -> u32| {
-            let a = if rnd() % 3 == 0 { 255 } else { rnd() % 256 };
+        let pixel = |rnd: &mut dyn FnMut() -> u32| {
+            let a = if rnd().is_multiple_of(3) { 255 } else { rnd() % 256 };
             let c = |v: u32| if a == 0 { 0 } else { (v % (a + 1)) as u8 };
             PremultipliedColorU8::from_rgba(c(rnd()), c(rnd()), c(rnd()), a as u8).unwrap()
         };
