@@ -80,7 +80,11 @@ mod tests {
             let (w, h) = (1 + rnd() % 120, 1 + rnd() % 90);
             let mut ours = Pixmap::new(w, h).unwrap();
             for px in ours.pixels_mut() {
-                let a = if rnd().is_multiple_of(3) { 255 } else { rnd() % 256 };
+                let a = if rnd().is_multiple_of(3) {
+                    255
+                } else {
+                    rnd() % 256
+                };
                 let c = |v: u32| if a == 0 { 0 } else { (v % (a + 1)) as u8 };
                 *px =
                     PremultipliedColorU8::from_rgba(c(rnd()), c(rnd()), c(rnd()), a as u8).unwrap();

@@ -483,7 +483,11 @@ mod tests {
             (seed >> 11) as u32
         };
         let pixel = |rnd: &mut dyn FnMut() -> u32| {
-            let a = if rnd().is_multiple_of(3) { 255 } else { rnd() % 256 };
+            let a = if rnd().is_multiple_of(3) {
+                255
+            } else {
+                rnd() % 256
+            };
             let c = |v: u32| if a == 0 { 0 } else { (v % (a + 1)) as u8 };
             PremultipliedColorU8::from_rgba(c(rnd()), c(rnd()), c(rnd()), a as u8).unwrap()
         };
