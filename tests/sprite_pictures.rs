@@ -186,6 +186,10 @@ fn sprite_mistakes_name_the_call_and_the_problem() {
             "screen:sprite: the frame 24, 8, 16, 8 is not whole pixels inside the 32x16 image",
         ),
         (
+            "screen:sprites(sheet, table.create(2 ^ 19, 0))",
+            "screen:sprites: a batch holds at most 262144 sprites (H10); this one has 524288",
+        ),
+        (
             "screen:tiles(sheet, { 1, 2, 99 }, 2, 0, 0)",
             "screen:tiles: tile 3: frame 99 is not in the sheet",
         ),

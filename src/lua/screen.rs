@@ -14,6 +14,7 @@ use super::strings::Strings;
 use crate::color::Rgba;
 use crate::screen::{Align, Fill, MAX_TEXT, PathOp, Screen, Style, TextSpec};
 
+mod quick;
 mod sprites;
 
 /// The most stops one gradient has.
@@ -42,6 +43,8 @@ pub struct ScreenHandle {
     /// A sprite's field names as Luau strings, kept alive so their
     /// addresses name them (see [`ScreenHandle::sprite_keys`]).
     sprite_keys: std::cell::OnceCell<SpriteKeys>,
+    /// A sprite batch as read off the stack, kept between calls.
+    quick: RefCell<Vec<quick::Quick>>,
 }
 
 impl ScreenHandle {
@@ -52,6 +55,7 @@ impl ScreenHandle {
             ops: RefCell::new(Vec::with_capacity(64)),
             strings: Strings::default(),
             sprite_keys: std::cell::OnceCell::new(),
+            quick: RefCell::new(Vec::new()),
         }
     }
 

@@ -24,6 +24,10 @@ const SPRITE_FIELDS: &str = "x, y, frame, scale, flip_x, flip_y, tint, alpha";
 /// The fields a sheet takes, for error messages.
 const SHEET_FIELDS: &str = "image = \"NAME.png\", width, height, frames = { name = {x, y, w, h} }";
 
+/// The most sprites one `screen:sprites` call draws: what a frame's display
+/// list holds, refused before the list is read.
+const MAX_BATCH: usize = 1 << 18;
+
 /// The most tiles one `screen:tiles` call lays out.
 const MAX_TILES: usize = 1 << 20;
 
@@ -282,15 +286,40 @@ pub fn add_methods<M: UserDataMethods<ScreenHandle>>(methods: &mut M) {
             let read = sheet(lua, this, CALL, &sheet_value)?;
             let begin = this.leases.screen(lua, "screen")?.sprites_begin();
             let n = list.raw_len();
-            for i in 1..=n {
-                let Value::Table(t) = list.raw_get::<Value>(i)? else {
-                    return Err(fail(
-                        lua,
-                        CALL,
-                        format!("sprite {i} should be a table {{ x = , y = , frame = }}"),
-                    ));
+            if n > MAX_BATCH {
+                return Err(fail(
+                    lua,
+                    CALL,
+                    format!("a batch holds at most {MAX_BATCH} sprites (H10); this one has {n}"),
+                ));
+            }
+            let keys = *this.sprite_keys(lua)?;
+            let mut quick = this.quick.borrow_mut();
+            super::quick::read(lua, &list, &keys, &mut quick)?;
+            for (i, q) in quick.iter().enumerate() {
+                let i = i + 1;
+                let spec = if q.slow {
+                    let Value::Table(t) = list.raw_get::<Value>(i)? else {
+                        return Err(fail(
+                            lua,
+                            CALL,
+                            format!("sprite {i} should be a table {{ x = , y = , frame = }}"),
+                        ));
+                    };
+                    sprite(lua, this, &read, &t)?
+                } else {
+                    let frame = read
+                        .frame(&Value::Number(q.frame))
+                        .map_err(|e| fail(lua, CALL, e))?;
+                    SpriteSpec {
+                        at: (q.x, q.y),
+                        frame,
+                        scale: (q.scale, q.scale),
+                        flip: q.flip,
+                        alpha: q.alpha,
+                        ..SpriteSpec::new((0.0, 0.0), frame)
+                    }
                 };
-                let spec = sprite(lua, this, &read, &t)?;
                 let screen = this.leases.screen(lua, "screen")?;
                 check(
                     lua,
