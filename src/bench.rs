@@ -21,6 +21,10 @@ use crate::lua::{Budget, Call, Limits, LuaGame};
 mod fill;
 #[path = "bench/record.rs"]
 mod record;
+#[path = "bench/render.rs"]
+mod render;
+#[path = "bench/screen_cases.rs"]
+mod screen_cases;
 #[path = "bench/sprites.rs"]
 mod sprites;
 
@@ -246,183 +250,15 @@ fn budget_case() -> Result<(Duration, Duration, Duration)> {
     Ok((off, on, naive_time))
 }
 
-const DRAWING: &str = r##"
-local TEXT = "the quick brown fox jumps over the lazy dog"
-return {
-    render = function(state, scene, screen)
-        for i = 1, 200 do
-            local x, y = (i * 37) % 1200 + 0.5, (i * 53) % 660 + 0.25
-            local kind = i % 3
-            if kind == 0 then
-                screen:rect(x, y, 40.5, 30.25, { fill = "#e04040" })
-            elseif kind == 1 then
-                screen:circle(x, y, 18.5, { fill = "#40a0e0" })
-            else
-                screen:polyline({ x, y, x + 30, y + 20, x + 10, y + 40, x + 45, y + 45 }, { color = "white", width = 3 })
-            end
-        end
-        for i = 1, 50 do
-            screen:text(TEXT, 20, i * 14, { size = 14, color = "#ffff80" })
-        end
-    end,
-}
-"##;
-
-/// Draws the same frame as [`DRAWING`] with tiny-skia called from Rust.
-fn draw_directly(
-    pixmap: &mut tiny_skia::Pixmap,
-    text: &mut (crate::text::Typesetter, crate::text::LayoutId),
-) {
-    use tiny_skia::{FillRule, Paint, PathBuilder, Rect, Stroke, Transform};
-    pixmap.fill(tiny_skia::Color::BLACK);
-    let paint = |r, g, b| {
-        let mut p = Paint::default();
-        p.set_color_rgba8(r, g, b, 255);
-        p.anti_alias = true;
-        p
-    };
-    let (red, blue, white, yellow) = (
-        paint(224, 64, 64),
-        paint(64, 160, 224),
-        paint(255, 255, 255),
-        paint(255, 255, 128),
-    );
-    let id = Transform::identity();
-    for i in 1..=200 {
-        let (x, y) = (
-            ((i * 37) % 1200) as f32 + 0.5,
-            ((i * 53) % 660) as f32 + 0.25,
-        );
-        match i % 3 {
-            0 => {
-                let path = PathBuilder::from_rect(Rect::from_xywh(x, y, 40.5, 30.25).unwrap());
-                pixmap.fill_path(&path, &red, FillRule::Winding, id, None);
-            }
-            1 => {
-                let path = PathBuilder::from_circle(x, y, 18.5).unwrap();
-                pixmap.fill_path(&path, &blue, FillRule::Winding, id, None);
-            }
-            _ => {
-                let mut pb = PathBuilder::new();
-                pb.move_to(x, y);
-                pb.line_to(x + 30.0, y + 20.0);
-                pb.line_to(x + 10.0, y + 40.0);
-                pb.line_to(x + 45.0, y + 45.0);
-                let stroke = Stroke {
-                    width: 3.0,
-                    ..Stroke::default()
-                };
-                pixmap.stroke_path(&pb.finish().unwrap(), &white, &stroke, id, None);
-            }
+/// Sleeps until the paced clock's next slot, then ticks.
+fn tick_paced(engine: &mut Engine<LuaGame>) {
+    if let Some(due) = engine.next_due() {
+        let now = Instant::now();
+        if due > now {
+            std::thread::sleep(due - now);
         }
     }
-    // The text as the host drew it before its glyph cache: every glyph's
-    // outline filled every frame.
-    let (typesetter, layout) = text;
-    for line in 1..=50 {
-        typesetter.outlines(*layout, [20.0, line as f32 * 14.0], |path, t| {
-            pixmap.fill_path(path, &yellow, FillRule::Winding, t, None);
-        });
-    }
-}
-
-/// The bench's line of text laid out at `size`, for drawing from outlines.
-fn outlined_text(size: f32) -> (crate::text::Typesetter, crate::text::LayoutId) {
-    let mut typesetter = crate::text::Typesetter::new();
-    let layout = typesetter
-        .layout(
-            "the quick brown fox jumps over the lazy dog",
-            &crate::text::TextStyle::plain(size),
-        )
-        .expect("the bench's text lays out");
-    (typesetter, layout)
-}
-
-/// Times a frame of 200 shapes and 50 lines of text drawn through Luau
-/// (record, then rasterize) against the same drawn by tiny-skia directly.
-fn drawing_case() -> Result<(Duration, Duration)> {
-    let mut pixmap = tiny_skia::Pixmap::new(1280, 720).expect("a 1280x720 pixmap");
-    let mut text = outlined_text(14.0);
-    let dir = TempGame::new("drawing", DRAWING)?;
-    let game = LuaGame::load(&dir.0)?;
-    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
-    let [direct, through_luau] = interleaved(|case, n| {
-        for _ in 0..n {
-            if case == 0 {
-                draw_directly(&mut pixmap, &mut text);
-            } else {
-                engine.advance(1).expect("the game runs");
-                crate::compositor::screen_picture_into(&mut engine, &mut pixmap);
-            }
-        }
-    });
-    Ok((direct, through_luau))
-}
-
-const TEXT_LINES: &str = r##"
-local LINES = {}
-for i = 1, 100 do
-    LINES[i] = string.format("%3d  the quick brown fox jumps over the lazy dog", i)
-end
-return {
-    config = { width = 1280, height = 720 },
-    render = function(state, scene, screen)
-        for i = 1, 100 do
-            screen:text(LINES[i], 20 + (i - 1) // 50 * 640, ((i - 1) % 50) * 14, { size = 12, color = "#ffff80" })
-        end
-    end,
-}
-"##;
-
-/// Lays out [`TEXT_LINES`]' hundred lines on `typesetter`, each with where
-/// it is drawn.
-fn hundred_lines(
-    typesetter: &mut crate::text::Typesetter,
-) -> Vec<(crate::text::LayoutId, [f32; 2])> {
-    (1..=100)
-        .map(|i| {
-            let line = format!("{i:3}  the quick brown fox jumps over the lazy dog");
-            let at = [
-                20.0 + ((i - 1) / 50 * 640) as f32,
-                ((i - 1) % 50 * 14) as f32,
-            ];
-            let layout = typesetter
-                .layout(&line, &crate::text::TextStyle::plain(12.0))
-                .expect("the bench's text lays out");
-            (layout, at)
-        })
-        .collect()
-}
-
-/// Times 100 lines of text at 1280x720 drawn through Luau (laid out once,
-/// blended from the glyph cache) against the same layouts' outlines
-/// filled by tiny-skia every frame, as the host drew text before H14.
-fn text_case() -> Result<(Duration, Duration)> {
-    let mut pixmap = tiny_skia::Pixmap::new(1280, 720).expect("a 1280x720 pixmap");
-    let mut typesetter = crate::text::Typesetter::new();
-    let layouts = hundred_lines(&mut typesetter);
-    let mut paint = tiny_skia::Paint::default();
-    paint.set_color_rgba8(255, 255, 128, 255);
-    paint.anti_alias = true;
-    let dir = TempGame::new("text", TEXT_LINES)?;
-    let game = LuaGame::load(&dir.0)?;
-    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
-    let [outlines, cached] = interleaved(|case, n| {
-        for _ in 0..n {
-            if case == 0 {
-                pixmap.fill(tiny_skia::Color::BLACK);
-                for (layout, at) in &layouts {
-                    typesetter.outlines(*layout, *at, |path, t| {
-                        pixmap.fill_path(path, &paint, tiny_skia::FillRule::Winding, t, None);
-                    });
-                }
-            } else {
-                engine.advance(1).expect("the game runs");
-                crate::compositor::screen_picture_into(&mut engine, &mut pixmap);
-            }
-        }
-    });
-    Ok((outlines, cached))
+    engine.tick(Instant::now());
 }
 
 /// Measures hot reload in a headless run paced at 60 Hz: from writing a
@@ -478,126 +314,6 @@ pub fn reload_latency(rounds: usize) -> Result<(Duration, Duration)> {
     Ok((to_reload[rounds / 2], to_frame[rounds / 2]))
 }
 
-/// Sleeps until the paced clock's next slot, then ticks.
-fn tick_paced(engine: &mut Engine<LuaGame>) {
-    if let Some(due) = engine.next_due() {
-        let now = Instant::now();
-        if due > now {
-            std::thread::sleep(due - now);
-        }
-    }
-    engine.tick(Instant::now());
-}
-
-/// A game of `n` lit cubes turning on a grid.
-fn cubes(n: usize) -> String {
-    format!(
-        r##"
-local N = {n}
-return {{
-    config = {{ width = 1280, height = 720, background = "#101018" }},
-    init = function() return {{ t = 0 }} end,
-    update = function(state, input, dt) return {{ t = state.t + dt }} end,
-    render = function(state, scene, screen)
-        local side = math.ceil(math.sqrt(N))
-        -- The scene is retained: the cubes are posed once. The camera is
-        -- still, so the frames with and without recording are the same
-        -- picture and their times compare.
-        if not scene:has("c0") then
-            for i = 0, N - 1 do
-                local x, z = i % side - side / 2, i // side - side / 2
-                scene:object("c" .. i, {{ mesh = "cube", color = "#e06040", position = vector.create(x * 1.5, 0, z * 1.5),
-                    rotation = vector.create(0, i * 0.1, 0) }})
-            end
-        end
-        scene:camera({{ position = vector.create(side * 0.7, side * 0.8, side * 0.9), target = vector.zero }})
-    end,
-}}
-"##
-    )
-}
-
-/// Frames per second of `n` lit cubes at 1280x720 on the headless
-/// renderer, without and with a recording (which drops rather than waits,
-/// as in a window, so the loop's own cost is what is timed).
-fn cubes_case(
-    compositor: &mut crate::compositor::Compositor,
-    n: usize,
-) -> Result<(Duration, Duration, u64)> {
-    let dir = TempGame::new(&format!("cubes{n}"), &cubes(n))?;
-    let game = LuaGame::load(&dir.0)?;
-    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
-    engine.set_surface(1280, 720);
-    let out = dir.0.join("out.png");
-    let mut recorder = crate::record::Recorder::start(&out, false)?;
-    let [plain, recording] = interleaved(|case, k| {
-        for _ in 0..k {
-            engine.advance(1).expect("the game runs");
-            let record = (case == 1).then_some(&mut recorder);
-            compositor.frame(
-                &mut engine,
-                crate::compositor::Steps {
-                    record,
-                    ..Default::default()
-                },
-            );
-            compositor.finish();
-        }
-    });
-    let dropped = recorder.dropped();
-    recorder.finish()?;
-    Ok((plain, recording, dropped))
-}
-
-/// Runs the renderer cases; prints the adapter and frame rates.
-///
-/// # Errors
-/// No adapter, or a game fails.
-pub fn run_render() -> Result<(Vec<Row>, String, bool)> {
-    let mut compositor = crate::compositor::Compositor::headless()?;
-    let adapter = compositor.renderer().adapter().to_string();
-    let software = compositor.renderer().is_software();
-    let mut rows = Vec::new();
-    let mut one = None;
-    for n in [1, 1_000, 10_000] {
-        let (plain, recording, dropped) = cubes_case(&mut compositor, n)?;
-        rows.push(Row {
-            case: format!("{n} lit cubes at 1280x720: frame time"),
-            baseline: plain,
-            measured: plain,
-            gpu: true,
-            note: Some(format!(
-                "{:.1} fps, {:.1} fps recording",
-                1.0 / plain.as_secs_f64(),
-                1.0 / recording.as_secs_f64()
-            )),
-            ..Row::default()
-        });
-        rows.push(Row {
-            case: format!("{n} cubes: frame with recording vs without"),
-            baseline: plain,
-            measured: recording,
-            target: Some(1.2),
-            gpu: true,
-            note: (dropped > 0).then(|| format!("{dropped} frames dropped")),
-            fails: (dropped > 0)
-                .then(|| format!("the recording dropped {dropped} frames to keep up")),
-        });
-        let base = *one.get_or_insert(plain);
-        if n == 10_000 {
-            rows.push(Row {
-                case: "10,000 cubes vs 1 cube: frame time".into(),
-                baseline: base,
-                measured: plain,
-                target: Some(3.0),
-                gpu: true,
-                ..Row::default()
-            });
-        }
-    }
-    Ok((rows, adapter, software))
-}
-
 /// Runs every case and returns the report's rows.
 ///
 /// # Errors
@@ -628,7 +344,7 @@ pub fn run() -> Result<Vec<Row>> {
         target: None,
         ..Row::default()
     });
-    let (direct, through_luau) = drawing_case()?;
+    let (direct, through_luau) = screen_cases::drawing_case()?;
     rows.push(Row {
         case: "200 shapes + 50 lines of text: through Luau vs tiny-skia direct".into(),
         baseline: direct,
@@ -636,7 +352,7 @@ pub fn run() -> Result<Vec<Row>> {
         target: Some(1.2),
         ..Row::default()
     });
-    let (outlines, cached) = text_case()?;
+    let (outlines, cached) = screen_cases::text_case()?;
     rows.push(Row {
         case: "100 lines of text at 1280x720: glyph cache vs outlines filled each frame".into(),
         baseline: outlines,
@@ -751,7 +467,7 @@ impl Report {
             rows: run()?,
             ..Report::default()
         };
-        match run_render() {
+        match render::run_render() {
             Ok((rows, adapter, software)) => {
                 report.rows.extend(rows);
                 report.adapter = adapter;

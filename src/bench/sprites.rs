@@ -82,7 +82,7 @@ pub fn case() -> Result<(Duration, Duration)> {
     std::fs::write(&file, png).map_err(|e| Error::io(&file, e))?;
     let mut pixmap = tiny_skia::Pixmap::new(1280, 720).expect("a 1280x720 pixmap");
     let mut typesetter = crate::text::Typesetter::new();
-    let lines = super::hundred_lines(&mut typesetter);
+    let lines = super::screen_cases::hundred_lines(&mut typesetter);
     let game = LuaGame::load(&dir.0)?;
     let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
     let yellow = crate::color::Rgba::parse("#ffff80").map_err(Error::Asset)?;

@@ -1,0 +1,119 @@
+//! The renderer's cases: lit cubes at 1280x720, with and without
+//! recording, judged on a real GPU only.
+
+use std::time::Duration;
+
+use super::{Row, TempGame, interleaved};
+use crate::clock::ConstantClock;
+use crate::engine::Engine;
+use crate::error::Result;
+use crate::lua::LuaGame;
+
+/// A game of `n` lit cubes turning on a grid.
+fn cubes(n: usize) -> String {
+    format!(
+        r##"
+local N = {n}
+return {{
+    config = {{ width = 1280, height = 720, background = "#101018" }},
+    init = function() return {{ t = 0 }} end,
+    update = function(state, input, dt) return {{ t = state.t + dt }} end,
+    render = function(state, scene, screen)
+        local side = math.ceil(math.sqrt(N))
+        -- The scene is retained: the cubes are posed once. The camera is
+        -- still, so the frames with and without recording are the same
+        -- picture and their times compare.
+        if not scene:has("c0") then
+            for i = 0, N - 1 do
+                local x, z = i % side - side / 2, i // side - side / 2
+                scene:object("c" .. i, {{ mesh = "cube", color = "#e06040", position = vector.create(x * 1.5, 0, z * 1.5),
+                    rotation = vector.create(0, i * 0.1, 0) }})
+            end
+        end
+        scene:camera({{ position = vector.create(side * 0.7, side * 0.8, side * 0.9), target = vector.zero }})
+    end,
+}}
+"##
+    )
+}
+
+/// Frames per second of `n` lit cubes at 1280x720 on the headless
+/// renderer, without and with a recording (which drops rather than waits,
+/// as in a window, so the loop's own cost is what is timed).
+fn cubes_case(
+    compositor: &mut crate::compositor::Compositor,
+    n: usize,
+) -> Result<(Duration, Duration, u64)> {
+    let dir = TempGame::new(&format!("cubes{n}"), &cubes(n))?;
+    let game = LuaGame::load(&dir.0)?;
+    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    engine.set_surface(1280, 720);
+    let out = dir.0.join("out.png");
+    let mut recorder = crate::record::Recorder::start(&out, false)?;
+    let [plain, recording] = interleaved(|case, k| {
+        for _ in 0..k {
+            engine.advance(1).expect("the game runs");
+            let record = (case == 1).then_some(&mut recorder);
+            compositor.frame(
+                &mut engine,
+                crate::compositor::Steps {
+                    record,
+                    ..Default::default()
+                },
+            );
+            compositor.finish();
+        }
+    });
+    let dropped = recorder.dropped();
+    recorder.finish()?;
+    Ok((plain, recording, dropped))
+}
+
+/// Runs the renderer cases; prints the adapter and frame rates.
+///
+/// # Errors
+/// No adapter, or a game fails.
+pub fn run_render() -> Result<(Vec<Row>, String, bool)> {
+    let mut compositor = crate::compositor::Compositor::headless()?;
+    let adapter = compositor.renderer().adapter().to_string();
+    let software = compositor.renderer().is_software();
+    let mut rows = Vec::new();
+    let mut one = None;
+    for n in [1, 1_000, 10_000] {
+        let (plain, recording, dropped) = cubes_case(&mut compositor, n)?;
+        rows.push(Row {
+            case: format!("{n} lit cubes at 1280x720: frame time"),
+            baseline: plain,
+            measured: plain,
+            gpu: true,
+            note: Some(format!(
+                "{:.1} fps, {:.1} fps recording",
+                1.0 / plain.as_secs_f64(),
+                1.0 / recording.as_secs_f64()
+            )),
+            ..Row::default()
+        });
+        rows.push(Row {
+            case: format!("{n} cubes: frame with recording vs without"),
+            baseline: plain,
+            measured: recording,
+            target: Some(1.2),
+            gpu: true,
+            note: (dropped > 0).then(|| format!("{dropped} frames dropped")),
+            fails: (dropped > 0)
+                .then(|| format!("the recording dropped {dropped} frames to keep up")),
+        });
+        let base = *one.get_or_insert(plain);
+        if n == 10_000 {
+            rows.push(Row {
+                case: "10,000 cubes vs 1 cube: frame time".into(),
+                baseline: base,
+                measured: plain,
+                target: Some(3.0),
+                gpu: true,
+                ..Row::default()
+            });
+        }
+    }
+    Ok((rows, adapter, software))
+}
