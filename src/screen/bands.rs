@@ -9,9 +9,12 @@
 //!
 //! The workers are started once and kept; a frame hands them a job
 //! through a mutex and two condition variables, so drawing in bands
-//! allocates nothing.
+//! allocates nothing. Bands are claimed, not assigned: the frame's thread
+//! draws every band no worker has taken, so a worker the system is slow to
+//! wake never makes the frame wait for it.
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
@@ -23,8 +26,8 @@ pub const MAX_BANDS: usize = 8;
 type Job = dyn Fn(usize, Range<usize>) + Sync;
 
 /// A job's address with its lifetime erased. Only [`Bands::run`] makes
-/// one, and it waits for every worker to be done with it before the job
-/// it points to goes away.
+/// one, and it does not return before every band claimed is drawn; a band
+/// is claimed before the job is touched, so no thread touches it after.
 #[derive(Clone, Copy)]
 struct JobPtr(*const Job);
 
@@ -34,13 +37,11 @@ unsafe impl Send for JobPtr {}
 #[derive(Default)]
 struct State {
     /// Counts jobs handed out, so a worker sees each one once.
-    generation: u64,
+    generation: u32,
     job: Option<JobPtr>,
     rows: usize,
     /// How many bands the job is split into.
     count: usize,
-    /// Workers still drawing the current job.
-    pending: usize,
     quit: bool,
 }
 
@@ -49,13 +50,61 @@ struct Shared {
     state: Mutex<State>,
     start: Condvar,
     finished: Condvar,
+    /// The job's generation (high half) and its next unclaimed band (low
+    /// half): a band is claimed by moving this on, so a worker that wakes
+    /// late finds nothing left, or a newer job, and never an old one.
+    next: AtomicU64,
+    /// Bands of the current job drawn so far.
+    done: AtomicUsize,
 }
 
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
-        // A worker's job is run under catch_unwind, so the lock is never
-        // poisoned by one; take it whatever happened.
+        // Jobs run under catch_unwind, so the lock is never poisoned by
+        // one; take it whatever happened.
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Claims the next band of job `generation`; `None` when all are
+    /// claimed or a newer job has begun.
+    fn claim(&self, generation: u32, count: usize) -> Option<usize> {
+        let mut seen = self.next.load(Ordering::Acquire);
+        loop {
+            let band = (seen & u64::from(u32::MAX)) as usize;
+            if (seen >> 32) as u32 != generation || band >= count {
+                return None;
+            }
+            match self.next.compare_exchange_weak(
+                seen,
+                seen + 1,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return Some(band),
+                Err(now) => seen = now,
+            }
+        }
+    }
+
+    /// Draws bands of the job while any are left to claim.
+    fn draw(
+        &self,
+        job: &(dyn Fn(usize, Range<usize>) + Sync + '_),
+        generation: u32,
+        rows: usize,
+        count: usize,
+    ) {
+        while let Some(b) = self.claim(generation, count) {
+            // A band that panics loses its pixels, not the frame.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                job(b, band(rows, b, count));
+            }));
+            if self.done.fetch_add(1, Ordering::AcqRel) + 1 == count {
+                // Taking the lock orders this with the wait below.
+                drop(self.lock());
+                self.finished.notify_all();
+            }
+        }
     }
 }
 
@@ -88,7 +137,7 @@ impl Bands {
             let shared = Arc::clone(&shared);
             let started = std::thread::Builder::new()
                 .name(format!("moonloop-band-{index}"))
-                .spawn(move || work(&shared, index));
+                .spawn(move || work(&shared));
             match started {
                 Ok(worker) => workers.push(worker),
                 Err(_) => break,
@@ -106,35 +155,39 @@ impl Bands {
         self.count
     }
 
-    /// Runs `job(index, rows)` for every band of `rows` at once, band 0 on
-    /// this thread, and returns when all are drawn.
+    /// Runs `job(index, rows)` for every band of `rows`, on this thread and
+    /// the workers, each band once, and returns when all are drawn. This
+    /// thread draws whatever bands no worker has claimed, so a worker slow
+    /// to wake costs nothing but its share of the work.
     pub fn run<'a>(&self, rows: usize, job: &'a (dyn Fn(usize, Range<usize>) + Sync + 'a)) {
-        if self.count == 1 {
+        let count = self.count;
+        if count == 1 {
             job(0, 0..rows);
             return;
         }
-        {
+        let generation = {
             let mut state = self.shared.lock();
-            // SAFETY (of the erased lifetime): this function does not
-            // return before `pending` is back to 0, that is before every
-            // worker is done with the job.
+            // SAFETY (of the erased lifetime): see `JobPtr`; this function
+            // waits for every band claimed to be drawn.
             let erased: *const Job = unsafe {
                 std::mem::transmute::<*const (dyn Fn(usize, Range<usize>) + Sync + 'a), *const Job>(
                     job,
                 )
             };
+            state.generation = state.generation.wrapping_add(1);
             state.job = Some(JobPtr(erased));
             state.rows = rows;
-            state.count = self.count;
-            state.pending = self.count - 1;
-            state.generation += 1;
-        }
+            state.count = count;
+            self.shared.done.store(0, Ordering::Release);
+            self.shared
+                .next
+                .store(u64::from(state.generation) << 32, Ordering::Release);
+            state.generation
+        };
         self.shared.start.notify_all();
-        let own = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            job(0, band(rows, 0, self.count));
-        }));
+        self.shared.draw(job, generation, rows, count);
         let mut state = self.shared.lock();
-        while state.pending > 0 {
+        while self.shared.done.load(Ordering::Acquire) < count {
             state = self
                 .shared
                 .finished
@@ -142,18 +195,14 @@ impl Bands {
                 .unwrap_or_else(|p| p.into_inner());
         }
         state.job = None;
-        drop(state);
-        if let Err(panic) = own {
-            std::panic::resume_unwind(panic);
-        }
     }
 }
 
-/// A worker's loop: wait for a job, draw its band, say so.
-fn work(shared: &Shared, index: usize) {
+/// A worker's loop: wait for a job, draw bands of it while any are left.
+fn work(shared: &Shared) {
     let mut seen = 0;
     loop {
-        let (job, rows, count) = {
+        let (job, generation, rows, count) = {
             let mut state = shared.lock();
             while state.generation == seen && !state.quit {
                 state = shared.start.wait(state).unwrap_or_else(|p| p.into_inner());
@@ -165,20 +214,12 @@ fn work(shared: &Shared, index: usize) {
             let Some(job) = state.job else {
                 continue;
             };
-            (job, state.rows, state.count)
+            (job, state.generation, state.rows, state.count)
         };
-        // A job that panics loses its band's pixels, not the frame: the
-        // frame's thread still hears this worker is done.
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            // SAFETY: see `JobPtr`; the job is alive until `pending` is 0.
-            let job = unsafe { &*job.0 };
-            job(index, band(rows, index, count));
-        }));
-        let mut state = shared.lock();
-        state.pending -= 1;
-        if state.pending == 0 {
-            shared.finished.notify_one();
-        }
+        // SAFETY: see `JobPtr`: the job is only touched for a band claimed
+        // under its own generation, and `run` waits for that band.
+        let job = unsafe { &*job.0 };
+        shared.draw(job, generation, rows, count);
     }
 }
 

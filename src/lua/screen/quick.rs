@@ -57,7 +57,9 @@ pub fn read(lua: &Lua, list: &Table, keys: &[usize; 8], out: &mut Vec<Quick>) ->
                 while ffi::lua_next(state, -2) != 0 {
                     // Key at -2, value at -1.
                     let field = if ffi::lua_type(state, -2) == ffi::LUA_TSTRING {
-                        let key = ffi::lua_topointer(state, -2) as usize;
+                        // The string's bytes, as mlua's `to_pointer` gives
+                        // them (no conversion: it is a string already).
+                        let key = ffi::lua_tostring(state, -2) as usize;
                         keys.iter().position(|&k| k == key)
                     } else {
                         None
@@ -85,4 +87,49 @@ pub fn read(lua: &Lua, list: &Table, keys: &[usize; 8], out: &mut Vec<Quick>) ->
         ffi::lua_settop(state, top);
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(lua: &Lua) -> ([mlua::LuaString; 8], [usize; 8]) {
+        let strings = super::super::sprites::FIELDS.map(|f| lua.create_string(f).unwrap());
+        let addresses = strings.each_ref().map(|s| s.to_pointer() as usize);
+        (strings, addresses)
+    }
+
+    #[test]
+    fn plain_sprites_are_read_quickly_and_others_marked_for_the_reader() {
+        let lua = Lua::new();
+        let list: Table = lua
+            .load(
+                r#"return {
+                    { x = 1, y = 2, frame = 3, flip_x = true, scale = 2, alpha = 0.5 },
+                    { x = 4 },
+                    { x = 1, tint = "red" },
+                    { x = 1, frame = "walk" },
+                    { x = 1, frmae = 2 },
+                    7,
+                    { x = "1" },
+                }"#,
+            )
+            .eval()
+            .unwrap();
+        let (_alive, addresses) = keys(&lua);
+        let mut out = Vec::new();
+        read(&lua, &list, &addresses, &mut out).unwrap();
+        let slow: Vec<bool> = out.iter().map(|q| q.slow).collect();
+        assert_eq!(slow, [false, false, true, true, true, true, true]);
+        let q = out[0];
+        assert_eq!(
+            (q.x, q.y, q.frame, q.scale, q.alpha),
+            (1.0, 2.0, 3.0, 2.0, 0.5)
+        );
+        assert_eq!(q.flip, [true, false]);
+        assert_eq!(
+            (out[1].x, out[1].frame, out[1].scale, out[1].alpha),
+            (4.0, 1.0, 1.0, 1.0)
+        );
+    }
 }
