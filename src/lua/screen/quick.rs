@@ -78,6 +78,12 @@ pub fn read(lua: &Lua, list: &Table, keys: &[usize; 8], out: &mut Vec<Quick>) ->
                         (Some(7), Some(v), _) => q.alpha = v,
                         _ => q.slow = true,
                     }
+                    if q.slow {
+                        // The ordinary reader takes it from here: stop,
+                        // however many fields the table holds.
+                        ffi::lua_pop(state, 2);
+                        break;
+                    }
                     ffi::lua_pop(state, 1);
                 }
             }
