@@ -226,6 +226,12 @@ impl CueLog {
         &self.cues
     }
 
+    /// Forgets the cues of frame `frame` and later: a past frame is being
+    /// played again live, and its old future goes (R2).
+    pub fn forget_from(&mut self, frame: u64) {
+        self.cues.retain(|cue| cue.frame < frame);
+    }
+
     /// Removes and returns the logged cues (a player drains them each frame).
     pub fn drain(&mut self) -> std::vec::Drain<'_, Cue> {
         self.cues.drain(..)

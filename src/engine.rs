@@ -5,6 +5,7 @@
 //! the input frame and the cue log, and can be stepped from a Rust test with
 //! no window, no GPU and no script.
 
+use std::cell::Cell;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -14,11 +15,15 @@ use crate::color::Rgba;
 use crate::config::Config;
 use crate::cues::CueLog;
 use crate::error::{Error, Result};
+use crate::history::{Held, History, Kept};
 use crate::input::{InputFrame, Script};
 use crate::replay::ReplayWriter;
 use crate::scene::Scene;
 use crate::screen::Screen;
 use crate::viewport::Viewport;
+
+#[path = "engine/rewind.rs"]
+mod rewind;
 
 /// What `update` may use (C1): the frame's input, and the cue log it plays
 /// cues into.
@@ -34,11 +39,19 @@ pub struct UpdateCtx<'a> {
     pick: Pick<'a>,
 }
 
-/// The scene as the player last saw it, to find what is under the pointer.
+/// The scene as the player last saw it, to find what is under the pointer;
+/// or, while history runs a frame again, the answer the frame had then.
 #[derive(Debug, Clone, Copy)]
 pub struct Pick<'a> {
-    scene: &'a Scene,
-    assets: &'a Store,
+    from: PickFrom<'a>,
+    /// Set when `update` asks, for history to keep the answer.
+    asked: Option<&'a Cell<bool>>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum PickFrom<'a> {
+    Scene { scene: &'a Scene, assets: &'a Store },
+    Recorded(Option<&'a str>),
 }
 
 impl<'a> Pick<'a> {
@@ -47,10 +60,18 @@ impl<'a> Pick<'a> {
     /// Picking tests every object, with a matrix inverse each, so it is
     /// done only when asked, not every frame.
     pub fn hover(&self, ray: Option<([f32; 3], [f32; 3])>) -> Option<&'a str> {
-        let (origin, direction) = ray?;
-        self.scene
-            .hit(origin.into(), direction.into(), self.assets)
-            .map(|(object, _)| object.name.as_str())
+        if let Some(asked) = self.asked {
+            asked.set(true);
+        }
+        match self.from {
+            PickFrom::Scene { scene, assets } => {
+                let (origin, direction) = ray?;
+                scene
+                    .hit(origin.into(), direction.into(), assets)
+                    .map(|(object, _)| object.name.as_str())
+            }
+            PickFrom::Recorded(answer) => answer,
+        }
     }
 }
 
@@ -119,6 +140,50 @@ pub trait Game {
         false
     }
 
+    /// Encodes the state, and what else `update` reads, for a keyframe of
+    /// history (R1). Default: none, and the game keeps no history.
+    fn keep(&self) -> Option<Kept> {
+        None
+    }
+
+    /// Takes a kept state back as the current one.
+    ///
+    /// # Errors
+    /// The state does not decode. Default: always.
+    fn restore(&mut self, kept: &Kept) -> Result {
+        let _ = kept;
+        Err(Error::Script("R1: this game keeps no history".into()))
+    }
+
+    /// Holds the current state as the game holds it. Default: none.
+    fn hold(&self) -> Option<Held> {
+        None
+    }
+
+    /// Takes a held state back as the current one.
+    ///
+    /// # Errors
+    /// The state was not one this game held. Default: always.
+    fn put(&mut self, held: &Held) -> Result {
+        let _ = held;
+        Err(Error::Script("R1: this game keeps no history".into()))
+    }
+
+    /// Says that the frames run from now on are history run again: they
+    /// write no save and cannot quit. Default: nothing to change.
+    fn set_replaying(&mut self, replaying: bool) {
+        let _ = replaying;
+    }
+
+    /// Runs the new code's `reload(state)` on the current state, as a
+    /// reload does, for a state from the past (R3). Default: nothing.
+    ///
+    /// # Errors
+    /// The migration failed; the state is kept.
+    fn migrate(&mut self) -> Result {
+        Ok(())
+    }
+
     /// Reloads after the files `changed` (relative to the folder) changed,
     /// between two frames. Default: nothing to reload.
     ///
@@ -175,6 +240,14 @@ pub struct Engine<G> {
     expected: Option<Vec<Option<String>>>,
     /// The first frame whose hash differed from the replay's.
     diverged: Option<u64>,
+    /// Every frame of the session, when kept (R1).
+    history: Option<History>,
+    /// Whether this frame's `update` asked what is under the pointer.
+    asked: Cell<bool>,
+    /// The stretch of history last rebuilt, held whole to walk through.
+    shown: Vec<rewind::Moment>,
+    /// Where frames run again play their cues: nowhere.
+    quiet: CueLog,
 }
 
 impl<G: Game> Engine<G> {
@@ -193,6 +266,10 @@ impl<G: Game> Engine<G> {
             time_scale: 1.0,
             expected: None,
             diverged: None,
+            history: None,
+            asked: Cell::new(false),
+            shown: Vec::new(),
+            quiet: CueLog::default(),
             game,
             frame: 0,
             time: 0.0,
@@ -291,8 +368,11 @@ impl<G: Game> Engine<G> {
             input: &self.input,
             cues: &mut self.cues,
             pick: Pick {
-                scene: &self.scene,
-                assets: &self.assets,
+                from: PickFrom::Scene {
+                    scene: &self.scene,
+                    assets: &self.assets,
+                },
+                asked: self.history.is_some().then_some(&self.asked),
             },
         };
         if let Err(err) = self.game.update(ctx, dt) {
@@ -327,21 +407,22 @@ impl<G: Game> Engine<G> {
             self.errors.push(Error::Asset(warning));
         }
 
-        self.check_hash();
+        let hash = self.check_hash();
+        self.close_history(hash);
 
         // 11. The input frame closes.
         self.input.close();
+        self.keyframe();
     }
 
     /// Records the frame's state hash in the replay being written, and
-    /// checks it against the replay being played (H11).
-    fn check_hash(&mut self) {
-        if self.replay.is_none() && self.expected.is_none() {
-            return;
+    /// checks it against the replay being played (H11). Returns the hash,
+    /// when anything wanted it.
+    fn check_hash(&mut self) -> Option<String> {
+        if self.replay.is_none() && self.expected.is_none() && self.history.is_none() {
+            return None;
         }
-        let Some(hash) = self.game.state_hash() else {
-            return;
-        };
+        let hash = self.game.state_hash()?;
         if let Some(replay) = &mut self.replay
             && let Err(err) = replay.hash(&hash)
         {
@@ -364,12 +445,14 @@ impl<G: Game> Engine<G> {
                 self.frame
             )));
         }
+        Some(hash)
     }
 
     fn begin_input(&mut self, dt: f64) {
         if let Some(script) = &mut self.script {
             script.feed(self.frame, self.time, &mut self.input);
         }
+        self.open_history();
         self.begin_events(dt);
         self.pick();
     }

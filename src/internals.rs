@@ -28,6 +28,8 @@ pub mod engine;
 pub mod error;
 #[path = "headless.rs"]
 pub mod headless;
+#[path = "history.rs"]
+pub mod history;
 #[path = "input/mod.rs"]
 pub mod input;
 #[path = "interrupt.rs"]

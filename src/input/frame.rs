@@ -334,6 +334,25 @@ impl InputFrame {
         }
     }
 
+    /// Returns the events queued for the next delivered frame, as they
+    /// were pushed (and merged), for history to keep (R1).
+    pub fn queued(&self) -> &[InputEvent] {
+        &self.pending
+    }
+
+    /// Takes the queued events out, for frames run again to have their own.
+    pub fn take_queue(&mut self) -> Vec<InputEvent> {
+        std::mem::replace(&mut self.pending, Vec::with_capacity(64))
+    }
+
+    /// Takes `past` (an input frame history kept) as this one: its held
+    /// keys, pointer and pads; the queue and the actions stay this one's.
+    pub fn restore(&mut self, mut past: InputFrame) {
+        std::mem::swap(&mut past.pending, &mut self.pending);
+        past.actions = std::mem::take(&mut self.actions);
+        *self = past;
+    }
+
     /// Replaces the actions (after a reload changed the config).
     pub fn set_actions(&mut self, actions: Vec<Action>) {
         self.actions = actions;

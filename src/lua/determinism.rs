@@ -37,6 +37,22 @@ fn seed(state: &Cell<u64>, seed: u64) {
     pcg32(state);
 }
 
+/// The generator `math.random` draws from, where history can read and
+/// set it (R1: a frame built again draws what it drew the first time).
+struct Generator(Rc<Cell<u64>>);
+
+/// Returns the state of `lua`'s generator.
+pub fn random_state(lua: &Lua) -> Option<u64> {
+    lua.app_data_ref::<Generator>().map(|g| g.0.get())
+}
+
+/// Sets the state of `lua`'s generator.
+pub fn set_random_state(lua: &Lua, state: u64) {
+    if let Some(g) = lua.app_data_ref::<Generator>() {
+        g.0.set(state);
+    }
+}
+
 /// Reads an integer argument the way `luaL_checkinteger` does.
 fn integer(lua: &Lua, call: &str, position: usize, value: f64) -> mlua::Result<i32> {
     if !value.is_finite() {
@@ -63,6 +79,7 @@ fn empty(lua: &Lua, position: usize, why: &str) -> mlua::Error {
 pub fn install(lua: &Lua, start: u64) -> mlua::Result<()> {
     let state = Rc::new(Cell::new(0));
     seed(&state, start);
+    lua.set_app_data(Generator(state.clone()));
     let math: Table = lua.globals().raw_get("math")?;
     let rng = state.clone();
     math.raw_set(

@@ -18,6 +18,7 @@ use super::vm::{self, Budget, Call, Limits};
 use crate::config::Config;
 use crate::engine::{Game, Reloaded, RenderCtx, UpdateCtx};
 use crate::error::{Error, Result};
+use crate::history::{Held, Kept};
 use crate::save::Saves;
 use crate::state;
 
@@ -100,6 +101,8 @@ pub struct LuaGame {
     loaded_save: Option<String>,
     /// An update that ran to the end asked the host to quit.
     quit: bool,
+    /// Frames run now are history run again: no save, no quit (R1).
+    replaying: bool,
 }
 
 impl Drop for LuaGame {
@@ -215,6 +218,7 @@ impl LuaGame {
             saves,
             loaded_save: None,
             quit: false,
+            replaying: false,
         };
         let saved = game.open_save()?;
         game.state = game.first_state(saved)?;
@@ -509,6 +513,50 @@ impl Game for LuaGame {
         self.quit
     }
 
+    fn keep(&self) -> Option<Kept> {
+        Some(Kept {
+            state: state::to_json(&self.state).ok()?,
+            random: super::determinism::random_state(&self.lua)?,
+        })
+    }
+
+    fn restore(&mut self, kept: &Kept) -> Result {
+        let value = state::from_json(&self.lua, &kept.state)
+            .map_err(|why| Error::Script(format!("R1: a kept state does not read back: {why}")))?;
+        self.set_state(value)?;
+        super::determinism::set_random_state(&self.lua, kept.random);
+        Ok(())
+    }
+
+    fn hold(&self) -> Option<Held> {
+        let random = super::determinism::random_state(&self.lua)?;
+        Some(Held(Box::new((self.state.clone(), random))))
+    }
+
+    fn put(&mut self, held: &Held) -> Result {
+        let Some((value, random)) = held.0.downcast_ref::<(Value, u64)>() else {
+            return Err(Error::Script("R1: a held state is not this game's".into()));
+        };
+        self.state = value.clone();
+        super::determinism::set_random_state(&self.lua, *random);
+        Ok(())
+    }
+
+    fn set_replaying(&mut self, replaying: bool) {
+        self.replaying = replaying;
+    }
+
+    fn migrate(&mut self) -> Result {
+        let Some(migrate) = &self.code.reload else {
+            return Ok(());
+        };
+        let result = self.budget.guard(Call::Reload, || {
+            self.taking.call::<Value>((migrate, &self.state))
+        });
+        self.state = self.accept(migrate, "reload", result)?;
+        Ok(())
+    }
+
     fn folder(&self) -> Option<PathBuf> {
         Some(self.dir.clone())
     }
@@ -529,6 +577,10 @@ impl Game for LuaGame {
         let pending = self.leases.take_save();
         let quit = self.leases.take_quit();
         self.state = self.accept(update, "update", result)?;
+        if self.replaying {
+            // A frame run again already had its effects the first time.
+            return Ok(());
+        }
         self.quit |= quit;
         // The save is an effect of a frame that happened: written only
         // once update's state is taken (H12).

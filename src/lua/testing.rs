@@ -70,6 +70,24 @@ impl EngineHandle {
     }
 }
 
+/// Refuses an option `call` does not take, naming the ones it does.
+fn check_options(lua: &Lua, options: &Table, known: &[&str], call: &str) -> mlua::Result<()> {
+    for pair in options.pairs::<Value, Value>() {
+        let (key, _) = pair?;
+        let name = match &key {
+            Value::String(s) => s.to_string_lossy(),
+            other => format!("a {}", other.type_name()),
+        };
+        if !known.contains(&name.as_str()) {
+            return Err(fail(
+                lua,
+                format!("{call}: no option `{name}` (it takes {})", known.join(", ")),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Freezes a copied state, so a test cannot mistake writing it for changing
 /// the game (S3 holds on both sides).
 fn freeze_deep(table: &Table) -> mlua::Result<()> {
@@ -187,7 +205,30 @@ impl UserData for EngineHandle {
             this.engine.input_mut().push(InputEvent::Move(x, y));
             Ok(())
         });
-        methods.add_method_mut("reload", |lua, this, edits: Option<Table>| {
+        methods.add_method_mut("rewind", |lua, this, frames: Option<i64>| {
+            let frames = frames.unwrap_or(1);
+            let frames = u64::try_from(frames).map_err(|_| {
+                fail(
+                    lua,
+                    format!("rewind({frames}): the number of frames is 0 or more"),
+                )
+            })?;
+            this.engine.rewind(frames).map_err(|e| fail(lua, e))
+        });
+        methods.add_method_mut("state_at", |lua, this, frame: i64| {
+            let frame = u64::try_from(frame)
+                .map_err(|_| fail(lua, format!("state_at({frame}): frames count from 0")))?;
+            let copied = this
+                .engine
+                .with_state_at(frame, |game| state::copy(game.state(), lua))
+                .map_err(|e| fail(lua, e))?
+                .map_err(|e| fail(lua, e))?;
+            if let Value::Table(t) = &copied {
+                freeze_deep(t)?;
+            }
+            Ok(copied)
+        });
+        methods.add_method_mut("reload", |lua, this, (edits, options): (Option<Table>, Option<Table>)| {
             let game = this.engine.game();
             let mut changed = Vec::new();
             match edits {
@@ -235,12 +276,33 @@ impl UserData for EngineHandle {
                     }
                 }
             }
+            let from = match &options {
+                None => None,
+                Some(options) => {
+                    check_options(lua, options, &["from"], "reload")?;
+                    let from: i64 = options.get::<Option<i64>>("from")?.ok_or_else(|| {
+                        fail(lua, "reload: the options are { from = FRAME }")
+                    })?;
+                    Some(u64::try_from(from).map_err(|_| {
+                        fail(lua, format!("reload: from = {from}: frames count from 0"))
+                    })?)
+                }
+            };
             // true when the new code took; an error (the old code runs on,
-            // as in a window) is raised where the test can expect it.
-            this.engine
-                .reload(&changed)
-                .map(|_| true)
-                .map_err(|e| fail(lua, e))
+            // as in a window) is raised where the test can expect it. With
+            // `from`, the first frame the new code changed, or nil (R3).
+            match from {
+                None => this
+                    .engine
+                    .reload(&changed)
+                    .map(|_| Value::Boolean(true))
+                    .map_err(|e| fail(lua, e)),
+                Some(from) => this
+                    .engine
+                    .reload_from(&changed, from)
+                    .map(|(_, diverged)| diverged.map_or(Value::Nil, |f| Value::Integer(f as i64)))
+                    .map_err(|e| fail(lua, e)),
+            }
         });
         methods.add_method_mut("finish", |lua, this, ()| match this.capture.take() {
             None => Ok(0),
@@ -329,6 +391,10 @@ fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
         }
         let actions = crate::Game::config(&game).actions.clone();
         let mut engine = Engine::new(game, clock.build());
+        // Tests can rewind and edit the past (R1-R3).
+        engine
+            .keep_history(crate::history::DEFAULT_CAP)
+            .map_err(|e| fail(lua, format!("engine.new: {e}")))?;
         if let Some(name) = options.get::<Option<String>>("input")? {
             let script = Script::load_in(&dir, &name, &actions)
                 .map_err(|e| fail(lua, format!("engine.new: input: {e}")))?;

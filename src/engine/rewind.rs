@@ -1,0 +1,409 @@
+//! The engine's side of history (R1-R3): keeping each frame as it is
+//! delivered, and building any kept frame again by running `update` on
+//! the recorded input from the keyframe before it.
+//!
+//! A frame run again gets what it got the first time: its delta, the
+//! input events queued for it, and what `input:hover()` answered. It plays
+//! no sound (its cues go to a log no one drains), writes no save, cannot
+//! quit, and is not rendered: only the frame shown at the end is.
+
+use super::*;
+use crate::history::{Hovered, Keyframe, hash_bits};
+use crate::input::InputEvent;
+
+/// A frame of history held whole: the engine's counters, the input after
+/// it closed, and the state as the game holds it.
+#[derive(Debug)]
+pub(super) struct Moment {
+    frame: u64,
+    time: f64,
+    last_dt: f64,
+    input: InputFrame,
+    state: Held,
+}
+
+/// A frame of the old future, copied out before a reload replaces it.
+struct Recorded {
+    dt: f64,
+    events: Vec<InputEvent>,
+    hover: Option<Option<String>>,
+    hash: Option<u64>,
+}
+
+impl<G: Game> Engine<G> {
+    /// Starts keeping history from the current frame, in at most `cap`
+    /// bytes (R1).
+    ///
+    /// # Errors
+    /// The game keeps no history (a game in Rust that does not say how),
+    /// or its state does not encode.
+    pub fn keep_history(&mut self, cap: usize) -> Result {
+        let kept = self
+            .game
+            .keep()
+            .ok_or_else(|| Error::Script("R1: this game keeps no history".into()))?;
+        self.history = Some(History::new(self.keyframe_of(kept), cap));
+        self.shown.clear();
+        Ok(())
+    }
+
+    /// Returns the history, when it is kept.
+    pub fn history(&self) -> Option<&History> {
+        self.history.as_ref()
+    }
+
+    fn keyframe_of(&self, kept: Kept) -> Keyframe {
+        Keyframe {
+            frame: self.frame,
+            time: self.time,
+            last_dt: self.last_dt,
+            input: self.input.clone(),
+            kept,
+        }
+    }
+
+    /// Opens the delivered frame's record with the input queued for it.
+    pub(super) fn open_history(&mut self) {
+        let Some(history) = &mut self.history else {
+            return;
+        };
+        if self.frame <= history.last() {
+            // Live play from a past frame: the old future and its cues go (R2).
+            self.cues.forget_from(self.frame);
+        }
+        history.open(self.frame);
+        for event in self.input.queued() {
+            history.event(*event);
+        }
+        self.asked.set(false);
+        self.shown.clear();
+    }
+
+    /// Closes the delivered frame's record with what hover answered and
+    /// the hash it left.
+    pub(super) fn close_history(&mut self, hash: Option<String>) {
+        let Some(history) = &mut self.history else {
+            return;
+        };
+        let hovered = if self.asked.get() {
+            let pick = Pick {
+                from: PickFrom::Scene {
+                    scene: &self.scene,
+                    assets: &self.assets,
+                },
+                asked: None,
+            };
+            match pick.hover(self.input.ray()) {
+                Some(name) => Hovered::Object(name),
+                None => Hovered::Nothing,
+            }
+        } else {
+            Hovered::NotAsked
+        };
+        history.close(self.last_dt, hovered, hash.as_deref().and_then(hash_bits));
+    }
+
+    /// Keeps the closed frame whole when history wants a keyframe of it.
+    pub(super) fn keyframe(&mut self) {
+        if !self
+            .history
+            .as_ref()
+            .is_some_and(|h| h.wants_keyframe(self.frame))
+        {
+            return;
+        }
+        match self.game.keep() {
+            Some(kept) => {
+                let key = self.keyframe_of(kept);
+                if let Some(history) = &mut self.history {
+                    history.push_keyframe(key);
+                }
+            }
+            None => self.errors.push(Error::Script(format!(
+                "R1: frame {}'s state could not be kept; history stops here",
+                self.frame
+            ))),
+        }
+    }
+
+    /// Checks that `frame` is one history can build, naming the range
+    /// when it is not.
+    fn check_kept(&self, frame: u64, asked: &str) -> Result<&History> {
+        let Some(history) = &self.history else {
+            return Err(Error::Script(format!(
+                "R1: {asked}: this run keeps no history"
+            )));
+        };
+        let frames = history.frames();
+        if !frames.contains(&frame) {
+            return Err(Error::Script(format!(
+                "R1: {asked}: frame {frame} is not in history, which holds frames {} to {}{}",
+                frames.start(),
+                frames.end(),
+                if frame < *frames.start() && *frames.start() > 0 {
+                    " (older frames were dropped to stay within its memory cap)"
+                } else {
+                    ""
+                }
+            )));
+        }
+        Ok(history)
+    }
+
+    /// Goes back `frames` delivered frames: the state, time and input are
+    /// the ones that frame left, and the next delivered frame continues
+    /// from there, replacing the old future (R2). Until then the future is
+    /// kept, to step forward through or to run again after a reload.
+    ///
+    /// # Errors
+    /// History is not kept, or does not reach that far back; nothing
+    /// changes.
+    pub fn rewind(&mut self, frames: u64) -> Result {
+        let Some(target) = self.frame.checked_sub(frames) else {
+            let oldest = self.history.as_ref().map_or(0, |h| *h.frames().start());
+            return Err(Error::Script(format!(
+                "R2: rewind({frames}) from frame {} goes past the start of history (frame {oldest})",
+                self.frame
+            )));
+        };
+        self.show(target)
+    }
+
+    /// Shows frame `frame` of history: the engine stands at the end of
+    /// that frame (R2). Walking through a stretch of frames one by one
+    /// runs each `update` once: the stretch from the keyframe is held.
+    ///
+    /// # Errors
+    /// History does not hold the frame, or its keyframe does not decode;
+    /// nothing changes.
+    pub fn show(&mut self, frame: u64) -> Result {
+        self.check_kept(frame, &format!("show frame {frame}"))?;
+        if frame == self.frame {
+            return Ok(());
+        }
+        if !self.shown.iter().any(|m| m.frame == frame) {
+            let now = self.moment()?;
+            if let Err(err) = self.rebuild(frame, true) {
+                self.go_to(&now)?;
+                return Err(err);
+            }
+        }
+        let at = self
+            .shown
+            .iter()
+            .position(|m| m.frame == frame)
+            .expect("the stretch holds the frame");
+        let moment = self.shown.swap_remove(at);
+        let result = self.go_to(&moment);
+        self.shown.push(moment);
+        result
+    }
+
+    /// Calls `visit` with the game standing at frame `frame` of history,
+    /// then puts the present back (R1).
+    ///
+    /// # Errors
+    /// As [`Engine::show`].
+    pub fn with_state_at<R>(&mut self, frame: u64, visit: impl FnOnce(&G) -> R) -> Result<R> {
+        self.check_kept(frame, &format!("state_at({frame})"))?;
+        let now = self.moment()?;
+        let built = self.rebuild(frame, false);
+        let seen = built.map(|()| visit(&self.game));
+        self.go_to(&now)?;
+        seen
+    }
+
+    /// Reloads after `changed`, then runs the recorded frames after `from`
+    /// again with the new code, from the state frame `from` left (R3).
+    /// Returns what the reload changed and the first frame whose state
+    /// hash differs from the old run's, or `None` when none does. The new
+    /// run becomes history.
+    ///
+    /// # Errors
+    /// History does not hold `from`, or the new code does not load: then
+    /// nothing changes, history included. An error of a frame run again
+    /// is the frame's own and does not stop the run; the first is
+    /// returned after it.
+    pub fn reload_from(
+        &mut self,
+        changed: &[PathBuf],
+        from: u64,
+    ) -> Result<(Reloaded, Option<u64>)> {
+        self.check_kept(from, &format!("reload from frame {from}"))?;
+        let now = self.moment()?;
+        // The state at `from` is the old run's, built with the old code.
+        self.rebuild(from, false)?;
+        let past = self.moment()?;
+        self.go_to(&now)?;
+        let reloaded = self.reload(changed)?;
+
+        let history = self.history.as_ref().expect("checked above");
+        let old: Vec<Recorded> = (from + 1..=history.last())
+            .map(|frame| Recorded {
+                dt: history.entry(frame).map_or(0.0, |e| e.dt),
+                events: history.events(frame).collect(),
+                hover: match history.hovered(frame) {
+                    Hovered::NotAsked => None,
+                    Hovered::Nothing => Some(None),
+                    Hovered::Object(name) => Some(Some(name.to_string())),
+                },
+                hash: history.entry(frame).and_then(|e| e.hash),
+            })
+            .collect();
+        self.go_to(&past)?;
+        let mut first_error = self.game.migrate().err();
+        let mut diverged = None;
+        let live = self.input.take_queue();
+        self.game.set_replaying(true);
+        for recorded in &old {
+            let hover = recorded.hover.as_ref().map(|answer| answer.as_deref());
+            let hash = self.run_again(recorded.dt, &recorded.events, hover, true, &mut first_error);
+            if diverged.is_none() && hash != recorded.hash {
+                diverged = Some(self.frame);
+            }
+        }
+        self.game.set_replaying(false);
+        for event in live {
+            self.input.push(event);
+        }
+        self.shown.clear();
+        match first_error {
+            Some(err) => Err(err),
+            None => Ok((reloaded, diverged)),
+        }
+    }
+
+    /// Holds where the engine stands now.
+    fn moment(&self) -> Result<Moment> {
+        let state = self
+            .game
+            .hold()
+            .ok_or_else(|| Error::Script("R1: this game keeps no history".into()))?;
+        Ok(Moment {
+            frame: self.frame,
+            time: self.time,
+            last_dt: self.last_dt,
+            input: self.input.clone(),
+            state,
+        })
+    }
+
+    /// Stands the engine where `moment` was.
+    fn go_to(&mut self, moment: &Moment) -> Result {
+        self.game.put(&moment.state)?;
+        self.frame = moment.frame;
+        self.time = moment.time;
+        self.last_dt = moment.last_dt;
+        self.input.restore(moment.input.clone());
+        Ok(())
+    }
+
+    /// Builds frame `frame` from the keyframe before it; with `hold`,
+    /// keeps every frame of the stretch in `shown`.
+    fn rebuild(&mut self, frame: u64, hold: bool) -> Result {
+        let history = self.history.as_ref().expect("checked by the caller");
+        let key = history
+            .keyframe_before(frame)
+            .expect("a kept frame has a keyframe")
+            .clone();
+        self.game.restore(&key.kept)?;
+        self.frame = key.frame;
+        self.time = key.time;
+        self.last_dt = key.last_dt;
+        self.input.restore(key.input);
+        if hold {
+            self.shown.clear();
+            self.shown.push(self.moment()?);
+        }
+        let live = self.input.take_queue();
+        self.game.set_replaying(true);
+        let mut first_error = None;
+        let mut events = Vec::new();
+        for f in key.frame + 1..=frame {
+            let history = self.history.as_ref().expect("checked by the caller");
+            let dt = history.entry(f).map_or(0.0, |e| e.dt);
+            events.clear();
+            events.extend(history.events(f));
+            let hover = match history.hovered(f) {
+                Hovered::NotAsked => None,
+                Hovered::Nothing => Some(None),
+                Hovered::Object(name) => Some(Some(name.to_string())),
+            };
+            self.run_again(
+                dt,
+                &events,
+                hover.as_ref().map(|h| h.as_deref()),
+                false,
+                &mut first_error,
+            );
+            if hold {
+                self.shown.push(self.moment()?);
+            }
+        }
+        self.game.set_replaying(false);
+        // The live queue waits for the next delivered frame, as it did.
+        for event in live {
+            self.input.push(event);
+        }
+        match first_error {
+            Some(err) => Err(err),
+            None => Ok(()),
+        }
+    }
+
+    /// Runs one recorded frame again: its delta, its queued `events` and
+    /// what hover answered (the live queue is set aside by the caller).
+    /// With `record`, the frame is history's anew, and the hash it left
+    /// is returned.
+    fn run_again(
+        &mut self,
+        dt: f64,
+        events: &[InputEvent],
+        hover: Option<Option<&str>>,
+        record: bool,
+        first_error: &mut Option<Error>,
+    ) -> Option<u64> {
+        self.frame += 1;
+        self.time += dt;
+        self.last_dt = dt;
+        for event in events {
+            self.input.push(*event);
+        }
+        if record && let Some(history) = &mut self.history {
+            history.open(self.frame);
+            for event in events {
+                history.event(*event);
+            }
+        }
+        self.input.begin(|_| {});
+        let ctx = UpdateCtx {
+            frame: self.frame,
+            input: &self.input,
+            cues: &mut self.quiet,
+            pick: Pick {
+                from: PickFrom::Recorded(hover.flatten()),
+                asked: None,
+            },
+        };
+        if let Err(err) = self.game.update(ctx, dt) {
+            first_error.get_or_insert(Error::Script(format!("frame {}: {err}", self.frame)));
+        }
+        self.quiet.drain().for_each(drop);
+        self.quiet.take_warnings();
+        self.input.close();
+        if !record {
+            return None;
+        }
+        let hash = self.game.state_hash().as_deref().and_then(hash_bits);
+        if let Some(history) = &mut self.history {
+            let hovered = match hover {
+                None => Hovered::NotAsked,
+                Some(None) => Hovered::Nothing,
+                Some(Some(name)) => Hovered::Object(name),
+            };
+            history.close(dt, hovered, hash);
+        }
+        self.keyframe();
+        hash
+    }
+}

@@ -1,0 +1,396 @@
+//! History: every frame of the session, so that any of them can be built
+//! again (rule R1).
+//!
+//! A frame is kept as what it was given: its delta, the input events it
+//! applied, the answer `input:hover()` gave it (if it asked), and the hash
+//! of the state it left. Every [`KEY_EVERY`] frames a keyframe keeps the
+//! state itself, encoded outside the game's VM, with what else a frame
+//! reads (the random generator, the held keys). Frame `f` is rebuilt by
+//! restoring the keyframe at or before `f` and running `update` again on
+//! the frames between, with no sound, no save and no render.
+//!
+//! History costs memory, and its cap is a number of bytes: when the kept
+//! frames pass it, the oldest keyframe and the frames up to the next one
+//! go first, so the history is always a window ending at the present.
+
+use std::collections::VecDeque;
+
+use crate::input::{InputEvent, InputFrame};
+
+/// How many frames apart keyframes are.
+pub const KEY_EVERY: u64 = 60;
+
+/// What history may hold by default, in bytes (256 MiB).
+pub const DEFAULT_CAP: usize = 256 << 20;
+
+/// A state encoded outside the game's VM, with what else `update` reads
+/// that the state does not hold.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Kept {
+    /// The state's canonical JSON (S7).
+    pub state: String,
+    /// The random generator's state (H11).
+    pub random: u64,
+}
+
+/// A state held as the game holds it (shared tables cost nothing twice),
+/// while the host shows or walks through a stretch of the past.
+pub struct Held(pub Box<dyn std::any::Any>);
+
+impl std::fmt::Debug for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Held(..)")
+    }
+}
+
+/// One recorded frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Entry {
+    /// The delivered delta, in seconds (after the time scale).
+    pub dt: f64,
+    /// Where the frame's events start in the event log (counted since
+    /// the session began).
+    start: u64,
+    /// How many events the frame applied.
+    count: u32,
+    /// What `input:hover()` answered: 0 for not asked, 1 for nothing, and
+    /// 2 and up for a name in [`History::names`].
+    hover: u32,
+    /// The state's hash at the end of the frame (S7), when the game has one.
+    pub hash: Option<u64>,
+}
+
+/// What `input:hover()` answered a recorded frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hovered<'a> {
+    /// The frame did not ask.
+    NotAsked,
+    /// The pointer was over nothing, or off the window.
+    Nothing,
+    /// The pointer was over this object.
+    Object(&'a str),
+}
+
+/// A frame's state kept whole, and what the engine had at its end.
+#[derive(Debug, Clone)]
+pub struct Keyframe {
+    /// The frame it is the end of (0: the state `init` made).
+    pub frame: u64,
+    /// Simulated time at its end.
+    pub time: f64,
+    /// The frame's delta.
+    pub last_dt: f64,
+    /// The input after the frame closed (held keys, the pointer).
+    pub input: InputFrame,
+    /// The state and the generator.
+    pub kept: Kept,
+}
+
+/// The session's frames: keyframes and, between them, what each frame was
+/// given.
+#[derive(Debug)]
+pub struct History {
+    entries: VecDeque<Entry>,
+    /// The frame number of `entries[0]`.
+    first: u64,
+    events: VecDeque<InputEvent>,
+    /// The event number of `events[0]`.
+    first_event: u64,
+    keyframes: VecDeque<Keyframe>,
+    /// Object names `input:hover()` answered, each once.
+    names: Vec<Box<str>>,
+    cap: usize,
+    /// What the keyframes' states and the names hold, in bytes.
+    held: usize,
+}
+
+impl History {
+    /// Starts a history at `key`, the frame it begins with, that holds at
+    /// most `cap` bytes.
+    pub fn new(key: Keyframe, cap: usize) -> Self {
+        let mut history = History {
+            entries: VecDeque::with_capacity(4096),
+            first: key.frame + 1,
+            events: VecDeque::with_capacity(1024),
+            first_event: 0,
+            keyframes: VecDeque::with_capacity(64),
+            names: Vec::new(),
+            cap,
+            held: 0,
+        };
+        history.push_keyframe(key);
+        history
+    }
+
+    /// Returns the frames that can be rebuilt: from the oldest keyframe's
+    /// to the last recorded.
+    pub fn frames(&self) -> std::ops::RangeInclusive<u64> {
+        self.keyframes[0].frame..=self.last()
+    }
+
+    /// Returns the last recorded frame (the oldest keyframe's, when none
+    /// came after it).
+    pub fn last(&self) -> u64 {
+        self.first + self.entries.len() as u64 - 1
+    }
+
+    /// Returns the byte cap.
+    pub fn cap(&self) -> usize {
+        self.cap
+    }
+
+    /// Returns what history holds, in bytes: every frame's entry and
+    /// events, and every keyframe.
+    pub fn bytes(&self) -> usize {
+        self.entries.len() * size_of::<Entry>()
+            + self.events.len() * size_of::<InputEvent>()
+            + self.keyframes.len() * size_of::<Keyframe>()
+            + self.held
+    }
+
+    /// Says whether frame `frame` should leave a keyframe.
+    pub fn wants_keyframe(&self, frame: u64) -> bool {
+        frame.is_multiple_of(KEY_EVERY)
+    }
+
+    /// Opens frame `frame`'s record. A frame at or before the last
+    /// recorded one forks: the old frames from it on are dropped first
+    /// (R2). The frame's events follow ([`History::event`]), then
+    /// [`History::close`].
+    pub fn open(&mut self, frame: u64) {
+        if frame <= self.last() {
+            self.truncate_after(frame - 1);
+        }
+        debug_assert_eq!(frame, self.last() + 1, "frames are recorded in order");
+    }
+
+    /// Records an input event of the open frame, as it was queued.
+    pub fn event(&mut self, event: InputEvent) {
+        self.events.push_back(event);
+    }
+
+    /// Closes the open frame: its delta, what hover answered and the hash
+    /// it left.
+    pub fn close(&mut self, dt: f64, hovered: Hovered<'_>, hash: Option<u64>) {
+        let start = self
+            .entries
+            .back()
+            .map_or(self.first_event, |e| e.start + e.count as u64);
+        let count = (self.first_event + self.events.len() as u64 - start) as u32;
+        let hover = match hovered {
+            Hovered::NotAsked => 0,
+            Hovered::Nothing => 1,
+            Hovered::Object(name) => self.intern(name),
+        };
+        self.entries.push_back(Entry {
+            dt,
+            start,
+            count,
+            hover,
+            hash,
+        });
+        if self.bytes() > self.cap && self.keyframes.len() > 1 {
+            self.drop_oldest();
+        }
+    }
+
+    /// Records frame `frame` whole: [`History::open`], its events, and
+    /// [`History::close`].
+    pub fn record(
+        &mut self,
+        frame: u64,
+        dt: f64,
+        events: impl IntoIterator<Item = InputEvent>,
+        hovered: Hovered<'_>,
+        hash: Option<u64>,
+    ) {
+        self.open(frame);
+        for event in events {
+            self.event(event);
+        }
+        self.close(dt, hovered, hash);
+    }
+
+    fn intern(&mut self, name: &str) -> u32 {
+        let at = match self.names.iter().position(|n| **n == *name) {
+            Some(at) => at,
+            None => {
+                self.held += name.len() + size_of::<Box<str>>();
+                self.names.push(name.into());
+                self.names.len() - 1
+            }
+        };
+        at as u32 + 2
+    }
+
+    /// Keeps `key`, the end of the last recorded frame, then drops the
+    /// oldest history while it holds more than the cap (one keyframe, the
+    /// newest, always stays).
+    pub fn push_keyframe(&mut self, key: Keyframe) {
+        self.held += key.kept.state.len();
+        self.keyframes.push_back(key);
+        while self.bytes() > self.cap && self.keyframes.len() > 1 {
+            self.drop_oldest();
+        }
+    }
+
+    /// Drops the oldest keyframe and the frames up to the next one.
+    fn drop_oldest(&mut self) {
+        let Some(old) = self.keyframes.pop_front() else {
+            return;
+        };
+        self.held -= old.kept.state.len();
+        let next = self.keyframes[0].frame;
+        while self.first <= next && !self.entries.is_empty() {
+            let entry = self.entries.pop_front().expect("not empty");
+            self.first += 1;
+            let end = entry.start + entry.count as u64;
+            let drop = (end - self.first_event) as usize;
+            self.events.drain(..drop);
+            self.first_event = end;
+        }
+    }
+
+    /// Drops every frame after `frame`, and the keyframes after it: the
+    /// future a fork replaces.
+    pub fn truncate_after(&mut self, frame: u64) {
+        while self.keyframes.len() > 1 && self.keyframes.back().is_some_and(|k| k.frame > frame) {
+            let key = self.keyframes.pop_back().expect("more than one");
+            self.held -= key.kept.state.len();
+        }
+        let keep = frame.saturating_sub(self.first - 1) as usize;
+        if keep < self.entries.len() {
+            let end = self.entries[keep].start;
+            self.entries.truncate(keep);
+            self.events.truncate((end - self.first_event) as usize);
+        }
+    }
+
+    /// Returns the keyframe at or before `frame`.
+    pub fn keyframe_before(&self, frame: u64) -> Option<&Keyframe> {
+        self.keyframes.iter().rev().find(|k| k.frame <= frame)
+    }
+
+    /// Returns the frames keyframes end, oldest first.
+    pub fn keyframe_frames(&self) -> impl Iterator<Item = u64> + '_ {
+        self.keyframes.iter().map(|k| k.frame)
+    }
+
+    /// Returns frame `frame`'s entry.
+    pub fn entry(&self, frame: u64) -> Option<&Entry> {
+        let at = frame.checked_sub(self.first)?;
+        self.entries.get(at as usize)
+    }
+
+    /// Returns the events frame `frame` applied, in order.
+    pub fn events(&self, frame: u64) -> impl Iterator<Item = InputEvent> + '_ {
+        let (start, count) = match self.entry(frame) {
+            Some(e) => ((e.start - self.first_event) as usize, e.count as usize),
+            None => (0, 0),
+        };
+        self.events.range(start..start + count).copied()
+    }
+
+    /// Returns what hover answered frame `frame`.
+    pub fn hovered(&self, frame: u64) -> Hovered<'_> {
+        match self.entry(frame).map_or(0, |e| e.hover) {
+            0 => Hovered::NotAsked,
+            1 => Hovered::Nothing,
+            n => Hovered::Object(&self.names[n as usize - 2]),
+        }
+    }
+}
+
+/// Reads a hash as `--state-hash` writes it (16 hex digits).
+pub fn hash_bits(hash: &str) -> Option<u64> {
+    u64::from_str_radix(hash, 16).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::Key;
+
+    fn key(frame: u64, state: &str) -> Keyframe {
+        Keyframe {
+            frame,
+            time: frame as f64,
+            last_dt: 1.0,
+            input: InputFrame::default(),
+            kept: Kept {
+                state: state.into(),
+                random: 0,
+            },
+        }
+    }
+
+    fn space() -> InputEvent {
+        InputEvent::Press(Key::from_name("space").unwrap())
+    }
+
+    fn run(history: &mut History, frames: std::ops::RangeInclusive<u64>) {
+        for f in frames {
+            let events = if f % 3 == 0 { vec![space()] } else { vec![] };
+            history.record(f, 1.0 / 60.0, events, Hovered::NotAsked, Some(f));
+            if history.wants_keyframe(f) {
+                history.push_keyframe(key(f, "{}"));
+            }
+        }
+    }
+
+    // rule: R1
+    #[test]
+    fn every_frame_keeps_its_delta_events_and_hash() {
+        let mut history = History::new(key(0, "{}"), DEFAULT_CAP);
+        run(&mut history, 1..=200);
+        assert_eq!(history.frames(), 0..=200);
+        assert_eq!(history.entry(9).unwrap().hash, Some(9));
+        assert_eq!(history.events(9).count(), 1, "frame 9 pressed space");
+        assert_eq!(history.events(10).count(), 0);
+        assert_eq!(history.keyframe_before(130).unwrap().frame, 120);
+        assert_eq!(
+            history.keyframe_frames().collect::<Vec<_>>(),
+            [0, 60, 120, 180]
+        );
+    }
+
+    // rule: R2
+    #[test]
+    fn recording_an_old_frame_again_forks() {
+        let mut history = History::new(key(0, "{}"), DEFAULT_CAP);
+        run(&mut history, 1..=200);
+        history.record(
+            100,
+            0.5,
+            [space(), space()],
+            Hovered::Object("tile"),
+            Some(7),
+        );
+        assert_eq!(history.last(), 100, "the old frames 100 to 200 are gone");
+        assert_eq!(history.keyframe_frames().collect::<Vec<_>>(), [0, 60]);
+        assert_eq!(history.entry(100).unwrap().dt, 0.5);
+        assert_eq!(history.events(100).count(), 2);
+        assert_eq!(history.events(99).count(), 1, "frame 99 keeps its press");
+        assert_eq!(history.hovered(100), Hovered::Object("tile"));
+        assert_eq!(history.hovered(99), Hovered::NotAsked);
+    }
+
+    // rule: R1
+    #[test]
+    fn the_cap_drops_the_oldest_keyframe_first() {
+        let big = "x".repeat(10_000);
+        let mut history = History::new(key(0, &big), 50_000);
+        for f in 1..=1_000_000 {
+            history.record(f, 1.0 / 60.0, [space()], Hovered::Nothing, None);
+            if history.wants_keyframe(f) {
+                history.push_keyframe(key(f, &big));
+            }
+            assert!(history.bytes() <= 50_000 + 10_000 + size_of::<Keyframe>());
+        }
+        assert_eq!(history.last(), 1_000_000);
+        let oldest = *history.frames().start();
+        assert!(oldest > 999_000, "only the newest frames stay: {oldest}");
+        assert_eq!(history.events(oldest + 1).count(), 1);
+        assert_eq!(history.events(oldest).count(), 0, "before the window");
+    }
+}
