@@ -100,6 +100,18 @@ enum Command {
         #[arg(long, value_name = "SPEC,...")]
         clocks: Option<String>,
     },
+    /// Finds the first frame of a replay at which a Luau expression over
+    /// `state` holds, and prints that frame's number and state (R4).
+    Seek {
+        /// The game folder.
+        game: PathBuf,
+        /// The log written by --record-input.
+        #[arg(long, value_name = "FILE")]
+        replay: PathBuf,
+        /// A Luau expression over `state`, as in `state.ball.vy ~= state.ball.vy`.
+        #[arg(long, value_name = "EXPR")]
+        when: String,
+    },
     /// Measures the host's speed as ratios against in-process baselines.
     Bench {
         /// Exits 1 when a CPU target is missed (renderer targets on a
@@ -157,6 +169,10 @@ struct RunArgs {
     /// Plays back a log written by --record-input.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["clock", "input"])]
     replay: Option<PathBuf>,
+    /// Plays the replay up to frame N and stops there: headless, to print
+    /// that frame's state; in a window, paused on it, to play on or rewind.
+    #[arg(long, value_name = "N", requires = "replay", conflicts_with = "frames")]
+    until: Option<u64>,
     /// Reloads scripts when they change (on by default in a window).
     #[arg(long, conflicts_with = "no_watch")]
     watch: bool,
@@ -288,6 +304,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                 if r.errors == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
             })
         }
+        Command::Seek { game, replay, when } => crate::seek::run(&game, &replay, &when),
         Command::Bench { check, json } => crate::bench::Report::run().map(|report| {
             if json {
                 say!("{}", report.json());
@@ -384,9 +401,24 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
         tell!("moonloop: {}", crate::terminal::line(&notice));
     }
     let mut expected = None;
+    if let (Some(replay), Some(path)) = (&replay, &args.replay) {
+        replay.check_game(path, crate::replay::game_name(crate::Game::config(&game)))?;
+        if let Some(until) = args.until
+            && until > replay.deltas.len() as u64
+        {
+            return Err(Error::Usage(format!(
+                "--until {until}: {} holds {} frames",
+                path.display(),
+                replay.deltas.len()
+            )));
+        }
+    }
     let (clock, frames, script) = match replay {
         Some(replay) => {
-            let frames = args.frames.unwrap_or(replay.deltas.len() as u64);
+            let frames = args
+                .until
+                .or(args.frames)
+                .unwrap_or(replay.deltas.len() as u64);
             expected = Some(replay.hashes.clone());
             (
                 Box::new(replay.clock()) as Box<dyn crate::Clock>,
@@ -414,7 +446,8 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
     }
     if let Some(path) = &args.record_input {
         let saved = engine.game().loaded_save();
-        engine.set_replay_writer(ReplayWriter::create(path, limits.seed, saved)?);
+        let name = crate::replay::game_name(engine.config());
+        engine.set_replay_writer(ReplayWriter::create(path, limits.seed, Some(name), saved)?);
     }
     if let Some(hashes) = expected {
         engine.set_expected_hashes(hashes);

@@ -56,6 +56,8 @@ pub mod scaffold;
 pub mod scene;
 #[path = "screen/mod.rs"]
 pub mod screen;
+#[path = "seek.rs"]
+pub mod seek;
 #[path = "soak.rs"]
 pub mod soak;
 #[path = "sound/mod.rs"]

@@ -20,7 +20,9 @@
 //!
 //! Event lines use the scripted input syntax and belong to the frame above;
 //! `hash` is the state's at the end of that frame; `seed` is what
-//! `math.random` started from; `saved`, when there is one, is the save
+//! `math.random` started from; `game`
+//! names the game the log was recorded from (its id, or its title), so that playing it against
+//! another game is one clear error rather than a divergence; `saved`, when there is one, is the save
 //! (H12) the game started from, its canonical JSON on one line, so the
 //! replay starts where the recorded run did. Version 1 logs (no seed, no
 //! hashes) still play.
@@ -52,7 +54,7 @@ impl ReplayWriter {
     ///
     /// # Errors
     /// The file cannot be created.
-    pub fn create(path: &Path, seed: u64, saved: Option<&str>) -> Result<Self> {
+    pub fn create(path: &Path, seed: u64, game: Option<&str>, saved: Option<&str>) -> Result<Self> {
         let file = File::create(path).map_err(|e| Error::io(path, e))?;
         let mut writer = ReplayWriter {
             path: path.to_path_buf(),
@@ -60,6 +62,9 @@ impl ReplayWriter {
         };
         writer.line(format_args!("{HEADER}"))?;
         writer.line(format_args!("seed {seed}"))?;
+        if let Some(game) = game {
+            writer.line(format_args!("game {game}"))?;
+        }
         if let Some(saved) = saved {
             writer.line(format_args!("saved {}", one_line(saved)))?;
         }
@@ -98,6 +103,12 @@ fn one_line(json: &str) -> String {
     json.lines().map(str::trim).collect::<Vec<_>>().join(" ")
 }
 
+/// Returns the name a replay records its game by: the config's id, or
+/// its title when it has none.
+pub fn game_name(config: &crate::config::Config) -> &str {
+    config.id.as_deref().unwrap_or(&config.title)
+}
+
 /// A replay log read back: the deltas to play once and the input by frame.
 #[derive(Debug, Clone)]
 pub struct Replay {
@@ -107,6 +118,8 @@ pub struct Replay {
     pub script: Script,
     /// What `math.random` started from.
     pub seed: u64,
+    /// The `config.id` of the game the log was recorded from.
+    pub game: Option<String>,
     /// The save the recorded run started from, as JSON.
     pub saved: Option<String>,
     /// Each frame's state hash as recorded, by frame (from 1); `None` where
@@ -154,6 +167,9 @@ impl Replay {
                 None => return Err((2, "the second line should be `seed N`".to_string())),
             }
         }
+        let game = lines
+            .next_if(|(_, line)| line.starts_with("game "))
+            .map(|(_, line)| line["game ".len()..].trim().to_string());
         let saved = lines
             .next_if(|(_, line)| line.starts_with("saved "))
             .map(|(_, line)| line["saved ".len()..].to_string());
@@ -200,6 +216,7 @@ impl Replay {
             deltas,
             script: Script::new(events),
             seed,
+            game,
             saved,
             hashes,
         })
@@ -210,6 +227,9 @@ impl Replay {
     pub fn to_text(&self) -> String {
         use std::fmt::Write as _;
         let mut out = format!("{HEADER}\nseed {}\n", self.seed);
+        if let Some(game) = &self.game {
+            let _ = writeln!(out, "game {game}");
+        }
         if let Some(saved) = &self.saved {
             let _ = writeln!(out, "saved {}", one_line(saved));
         }
@@ -225,6 +245,21 @@ impl Replay {
             }
         }
         out
+    }
+
+    /// Checks that the log was recorded from the game named `name` (its
+    /// [`game_name`]); a log from before the `game` line fits any game.
+    ///
+    /// # Errors
+    /// It was recorded from another game: a usage error naming both.
+    pub fn check_game(&self, path: &Path, name: &str) -> Result {
+        match &self.game {
+            Some(recorded) if recorded != name => Err(Error::Usage(format!(
+                "{}: this replay was recorded from the game `{recorded}`, not `{name}` (its config.id, or its title)",
+                path.display()
+            ))),
+            _ => Ok(()),
+        }
     }
 
     /// Returns a clock that gives the recorded deltas once.
@@ -244,7 +279,7 @@ mod tests {
         let path = dir.path().join("run.replay");
         let space = Key::from_name("space").unwrap();
         let saved = "{\n  \"best\": 12,\n  \"name\": \"a  b\"\n}";
-        let mut writer = ReplayWriter::create(&path, 42, Some(saved)).unwrap();
+        let mut writer = ReplayWriter::create(&path, 42, Some("pong"), Some(saved)).unwrap();
         writer.frame(1, 1.0 / 60.0).unwrap();
         writer.event(InputEvent::Press(space)).unwrap();
         writer.hash("00112233445566ff").unwrap();

@@ -407,7 +407,7 @@ fn a_replay_reaches_the_same_state_hash() {
     e.set_script(
         Script::parse("1 press right\n10 release right\n12 tap space\n0.4s tap space\n").unwrap(),
     );
-    e.set_replay_writer(ReplayWriter::create(&log, 0, None).unwrap());
+    e.set_replay_writer(ReplayWriter::create(&log, 0, None, None).unwrap());
     e.advance(40).unwrap();
     e.flush().unwrap();
     let recorded = e.game().state_hash().unwrap();

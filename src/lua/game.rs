@@ -485,6 +485,33 @@ impl LuaGame {
         self.saves.take_notice()
     }
 
+    /// Compiles `expression`, Luau over `state`, into a predicate for
+    /// [`LuaGame::holds`] (R4). It runs in the game's sandbox and sees
+    /// what the game's code sees.
+    ///
+    /// # Errors
+    /// The expression does not compile: the message says where.
+    pub fn predicate(&self, expression: &str) -> Result<Function> {
+        let source = format!("local state = ... return ({expression}\n)");
+        self.lua
+            .load(source)
+            .set_name("=--when")
+            .into_function()
+            .map_err(|e| Error::Usage(format!("--when: {}", errors::describe(&e))))
+    }
+
+    /// Says whether `predicate` holds for the current state: any value but
+    /// nil and false.
+    ///
+    /// # Errors
+    /// The predicate failed or ran past the budget.
+    pub fn holds(&self, predicate: &Function) -> Result<bool> {
+        self.budget
+            .guard(Call::Seek, || predicate.call::<Value>(&self.state))
+            .map(|v| !matches!(v, Value::Nil | Value::Boolean(false)))
+            .map_err(script)
+    }
+
     /// Sets each call's time budget.
     pub fn set_budget(&self, limit: Duration) {
         self.budget.set_limit(limit);

@@ -61,12 +61,21 @@ pub enum Call {
     Apply = 5,
     /// A test.
     Test = 6,
+    /// A `moonloop seek` predicate.
+    Seek = 7,
 }
 
 impl Call {
     fn name(code: u8) -> &'static str {
         [
-            "loading", "init", "update", "render", "reload", "apply", "the test",
+            "loading",
+            "init",
+            "update",
+            "render",
+            "reload",
+            "apply",
+            "the test",
+            "the --when expression",
         ]
         .get(code as usize)
         .copied()

@@ -1,0 +1,72 @@
+//! `moonloop seek`: the first frame of a replay at which a Luau
+//! expression over the state holds (rule R4), a reverse debugger for game
+//! logic: `--when 'state.ball.vy ~= state.ball.vy'` finds the frame the
+//! ball's speed became NaN.
+//!
+//! The replay plays as `--replay` plays it (its seed, its save, its
+//! deltas and input, its hashes checked), headless and unrendered; the
+//! expression is asked after `init` (frame 0) and after every frame.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::lua::{Limits, LuaGame};
+use crate::replay::{self, Replay};
+use crate::save::Saves;
+use crate::terminal::{say, tell};
+
+/// Plays `replay` against `game` until `when` holds; prints `frame N` and
+/// that frame's state as canonical JSON, and exits 0. Exits 1 when it
+/// never holds, and 2 when the arguments are wrong: the expression does
+/// not compile or fails, the replay is another game's.
+///
+/// # Errors
+/// The game or the replay does not load, or the expression is bad.
+pub fn run(game: &Path, replay_path: &Path, when: &str) -> Result<ExitCode> {
+    let replay = Replay::load(replay_path)?;
+    let limits = Limits {
+        seed: replay.seed,
+        ..Limits::default()
+    };
+    let loaded = LuaGame::load_saving(game, limits, Saves::memory(replay.saved.clone()))?;
+    replay.check_game(replay_path, replay::game_name(crate::Game::config(&loaded)))?;
+    let predicate = loaded.predicate(when)?;
+    let mut engine = Engine::new(loaded, Box::new(replay.clock()));
+    engine.set_script(replay.script.clone());
+    engine.set_expected_hashes(replay.hashes.clone());
+    let frames = replay.deltas.len() as u64;
+    let mut warned = false;
+    loop {
+        let holds = engine
+            .game()
+            .holds(&predicate)
+            .map_err(|e| Error::Usage(format!("--when failed at frame {}: {e}", engine.frame())))?;
+        if holds {
+            say!("frame {}", engine.frame());
+            say!("{}", engine.game().state_json()?);
+            return Ok(ExitCode::SUCCESS);
+        }
+        if engine.frame() == frames {
+            break;
+        }
+        if let Err(err) = engine.advance(1)
+            && !warned
+        {
+            // The game's own error (or a divergence) is the author's to
+            // read; the search goes on, as the replay would.
+            tell!(
+                "moonloop: frame {}: {}",
+                engine.frame(),
+                crate::terminal::line(&err.to_string())
+            );
+            warned = true;
+        }
+    }
+    tell!(
+        "moonloop: --when `{when}` never held in the {frames} frames of {}",
+        replay_path.display()
+    );
+    Ok(ExitCode::FAILURE)
+}
