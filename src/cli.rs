@@ -502,11 +502,32 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
         }
         (engine, tally)
     } else {
+        // A window keeps history, to rewind and to run again (R1-R3); a
+        // run writing --record-input does not, its log only goes forward.
+        if args.record_input.is_none() {
+            engine.keep_history(crate::history::DEFAULT_CAP)?;
+        }
+        let mut frames = frames;
+        if let Some(until) = args.until {
+            // Opened at a frame of a replay: played there unseen, then
+            // paused, with live input and a wall clock from there on.
+            if let Err(err) = engine.advance(until) {
+                tell!("moonloop: {}", crate::terminal::line(&err.to_string()));
+            }
+            engine.set_clock(
+                ClockSpec::Wall {
+                    max_secs: crate::clock::DEFAULT_WALL_MAX_SECS,
+                }
+                .build(),
+            );
+            frames = None;
+        }
         let options = window::Options {
             record: args.record.clone(),
             watcher,
             frames,
             audio: args.audio.clone(),
+            paused: args.until.is_some(),
         };
         window::run(engine, options)?
     };

@@ -11,6 +11,9 @@
 //! | F5 | pauses or resumes |
 //! | F6 | steps one frame while paused |
 //! | F7, F8 | slower and faster: 1/4, 1/2, 1 or 2 times |
+//! | F9 | held, goes back through history a frame a frame; let go, plays on from there (R2) |
+//! | F10 | steps back one frame while paused |
+//! | F12 | runs history again from the frame shown, with the code as it is now (R3) |
 //!
 //! Escape is the game's: the host never quits on a key (close the window,
 //! Ctrl+C in the terminal, or the game's `input:quit()`). With
@@ -41,6 +44,12 @@ pub enum DevKey {
     F7,
     /// Faster.
     F8,
+    /// Rewind while held.
+    F9,
+    /// Step back while paused.
+    F10,
+    /// Run history again from the frame shown, with the code as it is now.
+    F12,
 }
 
 /// What the window must do after a key or a focus change.
@@ -60,6 +69,12 @@ pub enum Act {
     Step,
     /// Multiply each delta by this.
     Scale(f64),
+    /// Start (true) or stop going back through history, a frame a frame.
+    Rewind(bool),
+    /// Show the frame before the one shown.
+    StepBack,
+    /// Run the recorded frames again from the frame shown (R3).
+    RunAgain,
 }
 
 /// The developer controls' state.
@@ -73,6 +88,8 @@ pub struct DevControls {
     pub corner: Corner,
     user_paused: bool,
     blurred: bool,
+    /// F9 is held.
+    pub rewinding: bool,
     had_focus: bool,
     scale: usize,
 }
@@ -87,6 +104,7 @@ impl DevControls {
             corner: Corner::default(),
             user_paused: false,
             blurred: false,
+            rewinding: false,
             had_focus: false,
             scale: 2,
         }
@@ -125,6 +143,13 @@ impl DevControls {
                 self.user_paused = !self.user_paused;
                 self.transition(was)
             }
+            DevKey::F9 => {
+                self.rewinding = true;
+                Act::Rewind(true)
+            }
+            DevKey::F10 if self.paused() => Act::StepBack,
+            DevKey::F10 => Act::Redraw,
+            DevKey::F12 => Act::RunAgain,
             DevKey::F6 if self.paused() => Act::Step,
             DevKey::F6 => Act::Redraw,
             DevKey::F7 | DevKey::F8 => {
@@ -136,6 +161,22 @@ impl DevControls {
                 Act::Scale(SCALES[self.scale])
             }
         })
+    }
+
+    /// Starts paused, as if F5 had been pressed (a replay opened at a
+    /// frame, `--until`).
+    pub fn start_paused(&mut self) {
+        self.user_paused = true;
+    }
+
+    /// Takes the release of developer key `key`: letting go of F9 plays
+    /// on from the frame shown, unless F5 or a lost focus paused the game.
+    pub fn release(&mut self, key: DevKey) -> Option<Act> {
+        if !self.enabled || key != DevKey::F9 || !self.rewinding {
+            return None;
+        }
+        self.rewinding = false;
+        Some(Act::Rewind(false))
     }
 
     /// Handles the window gaining (`true`) or losing focus, when the game
@@ -158,8 +199,10 @@ impl DevControls {
 
     /// Returns the overlay's line for a paused or scaled game.
     pub fn status(&self) -> Option<String> {
-        if self.user_paused {
-            Some("paused (F5 resumes, F6 steps)".into())
+        if self.rewinding {
+            Some("rewinding (let go of F9 to play on from here)".into())
+        } else if self.user_paused {
+            Some("paused (F5 resumes, F6 steps, F10 steps back)".into())
         } else if self.blurred {
             Some("paused: the window lost focus".into())
         } else if self.scale != 2 {

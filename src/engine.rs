@@ -354,13 +354,8 @@ impl<G: Game> Engine<G> {
         self.last_dt = dt;
         self.begin_input(dt);
 
-        // 3. The letterboxed viewport follows the surface and the config's
-        // logical size (which a reload may have changed).
-        let logical = self.game.config().logical();
-        self.viewport = Viewport::fit(logical, self.surface);
-        // 4. The screen layer is cleared; its viewport transform is applied
-        // underneath when it is rasterized.
-        self.screen.clear(logical);
+        // 3 and 4. The viewport follows the surface; the screen is cleared.
+        self.clear_layers();
 
         // 5. update runs; its result replaces the state.
         let ctx = UpdateCtx {
@@ -382,8 +377,33 @@ impl<G: Game> Engine<G> {
             self.errors.push(Error::Script(warning));
         }
 
-        // 6. render runs. After a reload, what it no longer poses leaves
-        // the scene.
+        // 6 and 7. render runs; world matrices and the camera follow.
+        self.render_layers();
+
+        let hash = self.check_hash();
+        self.close_history(hash);
+
+        // 11. The input frame closes.
+        self.input.close();
+        self.keyframe();
+    }
+
+    /// Steps 3 and 4: the viewport follows the surface and the config's
+    /// logical size (which a reload may have changed), and the screen
+    /// layer is cleared (its viewport transform is applied underneath when
+    /// it is rasterized).
+    fn clear_layers(&mut self) {
+        let logical = self.game.config().logical();
+        self.viewport = Viewport::fit(logical, self.surface);
+        self.screen.clear(logical);
+    }
+
+    /// Steps 6 and 7: `render` runs (after a reload, what it no longer
+    /// poses leaves the scene); world matrices follow the hierarchy, and
+    /// the camera is read into the view the next frame's pointer ray is
+    /// cast through. (The scene is drawn, recorded, overlaid and presented
+    /// by the renderer.)
+    fn render_layers(&mut self) {
         let ctx = RenderCtx {
             frame: self.frame,
             screen: &mut self.screen,
@@ -394,10 +414,6 @@ impl<G: Game> Engine<G> {
             self.errors.push(err);
         }
         self.scene.sweep();
-
-        // 7. World matrices follow the hierarchy, and the camera is read
-        // into the view the next frame's pointer ray is cast through. (The
-        // scene is drawn, recorded, overlaid and presented by the renderer.)
         if let Err(why) = self.scene.update_world() {
             self.errors.push(Error::Script(why));
         }
@@ -406,13 +422,14 @@ impl<G: Game> Engine<G> {
         for warning in self.assets.take_warnings() {
             self.errors.push(Error::Asset(warning));
         }
+    }
 
-        let hash = self.check_hash();
-        self.close_history(hash);
-
-        // 11. The input frame closes.
-        self.input.close();
-        self.keyframe();
+    /// Renders the current state again without running a frame: a past
+    /// state history shows (R2), drawn by the current `render`.
+    pub fn render_again(&mut self) {
+        self.errors.clear();
+        self.clear_layers();
+        self.render_layers();
     }
 
     /// Records the frame's state hash in the replay being written, and

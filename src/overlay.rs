@@ -120,6 +120,32 @@ pub struct Stats {
     pub sound: Option<String>,
     /// The last error: a failed frame or reload.
     pub error: Option<String>,
+    /// The history the window keeps, when it keeps one (R2).
+    pub timeline: Option<Timeline>,
+}
+
+/// The frames history holds, as the overlay's timeline shows them.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Timeline {
+    /// The oldest frame history can rebuild.
+    pub first: u64,
+    /// The last frame recorded.
+    pub last: u64,
+    /// The frame shown.
+    pub shown: u64,
+    /// The first frame the last run from the past changed (R3).
+    pub changed: Option<u64>,
+}
+
+/// The timeline bar's place on the panel: left, top, width and height in
+/// the panel's pixels.
+const fn timeline_bar(text_height: f32, scale: f32) -> (f32, f32, f32, f32) {
+    (
+        6.0 * scale,
+        (text_height + 50.0) * scale,
+        288.0 * scale,
+        10.0 * scale,
+    )
 }
 
 /// The overlay's state: whether it shows, and the frame-time history.
@@ -132,6 +158,9 @@ pub struct Overlay {
     fps: f64,
     font: Typesetter,
     pixmap: Option<Pixmap>,
+    /// Where the last drawn panel put its timeline bar, and the frames
+    /// it spans.
+    bar: Option<((f32, f32, f32, f32), Timeline)>,
 }
 
 impl Default for Overlay {
@@ -143,6 +172,7 @@ impl Default for Overlay {
             fps: 0.0,
             font: Typesetter::new(),
             pixmap: None,
+            bar: None,
         }
     }
 }
@@ -195,14 +225,26 @@ impl Overlay {
         if let Some(sound) = &stats.sound {
             lines.extend(wrap(&format!("sound: {sound}"), WIDTH, 2));
         }
+        if let Some(t) = &stats.timeline {
+            lines.push(format!(
+                "history {}-{}  at {}{}",
+                t.first,
+                t.last,
+                t.shown,
+                t.changed
+                    .map(|f| format!("   changed at {f}"))
+                    .unwrap_or_default()
+            ));
+        }
         let first_error = lines.len();
         if let Some(error) = &stats.error {
             lines.extend(wrap(error, WIDTH, ERROR_LINES));
         }
         let text_height = 4.0 + lines.len() as f32 * 15.0;
+        let bar_room = if stats.timeline.is_some() { 16.0 } else { 0.0 };
         let (w, h) = (
             (300.0 * scale) as u32,
-            ((text_height + 50.0) * scale) as u32,
+            ((text_height + 50.0 + bar_room) * scale) as u32,
         );
         if self
             .pixmap
@@ -269,8 +311,49 @@ impl Overlay {
                 None,
             );
         }
+        self.bar = None;
+        if let Some(t) = stats.timeline {
+            self.bar = Some((timeline_bar(text_height, scale), t));
+            draw_timeline(pixmap, timeline_bar(text_height, scale), &t);
+        }
         self.pixmap.as_ref()
     }
+
+    /// Returns the frame of the timeline under `(x, y)`, a point in the
+    /// panel's pixels, when the last panel drawn had a timeline there.
+    pub fn timeline_frame(&self, x: f32, y: f32) -> Option<u64> {
+        let ((left, top, width, height), t) = self.bar?;
+        let within_y = y >= top - height && y <= top + 2.0 * height;
+        if !within_y || x < left - height || x > left + width + height {
+            return None;
+        }
+        let along = ((x - left) / width).clamp(0.0, 1.0) as f64;
+        Some(t.first + (along * (t.last - t.first) as f64).round() as u64)
+    }
+}
+
+/// Draws the timeline: the frames history holds as a bar, the frame shown
+/// as a white mark, and the first changed frame as a red one.
+fn draw_timeline(pixmap: &mut Pixmap, bar: (f32, f32, f32, f32), t: &Timeline) {
+    let (left, top, width, height) = bar;
+    let mut paint = Paint::default();
+    paint.set_color_rgba8(70, 90, 130, 255);
+    if let Some(r) = Rect::from_xywh(left, top, width, height) {
+        pixmap.fill_rect(r, &paint, Transform::identity(), None);
+    }
+    let span = (t.last - t.first).max(1) as f32;
+    let at = |frame: u64| left + (frame.saturating_sub(t.first) as f32 / span).min(1.0) * width;
+    let mut mark = |frame: u64, color: (u8, u8, u8)| {
+        paint.set_color_rgba8(color.0, color.1, color.2, 255);
+        let x = at(frame);
+        if let Some(r) = Rect::from_xywh(x - 1.5, top - 2.0, 3.0, height + 4.0) {
+            pixmap.fill_rect(r, &paint, Transform::identity(), None);
+        }
+    };
+    if let Some(changed) = t.changed {
+        mark(changed, (255, 90, 90));
+    }
+    mark(t.shown, (255, 255, 255));
 }
 
 #[cfg(test)]

@@ -302,7 +302,36 @@ fn the_overlay_with_a_wrapped_error_at_fixed_figures() {
             "g/main.luau:12: update returned a state where state.enemies[3].think is a function (S5: a state is plain data: tables without metatables, strings, numbers, booleans, vectors)"
                 .into(),
         ),
+        timeline: None,
     };
     let panel = overlay.draw(&stats, 1.0).unwrap().clone();
     assert_golden("overlay-error", &panel);
+}
+
+// rule: R2
+#[test]
+fn the_overlay_shows_history_as_a_timeline_the_mouse_can_scrub() {
+    use moonloop::internals::overlay::{Overlay, Stats};
+    let mut overlay = Overlay::default();
+    overlay.visible = true;
+    let stats = Stats {
+        frame: 1500,
+        speed: Some("rewinding (let go of F9 to play on from here)".into()),
+        timeline: Some(moonloop::internals::overlay::Timeline {
+            first: 600,
+            last: 3600,
+            shown: 1500,
+            changed: Some(2400),
+        }),
+        ..Stats::default()
+    };
+    let panel = overlay.draw(&stats, 1.0).unwrap().clone();
+    assert_golden("overlay-timeline", &panel);
+    // The bar spans the panel less its margins, under the graph: its
+    // left end is the oldest frame and its right end the last.
+    let y = panel.height() as f32 - 16.0 + 5.0;
+    assert_eq!(overlay.timeline_frame(6.0, y), Some(600));
+    assert_eq!(overlay.timeline_frame(294.0, y), Some(3600));
+    assert_eq!(overlay.timeline_frame(150.0, y), Some(2100));
+    assert_eq!(overlay.timeline_frame(150.0, 2.0), None, "above the bar");
 }

@@ -129,6 +129,11 @@ impl<G: Game> Engine<G> {
     /// Checks that `frame` is one history can build, naming the range
     /// when it is not.
     fn check_kept(&self, frame: u64, asked: &str) -> Result<&History> {
+        if self.replay.is_some() {
+            return Err(Error::Script(format!(
+                "R2: {asked}: this run writes --record-input, whose log only goes forward"
+            )));
+        }
         let Some(history) = &self.history else {
             return Err(Error::Script(format!(
                 "R1: {asked}: this run keeps no history"

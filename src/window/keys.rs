@@ -18,6 +18,9 @@ pub(super) fn dev_key(code: KeyCode) -> Option<DevKey> {
         KeyCode::F6 => DevKey::F6,
         KeyCode::F7 => DevKey::F7,
         KeyCode::F8 => DevKey::F8,
+        KeyCode::F9 => DevKey::F9,
+        KeyCode::F10 => DevKey::F10,
+        KeyCode::F12 => DevKey::F12,
         _ => return None,
     })
 }

@@ -52,6 +52,8 @@ pub struct Options {
     /// The ALSA device to play cues on; "off" plays none, and empty (the
     /// default) is ALSA's `default`.
     pub audio: String,
+    /// Opens paused (F5 plays on).
+    pub paused: bool,
 }
 
 struct Gpu {
@@ -85,6 +87,16 @@ struct App<G: Game> {
     look: Option<Look>,
     /// The gamepads, looked for once a second.
     pads: Pads,
+    /// The first frame the last run from the past changed (F12, R3).
+    changed_at: Option<u64>,
+    /// The timeline is being dragged with the mouse.
+    scrubbing: bool,
+    /// When F9 held goes back the next frame.
+    next_rewind: Instant,
+    /// Where the overlay panel was last drawn, in surface pixels.
+    panel_at: Option<(i32, i32)>,
+    /// The pointer, in surface pixels.
+    cursor: (f64, f64),
     closing: bool,
 }
 
@@ -116,7 +128,12 @@ pub fn run<G: Game>(engine: Engine<G>, options: Options) -> Result<(Engine<G>, E
         // sound card at all plays silently (the overlay says why).
         tell!("moonloop: no sound: {}", sound.status());
     }
-    let dev = DevControls::new(engine.config().dev_controls);
+    let mut dev = DevControls::new(engine.config().dev_controls);
+    let mut engine = engine;
+    if options.paused {
+        dev.start_paused();
+        engine.pause();
+    }
     let mut app = App {
         engine,
         options,
@@ -139,6 +156,11 @@ pub fn run<G: Game>(engine: Engine<G>, options: Options) -> Result<(Engine<G>, E
         start_frame,
         look: None,
         pads: Pads::new(),
+        changed_at: None,
+        scrubbing: false,
+        panel_at: None,
+        next_rewind: Instant::now(),
+        cursor: (0.0, 0.0),
         closing: false,
     };
     event_loop.run_app(&mut app)?;
@@ -259,6 +281,14 @@ impl<G: Game> App<G> {
             Act::Resume => self.engine.resume(),
             Act::Step => self.step = true,
             Act::Scale(scale) => self.engine.set_time_scale(scale),
+            Act::Rewind(true) => self.engine.pause(),
+            Act::Rewind(false) => {
+                if !self.dev.paused() {
+                    self.engine.resume();
+                }
+            }
+            Act::StepBack => self.go_back(1),
+            Act::RunAgain => self.run_again(),
         }
         if let Some(gpu) = &self.gpu {
             gpu.window.request_redraw();
@@ -285,6 +315,9 @@ impl<G: Game> App<G> {
             {
                 self.apply(act);
             }
+            if !pressed && let Some(act) = self.dev.release(dev) {
+                self.apply(act);
+            }
             return;
         }
         if repeat {
@@ -297,6 +330,64 @@ impl<G: Game> App<G> {
                 InputEvent::Release(key)
             };
             self.engine.input_mut().push(event);
+        }
+    }
+
+    /// Shows the frame `frames` before the one shown, drawn by the current
+    /// `render` (R2); at the start of history it stays there.
+    fn go_back(&mut self, frames: u64) {
+        if self.engine.history().is_none() {
+            return;
+        }
+        let oldest = self.engine.history().map_or(0, |h| *h.frames().start());
+        let target = self.engine.frame().saturating_sub(frames).max(oldest);
+        self.show(target);
+    }
+
+    /// Shows frame `frame` of history.
+    fn show(&mut self, frame: u64) {
+        match self.engine.show(frame) {
+            Ok(()) => self.engine.render_again(),
+            Err(err) => self.last_error = Some(crate::terminal::line(&err.to_string())),
+        }
+        if let Some(gpu) = &self.gpu {
+            gpu.window.request_redraw();
+        }
+    }
+
+    /// Runs the recorded frames again from the keyframe at or before the
+    /// frame shown, with the code as it is now, and marks the first frame
+    /// whose state differs from the old run's (R3).
+    fn run_again(&mut self) {
+        let Some(history) = self.engine.history() else {
+            return;
+        };
+        let from = history
+            .keyframe_frames()
+            .filter(|&k| k <= self.engine.frame())
+            .last()
+            .unwrap_or(0);
+        let last = history.last();
+        match self.engine.reload_from(&[], from) {
+            Ok((_, changed)) => {
+                self.changed_at = changed;
+                match changed {
+                    Some(frame) => tell!(
+                        "ran frames {} to {last} again: the state first differs at frame {frame}",
+                        from + 1
+                    ),
+                    None => tell!(
+                        "ran frames {} to {last} again: no frame's state differs",
+                        from + 1
+                    ),
+                }
+                self.engine.render_again();
+            }
+            Err(err) => {
+                let line = crate::terminal::line(&err.to_string());
+                tell!("moonloop: {line}");
+                self.last_error = Some(line);
+            }
         }
     }
 
@@ -344,6 +435,11 @@ impl<G: Game> App<G> {
             return;
         }
         let began = Instant::now();
+        if self.dev.rewinding && began >= self.next_rewind {
+            // Back a frame each 1/60 s: the game's own rate, about.
+            self.next_rewind = began + Duration::from_secs_f64(crate::engine::STEP_DELTA);
+            self.go_back(1);
+        }
         let delivered = if std::mem::take(&mut self.step) {
             self.engine.step(began) == Tick::Delivered
         } else {
@@ -382,6 +478,12 @@ impl<G: Game> App<G> {
                 .reload_error()
                 .map(str::to_string)
                 .or_else(|| self.last_error.clone()),
+            timeline: self.engine.history().map(|h| crate::overlay::Timeline {
+                first: *h.frames().start(),
+                last: h.last(),
+                shown: self.engine.frame(),
+                changed: self.changed_at,
+            }),
         };
         self.overlay.visible = self.dev.overlay;
         let scale = gpu.window.scale_factor() as f32;
@@ -391,6 +493,7 @@ impl<G: Game> App<G> {
             let (x, y) = self.dev.corner.place((p.width(), p.height()), surface);
             (p, x, y)
         });
+        self.panel_at = overlay.as_ref().map(|(_, x, y)| (*x, *y));
         let texture = match gpu.surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(texture)
             | wgpu::CurrentSurfaceTexture::Suboptimal(texture) => Some(texture),
@@ -504,7 +607,16 @@ impl<G: Game> ApplicationHandler for App<G> {
                 }
             }
             WindowEvent::Ime(Ime::Commit(text)) => self.type_text(&text),
-            WindowEvent::CursorMoved { position, .. } => self.pointer(position),
+            WindowEvent::CursorMoved { position, .. } => {
+                self.cursor = (position.x, position.y);
+                if self.scrubbing {
+                    if let Some(frame) = self.timeline_frame() {
+                        self.show(frame);
+                    }
+                } else {
+                    self.pointer(position);
+                }
+            }
             WindowEvent::CursorLeft { .. } => self.engine.input_mut().push(InputEvent::Leave),
             WindowEvent::MouseInput { state, button, .. } => {
                 let name = match button {
@@ -513,6 +625,9 @@ impl<G: Game> ApplicationHandler for App<G> {
                     MouseButton::Middle => "mouse_middle",
                     _ => return,
                 };
+                if self.scrub(name, state == ElementState::Pressed) {
+                    return;
+                }
                 let key = Key::from_name(name).expect("mouse buttons are keys");
                 let event = if state == ElementState::Pressed {
                     InputEvent::Press(key)
@@ -550,7 +665,7 @@ impl<G: Game> ApplicationHandler for App<G> {
         self.pads.poll(now, |event| input.push(event));
         // A paused game waits for events (a key, a resize, an edit): it
         // has nothing to draw until one comes.
-        if self.engine.is_paused() && !self.step {
+        if self.engine.is_paused() && !self.step && !self.dev.rewinding {
             let flow = if self.options.watcher.is_some() {
                 ControlFlow::WaitUntil(now + Duration::from_millis(50))
             } else {
@@ -582,6 +697,40 @@ impl<G: Game> ApplicationHandler for App<G> {
 }
 
 impl<G: Game> App<G> {
+    /// Returns the frame of the overlay's timeline under the pointer.
+    fn timeline_frame(&self) -> Option<u64> {
+        let (px, py) = self.panel_at?;
+        let (x, y) = self.cursor;
+        self.overlay
+            .timeline_frame((x - px as f64) as f32, (y - py as f64) as f32)
+    }
+
+    /// Takes a left button on the overlay's timeline: pressed, it pauses
+    /// and shows the frame under the pointer, and dragging scrubs;
+    /// released, the game plays on from there unless F5 paused it (R2).
+    /// Returns whether the button was the timeline's, not the game's.
+    fn scrub(&mut self, button: &str, pressed: bool) -> bool {
+        if button != "mouse_left" {
+            return false;
+        }
+        if pressed {
+            let Some(frame) = self.timeline_frame() else {
+                return false;
+            };
+            self.scrubbing = true;
+            self.engine.pause();
+            self.show(frame);
+            return true;
+        }
+        if !std::mem::take(&mut self.scrubbing) {
+            return false;
+        }
+        if !self.dev.paused() {
+            self.engine.resume();
+        }
+        true
+    }
+
     fn pointer(&mut self, position: PhysicalPosition<f64>) {
         let event = match self.engine.viewport().to_logical((position.x, position.y)) {
             Some((x, y)) => InputEvent::Move(x, y),
