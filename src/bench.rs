@@ -19,6 +19,8 @@ use crate::lua::{Budget, Call, Limits, LuaGame};
 
 #[path = "bench/fill.rs"]
 mod fill;
+#[path = "bench/history.rs"]
+mod history;
 #[path = "bench/record.rs"]
 mod record;
 #[path = "bench/render.rs"]
@@ -344,6 +346,7 @@ pub fn run() -> Result<Vec<Row>> {
         target: None,
         ..Row::default()
     });
+    rows.extend(history::rows()?);
     let (direct, through_luau) = screen_cases::drawing_case()?;
     rows.push(Row {
         case: "200 shapes + 50 lines of text: through Luau vs tiny-skia direct".into(),
