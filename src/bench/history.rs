@@ -15,7 +15,9 @@ use crate::lua::LuaGame;
 
 /// A game of the repository's, when the games are beside the binary.
 fn example(name: &str) -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("games").join(name);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("games")
+        .join(name);
     dir.join("main.luau").is_file().then_some(dir)
 }
 
@@ -44,7 +46,10 @@ fn overhead() -> Result<Row> {
         baseline,
         measured,
         target: Some(1.1),
-        note: Some(format!("history {:.1} MiB a minute", minute / (1 << 20) as f64)),
+        note: Some(format!(
+            "history {:.1} MiB a minute",
+            minute / (1 << 20) as f64
+        )),
         ..Row::default()
     })
 }
