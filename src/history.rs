@@ -2,7 +2,7 @@
 //! again (rule R1).
 //!
 //! A frame is kept as what it was given: its delta, the input events it
-//! applied, the answer `input:hover()` gave it (if it asked), and the hash
+//! applied, the answer `input:hover()` gave it (if it asked), and a digest
 //! of the state it left. Every [`KEY_EVERY`] frames a keyframe keeps the
 //! state itself, encoded outside the game's VM, with what else a frame
 //! reads (the random generator, the held keys). Frame `f` is rebuilt by
@@ -56,7 +56,8 @@ pub struct Entry {
     /// What `input:hover()` answered: 0 for not asked, 1 for nothing, and
     /// 2 and up for a name in [`History::names`].
     hover: u32,
-    /// The state's hash at the end of the frame (S7), when the game has one.
+    /// The digest of the state at the end of the frame, when the game has
+    /// one (see `state::Digester`).
     pub hash: Option<u64>,
 }
 

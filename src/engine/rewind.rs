@@ -8,7 +8,7 @@
 //! quit, and is not rendered: only the frame shown at the end is.
 
 use super::*;
-use crate::history::{Hovered, Keyframe, hash_bits};
+use crate::history::{Hovered, Keyframe};
 use crate::input::InputEvent;
 
 /// A frame of history held whole: the engine's counters, the input after
@@ -81,7 +81,11 @@ impl<G: Game> Engine<G> {
 
     /// Closes the delivered frame's record with what hover answered and
     /// the hash it left.
-    pub(super) fn close_history(&mut self, hash: Option<String>) {
+    pub(super) fn close_history(&mut self) {
+        if self.history.is_none() {
+            return;
+        }
+        let digest = self.game.digest();
         let Some(history) = &mut self.history else {
             return;
         };
@@ -100,7 +104,7 @@ impl<G: Game> Engine<G> {
         } else {
             Hovered::NotAsked
         };
-        history.close(self.last_dt, hovered, hash.as_deref().and_then(hash_bits));
+        history.close(self.last_dt, hovered, digest);
     }
 
     /// Keeps the closed frame whole when history wants a keyframe of it.
@@ -399,7 +403,7 @@ impl<G: Game> Engine<G> {
         if !record {
             return None;
         }
-        let hash = self.game.state_hash().as_deref().and_then(hash_bits);
+        let hash = self.game.digest();
         if let Some(history) = &mut self.history {
             let hovered = match hover {
                 None => Hovered::NotAsked,

@@ -103,6 +103,8 @@ pub struct LuaGame {
     quit: bool,
     /// Frames run now are history run again: no save, no quit (R1).
     replaying: bool,
+    /// History's digests of the state (R3).
+    digester: state::Digester,
 }
 
 impl Drop for LuaGame {
@@ -219,6 +221,7 @@ impl LuaGame {
             loaded_save: None,
             quit: false,
             replaying: false,
+            digester: state::Digester::default(),
         };
         let saved = game.open_save()?;
         game.state = game.first_state(saved)?;
@@ -538,6 +541,16 @@ impl Game for LuaGame {
 
     fn wants_to_quit(&self) -> bool {
         self.quit
+    }
+
+    fn digest(&mut self) -> Option<u64> {
+        match self.digester.digest(&self.lua, &self.state) {
+            Some(digest) => Some(digest),
+            None => state::hash(&self.state)
+                .ok()
+                .as_deref()
+                .and_then(crate::history::hash_bits),
+        }
     }
 
     fn keep(&self) -> Option<Kept> {

@@ -154,6 +154,77 @@ impl RawTable {
     }
 }
 
+impl RawTable {
+    /// The table a table value's bits point at.
+    ///
+    /// # Safety
+    /// `bits` are a table value's, read from a live table, or the address
+    /// of a live table.
+    pub(super) unsafe fn from_bits(bits: u64) -> RawTable {
+        RawTable(bits as *mut LuaTable)
+    }
+
+    /// Returns how many slots the table has, array and hash parts.
+    pub(super) unsafe fn slots(self) -> usize {
+        // SAFETY: the sizes are the table's own, read now.
+        unsafe {
+            let t = &*self.0;
+            t.sizearray.max(0) as usize + (1usize << t.lsizenode)
+        }
+    }
+
+    /// Calls `each` with every entry's key and value as read in place: the
+    /// array part's keys are its indices, as numbers.
+    pub(super) unsafe fn for_each(self, mut each: impl FnMut(Raw, Raw)) {
+        // SAFETY: the sizes and pointers are the table's own, read now.
+        unsafe {
+            let t = &*self.0;
+            for i in 0..t.sizearray.max(0) as usize {
+                let value = &*t.array.add(i);
+                if value.tt != ffi::LUA_TNIL {
+                    let key = Raw {
+                        tt: ffi::LUA_TNUMBER,
+                        bits: ((i + 1) as f64).to_bits(),
+                        extra: 0,
+                    };
+                    each(key, Raw::of(value));
+                }
+            }
+            for n in 0..1usize << t.lsizenode {
+                let node = &*t.node.add(n);
+                if node.val.tt != ffi::LUA_TNIL {
+                    let key = Raw {
+                        tt: (node.key_tt_next & 0xf) as c_int,
+                        bits: node.key_value,
+                        extra: node.key_extra,
+                    };
+                    each(key, Raw::of(&node.val));
+                }
+            }
+        }
+    }
+}
+
+/// A key or a value as a table's slot holds it: its type tag, its eight
+/// bytes (a number's bits, a boolean, an object's address, a vector's x
+/// and y) and the extra four (a vector's z).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Raw {
+    pub tt: c_int,
+    pub bits: u64,
+    pub extra: c_int,
+}
+
+impl Raw {
+    fn of(value: &TValue) -> Raw {
+        Raw {
+            tt: value.tt,
+            bits: value.value,
+            extra: value.extra,
+        }
+    }
+}
+
 /// An entry [`RawTable::next_to_check`] found.
 pub(super) struct Slot {
     /// Its slot number, for `lua_rawiter`.

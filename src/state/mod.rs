@@ -27,10 +27,12 @@ use mlua::{Lua, Value, ffi};
 use layout::RawTable;
 
 mod decoding;
+mod digest;
 mod encoding;
 mod layout;
 
 pub use decoding::from_json;
+pub use digest::Digester;
 pub use encoding::{MAX_JSON, copy, hash, number, to_json};
 
 /// Registry field of the weak set of tables the walk that asks the API

@@ -1,0 +1,344 @@
+//! A fast digest of a state, for history to tell two runs of a frame apart
+//! (rules R1, R3).
+//!
+//! History keeps a digest of every frame's state, and a reload from the
+//! past compares the new run's digests with the old run's. S7's hash
+//! would do, but it sorts every table's keys and hashes each with BLAKE3,
+//! which for 1,000 new balls a frame costs more than the frame. This
+//! digest is for comparing within one process, not for writing down:
+//!
+//! - tables are read in place ([`layout`]), and a table's digest is the
+//!   sum of its entries' mixed key and value digests, so key order does
+//!   not matter and nothing is sorted;
+//! - strings are digested by their length and the hash Luau keeps of
+//!   their bytes, numbers by their bits (one NaN), so equal states digest
+//!   alike however they were built;
+//! - a table the last digested state held is not read again: frozen, it
+//!   cannot have changed, and its digest is remembered by address. The
+//!   last digested state is held, so none of its tables can be collected
+//!   and its address reused by a new one before the next digest is done.
+//!
+//! Where tables cannot be read in place, [`Digester::digest`] answers
+//! `None` and the caller uses S7's hash.
+
+use mlua::{Lua, Value, ffi};
+use rustc_hash::FxHashMap;
+
+use super::layout::{self, Raw, RawTable};
+
+/// Where a string's hash, length and bytes are in Luau's `TString`.
+const STRING_HASH: usize = 16;
+const STRING_LEN: usize = 20;
+const STRING_DATA: usize = 24;
+
+/// Digests states, remembering the tables of the last one.
+#[derive(Default)]
+pub struct Digester {
+    /// Each table of the last digested state that the walk reached.
+    last: FxHashMap<usize, u64>,
+    /// The tables of the state being digested.
+    next: FxHashMap<usize, u64>,
+    /// The last digested state, held so its tables stay where they are.
+    held: Option<Value>,
+    /// Whether tables and strings can be read in place (checked once).
+    in_place: Option<bool>,
+}
+
+impl std::fmt::Debug for Digester {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Digester")
+            .field("tables", &self.last.len())
+            .finish()
+    }
+}
+
+impl Digester {
+    /// Returns the digest of `value`, a state the host took (S5: plain
+    /// data, no cycles, at most [`super::MAX_DEPTH`] deep); `None` where
+    /// tables cannot be read in place.
+    pub fn digest(&mut self, lua: &Lua, value: &Value) -> Option<u64> {
+        if *self.in_place.get_or_insert_with(|| readable(lua)) {
+            self.next.clear();
+            // SAFETY: the state is alive (the caller holds it), plain data,
+            // and no Luau code runs during the walk.
+            let digest = unsafe { self.value(value_raw(value)) };
+            std::mem::swap(&mut self.last, &mut self.next);
+            self.held = Some(value.clone());
+            Some(digest)
+        } else {
+            None
+        }
+    }
+
+    /// Forgets the remembered tables (after a reload: nothing changes
+    /// their digests, but the held state need not be kept).
+    pub fn forget(&mut self) {
+        self.last.clear();
+        self.held = None;
+    }
+
+    /// Digests a value read in place.
+    ///
+    /// # Safety
+    /// The value is a live one of a state the host took.
+    unsafe fn value(&mut self, raw: Raw) -> u64 {
+        match raw.tt {
+            // SAFETY: a table slot of a live table holds a live table.
+            ffi::LUA_TTABLE => unsafe { self.table(RawTable::from_bits(raw.bits)) },
+            // SAFETY: as the caller promises.
+            _ => unsafe { plain(raw) },
+        }
+    }
+
+    /// Digests a table: remembered, or the sum of its entries' digests.
+    ///
+    /// # Safety
+    /// The table is alive and part of a state the host took.
+    unsafe fn table(&mut self, table: RawTable) -> u64 {
+        // A small table (a ball, a vector of fields) is digested about as
+        // fast as it is looked up: only larger ones are remembered. Its
+        // larger tables are, so an unchanged world under a small root is
+        // not read again.
+        let leaf = unsafe { table.slots() } <= SMALL;
+        let addr = table.addr() as usize;
+        if !leaf && let Some(&digest) = self.last.get(&addr).or_else(|| self.next.get(&addr)) {
+            self.next.insert(addr, digest);
+            return digest;
+        }
+        let mut sum = 0u64;
+        let mut count = 0u64;
+        // Entries are summed, so their order does not matter. Reading a
+        // table inside another's walk is only reading memory: no Luau
+        // code runs, nothing moves.
+        unsafe {
+            table.for_each(|key, value| {
+                count += 1;
+                let v = self.value(value);
+                sum = sum.wrapping_add(pair(plain(key), v));
+            });
+        }
+        let digest = mix(mix(0x7461_626c, count), sum);
+        if !leaf {
+            self.next.insert(addr, digest);
+        }
+        digest
+    }
+}
+
+/// The most slots a table may have to be digested without being remembered.
+const SMALL: usize = 16;
+
+/// Digests a value that is not a table (a key, or a plain value): a word
+/// that differs for different values, cheap to make (a frame digests
+/// every entry of every new table).
+///
+/// # Safety
+/// A string is a live `TString`, and [`readable`] said its layout is known.
+unsafe fn plain(raw: Raw) -> u64 {
+    match raw.tt {
+        ffi::LUA_TNUMBER => {
+            let n = f64::from_bits(raw.bits);
+            if n.is_nan() {
+                f64::NAN.to_bits()
+            } else {
+                raw.bits
+            }
+        }
+        // A string by the hash Luau made of all its bytes, and its length.
+        ffi::LUA_TSTRING => unsafe { string(raw.bits as *const u8) },
+        ffi::LUA_TBOOLEAN => 0xb001_0000 | u64::from(raw.bits & 0xffff_ffff != 0),
+        ffi::LUA_TVECTOR => {
+            let x = float(raw.bits as u32);
+            let y = float((raw.bits >> 32) as u32);
+            let z = float(raw.extra as u32);
+            mix(mix(3, u64::from(x) | u64::from(y) << 32), u64::from(z))
+        }
+        ffi::LUA_TNIL => 0x6e69_6c00,
+        // Not plain data: a state the host took holds none.
+        other => mix(7, other as u64),
+    }
+}
+
+/// One entry's part of its table's digest: one multiply. Summed, so the
+/// order of the entries does not matter.
+fn pair(key: u64, value: u64) -> u64 {
+    let x =
+        (key ^ value.rotate_left(23) ^ 0x2545_f491_4f6c_dd1d).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    x ^ (x >> 31)
+}
+
+fn value_raw(value: &Value) -> Raw {
+    match value {
+        Value::Table(t) => Raw {
+            tt: ffi::LUA_TTABLE,
+            bits: t.to_pointer() as u64,
+            extra: 0,
+        },
+        Value::Number(n) => Raw {
+            tt: ffi::LUA_TNUMBER,
+            bits: n.to_bits(),
+            extra: 0,
+        },
+        Value::Integer(i) => Raw {
+            tt: ffi::LUA_TNUMBER,
+            bits: (*i as f64).to_bits(),
+            extra: 0,
+        },
+        Value::Boolean(b) => Raw {
+            tt: ffi::LUA_TBOOLEAN,
+            bits: u64::from(*b),
+            extra: 0,
+        },
+        Value::String(s) => Raw {
+            tt: ffi::LUA_TSTRING,
+            bits: s.to_pointer() as u64,
+            extra: 0,
+        },
+        Value::Vector(v) => Raw {
+            tt: ffi::LUA_TVECTOR,
+            bits: v.x().to_bits() as u64 | (v.y().to_bits() as u64) << 32,
+            extra: v.z().to_bits() as i32,
+        },
+        _ => Raw {
+            tt: ffi::LUA_TNIL,
+            bits: 0,
+            extra: 0,
+        },
+    }
+}
+
+/// A 64-bit mix of two words (the folded 128-bit product, as wyhash does).
+fn mix(a: u64, b: u64) -> u64 {
+    let m = u128::from(a ^ 0xa076_1d64_78bd_642f) * u128::from(b ^ 0xe703_7ed1_a0b4_28db);
+    (m as u64) ^ (m >> 64) as u64
+}
+
+#[allow(dead_code)]
+fn number(n: f64) -> u64 {
+    let bits = if n.is_nan() {
+        f64::NAN.to_bits()
+    } else {
+        n.to_bits()
+    };
+    mix(2, bits)
+}
+
+fn float(bits: u32) -> u32 {
+    let f = f32::from_bits(bits);
+    if f.is_nan() { f32::NAN.to_bits() } else { bits }
+}
+
+/// Digests a `TString` by its length and the hash Luau keeps of its bytes
+/// (two equal strings always agree; two different ones of one length
+/// collide one time in 2^32, which at worst hides a difference that
+/// nothing else in the state shows).
+///
+/// # Safety
+/// `string` is a live `TString`, and [`readable`] said its layout is known.
+unsafe fn string(string: *const u8) -> u64 {
+    unsafe {
+        let hash = (string.add(STRING_HASH) as *const u32).read_unaligned();
+        let len = (string.add(STRING_LEN) as *const u32).read_unaligned();
+        (u64::from(hash) << 32 | u64::from(len)) ^ 0x5354_5200_0000_0000
+    }
+}
+
+/// Luau's `luaS_hash` for a string shorter than 32 bytes (Lua 5.1's).
+fn short_hash(bytes: &[u8]) -> u32 {
+    let mut h = bytes.len() as u32;
+    for &b in bytes.iter().rev() {
+        h ^= (h << 5).wrapping_add(h >> 2).wrapping_add(u32::from(b));
+    }
+    h
+}
+
+/// Whether tables can be read in place, and strings' hash, length and
+/// bytes found where [`string`] looks: checked on a string made through
+/// the C API.
+fn readable(lua: &Lua) -> bool {
+    // SAFETY: the check pushes two values and leaves the stack as it was.
+    unsafe {
+        lua.exec_raw::<bool>((), |state| {
+            let top = ffi::lua_gettop(state);
+            let mut ok = layout::known(state) && ffi::lua_checkstack(state, 2) != 0;
+            if ok {
+                let text = b"moonloop: a digest's string";
+                ffi::lua_pushlstring(state, text.as_ptr().cast(), text.len());
+                let p = ffi::lua_topointer(state, -1) as *const u8;
+                let len = (p.add(STRING_LEN) as *const u32).read_unaligned() as usize;
+                let hash = (p.add(STRING_HASH) as *const u32).read_unaligned();
+                ok = len == text.len()
+                    && std::slice::from_raw_parts(p.add(STRING_DATA), len) == text
+                    && hash == short_hash(text);
+            }
+            ffi::lua_settop(state, top);
+            ffi::lua_pushboolean(state, ok.into());
+        })
+        .unwrap_or(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(lua: &Lua, code: &str) -> Value {
+        let value: Value = lua.load(code).eval().unwrap();
+        super::super::install(lua).unwrap();
+        value
+    }
+
+    // rule: R3
+    #[test]
+    fn equal_states_digest_alike_however_they_were_built() {
+        let lua = Lua::new();
+        let mut d = Digester::default();
+        let a = state(
+            &lua,
+            "return { x = 1, y = 'two', list = { 1, 2, 3 }, v = vector.create(1, 2, 3) }",
+        );
+        let b = state(
+            &lua,
+            "local t = {}; t.v = vector.create(1, 2, 3); t.list = {}; t.list[3] = 3; t.list[1] = 1; t.list[2] = 2; t.y = 'tw' .. 'o'; t.x = 1; return t",
+        );
+        let c = state(
+            &lua,
+            "return { x = 1, y = 'two', list = { 1, 2, 4 }, v = vector.create(1, 2, 3) }",
+        );
+        let da = d.digest(&lua, &a).unwrap();
+        let db = d.digest(&lua, &b).unwrap();
+        let dc = d.digest(&lua, &c).unwrap();
+        assert_eq!(da, db);
+        assert_ne!(da, dc, "one number differs, three levels down");
+        let swapped = state(
+            &lua,
+            "return { x = 'two', y = 1, list = { 1, 2, 3 }, v = vector.create(1, 2, 3) }",
+        );
+        assert_ne!(
+            da,
+            d.digest(&lua, &swapped).unwrap(),
+            "keys and values are paired"
+        );
+    }
+
+    // rule: R3
+    #[test]
+    fn a_shared_table_remembered_from_the_last_state_gives_the_same_digest() {
+        let lua = Lua::new();
+        let mut d = Digester::default();
+        let shared: Value = lua.load("return { deep = { 1, 2, 3 } }").eval().unwrap();
+        let make = |n: f64| -> Value {
+            let t = lua.create_table().unwrap();
+            t.raw_set("shared", shared.clone()).unwrap();
+            t.raw_set("n", n).unwrap();
+            t.set_readonly(true);
+            Value::Table(t)
+        };
+        let first = d.digest(&lua, &make(1.0)).unwrap();
+        let second = d.digest(&lua, &make(1.0)).unwrap();
+        let fresh = Digester::default().digest(&lua, &make(1.0)).unwrap();
+        assert_eq!(first, second);
+        assert_eq!(first, fresh, "remembering changes nothing");
+        assert_ne!(first, d.digest(&lua, &make(2.0)).unwrap());
+    }
+}
