@@ -403,6 +403,9 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
     let mut expected = None;
     if let (Some(replay), Some(path)) = (&replay, &args.replay) {
         replay.check_game(path, crate::replay::game_name(crate::Game::config(&game)))?;
+        if let Some(line) = crate::report::check_files(&args.game, path) {
+            tell!("moonloop: {}", crate::terminal::line(&line));
+        }
         if let Some(until) = args.until
             && until > replay.deltas.len() as u64
         {
@@ -528,6 +531,10 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
             frames,
             audio: args.audio.clone(),
             paused: args.until.is_some(),
+            origin: crate::report::Origin {
+                seed: limits.seed,
+                saved: engine.game().loaded_save().map(str::to_string),
+            },
         };
         window::run(engine, options)?
     };

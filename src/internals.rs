@@ -48,6 +48,8 @@ pub mod reload;
 pub mod render;
 #[path = "replay.rs"]
 pub mod replay;
+#[path = "report.rs"]
+pub mod report;
 #[path = "save.rs"]
 pub mod save;
 #[path = "scaffold.rs"]

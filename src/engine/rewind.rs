@@ -282,6 +282,73 @@ impl<G: Game> Engine<G> {
         }
     }
 
+    /// Writes history as a replay log (the format `--record-input`
+    /// writes), with the S7 hash of every frame, built by running history
+    /// again from frame 0: `seed` and `saved` are what the run started
+    /// from, `game` the name the log records (R1, H11).
+    ///
+    /// # Errors
+    /// History no longer reaches frame 0 (its cap dropped the oldest
+    /// frames), or a frame run again failed.
+    pub fn history_replay(
+        &mut self,
+        seed: u64,
+        game: &str,
+        saved: Option<&str>,
+    ) -> Result<crate::replay::Replay> {
+        let last = self.check_kept(0, "a replay of history")?.last();
+        let now = self.moment()?;
+        self.rebuild(0, false)?;
+        let live = self.input.take_queue();
+        let mut replay = crate::replay::Replay {
+            deltas: Vec::with_capacity(last as usize),
+            script: crate::input::Script::new(Vec::new()),
+            seed,
+            game: Some(game.to_string()),
+            saved: saved.map(str::to_string),
+            hashes: Vec::with_capacity(last as usize),
+        };
+        let mut events = Vec::new();
+        let mut frame_events = Vec::new();
+        let mut first_error = None;
+        self.game.set_replaying(true);
+        for frame in 1..=last {
+            let history = self.history.as_ref().expect("checked above");
+            let dt = history.entry(frame).map_or(0.0, |e| e.dt);
+            frame_events.clear();
+            frame_events.extend(history.events(frame));
+            let hover = match history.hovered(frame) {
+                Hovered::NotAsked => None,
+                Hovered::Nothing => Some(None),
+                Hovered::Object(name) => Some(Some(name.to_string())),
+            };
+            events.extend(
+                frame_events
+                    .iter()
+                    .map(|e| (crate::input::When::Frame(frame), *e)),
+            );
+            self.run_again(
+                dt,
+                &frame_events,
+                hover.as_ref().map(|h| h.as_deref()),
+                false,
+                &mut first_error,
+            );
+            replay.deltas.push(dt);
+            replay.hashes.push(self.game.state_hash());
+        }
+        self.game.set_replaying(false);
+        replay.script = crate::input::Script::new(events);
+        for event in live {
+            self.input.push(event);
+        }
+        self.go_to(&now)?;
+        match first_error {
+            Some(err) => Err(err),
+            None => Ok(replay),
+        }
+    }
+
     /// Holds where the engine stands now.
     fn moment(&self) -> Result<Moment> {
         let state = self

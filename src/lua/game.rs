@@ -495,7 +495,7 @@ impl LuaGame {
     /// # Errors
     /// The expression does not compile: the message says where.
     pub fn predicate(&self, expression: &str) -> Result<Function> {
-        let source = format!("local state = ... return ({expression}\n)");
+        let source = format!("local state = ... return ({expression})");
         self.lua
             .load(source)
             .set_name("=--when")

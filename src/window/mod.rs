@@ -54,6 +54,8 @@ pub struct Options {
     pub audio: String,
     /// Opens paused (F5 plays on).
     pub paused: bool,
+    /// What the run started from, for a bug report (Shift+F2).
+    pub origin: crate::report::Origin,
 }
 
 struct Gpu {
@@ -91,6 +93,10 @@ struct App<G: Game> {
     changed_at: Option<u64>,
     /// The timeline is being dragged with the mouse.
     scrubbing: bool,
+    /// Whether a Shift key is held.
+    shift: bool,
+    /// Bug reports written.
+    reports: u32,
     /// When F9 held goes back the next frame.
     next_rewind: Instant,
     /// Where the overlay panel was last drawn, in surface pixels.
@@ -160,6 +166,8 @@ pub fn run<G: Game>(engine: Engine<G>, options: Options) -> Result<(Engine<G>, E
         scrubbing: false,
         panel_at: None,
         next_rewind: Instant::now(),
+        shift: false,
+        reports: 0,
         cursor: (0.0, 0.0),
         closing: false,
     };
@@ -306,6 +314,12 @@ impl<G: Game> App<G> {
             }
             return;
         }
+        if code == KeyCode::F2 && self.shift && self.dev.enabled {
+            if pressed && !repeat {
+                self.report();
+            }
+            return;
+        }
         if let Some(dev) = dev_key(code)
             && self.dev.enabled
         {
@@ -386,6 +400,38 @@ impl<G: Game> App<G> {
             Err(err) => {
                 let line = crate::terminal::line(&err.to_string());
                 tell!("moonloop: {line}");
+                self.last_error = Some(line);
+            }
+        }
+    }
+
+    /// Writes a bug report folder (Shift+F2): the replay of the session,
+    /// its files' hashes and a GIF of the last ten seconds.
+    fn report(&mut self) {
+        let Some(gpu) = &mut self.gpu else { return };
+        self.reports += 1;
+        let dir = PathBuf::from(format!(
+            "moonloop-report-{}-{}",
+            self.started.elapsed().as_secs(),
+            self.reports
+        ));
+        tell!("writing a bug report to {}", dir.display());
+        match crate::report::write(
+            &mut self.engine,
+            &mut gpu.compositor,
+            &dir,
+            &self.options.origin,
+        ) {
+            Ok(w) => tell!(
+                "wrote {}: {} frames of replay, {} of GIF (open it with moonloop run GAME --replay {}/replay.txt --until N)",
+                w.dir.display(),
+                w.frames,
+                w.gif_frames,
+                w.dir.display()
+            ),
+            Err(err) => {
+                let line = crate::terminal::line(&err.chain());
+                tell!("moonloop: no bug report: {line}");
                 self.last_error = Some(line);
             }
         }
@@ -607,6 +653,7 @@ impl<G: Game> ApplicationHandler for App<G> {
                 }
             }
             WindowEvent::Ime(Ime::Commit(text)) => self.type_text(&text),
+            WindowEvent::ModifiersChanged(modifiers) => self.shift = modifiers.state().shift_key(),
             WindowEvent::CursorMoved { position, .. } => {
                 self.cursor = (position.x, position.y);
                 if self.scrubbing {

@@ -1,0 +1,230 @@
+//! The bug report: one folder that carries a session to another machine
+//! (rules R1, H11).
+//!
+//! Shift+F2 in a window writes `moonloop-report-N/`:
+//!
+//! - `replay.txt`: the session from its first frame, as `--record-input`
+//!   would have written it, with every frame's state hash, built from
+//!   history;
+//! - `files.txt`: the BLAKE3 hash of every file of the game, by path;
+//! - `last-10s.gif`: the last ten seconds of history, rendered again;
+//! - `README.txt`: how to open it.
+//!
+//! `moonloop run GAME --replay REPORT/replay.txt --until N` opens it at
+//! frame N; when the game's files are not the ones `files.txt` lists, the
+//! run says which, in one line, and plays on (the hashes then name the
+//! first frame that went another way).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::compositor::Compositor;
+use crate::engine::{Engine, Game};
+use crate::error::{Error, Result};
+use crate::record::Recorder;
+
+/// The most files `files.txt` lists.
+const MAX_FILES: usize = 4096;
+
+/// The largest file hashed; a larger one is listed as `too-large`.
+const MAX_FILE: u64 = 256 << 20;
+
+/// How many seconds of history the GIF shows.
+const GIF_SECONDS: f64 = 10.0;
+
+/// The widest the GIF is, in pixels (a larger game is scaled down).
+const GIF_WIDTH: u32 = 640;
+
+/// What a run started from, which history does not hold.
+#[derive(Debug, Clone, Default)]
+pub struct Origin {
+    /// The seed `math.random` started from.
+    pub seed: u64,
+    /// The save the game started from, as JSON.
+    pub saved: Option<String>,
+}
+
+/// What a written report holds.
+#[derive(Debug)]
+pub struct Written {
+    /// The folder.
+    pub dir: PathBuf,
+    /// The frames of the replay.
+    pub frames: u64,
+    /// The frames of the GIF.
+    pub gif_frames: u64,
+}
+
+/// Writes the report of `engine`'s session into `dir`, which must not
+/// exist yet; `compositor` renders the GIF. The engine is left where it
+/// stood.
+///
+/// # Errors
+/// The folder exists or cannot be written, or history no longer reaches
+/// the session's first frame.
+pub fn write<G: Game>(
+    engine: &mut Engine<G>,
+    compositor: &mut Compositor,
+    dir: &Path,
+    origin: &Origin,
+) -> Result<Written> {
+    let folder = engine
+        .folder()
+        .ok_or_else(|| Error::Usage("a report needs a game folder".into()))?;
+    let name = crate::replay::game_name(engine.config()).to_string();
+    let replay = engine.history_replay(origin.seed, &name, origin.saved.as_deref())?;
+    std::fs::create_dir(dir).map_err(|e| Error::io(dir, e))?;
+    let write = |file: &str, text: &str| {
+        let path = dir.join(file);
+        std::fs::write(&path, text).map_err(|e| Error::io(&path, e))
+    };
+    write("replay.txt", &replay.to_text())?;
+    write("files.txt", &files_text(&hash_files(&folder)))?;
+    let gif_frames = gif(engine, compositor, &dir.join("last-10s.gif"))?;
+    let frames = replay.deltas.len() as u64;
+    write(
+        "README.txt",
+        &format!(
+            "A moonloop bug report of {name}, {frames} frames.\n\n\
+             Open it at any frame N (the last is {frames}):\n\n    \
+             moonloop run GAME --replay {0}/replay.txt --until N\n\n\
+             files.txt lists the game's files as they were; the run says which differ.\n",
+            dir.display()
+        ),
+    )?;
+    Ok(Written {
+        dir: dir.to_path_buf(),
+        frames,
+        gif_frames,
+    })
+}
+
+/// Renders the last ten seconds of history into a GIF, then shows the
+/// present again; returns the frames written.
+fn gif<G: Game>(engine: &mut Engine<G>, compositor: &mut Compositor, path: &Path) -> Result<u64> {
+    let Some(history) = engine.history() else {
+        return Ok(0);
+    };
+    let last = history.last();
+    let mut first = last;
+    let mut seconds = 0.0;
+    while first > *history.frames().start() && seconds < GIF_SECONDS {
+        seconds += history.entry(first).map_or(0.0, |e| e.dt);
+        first -= 1;
+    }
+    let deltas: Vec<f64> = (first..=last)
+        .map(|f| history.entry(f).map_or(0.0, |e| e.dt))
+        .collect();
+    let (w, h) = engine.config().logical();
+    let size = if w > GIF_WIDTH {
+        (
+            GIF_WIDTH,
+            (h as u64 * GIF_WIDTH as u64 / w.max(1) as u64).max(1) as u32,
+        )
+    } else {
+        (w, h)
+    };
+    let mut recorder = Recorder::start(path, true)?;
+    for (frame, dt) in (first..=last).zip(deltas) {
+        engine.show(frame)?;
+        engine.render_again();
+        let (picture, _) = compositor.picture(engine, Some(size));
+        recorder.push(picture, dt);
+    }
+    engine.show(last)?;
+    engine.render_again();
+    let summary = recorder.finish()?;
+    Ok(summary.frames)
+}
+
+/// Each file's hash under `root`, by its path there ('/'-separated);
+/// links are not followed, at most [`MAX_FILES`] are listed, and what
+/// the window writes (`moonloop-report-N/`, screenshots and recordings,
+/// all named `moonloop-...`) is left out at the top.
+pub fn hash_files(root: &Path) -> BTreeMap<String, String> {
+    let mut files = BTreeMap::new();
+    let mut folders = vec![PathBuf::new()];
+    while let Some(rel) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(root.join(&rel)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if files.len() >= MAX_FILES {
+                return files;
+            }
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if rel.as_os_str().is_empty()
+                && entry.file_name().to_string_lossy().starts_with("moonloop-")
+            {
+                continue;
+            }
+            let path = rel.join(entry.file_name());
+            if kind.is_dir() {
+                folders.push(path);
+            } else if kind.is_file() {
+                let shown = path.to_string_lossy().replace('\\', "/");
+                let hash = match crate::assets::read_path(&root.join(&path), &shown, MAX_FILE) {
+                    Ok(bytes) => blake3::hash(&bytes).to_hex().to_string(),
+                    Err(_) => "unreadable".to_string(),
+                };
+                files.insert(shown, hash);
+            }
+        }
+    }
+    files
+}
+
+fn files_text(files: &BTreeMap<String, String>) -> String {
+    let mut out = String::new();
+    for (path, hash) in files {
+        let _ = writeln!(out, "{hash} {path}");
+    }
+    out
+}
+
+/// Reads a `files.txt` back.
+fn read_files(text: &str) -> BTreeMap<String, String> {
+    text.lines()
+        .filter_map(|line| line.split_once(' '))
+        .map(|(hash, path)| (path.to_string(), hash.to_string()))
+        .collect()
+}
+
+/// Compares the game in `root` with the `files.txt` beside the replay at
+/// `replay`; returns the line to say when they differ, naming the files
+/// (at most five), or `None` when they match or there is no list.
+pub fn check_files(root: &Path, replay: &Path) -> Option<String> {
+    let list = replay.parent()?.join("files.txt");
+    let text = std::fs::read_to_string(&list).ok()?;
+    let then = read_files(&text);
+    let now = hash_files(root);
+    let mut differ: Vec<String> = Vec::new();
+    for (path, hash) in &then {
+        match now.get(path) {
+            None => differ.push(format!("{path} is gone")),
+            Some(h) if h != hash => differ.push(format!("{path} changed")),
+            Some(_) => {}
+        }
+    }
+    for path in now.keys().filter(|p| !then.contains_key(*p)) {
+        differ.push(format!("{path} is new"));
+    }
+    if differ.is_empty() {
+        return None;
+    }
+    let more = differ.len().saturating_sub(5);
+    differ.truncate(5);
+    Some(format!(
+        "the game's files are not the ones {} lists: {}{}",
+        list.display(),
+        differ.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    ))
+}

@@ -1,0 +1,281 @@
+//! History outside a test file (rules R1-R4): replays opened at a frame,
+//! `moonloop seek`, the bug report folder, and their bad inputs.
+
+mod common;
+
+use std::path::Path;
+
+use common::{Outcome, game, moonloop};
+use moonloop::internals::{compositor::Compositor, history, report};
+
+/// A game that counts frames and presses, with a NaN from frame 40 on.
+const COUNTER: &str = r#"
+return {
+  config = { title = "counter" },
+  init = function() return { n = 0, presses = 0, speed = 1 } end,
+  update = function(state, input, dt)
+    local presses = state.presses + (if input:pressed("space") then 1 else 0)
+    local speed = if state.n >= 40 then 0 / 0 else 1
+    return { n = state.n + 1, presses = presses, speed = speed }
+  end,
+}
+"#;
+
+const INPUT: &str = "5 tap space\n20 tap space\n";
+
+/// Records 60 frames of the counter to `run.replay` in `dir`.
+fn recorded() -> tempfile::TempDir {
+    let dir = game(&[
+        ("g/main.luau", COUNTER),
+        ("g/in.txt", INPUT),
+        ("other/main.luau", "return { config = { id = \"other\" } }"),
+    ]);
+    let out = run(
+        dir.path(),
+        &[
+            "run",
+            "g",
+            "--headless",
+            "--clock",
+            "constant:1/60",
+            "--frames",
+            "60",
+            "--input",
+            "g/in.txt",
+            "--record-input",
+            "run.replay",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    dir
+}
+
+fn run(dir: &Path, args: &[&str]) -> Outcome {
+    moonloop(args, dir)
+}
+
+// rule: R1
+#[test]
+fn a_replay_opens_at_any_frame() {
+    let dir = recorded();
+    let out = run(
+        dir.path(),
+        &[
+            "run",
+            "g",
+            "--headless",
+            "--replay",
+            "run.replay",
+            "--until",
+            "25",
+            "--print-state",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("\"n\": 25"), "{}", out.stdout);
+    assert!(out.stdout.contains("\"presses\": 2"), "{}", out.stdout);
+}
+
+// rule: R4
+#[test]
+fn seek_prints_the_first_frame_an_expression_holds() {
+    let dir = recorded();
+    let seek = |when: &str| {
+        run(
+            dir.path(),
+            &["seek", "g", "--replay", "run.replay", "--when", when],
+        )
+    };
+    let out = seek("state.presses == 2");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.starts_with("frame 20\n"), "{}", out.stdout);
+    let nan = seek("state.speed ~= state.speed");
+    // Frame 41's update is the first to see n = 40.
+    assert!(
+        nan.stdout.starts_with("frame 41\n"),
+        "the first NaN: {}",
+        nan.stdout
+    );
+    assert!(
+        seek("state.n == 0").stdout.starts_with("frame 0\n"),
+        "init's state counts"
+    );
+}
+
+#[test]
+fn bad_history_arguments_get_one_line_each() {
+    let dir = recorded();
+    let rows: &[(&[&str], i32, &str)] = &[
+        (
+            &[
+                "run",
+                "g",
+                "--headless",
+                "--replay",
+                "run.replay",
+                "--until",
+                "61",
+            ],
+            2,
+            "moonloop: --until 61: run.replay holds 60 frames",
+        ),
+        (
+            &[
+                "run",
+                "other",
+                "--headless",
+                "--replay",
+                "run.replay",
+                "--until",
+                "3",
+            ],
+            2,
+            "moonloop: run.replay: this replay was recorded from the game `counter`, not `other`",
+        ),
+        (
+            &["run", "g", "--headless", "--until", "3"],
+            2,
+            "moonloop: the following required arguments were not provided:",
+        ),
+        (
+            &["seek", "g", "--replay", "run.replay", "--when", "state.n +"],
+            2,
+            "moonloop: --when: --when:1:",
+        ),
+        (
+            &[
+                "seek",
+                "g",
+                "--replay",
+                "run.replay",
+                "--when",
+                "state.nope.x",
+            ],
+            2,
+            "moonloop: --when failed at frame 0: --when:1: attempt to index nil with 'x'",
+        ),
+        (
+            &[
+                "seek",
+                "g",
+                "--replay",
+                "run.replay",
+                "--when",
+                "state.n > 1000",
+            ],
+            1,
+            "moonloop: --when `state.n > 1000` never held in the 60 frames of run.replay",
+        ),
+        (
+            &["seek", "other", "--replay", "run.replay", "--when", "true"],
+            2,
+            "moonloop: run.replay: this replay was recorded from the game `counter`",
+        ),
+    ];
+    for (args, code, line) in rows {
+        let out = run(dir.path(), args);
+        assert_eq!(out.code, *code, "{args:?}: {}", out.stderr);
+        let first = out.stderr.lines().next().unwrap_or("");
+        assert!(first.starts_with(line), "{args:?}: {first}");
+        assert_eq!(
+            out.stderr.lines().count(),
+            1,
+            "{args:?}: one line: {}",
+            out.stderr
+        );
+    }
+}
+
+// rule: R1
+#[test]
+fn a_bug_report_reopens_at_any_frame_and_names_changed_files() {
+    let dir = game(&[("g/main.luau", COUNTER), ("g/notes.txt", "v1")]);
+    let mut e = common::engine(&dir.path().join("g"));
+    e.keep_history(history::DEFAULT_CAP).unwrap();
+    for frame in 1..=90 {
+        if frame % 30 == 0 {
+            e.input_mut().push(moonloop::InputEvent::Tap(
+                moonloop::Key::from_name("space").unwrap(),
+            ));
+        }
+        e.advance(1).unwrap();
+    }
+    let at_90 = e.game().state_hash().unwrap();
+    let Ok(mut compositor) = Compositor::headless() else {
+        eprintln!("no adapter: the report's GIF is not checked here");
+        return;
+    };
+    let folder = dir.path().join("report");
+    let written =
+        report::write(&mut e, &mut compositor, &folder, &report::Origin::default()).unwrap();
+    assert_eq!(written.frames, 90);
+    assert!(written.gif_frames > 0);
+    assert_eq!(e.frame(), 90, "the engine is left where it stood");
+    assert_eq!(e.game().state_hash().unwrap(), at_90);
+    for file in ["replay.txt", "files.txt", "last-10s.gif", "README.txt"] {
+        assert!(folder.join(file).is_file(), "{file}");
+    }
+    let open = |until: &str| {
+        run(
+            dir.path(),
+            &[
+                "run",
+                "g",
+                "--headless",
+                "--replay",
+                "report/replay.txt",
+                "--until",
+                until,
+                "--state-hash",
+            ],
+        )
+    };
+    let out = open("90");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout.trim(),
+        at_90,
+        "the report's replay reaches the same state"
+    );
+    assert!(out.stderr.is_empty(), "the same files: {}", out.stderr);
+    std::fs::write(dir.path().join("g/notes.txt"), "v2").unwrap();
+    let out = open("45");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "the game's files are not the ones report/files.txt lists: notes.txt changed"
+        ),
+        "{}",
+        out.stderr
+    );
+}
+
+// rule: R1
+#[test]
+fn history_holds_its_cap_over_a_long_run_of_a_real_game() {
+    let dir = game(&[("g/main.luau", COUNTER)]);
+    let mut e = common::engine(&dir.path().join("g"));
+    let cap = 64 << 10;
+    e.keep_history(cap).unwrap();
+    for _ in 0..20 {
+        e.advance(1_000).unwrap();
+        let h = e.history().unwrap();
+        assert!(h.bytes() <= cap + 4096, "{} bytes", h.bytes());
+    }
+    let h = e.history().unwrap();
+    assert_eq!(h.last(), 20_000);
+    let oldest = *h.frames().start();
+    assert!(oldest > 0, "the oldest frames were dropped");
+    // What is left rebuilds exactly.
+    let now = e.game().state_json().unwrap();
+    let at = e
+        .with_state_at(oldest + 30, |g| g.state_json().unwrap())
+        .unwrap();
+    assert!(at.contains(&format!("\"n\": {}", oldest + 30)), "{at}");
+    assert_eq!(e.game().state_json().unwrap(), now);
+    let err = e.rewind(20_000 - oldest + 1).unwrap_err().to_string();
+    assert!(
+        err.contains("older frames were dropped to stay within its memory cap"),
+        "{err}"
+    );
+}
