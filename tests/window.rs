@@ -485,3 +485,51 @@ fn ctrl_c_while_rendering_sound_leaves_a_valid_wav() {
     assert!(real > 48_000 * 4, "over a second rendered: {real} bytes");
     assert_eq!(said as usize, real, "the header says what the file holds");
 }
+
+// rule: R2
+#[test]
+fn f10_steps_back_f9_rewinds_and_shift_f2_writes_a_bug_report() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let x = Xvfb::start();
+    let dir = game(&[("main.luau", COUNTING)]);
+    let child = spawn(&x, dir.path(), &["run", ".", "--no-watch", "--print-state"]);
+    let id = x.window("counting");
+    x.xdotool(&["windowfocus", &id]);
+    std::thread::sleep(Duration::from_millis(1500));
+    x.xdotool(&["key", "--window", &id, "F5"]);
+    std::thread::sleep(Duration::from_millis(300));
+    for _ in 0..10 {
+        x.xdotool(&["key", "--window", &id, "F10"]);
+    }
+    x.xdotool(&["key", "--window", &id, "shift+F2"]);
+    let report = || {
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .find(|e| e.file_name().to_string_lossy().starts_with("moonloop-report-"))
+            .map(|e| e.path())
+    };
+    until("the bug report", || {
+        report().is_some_and(|r| r.join("README.txt").is_file())
+    });
+    // Paused, F9 held goes back a frame each 1/60 s.
+    x.xdotool(&["keydown", "--window", &id, "F9"]);
+    std::thread::sleep(Duration::from_millis(500));
+    x.xdotool(&["keyup", "--window", &id, "F9"]);
+    std::thread::sleep(Duration::from_millis(300));
+    x.xdotool(&["windowclose", &id]);
+    let (code, stdout, stderr) = finish(child);
+    assert_eq!(code, Some(0), "{stderr}");
+    // The report holds every frame recorded, the future kept past the
+    // frame shown: the frame count before stepping back.
+    let replay = std::fs::read_to_string(report().unwrap().join("replay.txt")).unwrap();
+    let recorded = replay.lines().filter(|l| l.starts_with("frame ")).count() as f64;
+    assert!(recorded > 30.0, "{recorded} frames");
+    let n = number(&stdout, "n");
+    let back = recorded - 10.0 - n;
+    assert!(
+        (5.0..=120.0).contains(&back),
+        "F10 ten times, then F9 for half a second: {recorded} frames, ended at {n}: {stderr}"
+    );
+    assert!(stderr.contains("wrote moonloop-report-"), "{stderr}");
+}

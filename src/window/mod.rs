@@ -481,10 +481,12 @@ impl<G: Game> App<G> {
             return;
         }
         let began = Instant::now();
+        let mut rewound = false;
         if self.dev.rewinding && began >= self.next_rewind {
             // Back a frame each 1/60 s: the game's own rate, about.
             self.next_rewind = began + Duration::from_secs_f64(crate::engine::STEP_DELTA);
             self.go_back(1);
+            rewound = true;
         }
         let delivered = if std::mem::take(&mut self.step) {
             self.engine.step(began) == Tick::Delivered
@@ -553,9 +555,9 @@ impl<G: Game> App<G> {
             .as_ref()
             .map(|t| t.texture.create_view(&Default::default()));
         let steps = Steps {
-            // The recorder takes delivered frames only: a paused game
-            // records nothing.
-            record: self.recorder.as_mut().filter(|_| delivered),
+            // The recorder takes delivered frames, and the past ones F9
+            // shows: a paused game records nothing.
+            record: self.recorder.as_mut().filter(|_| delivered || rewound),
             overlay,
             present: view.as_ref().map(|v| (v, gpu.config.format)),
         };
