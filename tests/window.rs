@@ -506,7 +506,11 @@ fn f10_steps_back_f9_rewinds_and_shift_f2_writes_a_bug_report() {
         std::fs::read_dir(dir.path())
             .unwrap()
             .flatten()
-            .find(|e| e.file_name().to_string_lossy().starts_with("moonloop-report-"))
+            .find(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with("moonloop-report-")
+            })
             .map(|e| e.path())
     };
     until("the bug report", || {
