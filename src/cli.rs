@@ -139,6 +139,9 @@ enum Command {
         /// Where recorded frames go. Default: none are recorded.
         #[arg(long)]
         record: Option<PathBuf>,
+        /// History's cap in MiB. Default: 256, a window's.
+        #[arg(long, value_name = "MIB", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=65536))]
+        history_cap: u32,
     },
 }
 
@@ -287,8 +290,16 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             scenario,
             clocks,
         } => check_dt(&game, &scenario, clocks.as_deref()),
-        Command::Soak { game, frames, reload_every, record_every, record } => {
-            crate::soak::run(&game, frames, reload_every.max(1), record_every.max(1), record.as_deref()).map(|r| {
+        Command::Soak {
+            game,
+            frames,
+            reload_every,
+            record_every,
+            record,
+            history_cap,
+        } => {
+            let cap = (history_cap as usize) << 20;
+            crate::soak::run(&game, frames, reload_every.max(1), record_every.max(1), record.as_deref(), cap).map(|r| {
                 say!(
                     "{} frames, {} reloads, {} recorded, {} failed, in {:.1} s",
                     r.frames, r.reloads, r.recorded, r.errors, r.seconds
@@ -301,6 +312,12 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                     r.memory_peak
                 );
                 say!("game VM: {} KiB at 10% of the run, {} KiB at the end", r.vm_early, r.vm_final);
+                say!(
+                    "history: at most {} KiB of its {} KiB cap; {} frames held at the end",
+                    r.history_peak / 1024,
+                    cap / 1024,
+                    r.history_frames
+                );
                 if r.errors == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
             })
         }

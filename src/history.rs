@@ -17,8 +17,14 @@ use std::collections::VecDeque;
 
 use crate::input::{InputEvent, InputFrame};
 
-/// How many frames apart keyframes are.
+/// How many frames apart keyframes are, at least.
 pub const KEY_EVERY: u64 = 60;
+
+/// How many frames apart keyframes are, at most: a state that takes long
+/// to encode is kept less often (each millisecond its encoding took buys
+/// [`KEY_EVERY`] more frames), so keeping it stays a small part of the
+/// frames' time, and rebuilding a frame runs at most this many again.
+pub const KEY_EVERY_MAX: u64 = 3600;
 
 /// What history may hold by default, in bytes (256 MiB).
 pub const DEFAULT_CAP: usize = 256 << 20;
@@ -103,6 +109,8 @@ pub struct History {
     cap: usize,
     /// What the keyframes' states and the names hold, in bytes.
     held: usize,
+    /// How many frames apart keyframes are now.
+    every: u64,
 }
 
 impl History {
@@ -118,6 +126,7 @@ impl History {
             names: Vec::new(),
             cap,
             held: 0,
+            every: KEY_EVERY,
         };
         history.push_keyframe(key);
         history
@@ -151,7 +160,15 @@ impl History {
 
     /// Says whether frame `frame` should leave a keyframe.
     pub fn wants_keyframe(&self, frame: u64) -> bool {
-        frame.is_multiple_of(KEY_EVERY)
+        let last = self.keyframes.back().map_or(0, |k| k.frame);
+        frame >= last + self.every
+    }
+
+    /// Takes how long the last keyframe took to encode, and spaces the
+    /// next ones by it (see [`KEY_EVERY_MAX`]).
+    pub fn keyframe_took(&mut self, took: std::time::Duration) {
+        let ms = took.as_secs_f64() * 1e3;
+        self.every = (KEY_EVERY as f64 * ms.ceil().max(1.0)).min(KEY_EVERY_MAX as f64) as u64;
     }
 
     /// Opens frame `frame`'s record. A frame at or before the last

@@ -31,6 +31,10 @@ pub struct Report {
     pub vm_early: u64,
     /// See `vm_early`.
     pub vm_final: u64,
+    /// The most bytes history held at the end of any frame (R1).
+    pub history_peak: u64,
+    /// The frames history held at the end.
+    pub history_frames: u64,
     /// Wall time, in seconds.
     pub seconds: f64,
 }
@@ -49,7 +53,8 @@ fn status_kib(field: &str) -> u64 {
 
 /// Runs `game` for `frames` frames of 1/60 s, reloading all its files
 /// every `reload_every` frames and recording every `record_every`th frame
-/// into `out` (a folder of PNGs; `None` records nothing).
+/// into `out` (a folder of PNGs; `None` records nothing), keeping history
+/// in at most `history_cap` bytes as a window does.
 ///
 /// # Errors
 /// The game does not load, a reload fails, or the recording cannot start.
@@ -59,11 +64,13 @@ pub fn run(
     reload_every: u64,
     record_every: u64,
     out: Option<&Path>,
+    history_cap: usize,
 ) -> Result<Report> {
     let started = Instant::now();
     let loaded = LuaGame::load(game)?;
     let files = loaded.loaded_files();
     let mut engine = Engine::new(loaded, Box::new(ConstantClock::new(1.0 / 60.0)));
+    engine.keep_history(history_cap)?;
     let mut capture = out.map(|path| Capture::start(path, true)).transpose()?;
     let mut report = Report {
         frames: 0,
@@ -75,6 +82,8 @@ pub fn run(
         memory_peak: 0,
         vm_early: 0,
         vm_final: 0,
+        history_peak: 0,
+        history_frames: 0,
         seconds: 0.0,
     };
     for frame in 1..=frames {
@@ -83,6 +92,9 @@ pub fn run(
         }
         // A long run plays its cues and lets them go, as a window does.
         engine.cues_mut().drain();
+        if let Some(history) = engine.history() {
+            report.history_peak = report.history_peak.max(history.bytes() as u64);
+        }
         if frame % reload_every == 0 {
             engine
                 .reload(&files)
@@ -104,6 +116,10 @@ pub fn run(
         capture.recorder.finish()?;
     }
     report.frames = engine.frame();
+    report.history_frames = engine.history().map_or(0, |h| {
+        let frames = h.frames();
+        frames.end() - frames.start()
+    });
     report.memory_final = status_kib("VmRSS:");
     report.vm_final = engine.game().lua().used_memory() as u64 / 1024;
     report.memory_peak = status_kib("VmHWM:");

@@ -96,6 +96,47 @@ fn steady_frames_allocate_nothing() {
     assert_eq!(count, 0, "heap allocations over 2,000 steady frames");
 }
 
+// rule: R1
+#[test]
+fn history_allocates_nothing_between_keyframes() {
+    // The same state every frame (a new table would be the game's
+    // allocation, which the counter cannot tell from the host's): what is
+    // left is history's own bookkeeping, input events included.
+    let dir = game(&[(
+        "main.luau",
+        r#"
+        return {
+            init = function() return { n = 0, list = { 1, 2, 3 } } end,
+            update = function(state, input, dt)
+                return state
+            end,
+        }
+        "#,
+    )]);
+    let game = LuaGame::load(dir.path()).unwrap();
+    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    engine
+        .keep_history(moonloop::internals::history::DEFAULT_CAP)
+        .unwrap();
+    let space = Key::from_name("space").unwrap();
+    let mut frames = |n: u32| {
+        for i in 0..n {
+            engine.input_mut().push(if i % 2 == 0 {
+                InputEvent::Press(space)
+            } else {
+                InputEvent::Release(space)
+            });
+            engine.advance(1).unwrap();
+        }
+    };
+    frames(660); // warm-up, to just past the keyframe of frame 660
+    let count = allocations_in(|| frames(59));
+    assert_eq!(
+        count, 0,
+        "heap allocations over the 59 frames between keyframes"
+    );
+}
+
 #[test]
 fn batching_textured_models_allocates_nothing() {
     // The renderer's share of a frame before wgpu: sorting objects into

@@ -537,3 +537,38 @@ fn f10_steps_back_f9_rewinds_and_shift_f2_writes_a_bug_report() {
     );
     assert!(stderr.contains("wrote moonloop-report-"), "{stderr}");
 }
+
+// rule: R3
+#[test]
+fn f12_runs_the_past_again_through_edited_code_and_names_the_first_change() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let x = Xvfb::start();
+    let dir = game(&[("main.luau", COUNTING)]);
+    let child = spawn(&x, dir.path(), &["run", ".", "--watch"]);
+    let id = x.window("counting");
+    x.xdotool(&["windowfocus", &id]);
+    std::thread::sleep(Duration::from_millis(1500));
+    x.xdotool(&["key", "--window", &id, "F5"]);
+    x.xdotool(&["keydown", "--window", &id, "F9"]);
+    std::thread::sleep(Duration::from_millis(400));
+    x.xdotool(&["keyup", "--window", &id, "F9"]);
+    // The edit counts by two: every frame run again differs.
+    let edited = COUNTING.replace("n = state.n + 1", "n = state.n + 2");
+    std::fs::write(dir.path().join("main.luau"), edited).unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    x.xdotool(&["key", "--window", &id, "F12"]);
+    std::thread::sleep(Duration::from_millis(500));
+    x.xdotool(&["windowclose", &id]);
+    let (code, _, stderr) = finish(child);
+    assert_eq!(code, Some(0), "{stderr}");
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("ran frames "))
+        .unwrap_or_else(|| panic!("F12 says what it ran: {stderr}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let from: u64 = words[2].parse().unwrap();
+    assert!(
+        line.ends_with(&format!("the state first differs at frame {from}")),
+        "the first frame run again differs: {line}"
+    );
+}

@@ -57,7 +57,7 @@ impl<G: Game> Engine<G> {
             frame: self.frame,
             time: self.time,
             last_dt: self.last_dt,
-            input: self.input.clone(),
+            input: self.input.for_history(),
             kept,
         }
     }
@@ -108,6 +108,9 @@ impl<G: Game> Engine<G> {
     }
 
     /// Keeps the closed frame whole when history wants a keyframe of it.
+    /// A state that cannot be kept (its JSON is past S7's limit) ends
+    /// history, with one line: frames without keyframes could not be
+    /// rebuilt, and would only grow.
     pub(super) fn keyframe(&mut self) {
         if !self
             .history
@@ -116,17 +119,23 @@ impl<G: Game> Engine<G> {
         {
             return;
         }
+        let started = Instant::now();
         match self.game.keep() {
             Some(kept) => {
                 let key = self.keyframe_of(kept);
                 if let Some(history) = &mut self.history {
                     history.push_keyframe(key);
+                    history.keyframe_took(started.elapsed());
                 }
             }
-            None => self.errors.push(Error::Script(format!(
-                "R1: frame {}'s state could not be kept; history stops here",
-                self.frame
-            ))),
+            None => {
+                self.history = None;
+                self.shown.clear();
+                self.errors.push(Error::Script(format!(
+                    "R1: frame {}'s state could not be kept (its JSON is too large); this run keeps no history from here",
+                    self.frame
+                )));
+            }
         }
     }
 
@@ -359,7 +368,7 @@ impl<G: Game> Engine<G> {
             frame: self.frame,
             time: self.time,
             last_dt: self.last_dt,
-            input: self.input.clone(),
+            input: self.input.for_history(),
             state,
         })
     }

@@ -340,6 +340,25 @@ impl InputFrame {
         &self.pending
     }
 
+    /// Returns what history keeps of this frame (R1): the held keys, the
+    /// pointer, the pads and the edges; not the actions (the game's, kept
+    /// by the live frame) nor the queue.
+    pub fn for_history(&self) -> InputFrame {
+        InputFrame {
+            down: self.down.clone(),
+            pressed: self.pressed.clone(),
+            released: self.released.clone(),
+            release_next: self.release_next.clone(),
+            pointer: self.pointer,
+            wheel: self.wheel,
+            pending: Vec::new(),
+            actions: Vec::new(),
+            ray: self.ray,
+            text: self.text.clone(),
+            axes: self.axes,
+        }
+    }
+
     /// Takes the queued events out, for frames run again to have their own.
     pub fn take_queue(&mut self) -> Vec<InputEvent> {
         std::mem::replace(&mut self.pending, Vec::with_capacity(64))

@@ -38,8 +38,10 @@ pub struct Digester {
     last: FxHashMap<usize, u64>,
     /// The tables of the state being digested.
     next: FxHashMap<usize, u64>,
-    /// The last digested state, held so its tables stay where they are.
-    held: Option<Value>,
+    /// Holds the last digested state (at index 1), so its tables stay
+    /// where they are; a table slot set in place, where holding the value
+    /// itself would cost a reference made and one dropped every frame.
+    held: Option<mlua::Table>,
     /// Whether tables and strings can be read in place (checked once).
     in_place: Option<bool>,
 }
@@ -63,18 +65,18 @@ impl Digester {
             // and no Luau code runs during the walk.
             let digest = unsafe { self.value(value_raw(value)) };
             std::mem::swap(&mut self.last, &mut self.next);
-            self.held = Some(value.clone());
+            if self.held.is_none() {
+                self.held = lua.create_table().ok();
+            }
+            let held = self.held.as_ref().map(|h| h.raw_set(1, value));
+            if !matches!(held, Some(Ok(()))) {
+                // Not held, so not to be trusted by address next time.
+                self.last.clear();
+            }
             Some(digest)
         } else {
             None
         }
-    }
-
-    /// Forgets the remembered tables (after a reload: nothing changes
-    /// their digests, but the held state need not be kept).
-    pub fn forget(&mut self) {
-        self.last.clear();
-        self.held = None;
     }
 
     /// Digests a value read in place.
