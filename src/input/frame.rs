@@ -345,10 +345,10 @@ impl InputFrame {
     /// by the live frame) nor the queue.
     pub fn for_history(&self) -> InputFrame {
         InputFrame {
-            down: self.down.clone(),
-            pressed: self.pressed.clone(),
-            released: self.released.clone(),
-            release_next: self.release_next.clone(),
+            down: self.down,
+            pressed: self.pressed,
+            released: self.released,
+            release_next: self.release_next,
             pointer: self.pointer,
             wheel: self.wheel,
             pending: Vec::new(),
