@@ -86,6 +86,37 @@ fn run_again(pong: &Path) -> Result<Row> {
     })
 }
 
+/// Pong going back through history a frame at a time, as F9 held does
+/// (the frame shown, then drawn by `render`), against a frame played live.
+fn rewinding(pong: &Path) -> Result<Row> {
+    let mut live = engine(pong, true)?;
+    let mut back = engine(pong, true)?;
+    back.advance(36_000)?;
+    let [baseline, measured] = interleaved(|case, n| {
+        if case == 0 {
+            live.advance(n).expect("pong runs");
+        } else {
+            for _ in 0..n {
+                let frame = back.frame();
+                let to = if frame <= 1 { 36_000 } else { frame - 1 };
+                back.show(to).expect("history holds it");
+                back.render_again();
+            }
+        }
+    });
+    Ok(Row {
+        case: "pong: a frame back through history (F9) vs a frame played live".into(),
+        baseline,
+        measured,
+        target: Some(2.0),
+        note: Some(format!(
+            "{:.1} µs a frame back",
+            measured.as_secs_f64() * 1e6
+        )),
+        ..Row::default()
+    })
+}
+
 /// The slowest rebuild of a frame of ten minutes of pong: a frame just
 /// before a keyframe, the most frames to run from the one before it.
 fn seek(pong: &Path) -> Result<Row> {
@@ -138,6 +169,7 @@ pub(super) fn rows() -> Result<Vec<Row>> {
     let mut rows = vec![overhead()?];
     if let Some(pong) = example("pong") {
         rows.push(run_again(&pong)?);
+        rows.push(rewinding(&pong)?);
         rows.push(seek(&pong)?);
     }
     let notes = memory_notes()?;
