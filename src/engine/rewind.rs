@@ -22,12 +22,34 @@ pub(super) struct Moment {
     state: Held,
 }
 
-/// A frame of the old future, copied out before a reload replaces it.
+/// A recorded frame copied out of history: to run again while history
+/// changes (a reload replaces the old future), or beside it.
 struct Recorded {
     dt: f64,
     events: Vec<InputEvent>,
     hover: Option<Option<String>>,
     hash: Option<u64>,
+}
+
+impl Recorded {
+    fn of(history: &History, frame: u64) -> Recorded {
+        let entry = history.entry(frame);
+        Recorded {
+            dt: entry.map_or(0.0, |e| e.dt),
+            events: history.events(frame).collect(),
+            hover: match history.hovered(frame) {
+                Hovered::NotAsked => None,
+                Hovered::Nothing => Some(None),
+                Hovered::Object(name) => Some(Some(name.to_string())),
+            },
+            hash: entry.and_then(|e| e.hash),
+        }
+    }
+
+    /// What hover answered, as [`Engine::run_again`] takes it.
+    fn hover(&self) -> Option<Option<&str>> {
+        self.hover.as_ref().map(|answer| answer.as_deref())
+    }
 }
 
 impl<G: Game> Engine<G> {
@@ -257,16 +279,7 @@ impl<G: Game> Engine<G> {
 
         let history = self.history.as_ref().expect("checked above");
         let old: Vec<Recorded> = (from + 1..=history.last())
-            .map(|frame| Recorded {
-                dt: history.entry(frame).map_or(0.0, |e| e.dt),
-                events: history.events(frame).collect(),
-                hover: match history.hovered(frame) {
-                    Hovered::NotAsked => None,
-                    Hovered::Nothing => Some(None),
-                    Hovered::Object(name) => Some(Some(name.to_string())),
-                },
-                hash: history.entry(frame).and_then(|e| e.hash),
-            })
+            .map(|frame| Recorded::of(history, frame))
             .collect();
         self.go_to(&past)?;
         let mut first_error = self.game.migrate().err();
@@ -274,8 +287,13 @@ impl<G: Game> Engine<G> {
         let live = self.input.take_queue();
         self.game.set_replaying(true);
         for recorded in &old {
-            let hover = recorded.hover.as_ref().map(|answer| answer.as_deref());
-            let hash = self.run_again(recorded.dt, &recorded.events, hover, true, &mut first_error);
+            let hash = self.run_again(
+                recorded.dt,
+                &recorded.events,
+                recorded.hover(),
+                true,
+                &mut first_error,
+            );
             if diverged.is_none() && hash != recorded.hash {
                 diverged = Some(self.frame);
             }
@@ -318,32 +336,20 @@ impl<G: Game> Engine<G> {
             hashes: Vec::with_capacity(last as usize),
         };
         let mut events = Vec::new();
-        let mut frame_events = Vec::new();
         let mut first_error = None;
         self.game.set_replaying(true);
         for frame in 1..=last {
-            let history = self.history.as_ref().expect("checked above");
-            let dt = history.entry(frame).map_or(0.0, |e| e.dt);
-            frame_events.clear();
-            frame_events.extend(history.events(frame));
-            let hover = match history.hovered(frame) {
-                Hovered::NotAsked => None,
-                Hovered::Nothing => Some(None),
-                Hovered::Object(name) => Some(Some(name.to_string())),
-            };
-            events.extend(
-                frame_events
-                    .iter()
-                    .map(|e| (crate::input::When::Frame(frame), *e)),
-            );
+            let recorded = Recorded::of(self.history.as_ref().expect("checked above"), frame);
+            let when = crate::input::When::Frame(frame);
+            events.extend(recorded.events.iter().map(|e| (when, *e)));
             self.run_again(
-                dt,
-                &frame_events,
-                hover.as_ref().map(|h| h.as_deref()),
+                recorded.dt,
+                &recorded.events,
+                recorded.hover(),
                 false,
                 &mut first_error,
             );
-            replay.deltas.push(dt);
+            replay.deltas.push(recorded.dt);
             replay.hashes.push(self.game.state_hash());
         }
         self.game.set_replaying(false);
@@ -403,26 +409,22 @@ impl<G: Game> Engine<G> {
         let live = self.input.take_queue();
         self.game.set_replaying(true);
         let mut first_error = None;
-        let mut events = Vec::new();
         for f in key.frame + 1..=frame {
-            let history = self.history.as_ref().expect("checked by the caller");
-            let dt = history.entry(f).map_or(0.0, |e| e.dt);
-            events.clear();
-            events.extend(history.events(f));
-            let hover = match history.hovered(f) {
-                Hovered::NotAsked => None,
-                Hovered::Nothing => Some(None),
-                Hovered::Object(name) => Some(Some(name.to_string())),
-            };
+            let recorded = Recorded::of(self.history.as_ref().expect("checked by the caller"), f);
             self.run_again(
-                dt,
-                &events,
-                hover.as_ref().map(|h| h.as_deref()),
+                recorded.dt,
+                &recorded.events,
+                recorded.hover(),
                 false,
                 &mut first_error,
             );
             if hold {
-                self.shown.push(self.moment()?);
+                match self.moment() {
+                    Ok(moment) => self.shown.push(moment),
+                    Err(err) => {
+                        first_error.get_or_insert(err);
+                    }
+                }
             }
         }
         self.game.set_replaying(false);

@@ -169,43 +169,21 @@ fn pair(key: u64, value: u64) -> u64 {
     x ^ (x >> 31)
 }
 
+/// A value as a slot would hold it, for the walk to start from.
 fn value_raw(value: &Value) -> Raw {
+    let raw = |tt, bits| Raw { tt, bits, extra: 0 };
     match value {
-        Value::Table(t) => Raw {
-            tt: ffi::LUA_TTABLE,
-            bits: t.to_pointer() as u64,
-            extra: 0,
-        },
-        Value::Number(n) => Raw {
-            tt: ffi::LUA_TNUMBER,
-            bits: n.to_bits(),
-            extra: 0,
-        },
-        Value::Integer(i) => Raw {
-            tt: ffi::LUA_TNUMBER,
-            bits: (*i as f64).to_bits(),
-            extra: 0,
-        },
-        Value::Boolean(b) => Raw {
-            tt: ffi::LUA_TBOOLEAN,
-            bits: u64::from(*b),
-            extra: 0,
-        },
-        Value::String(s) => Raw {
-            tt: ffi::LUA_TSTRING,
-            bits: s.to_pointer() as u64,
-            extra: 0,
-        },
+        Value::Table(t) => raw(ffi::LUA_TTABLE, t.to_pointer() as u64),
+        Value::String(s) => raw(ffi::LUA_TSTRING, s.to_pointer() as u64),
+        Value::Number(n) => raw(ffi::LUA_TNUMBER, n.to_bits()),
+        Value::Integer(i) => raw(ffi::LUA_TNUMBER, (*i as f64).to_bits()),
+        Value::Boolean(b) => raw(ffi::LUA_TBOOLEAN, u64::from(*b)),
         Value::Vector(v) => Raw {
             tt: ffi::LUA_TVECTOR,
-            bits: v.x().to_bits() as u64 | (v.y().to_bits() as u64) << 32,
+            bits: u64::from(v.x().to_bits()) | u64::from(v.y().to_bits()) << 32,
             extra: v.z().to_bits() as i32,
         },
-        _ => Raw {
-            tt: ffi::LUA_TNIL,
-            bits: 0,
-            extra: 0,
-        },
+        _ => raw(ffi::LUA_TNIL, 0),
     }
 }
 
