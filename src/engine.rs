@@ -257,6 +257,8 @@ pub struct Engine<G> {
     shown: Vec<rewind::Moment>,
     /// Where frames run again play their cues: nowhere.
     quiet: CueLog,
+    /// When the last keyframe was kept.
+    key_clock: Option<Instant>,
 }
 
 impl<G: Game> Engine<G> {
@@ -279,6 +281,7 @@ impl<G: Game> Engine<G> {
             asked: Cell::new(false),
             shown: Vec::new(),
             quiet: CueLog::default(),
+            key_clock: None,
             game,
             frame: 0,
             time: 0.0,

@@ -20,10 +20,11 @@ use crate::input::{InputEvent, InputFrame};
 /// How many frames apart keyframes are, at least.
 pub const KEY_EVERY: u64 = 60;
 
-/// How many frames apart keyframes are, at most: a state that takes long
-/// to encode is kept less often (each millisecond its encoding took buys
-/// [`KEY_EVERY`] more frames), so keeping it stays a small part of the
-/// frames' time, and rebuilding a frame runs at most this many again.
+/// How many frames apart keyframes are, at most: a state whose encoding
+/// takes more than 2% of the time between keyframes is kept half as
+/// often, and one that takes under 0.5% twice as often again, so keeping
+/// it stays a small part of the frames' time; rebuilding a frame runs at
+/// most this many again.
 pub const KEY_EVERY_MAX: u64 = 3600;
 
 /// What history may hold by default, in bytes (256 MiB).
@@ -164,11 +165,21 @@ impl History {
         frame >= last + self.every
     }
 
-    /// Takes how long the last keyframe took to encode, and spaces the
-    /// next ones by it (see [`KEY_EVERY_MAX`]).
-    pub fn keyframe_took(&mut self, took: std::time::Duration) {
-        let ms = took.as_secs_f64() * 1e3;
-        self.every = (KEY_EVERY as f64 * ms.ceil().max(1.0)).min(KEY_EVERY_MAX as f64) as u64;
+    /// Takes how long the last keyframe took to encode and how long the
+    /// frames since the one before took, and spaces the next ones by it
+    /// (see [`KEY_EVERY_MAX`]).
+    pub fn keyframe_took(&mut self, took: std::time::Duration, since: std::time::Duration) {
+        let share = took.as_secs_f64() / since.as_secs_f64().max(1e-9);
+        if share > 0.02 {
+            self.every = (self.every * 2).min(KEY_EVERY_MAX);
+        } else if share < 0.005 {
+            self.every = (self.every / 2).max(KEY_EVERY);
+        }
+    }
+
+    /// Returns how many frames apart keyframes are now.
+    pub fn keyframe_every(&self) -> u64 {
+        self.every
     }
 
     /// Opens frame `frame`'s record. A frame at or before the last
@@ -391,6 +402,38 @@ mod tests {
         assert_eq!(history.events(99).count(), 1, "frame 99 keeps its press");
         assert_eq!(history.hovered(100), Hovered::Object("tile"));
         assert_eq!(history.hovered(99), Hovered::NotAsked);
+    }
+
+    // rule: R1
+    #[test]
+    fn keyframes_that_cost_much_of_the_frames_time_are_spaced_out() {
+        use std::time::Duration;
+        let mut history = History::new(key(0, "{}"), DEFAULT_CAP);
+        let ms = Duration::from_millis;
+        history.keyframe_took(ms(1), ms(1000));
+        assert_eq!(
+            history.keyframe_every(),
+            KEY_EVERY,
+            "0.1%: as often as ever"
+        );
+        history.keyframe_took(ms(30), ms(1000));
+        assert_eq!(history.keyframe_every(), 2 * KEY_EVERY, "3%: half as often");
+        for _ in 0..20 {
+            history.keyframe_took(ms(500), ms(1000));
+        }
+        assert_eq!(
+            history.keyframe_every(),
+            KEY_EVERY_MAX,
+            "never past the most"
+        );
+        assert!(!history.wants_keyframe(KEY_EVERY_MAX - 1));
+        assert!(history.wants_keyframe(KEY_EVERY_MAX));
+        history.keyframe_took(ms(1), ms(1000));
+        assert_eq!(
+            history.keyframe_every(),
+            KEY_EVERY_MAX / 2,
+            "cheap again: twice as often"
+        );
     }
 
     // rule: R1

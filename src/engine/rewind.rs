@@ -145,9 +145,12 @@ impl<G: Game> Engine<G> {
         match self.game.keep() {
             Some(kept) => {
                 let key = self.keyframe_of(kept);
+                let took = started.elapsed();
+                let since = self.key_clock.map_or(took, |at| started - at);
+                self.key_clock = Some(started);
                 if let Some(history) = &mut self.history {
                     history.push_keyframe(key);
-                    history.keyframe_took(started.elapsed());
+                    history.keyframe_took(took, since);
                 }
             }
             None => {
