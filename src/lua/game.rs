@@ -606,14 +606,17 @@ impl Game for LuaGame {
             return Ok(());
         };
         let pick = ctx.pick();
-        let result = self
-            .leases
-            .lend_update(ctx.frame, ctx.input, ctx.cues, pick, || {
-                self.budget.guard(Call::Update, || {
-                    self.taking
-                        .call::<Value>((update, &self.state, &self.input, dt))
+        // The take at the end of the call digests the new state for
+        // history as it walks it (R1).
+        let result = state::lend_digester(&mut self.digester, || {
+            self.leases
+                .lend_update(ctx.frame, ctx.input, ctx.cues, pick, || {
+                    self.budget.guard(Call::Update, || {
+                        self.taking
+                            .call::<Value>((update, &self.state, &self.input, dt))
+                    })
                 })
-            });
+        });
         let pending = self.leases.take_save();
         let quit = self.leases.take_quit();
         self.state = self.accept(update, "update", result)?;

@@ -18,8 +18,16 @@
 //!   last digested state is held, so none of its tables can be collected
 //!   and its address reused by a new one before the next digest is done.
 //!
+//! The take walk (S5) reads every new table of a state anyway, right
+//! after `update` made it. Lent a digester ([`lend`]), it digests each
+//! table it walks as it finishes it, while its slots are still in the
+//! cache, and [`Digester::digest`] then only picks up the root's digest:
+//! the same digest the walk here would give, at a fraction of the cost.
+//!
 //! Where tables cannot be read in place, [`Digester::digest`] answers
 //! `None` and the caller uses S7's hash.
+
+use std::cell::Cell;
 
 use mlua::{Lua, Value, ffi};
 use rustc_hash::FxHashMap;
@@ -44,6 +52,38 @@ pub struct Digester {
     held: Option<mlua::Table>,
     /// Whether tables and strings can be read in place (checked once).
     in_place: Option<bool>,
+    /// The root the last take walked while lent, and its digest.
+    taken: Option<(usize, u64)>,
+}
+
+thread_local! {
+    /// The digester lent to this thread's takes, while one is.
+    static LENT: Cell<*mut Digester> = const { Cell::new(std::ptr::null_mut()) };
+}
+
+/// Lends `digester` to the takes `run` makes on this thread (the one that
+/// takes `update`'s state), so they digest what they walk. Lends nothing
+/// until a first [`Digester::digest`] found tables readable in place.
+pub fn lend<R>(digester: &mut Digester, run: impl FnOnce() -> R) -> R {
+    if digester.in_place != Some(true) {
+        return run();
+    }
+    digester.next.clear();
+    digester.taken = None;
+    /// Puts back what was lent before, however `run` ends.
+    struct Restore(*mut Digester);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            LENT.with(|lent| lent.set(self.0));
+        }
+    }
+    let _restore = Restore(LENT.with(|lent| lent.replace(digester)));
+    run()
+}
+
+/// The digester lent to this thread's takes, or null.
+pub(super) fn lent() -> *mut Digester {
+    LENT.with(Cell::get)
 }
 
 impl std::fmt::Debug for Digester {
@@ -60,10 +100,20 @@ impl Digester {
     /// tables cannot be read in place.
     pub fn digest(&mut self, lua: &Lua, value: &Value) -> Option<u64> {
         if *self.in_place.get_or_insert_with(|| readable(lua)) {
-            self.next.clear();
-            // SAFETY: the state is alive (the caller holds it), plain data,
-            // and no Luau code runs during the walk.
-            let digest = unsafe { self.value(value_raw(value)) };
+            let raw = value_raw(value);
+            let digest = match self.taken.take() {
+                // The take walked this very state while lent: its tables'
+                // digests are in `next` already.
+                Some((root, digest)) if raw.tt == ffi::LUA_TTABLE && raw.bits as usize == root => {
+                    digest
+                }
+                _ => {
+                    self.next.clear();
+                    // SAFETY: the state is alive (the caller holds it),
+                    // plain data, and no Luau code runs during the walk.
+                    unsafe { self.value(raw) }
+                }
+            };
             std::mem::swap(&mut self.last, &mut self.next);
             if self.held.is_none() {
                 self.held = lua.create_table().ok();
@@ -77,6 +127,45 @@ impl Digester {
         } else {
             None
         }
+    }
+
+    /// Digests a table the take walk met already checked: remembered, or
+    /// digested now.
+    ///
+    /// # Safety
+    /// The table is alive and part of a state being taken; no Luau code
+    /// runs until the walk ends.
+    pub(super) unsafe fn checked_table(&mut self, table: RawTable) -> u64 {
+        unsafe { self.table(table) }
+    }
+
+    /// Digests a table the take walk has just walked: `tables` is the sum
+    /// of its table entries' parts (their digests came back from the walk),
+    /// and its plain entries are read here.
+    ///
+    /// # Safety
+    /// As [`Digester::checked_table`].
+    pub(super) unsafe fn walked_table(&mut self, table: RawTable, tables: u64) -> u64 {
+        let mut sum = tables;
+        let mut count = 0u64;
+        unsafe {
+            table.for_each(|key, value| {
+                count += 1;
+                if value.tt != ffi::LUA_TTABLE {
+                    sum = sum.wrapping_add(pair(plain(key), plain(value)));
+                }
+            });
+        }
+        let digest = mix(mix(TABLE_TAG, count), sum);
+        if unsafe { table.slots() } > SMALL {
+            self.next.insert(table.addr() as usize, digest);
+        }
+        digest
+    }
+
+    /// Notes the digest of the root a lent take walked.
+    pub(super) fn took(&mut self, root: usize, digest: u64) {
+        self.taken = Some((root, digest));
     }
 
     /// Digests a value read in place.
@@ -119,13 +208,16 @@ impl Digester {
                 sum = sum.wrapping_add(pair(plain(key), v));
             });
         }
-        let digest = mix(mix(0x7461_626c, count), sum);
+        let digest = mix(mix(TABLE_TAG, count), sum);
         if !leaf {
             self.next.insert(addr, digest);
         }
         digest
     }
 }
+
+/// What a table's digest starts from.
+const TABLE_TAG: u64 = 0x7461_626c;
 
 /// The most slots a table may have to be digested without being remembered.
 const SMALL: usize = 16;
@@ -136,7 +228,7 @@ const SMALL: usize = 16;
 ///
 /// # Safety
 /// A string is a live `TString`, and [`readable`] said its layout is known.
-unsafe fn plain(raw: Raw) -> u64 {
+pub(super) unsafe fn plain(raw: Raw) -> u64 {
     match raw.tt {
         ffi::LUA_TNUMBER => {
             let n = f64::from_bits(raw.bits);
@@ -163,7 +255,7 @@ unsafe fn plain(raw: Raw) -> u64 {
 
 /// One entry's part of its table's digest: one multiply. Summed, so the
 /// order of the entries does not matter.
-fn pair(key: u64, value: u64) -> u64 {
+pub(super) fn pair(key: u64, value: u64) -> u64 {
     let x =
         (key ^ value.rotate_left(23) ^ 0x2545_f491_4f6c_dd1d).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     x ^ (x >> 31)
@@ -320,5 +412,42 @@ mod tests {
         assert_eq!(first, second);
         assert_eq!(first, fresh, "remembering changes nothing");
         assert_ne!(first, d.digest(&lua, &make(2.0)).unwrap());
+    }
+
+    // rule: R1
+    #[test]
+    fn a_take_lent_a_digester_gives_the_digest_the_walk_gives() {
+        let lua = Lua::new();
+        super::super::install(&lua).unwrap();
+        let mut lent = Digester::default();
+        // The first digest finds out whether tables read in place.
+        lent.digest(&lua, &Value::Boolean(true)).unwrap();
+        let states: Vec<Value> = lua
+            .load(
+                r#"
+                local big = {}
+                for i = 1, 40 do big["k" .. i] = i * 1.5 end
+                local balls = table.create(300)
+                for i = 1, 300 do balls[i] = { x = i, y = -i, name = "b" .. i, on = i % 2 == 0 } end
+                local first = { big = big, balls = balls, v = vector.create(1, 2, 3), list = { 1, 2, { 3 } } }
+                local second = { big = big, balls = balls, v = vector.create(1, 2, 4), list = { 1, 2, { 3 } } }
+                local third = { big = big, balls = table.clone(balls), extra = { deep = { deeper = { 0 / 0 } } } }
+                return { first, second, third, second }
+                "#,
+            )
+            .eval::<Vec<Value>>()
+            .unwrap();
+        let mut digests = Vec::new();
+        for state in &states {
+            super::lend(&mut lent, || super::super::take(&lua, state)).unwrap();
+            assert!(lent.taken.is_some(), "the take walked it lent");
+            let fused = lent.digest(&lua, state).unwrap();
+            let walked = Digester::default().digest(&lua, state).unwrap();
+            assert_eq!(fused, walked, "the take's digest is the walk's");
+            digests.push(fused);
+        }
+        assert_ne!(digests[0], digests[1], "one vector differs");
+        assert_ne!(digests[1], digests[2]);
+        assert_eq!(digests[1], digests[3], "the same state again");
     }
 }

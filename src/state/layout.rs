@@ -126,9 +126,11 @@ impl RawTable {
 
     /// Returns the first slot at or after `iter`, in `lua_rawiter`'s
     /// numbering (array part, then hash part), whose entry the walk must
-    /// look at: a table not yet checked, or a value or key that is not
-    /// plain data.
-    pub(super) unsafe fn next_to_check(self, iter: c_int) -> Option<Slot> {
+    /// look at: a table not yet checked (any table, with `tables`: a walk
+    /// that digests wants them all), or a value or key that is not plain
+    /// data.
+    pub(super) unsafe fn next_to_check(self, iter: c_int, tables: bool) -> Option<Slot> {
+        let passes = |value: &TValue| passes(value) && !(tables && value.tt == ffi::LUA_TTABLE);
         // SAFETY: the sizes and pointers are the table's own, read now.
         unsafe {
             let t = &*self.0;
@@ -136,7 +138,8 @@ impl RawTable {
             while iter < t.sizearray {
                 let value = &*t.array.add(iter as usize);
                 if !passes(value) {
-                    return Some(Slot::new(iter, ffi::LUA_TNUMBER, value));
+                    let key = ((iter + 1) as f64).to_bits();
+                    return Some(Slot::new(iter, ffi::LUA_TNUMBER, key, value));
                 }
                 iter += 1;
             }
@@ -145,7 +148,7 @@ impl RawTable {
                 let node = &*t.node.add((iter - t.sizearray) as usize);
                 let key_type = (node.key_tt_next & 0xf) as c_int;
                 if node.val.tt != ffi::LUA_TNIL && !(plain_key(key_type) && passes(&node.val)) {
-                    return Some(Slot::new(iter, key_type, &node.val));
+                    return Some(Slot::new(iter, key_type, node.key_value, &node.val));
                 }
                 iter += 1;
             }
@@ -230,16 +233,19 @@ pub(super) struct Slot {
     /// Its slot number, for `lua_rawiter`.
     pub iter: c_int,
     pub key_type: c_int,
+    /// The key's eight bytes (a number's bits, a string's address).
+    pub key_bits: u64,
     pub value_type: c_int,
     /// The value, when it is a table.
     pub table: Option<RawTable>,
 }
 
 impl Slot {
-    fn new(iter: c_int, key_type: c_int, value: &TValue) -> Slot {
+    fn new(iter: c_int, key_type: c_int, key_bits: u64, value: &TValue) -> Slot {
         Slot {
             iter,
             key_type,
+            key_bits,
             value_type: value.tt,
             table: (value.tt == ffi::LUA_TTABLE).then_some(RawTable(value.value as *mut LuaTable)),
         }
@@ -368,7 +374,7 @@ unsafe fn check(state: *mut ffi::lua_State) -> bool {
             }
             ffi::lua_settop(state, t);
         }
-        let table_slot = raw.next_to_check(0);
+        let table_slot = raw.next_to_check(0, false);
         ffi::lua_rawgetfield(state, t, c"a".as_ptr());
         if found != 5
             || table_slot.as_ref().map(|s| s.iter) != Some(slot_of_table(raw))

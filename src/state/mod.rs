@@ -32,7 +32,7 @@ mod encoding;
 mod layout;
 
 pub use decoding::from_json;
-pub use digest::Digester;
+pub use digest::{Digester, lend as lend_digester};
 pub use encoding::{MAX_JSON, copy, hash, number, to_json};
 
 /// Registry field of the weak set of tables the walk that asks the API
@@ -163,6 +163,7 @@ unsafe fn walk_and_report<const RAW: bool>(state: *mut ffi::lua_State) -> bool {
             ffi::LUA_TTABLE => {
                 ffi::lua_rawgetfield(state, ffi::LUA_REGISTRYINDEX, CHECKED.as_ptr());
                 ffi::lua_pushvalue(state, 1);
+                let root = RAW.then(|| RawTable::at(state, 3));
                 let mut walk = Walk::<RAW> {
                     state,
                     checked: 2,
@@ -170,8 +171,17 @@ unsafe fn walk_and_report<const RAW: bool>(state: *mut ffi::lua_State) -> bool {
                     raw_ancestors: [std::ptr::null(); MAX_DEPTH],
                     depth: 0,
                     reserved: 0,
+                    digester: if RAW {
+                        digest::lent()
+                    } else {
+                        std::ptr::null_mut()
+                    },
                 };
-                walk.table(3, RAW.then(|| RawTable::at(state, 3)))
+                walk.table(3, root).map(|d| {
+                    if let (Some(root), Some(digester)) = (root, walk.digester.as_mut()) {
+                        digester.took(root.addr() as usize, d);
+                    }
+                })
             }
             ffi::LUA_TBOOLEAN | ffi::LUA_TNUMBER | ffi::LUA_TSTRING | ffi::LUA_TVECTOR => Ok(()),
             other => Err(Refusal::new(Offense::Type(type_name(other)))),
@@ -202,6 +212,9 @@ struct Walk<const RAW: bool> {
     depth: usize,
     /// Depth up to which the stack is known to have room.
     reserved: usize,
+    /// The digester lent to this take, or null: then each table walked
+    /// is digested as it is finished ([`digest`]).
+    digester: *mut digest::Digester,
 }
 
 enum Offense {
@@ -275,7 +288,9 @@ impl<const RAW: bool> Walk<RAW> {
     /// Keeping the table on top lets the walk find each key at `idx + 1`
     /// and value at `idx + 2` without asking Luau: every C API call costs a
     /// few nanoseconds, and a state of 1,000 new tables makes thousands.
-    unsafe fn table(&mut self, idx: i32, raw: Option<RawTable>) -> Result<(), Refusal> {
+    ///
+    /// Returns the table's digest when a digester is lent, else 0.
+    unsafe fn table(&mut self, idx: i32, raw: Option<RawTable>) -> Result<u64, Refusal> {
         unsafe {
             let state = self.state;
             let frozen = match raw {
@@ -284,7 +299,10 @@ impl<const RAW: bool> Walk<RAW> {
             };
             if frozen {
                 if self.is_checked(idx, raw) {
-                    return Ok(());
+                    return Ok(match (raw, self.digester.as_mut()) {
+                        (Some(raw), Some(digester)) => digester.checked_table(raw),
+                        _ => 0,
+                    });
                 }
                 // Frozen but never checked: walk it. Unless it is being
                 // walked now, which makes a cycle.
@@ -323,17 +341,23 @@ impl<const RAW: bool> Walk<RAW> {
             self.depth += 1;
             let result = self.entries(idx, raw);
             self.depth -= 1;
-            if result.is_ok() {
-                self.mark_checked(idx, raw);
-            }
-            result
+            let tables = result?;
+            self.mark_checked(idx, raw);
+            Ok(match (raw, self.digester.as_mut()) {
+                (Some(raw), Some(digester)) => digester.walked_table(raw, tables),
+                _ => 0,
+            })
         }
     }
 
     /// Walks the entries of the table at `idx`, the top of the stack.
-    unsafe fn entries(&mut self, idx: i32, raw: Option<RawTable>) -> Result<(), Refusal> {
+    /// Returns, when a digester is lent, the sum of the parts of its
+    /// entries that hold tables (every table entry is visited then).
+    unsafe fn entries(&mut self, idx: i32, raw: Option<RawTable>) -> Result<u64, Refusal> {
         unsafe {
             let state = self.state;
+            let digesting = !self.digester.is_null();
+            let mut tables = 0u64;
             // Entries pile up on the stack and are popped in batches: one
             // `lua_settop` per entry would cost a tenth of the walk.
             let mut key = idx + 1;
@@ -345,36 +369,52 @@ impl<const RAW: bool> Walk<RAW> {
                 }
                 let value = key + 1;
                 // The entry's key and value types, and the value in place.
-                let (key_type, value_type, child) = match raw {
+                let (key_type, key_bits, value_type, child) = match raw {
                     Some(raw) => {
                         // Skip what needs no look; the API pushes the rest.
-                        let Some(slot) = raw.next_to_check(iter) else {
-                            break Ok(());
+                        let Some(slot) = raw.next_to_check(iter, digesting) else {
+                            break Ok(tables);
                         };
                         iter = ffi::lua_rawiter(state, idx, slot.iter);
-                        (slot.key_type, slot.value_type, slot.table)
+                        (slot.key_type, slot.key_bits, slot.value_type, slot.table)
                     }
                     None => {
                         iter = ffi::lua_rawiter(state, idx, iter);
                         if iter < 0 {
-                            break Ok(());
+                            break Ok(tables);
                         }
-                        (ffi::lua_type(state, key), ffi::lua_type(state, value), None)
+                        (
+                            ffi::lua_type(state, key),
+                            0,
+                            ffi::lua_type(state, value),
+                            None,
+                        )
                     }
                 };
                 let outcome = match value_type {
                     ffi::LUA_TBOOLEAN | ffi::LUA_TNUMBER | ffi::LUA_TSTRING | ffi::LUA_TVECTOR => {
-                        Ok(())
+                        Ok(None)
                     }
-                    ffi::LUA_TTABLE => self.table(value, child),
+                    ffi::LUA_TTABLE => self.table(value, child).map(Some),
                     other => Err(Refusal::new(Offense::Type(type_name(other)))),
                 };
                 if key_type != ffi::LUA_TSTRING && key_type != ffi::LUA_TNUMBER {
                     break Err(Refusal::new(Offense::Key(type_name(key_type))));
                 }
-                if let Err(mut refusal) = outcome {
-                    refusal.path.push(segment(state, key));
-                    break Err(refusal);
+                match outcome {
+                    Err(mut refusal) => {
+                        refusal.path.push(segment(state, key));
+                        break Err(refusal);
+                    }
+                    Ok(Some(digest)) if digesting => {
+                        let key = layout::Raw {
+                            tt: key_type,
+                            bits: key_bits,
+                            extra: 0,
+                        };
+                        tables = tables.wrapping_add(digest::pair(digest::plain(key), digest));
+                    }
+                    Ok(_) => {}
                 }
                 key += 2;
             };
