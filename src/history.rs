@@ -27,6 +27,12 @@ pub const KEY_EVERY: u64 = 60;
 /// most this many again.
 pub const KEY_EVERY_MAX: u64 = 3600;
 
+/// The most object names `input:hover()` answers that history keeps: a
+/// game naming a new object under the pointer every frame would
+/// otherwise grow them without end (they are never dropped, as frames
+/// are).
+pub const MAX_NAMES: usize = 4096;
+
 /// What history may hold by default, in bytes (256 MiB).
 pub const DEFAULT_CAP: usize = 256 << 20;
 
@@ -199,17 +205,22 @@ impl History {
     }
 
     /// Closes the open frame: its delta, what hover answered and the hash
-    /// it left.
-    pub fn close(&mut self, dt: f64, hovered: Hovered<'_>, hash: Option<u64>) {
+    /// it left. Returns false when hover answered a name past
+    /// [`MAX_NAMES`]: the frame is kept as if nothing was under the
+    /// pointer, and history can no longer rebuild it exactly.
+    pub fn close(&mut self, dt: f64, hovered: Hovered<'_>, hash: Option<u64>) -> bool {
         let start = self
             .entries
             .back()
             .map_or(self.first_event, |e| e.start + e.count as u64);
         let count = (self.first_event + self.events.len() as u64 - start) as u32;
-        let hover = match hovered {
-            Hovered::NotAsked => 0,
-            Hovered::Nothing => 1,
-            Hovered::Object(name) => self.intern(name),
+        let (hover, kept) = match hovered {
+            Hovered::NotAsked => (0, true),
+            Hovered::Nothing => (1, true),
+            Hovered::Object(name) => match self.intern(name) {
+                Some(at) => (at, true),
+                None => (1, false),
+            },
         };
         self.entries.push_back(Entry {
             dt,
@@ -221,6 +232,7 @@ impl History {
         if self.bytes() > self.cap && self.keyframes.len() > 1 {
             self.drop_oldest();
         }
+        kept
     }
 
     /// Records frame `frame` whole: [`History::open`], its events, and
@@ -232,24 +244,25 @@ impl History {
         events: impl IntoIterator<Item = InputEvent>,
         hovered: Hovered<'_>,
         hash: Option<u64>,
-    ) {
+    ) -> bool {
         self.open(frame);
         for event in events {
             self.event(event);
         }
-        self.close(dt, hovered, hash);
+        self.close(dt, hovered, hash)
     }
 
-    fn intern(&mut self, name: &str) -> u32 {
+    fn intern(&mut self, name: &str) -> Option<u32> {
         let at = match self.names.iter().position(|n| **n == *name) {
             Some(at) => at,
+            None if self.names.len() == MAX_NAMES => return None,
             None => {
                 self.held += name.len() + size_of::<Box<str>>();
                 self.names.push(name.into());
                 self.names.len() - 1
             }
         };
-        at as u32 + 2
+        Some(at as u32 + 2)
     }
 
     /// Keeps `key`, the end of the last recorded frame, then drops the
@@ -434,6 +447,23 @@ mod tests {
             KEY_EVERY_MAX / 2,
             "cheap again: twice as often"
         );
+    }
+
+    // rule: R1
+    #[test]
+    fn hover_names_are_bounded() {
+        let mut history = History::new(key(0, "{}"), DEFAULT_CAP);
+        for f in 1..=MAX_NAMES as u64 {
+            let name = format!("tile{f}");
+            assert!(history.record(f, 0.1, [], Hovered::Object(&name), None));
+        }
+        let f = MAX_NAMES as u64 + 1;
+        assert!(!history.record(f, 0.1, [], Hovered::Object("one too many"), None));
+        assert!(
+            history.record(f + 1, 0.1, [], Hovered::Object("tile7"), None),
+            "a name kept before still is"
+        );
+        assert_eq!(history.hovered(f + 1), Hovered::Object("tile7"));
     }
 
     // rule: R1

@@ -33,6 +33,10 @@ const MAX_FILE: u64 = 256 << 20;
 /// How many seconds of history the GIF shows.
 const GIF_SECONDS: f64 = 10.0;
 
+/// The most frames the GIF takes (ten seconds of very short frames
+/// would be many more).
+const GIF_FRAMES: u64 = 1200;
+
 /// The widest the GIF is, in pixels (a larger game is scaled down).
 const GIF_WIDTH: u32 = 640;
 
@@ -73,6 +77,15 @@ pub fn write<G: Game>(
         .folder()
         .ok_or_else(|| Error::Usage("a report needs a game folder".into()))?;
     let name = crate::replay::game_name(engine.config()).to_string();
+    // A frame's lines take about 64 bytes; a log past what --replay reads
+    // would be of no use.
+    let frames = engine.history().map_or(0, |h| h.last());
+    if frames.saturating_mul(64) > crate::replay::MAX_LOG {
+        return Err(Error::Usage(format!(
+            "a session of {frames} frames is too long for a replay log (at most {} MiB)",
+            crate::replay::MAX_LOG >> 20
+        )));
+    }
     let replay = engine.history_replay(origin.seed, &name, origin.saved.as_deref())?;
     std::fs::create_dir(dir).map_err(|e| Error::io(dir, e))?;
     let write = |file: &str, text: &str| {
@@ -109,7 +122,7 @@ fn gif<G: Game>(engine: &mut Engine<G>, compositor: &mut Compositor, path: &Path
     let last = history.last();
     let mut first = last;
     let mut seconds = 0.0;
-    while first > *history.frames().start() && seconds < GIF_SECONDS {
+    while first > *history.frames().start() && seconds < GIF_SECONDS && last - first < GIF_FRAMES {
         seconds += history.entry(first).map_or(0.0, |e| e.dt);
         first -= 1;
     }

@@ -126,7 +126,21 @@ impl<G: Game> Engine<G> {
         } else {
             Hovered::NotAsked
         };
-        history.close(self.last_dt, hovered, digest);
+        if !history.close(self.last_dt, hovered, digest) {
+            self.end_history(format!(
+                "R1: frame {}'s update asked what is under the pointer and got the {}th \
+                 different object name; this run keeps no history from here",
+                self.frame,
+                crate::history::MAX_NAMES + 1
+            ));
+        }
+    }
+
+    /// Ends history with one line for the frame's errors.
+    fn end_history(&mut self, why: String) {
+        self.history = None;
+        self.shown.clear();
+        self.errors.push(Error::Script(why));
     }
 
     /// Keeps the closed frame whole when history wants a keyframe of it.
@@ -153,14 +167,10 @@ impl<G: Game> Engine<G> {
                     history.keyframe_took(took, since);
                 }
             }
-            None => {
-                self.history = None;
-                self.shown.clear();
-                self.errors.push(Error::Script(format!(
-                    "R1: frame {}'s state could not be kept (its JSON is too large); this run keeps no history from here",
-                    self.frame
-                )));
-            }
+            None => self.end_history(format!(
+                "R1: frame {}'s state could not be kept (its JSON is too large); this run keeps no history from here",
+                self.frame
+            )),
         }
     }
 
@@ -491,7 +501,8 @@ impl<G: Game> Engine<G> {
                 Some(None) => Hovered::Nothing,
                 Some(Some(name)) => Hovered::Object(name),
             };
-            history.close(dt, hovered, hash);
+            // A recorded answer is a name history kept already.
+            let _ = history.close(dt, hovered, hash);
         }
         self.keyframe();
         hash
