@@ -2,7 +2,7 @@
 //! (the same report as `moonloop bench`).
 
 fn main() {
-    match moonloop::internals::bench::run() {
+    match moonloop::internals::bench::run(None) {
         Ok(rows) => moonloop::internals::bench::print(&rows),
         Err(err) => {
             eprintln!("bench: {err}");

@@ -316,11 +316,37 @@ pub fn reload_latency(rounds: usize) -> Result<(Duration, Duration)> {
     Ok((to_reload[rounds / 2], to_frame[rounds / 2]))
 }
 
-/// Runs every case and returns the report's rows.
+/// The groups of cases `moonloop bench --only` picks from.
+pub const GROUPS: [&str; 6] = ["frame", "history", "screen", "record", "budget", "render"];
+
+/// Runs every case (or only those of `only`'s group) and returns the
+/// report's rows.
 ///
 /// # Errors
 /// A benchmark game fails to load or run.
-pub fn run() -> Result<Vec<Row>> {
+pub fn run(only: Option<&str>) -> Result<Vec<Row>> {
+    let want = |group: &str| only.is_none_or(|o| o == group);
+    let mut rows = Vec::new();
+    if want("frame") {
+        rows.extend(frame_rows()?);
+    }
+    if want("history") {
+        rows.extend(history::rows()?);
+    }
+    if want("screen") {
+        rows.extend(screen_rows()?);
+    }
+    if want("record") {
+        rows.extend(record_rows()?);
+    }
+    if want("budget") {
+        rows.extend(budget_rows()?);
+    }
+    Ok(rows)
+}
+
+/// The frame's own cost: the host around `update`.
+fn frame_rows() -> Result<Vec<Row>> {
     let mut rows = Vec::new();
     let (baseline, measured) = frame_case("trivial", TRIVIAL)?;
     rows.push(Row {
@@ -346,7 +372,12 @@ pub fn run() -> Result<Vec<Row>> {
         target: None,
         ..Row::default()
     });
-    rows.extend(history::rows()?);
+    Ok(rows)
+}
+
+/// The screen layer: shapes, text, sprites and fills.
+fn screen_rows() -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
     let (direct, through_luau) = screen_cases::drawing_case()?;
     rows.push(Row {
         case: "200 shapes + 50 lines of text: through Luau vs tiny-skia direct".into(),
@@ -394,6 +425,12 @@ pub fn run() -> Result<Vec<Row>> {
             ..Row::default()
         });
     }
+    Ok(rows)
+}
+
+/// The recorder's encoders.
+fn record_rows() -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
     let fps = |d: Duration| format!("{:.0} frames a second", 1.0 / d.as_secs_f64());
     if let Some((whole, differences)) = record::gif_case()? {
         rows.push(Row {
@@ -419,6 +456,12 @@ pub fn run() -> Result<Vec<Row>> {
             ..Row::default()
         });
     }
+    Ok(rows)
+}
+
+/// The time budget's interrupt.
+fn budget_rows() -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
     let (off, on, naive) = budget_case()?;
     rows.push(Row {
         case: "tight loop: time budget on vs off".into(),
@@ -465,20 +508,26 @@ pub enum Verdict {
 impl Report {
     /// Runs every case; a machine with no graphics adapter still gets its
     /// CPU rows (the adapter line says why there are no others).
-    pub fn run() -> Result<Report> {
+    pub fn run(only: Option<&str>) -> Result<Report> {
+        let want = |group: &str| only.is_none_or(|o| o == group);
         let mut report = Report {
-            rows: run()?,
+            rows: run(only)?,
+            adapter: "not measured".into(),
             ..Report::default()
         };
-        match render::run_render() {
-            Ok((rows, adapter, software)) => {
-                report.rows.extend(rows);
-                report.adapter = adapter;
-                report.software = software;
+        if want("render") {
+            match render::run_render() {
+                Ok((rows, adapter, software)) => {
+                    report.rows.extend(rows);
+                    report.adapter = adapter;
+                    report.software = software;
+                }
+                Err(err) => report.adapter = format!("none ({})", err.chain()),
             }
-            Err(err) => report.adapter = format!("none ({})", err.chain()),
         }
-        report.reload = reload_latency(20).ok();
+        if want("frame") {
+            report.reload = reload_latency(20).ok();
+        }
         Ok(report)
     }
 
@@ -542,7 +591,11 @@ impl Report {
             ),
             None => say!("hot reload latency: not measured"),
         }
-        if let Some(trivial) = self.rows.first() {
+        if let Some(trivial) = self
+            .rows
+            .iter()
+            .find(|r| r.case.starts_with("trivial game"))
+        {
             let overhead = trivial.measured.saturating_sub(trivial.baseline);
             say!("host overhead per frame (trivial game): {overhead:?} (target < 1µs)");
         }

@@ -121,6 +121,10 @@ enum Command {
         /// Prints the rows as JSON.
         #[arg(long)]
         json: bool,
+        /// Runs one group of cases only: frame, history, screen, record,
+        /// budget or render (hot reload latency is measured with frame).
+        #[arg(long, value_name = "GROUP", value_parser = clap::builder::PossibleValuesParser::new(crate::bench::GROUPS))]
+        only: Option<String>,
     },
     /// Runs a game for a long time with reloads and recordings, and
     /// reports memory (a test of the host, not part of the normal tests).
@@ -264,10 +268,16 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             // clap's first line names the problem; its usage block is noise here.
+            // An option of a few values names them on a line of its own.
             let text = err.to_string();
             let first = text.lines().next().unwrap_or("bad arguments");
+            let values = text
+                .lines()
+                .map(str::trim)
+                .find(|l| l.starts_with("[possible values: "))
+                .map_or(String::new(), |l| format!(" {l}"));
             tell!(
-                "moonloop: {} (see moonloop --help)",
+                "moonloop: {}{values} (see moonloop --help)",
                 first.trim_start_matches("error: ")
             );
             return ExitCode::from(2);
@@ -322,18 +332,20 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             })
         }
         Command::Seek { game, replay, when } => crate::seek::run(&game, &replay, &when),
-        Command::Bench { check, json } => crate::bench::Report::run().map(|report| {
-            if json {
-                say!("{}", report.json());
-            } else {
-                report.print();
-            }
-            if check && !report.holds() {
-                ExitCode::FAILURE
-            } else {
-                ExitCode::SUCCESS
-            }
-        }),
+        Command::Bench { check, json, only } => {
+            crate::bench::Report::run(only.as_deref()).map(|report| {
+                if json {
+                    say!("{}", report.json());
+                } else {
+                    report.print();
+                }
+                if check && !report.holds() {
+                    ExitCode::FAILURE
+                } else {
+                    ExitCode::SUCCESS
+                }
+            })
+        }
     };
     match outcome {
         Ok(code) => code,

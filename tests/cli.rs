@@ -73,6 +73,10 @@ fn bad_arguments_get_one_line_and_exit_2() {
             "moonloop: missing: no such game folder",
         ),
         (
+            &["bench", "--only", "balls"],
+            "moonloop: invalid value 'balls' for '--only <GROUP>' [possible values: frame, history, screen, record, budget, render] (see moonloop --help)",
+        ),
+        (
             &["run", "file.luau", "--headless"],
             "moonloop: file.luau: is a file; a game is a folder with a main.luau",
         ),

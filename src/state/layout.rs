@@ -128,32 +128,65 @@ impl RawTable {
     /// numbering (array part, then hash part), whose entry the walk must
     /// look at: a table not yet checked (any table, with `tables`: a walk
     /// that digests wants them all), or a value or key that is not plain
-    /// data.
-    pub(super) unsafe fn next_to_check(self, iter: c_int, tables: bool) -> Option<Slot> {
+    /// data. Each entry passed over on the way goes to `passed` (a walk
+    /// that digests sums them there, while the slot is at hand).
+    pub(super) unsafe fn next_to_check<P: Passed>(
+        self,
+        iter: c_int,
+        tables: bool,
+        passed: &mut P,
+    ) -> Option<Slot> {
         let passes = |value: &TValue| passes(value) && !(tables && value.tt == ffi::LUA_TTABLE);
+        // Kept in registers through the loops, stored once at the end.
+        let mut sum = *passed;
         // SAFETY: the sizes and pointers are the table's own, read now.
-        unsafe {
-            let t = &*self.0;
-            let mut iter = iter;
-            while iter < t.sizearray {
-                let value = &*t.array.add(iter as usize);
-                if !passes(value) {
+        let found = unsafe {
+            'found: {
+                let t = &*self.0;
+                let (array, nodes, sizearray) = (t.array, t.node, t.sizearray);
+                let mut iter = iter;
+                while iter < sizearray {
+                    let value = &*array.add(iter as usize);
                     let key = ((iter + 1) as f64).to_bits();
-                    return Some(Slot::new(iter, ffi::LUA_TNUMBER, key, value));
+                    if !passes(value) {
+                        break 'found Some(Slot::new(iter, ffi::LUA_TNUMBER, key, value));
+                    }
+                    if value.tt != ffi::LUA_TNIL {
+                        sum = sum.pass(Raw::number(key), Raw::of(value));
+                    }
+                    iter += 1;
                 }
-                iter += 1;
-            }
-            let slots = t.sizearray + (1 << t.lsizenode);
-            while iter < slots {
-                let node = &*t.node.add((iter - t.sizearray) as usize);
-                let key_type = (node.key_tt_next & 0xf) as c_int;
-                if node.val.tt != ffi::LUA_TNIL && !(plain_key(key_type) && passes(&node.val)) {
-                    return Some(Slot::new(iter, key_type, node.key_value, &node.val));
+                // The hash part is walked by pointer; a slot's number is
+                // worked out only for the one returned.
+                let mut at = nodes.add((iter - sizearray) as usize);
+                let end = nodes.add(1 << t.lsizenode);
+                while at < end {
+                    let node = &*at;
+                    at = at.add(1);
+                    let key_type = (node.key_tt_next & 0xf) as c_int;
+                    // Most entries of most states: a number under a name.
+                    if node.val.tt == ffi::LUA_TNUMBER && key_type == ffi::LUA_TSTRING {
+                        sum = sum.pass_named_number(node.key_value, node.val.value);
+                        continue;
+                    }
+                    if node.val.tt != ffi::LUA_TNIL {
+                        if !(plain_key(key_type) && passes(&node.val)) {
+                            let iter = sizearray + at.offset_from(nodes) as c_int - 1;
+                            break 'found Some(Slot::new(
+                                iter,
+                                key_type,
+                                node.key_value,
+                                &node.val,
+                            ));
+                        }
+                        sum = sum.pass(Raw::key(node), Raw::of(&node.val));
+                    }
                 }
-                iter += 1;
+                None
             }
-            None
-        }
+        };
+        *passed = sum;
+        found
     }
 }
 
@@ -185,27 +218,40 @@ impl RawTable {
             for i in 0..t.sizearray.max(0) as usize {
                 let value = &*t.array.add(i);
                 if value.tt != ffi::LUA_TNIL {
-                    let key = Raw {
-                        tt: ffi::LUA_TNUMBER,
-                        bits: ((i + 1) as f64).to_bits(),
-                        extra: 0,
-                    };
-                    each(key, Raw::of(value));
+                    each(Raw::number(((i + 1) as f64).to_bits()), Raw::of(value));
                 }
             }
             for n in 0..1usize << t.lsizenode {
                 let node = &*t.node.add(n);
                 if node.val.tt != ffi::LUA_TNIL {
-                    let key = Raw {
-                        tt: (node.key_tt_next & 0xf) as c_int,
-                        bits: node.key_value,
-                        extra: node.key_extra,
-                    };
-                    each(key, Raw::of(&node.val));
+                    each(Raw::key(node), Raw::of(&node.val));
                 }
             }
         }
     }
+}
+
+/// What [`RawTable::next_to_check`] does with the entries it passes over:
+/// a small value, carried in registers through its loops.
+pub(super) trait Passed: Copy {
+    /// Takes in an entry of plain key and value.
+    ///
+    /// # Safety
+    /// The entry is read from a live table.
+    unsafe fn pass(self, key: Raw, value: Raw) -> Self;
+
+    /// Takes in a number under a string key, given their bits (the
+    /// string's address): the common entry, spared the types' match.
+    ///
+    /// # Safety
+    /// As [`Passed::pass`].
+    unsafe fn pass_named_number(self, key: u64, value: u64) -> Self;
+}
+
+/// Passing over entries and doing nothing with them.
+impl Passed for () {
+    unsafe fn pass(self, _: Raw, _: Raw) {}
+    unsafe fn pass_named_number(self, _: u64, _: u64) {}
 }
 
 /// A key or a value as a table's slot holds it: its type tag, its eight
@@ -224,6 +270,24 @@ impl Raw {
             tt: value.tt,
             bits: value.value,
             extra: value.extra,
+        }
+    }
+
+    /// A number, from its bits (an array slot's index).
+    fn number(bits: u64) -> Raw {
+        Raw {
+            tt: ffi::LUA_TNUMBER,
+            bits,
+            extra: 0,
+        }
+    }
+
+    /// A hash slot's key.
+    fn key(node: &Node) -> Raw {
+        Raw {
+            tt: (node.key_tt_next & 0xf) as c_int,
+            bits: node.key_value,
+            extra: node.key_extra,
         }
     }
 }
@@ -374,7 +438,7 @@ unsafe fn check(state: *mut ffi::lua_State) -> bool {
             }
             ffi::lua_settop(state, t);
         }
-        let table_slot = raw.next_to_check(0, false);
+        let table_slot = raw.next_to_check(0, false, &mut ());
         ffi::lua_rawgetfield(state, t, c"a".as_ptr());
         if found != 5
             || table_slot.as_ref().map(|s| s.iter) != Some(slot_of_table(raw))

@@ -341,23 +341,25 @@ impl<const RAW: bool> Walk<RAW> {
             self.depth += 1;
             let result = self.entries(idx, raw);
             self.depth -= 1;
-            let tables = result?;
+            let sums = result?;
             self.mark_checked(idx, raw);
             Ok(match (raw, self.digester.as_mut()) {
-                (Some(raw), Some(digester)) => digester.walked_table(raw, tables),
+                (Some(raw), Some(digester)) => digester.walked_table(raw, sums),
                 _ => 0,
             })
         }
     }
 
     /// Walks the entries of the table at `idx`, the top of the stack.
-    /// Returns, when a digester is lent, the sum of the parts of its
-    /// entries that hold tables (every table entry is visited then).
-    unsafe fn entries(&mut self, idx: i32, raw: Option<RawTable>) -> Result<u64, Refusal> {
+    /// Returns, when a digester is lent and the table is read in place,
+    /// the sum of its entries' parts of its digest and their count (every
+    /// table entry is visited then; the plain ones are summed as they are
+    /// passed over).
+    unsafe fn entries(&mut self, idx: i32, raw: Option<RawTable>) -> Result<digest::Sums, Refusal> {
         unsafe {
             let state = self.state;
             let digesting = !self.digester.is_null();
-            let mut tables = 0u64;
+            let mut sums = digest::Sums::default();
             // Entries pile up on the stack and are popped in batches: one
             // `lua_settop` per entry would cost a tenth of the walk.
             let mut key = idx + 1;
@@ -372,8 +374,13 @@ impl<const RAW: bool> Walk<RAW> {
                 let (key_type, key_bits, value_type, child) = match raw {
                     Some(raw) => {
                         // Skip what needs no look; the API pushes the rest.
-                        let Some(slot) = raw.next_to_check(iter, digesting) else {
-                            break Ok(tables);
+                        let next = if digesting {
+                            raw.next_to_check(iter, true, &mut sums)
+                        } else {
+                            raw.next_to_check(iter, false, &mut ())
+                        };
+                        let Some(slot) = next else {
+                            break Ok(sums);
                         };
                         iter = ffi::lua_rawiter(state, idx, slot.iter);
                         (slot.key_type, slot.key_bits, slot.value_type, slot.table)
@@ -381,7 +388,7 @@ impl<const RAW: bool> Walk<RAW> {
                     None => {
                         iter = ffi::lua_rawiter(state, idx, iter);
                         if iter < 0 {
-                            break Ok(tables);
+                            break Ok(sums);
                         }
                         (
                             ffi::lua_type(state, key),
@@ -412,7 +419,7 @@ impl<const RAW: bool> Walk<RAW> {
                             bits: key_bits,
                             extra: 0,
                         };
-                        tables = tables.wrapping_add(digest::pair(digest::plain(key), digest));
+                        sums.add(digest::plain(key), digest);
                     }
                     Ok(_) => {}
                 }
