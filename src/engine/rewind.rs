@@ -46,7 +46,7 @@ impl Recorded {
         }
     }
 
-    /// What hover answered, as [`Engine::run_again`] takes it.
+    /// What hover answered: not asked, nothing, or an object.
     fn hover(&self) -> Option<Option<&str>> {
         self.hover.as_ref().map(|answer| answer.as_deref())
     }
@@ -297,24 +297,14 @@ impl<G: Game> Engine<G> {
         self.go_to(&past)?;
         let mut first_error = self.game.migrate().err();
         let mut diverged = None;
-        let live = self.input.take_queue();
-        self.game.set_replaying(true);
-        for recorded in &old {
-            let hash = self.run_again(
-                recorded.dt,
-                &recorded.events,
-                recorded.hover(),
-                true,
-                &mut first_error,
-            );
-            if diverged.is_none() && hash != recorded.hash {
-                diverged = Some(self.frame);
+        self.replaying(|engine| {
+            for recorded in &old {
+                let hash = engine.run_again(recorded, true, &mut first_error);
+                if diverged.is_none() && hash != recorded.hash {
+                    diverged = Some(engine.frame);
+                }
             }
-        }
-        self.game.set_replaying(false);
-        for event in live {
-            self.input.push(event);
-        }
+        });
         self.shown.clear();
         match first_error {
             Some(err) => Err(err),
@@ -339,7 +329,6 @@ impl<G: Game> Engine<G> {
         let last = self.check_kept(0, "a replay of history")?.last();
         let now = self.moment()?;
         self.rebuild(0, false)?;
-        let live = self.input.take_queue();
         let mut replay = crate::replay::Replay {
             deltas: Vec::with_capacity(last as usize),
             script: crate::input::Script::new(Vec::new()),
@@ -350,26 +339,17 @@ impl<G: Game> Engine<G> {
         };
         let mut events = Vec::new();
         let mut first_error = None;
-        self.game.set_replaying(true);
-        for frame in 1..=last {
-            let recorded = Recorded::of(self.history.as_ref().expect("checked above"), frame);
-            let when = crate::input::When::Frame(frame);
-            events.extend(recorded.events.iter().map(|e| (when, *e)));
-            self.run_again(
-                recorded.dt,
-                &recorded.events,
-                recorded.hover(),
-                false,
-                &mut first_error,
-            );
-            replay.deltas.push(recorded.dt);
-            replay.hashes.push(self.game.state_hash());
-        }
-        self.game.set_replaying(false);
+        self.replaying(|engine| {
+            for frame in 1..=last {
+                let recorded = Recorded::of(engine.history.as_ref().expect("checked above"), frame);
+                let when = crate::input::When::Frame(frame);
+                events.extend(recorded.events.iter().map(|e| (when, *e)));
+                engine.run_again(&recorded, false, &mut first_error);
+                replay.deltas.push(recorded.dt);
+                replay.hashes.push(engine.game.state_hash());
+            }
+        });
         replay.script = crate::input::Script::new(events);
-        for event in live {
-            self.input.push(event);
-        }
         self.go_to(&now)?;
         match first_error {
             Some(err) => Err(err),
@@ -419,50 +399,53 @@ impl<G: Game> Engine<G> {
             self.shown.clear();
             self.shown.push(self.moment()?);
         }
-        let live = self.input.take_queue();
-        self.game.set_replaying(true);
         let mut first_error = None;
-        for f in key.frame + 1..=frame {
-            let recorded = Recorded::of(self.history.as_ref().expect("checked by the caller"), f);
-            self.run_again(
-                recorded.dt,
-                &recorded.events,
-                recorded.hover(),
-                false,
-                &mut first_error,
-            );
-            if hold {
-                match self.moment() {
-                    Ok(moment) => self.shown.push(moment),
-                    Err(err) => {
-                        first_error.get_or_insert(err);
+        self.replaying(|engine| {
+            for f in key.frame + 1..=frame {
+                let history = engine.history.as_ref().expect("checked by the caller");
+                let recorded = Recorded::of(history, f);
+                engine.run_again(&recorded, false, &mut first_error);
+                if hold {
+                    match engine.moment() {
+                        Ok(moment) => engine.shown.push(moment),
+                        Err(err) => {
+                            first_error.get_or_insert(err);
+                        }
                     }
                 }
             }
-        }
-        self.game.set_replaying(false);
-        // The live queue waits for the next delivered frame, as it did.
-        for event in live {
-            self.input.push(event);
-        }
+        });
         match first_error {
             Some(err) => Err(err),
             None => Ok(()),
         }
     }
 
-    /// Runs one recorded frame again: its delta, its queued `events` and
-    /// what hover answered (the live queue is set aside by the caller).
-    /// With `record`, the frame is history's anew, and the hash it left
-    /// is returned.
+    /// Runs `run` with the live input queue set aside and the game told
+    /// it is replaying (no sound, no save, no quit), then puts both back:
+    /// the live queue waits for the next delivered frame, as it did.
+    fn replaying<R>(&mut self, run: impl FnOnce(&mut Self) -> R) -> R {
+        let live = self.input.take_queue();
+        self.game.set_replaying(true);
+        let result = run(self);
+        self.game.set_replaying(false);
+        for event in live {
+            self.input.push(event);
+        }
+        result
+    }
+
+    /// Runs one recorded frame again: its delta, its queued events and
+    /// what hover answered (the live queue is set aside by
+    /// [`Engine::replaying`]). With `record`, the frame is history's anew,
+    /// and the hash it left is returned.
     fn run_again(
         &mut self,
-        dt: f64,
-        events: &[InputEvent],
-        hover: Option<Option<&str>>,
+        recorded: &Recorded,
         record: bool,
         first_error: &mut Option<Error>,
     ) -> Option<u64> {
+        let (dt, events, hover) = (recorded.dt, &recorded.events, recorded.hover());
         self.frame += 1;
         self.time += dt;
         self.last_dt = dt;
