@@ -34,6 +34,7 @@ use crate::sound::{Bank, Player};
 
 mod keys;
 mod look;
+mod padmap;
 mod pads;
 
 use keys::{dev_key, key_name};

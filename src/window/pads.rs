@@ -2,12 +2,12 @@
 //! (`/dev/input/event*`) with plain system calls.
 //!
 //! gilrs, the usual crate, links libudev, which needs `libudev-dev` at build
-//! time and would break the README's play command on a fresh machine. The
-//! kernel's own drivers (xpad, hid-sony, hid-nintendo, hid-generic with
-//! the kernel's mappings) already report pads in the standard layout as
-//! evdev's `BTN_SOUTH`..`BTN_DPAD_*` codes and `ABS_*` axes, which is what
-//! the community mappings exist to produce elsewhere. So this reads evdev
-//! directly: no build-time dependency, and nothing to load at run time.
+//! time and would break the README's play command on a fresh machine. So
+//! this reads evdev directly: no build-time dependency, and nothing to
+//! load at run time. A pad the community's mappings know ([`super::padmap`],
+//! SDL_GameControllerDB, built in) reads through its mapping; any other
+//! that reports `BTN_SOUTH`, as the kernel's gamepad drivers do, reads as
+//! the kernel's standard layout.
 //!
 //! Devices are looked for when the window opens and again every second,
 //! so a pad plugged in mid-game works; one that goes away releases its
@@ -18,6 +18,7 @@
 
 use std::time::{Duration, Instant};
 
+use super::padmap::{ABS_CODES, ABS_HAT0X, Binds, Target};
 use crate::input::{Axis, InputEvent, Key, PADS};
 
 /// How often the device folder is looked at for new pads.
@@ -26,42 +27,6 @@ const RESCAN: Duration = Duration::from_secs(1);
 /// evdev's event types and the codes a pad reports.
 const EV_KEY: u16 = 0x01;
 const EV_ABS: u16 = 0x03;
-
-/// evdev button codes in [`crate::input::PAD_BUTTONS`] order.
-const BUTTON_CODES: [u16; 17] = [
-    0x130, // BTN_SOUTH
-    0x131, // BTN_EAST
-    0x134, // BTN_WEST
-    0x133, // BTN_NORTH
-    0x136, // BTN_TL
-    0x137, // BTN_TR
-    0x138, // BTN_TL2
-    0x139, // BTN_TR2
-    0x13a, // BTN_SELECT
-    0x13b, // BTN_START
-    0x13c, // BTN_MODE
-    0x13d, // BTN_THUMBL
-    0x13e, // BTN_THUMBR
-    0x220, // BTN_DPAD_UP
-    0x221, // BTN_DPAD_DOWN
-    0x222, // BTN_DPAD_LEFT
-    0x223, // BTN_DPAD_RIGHT
-];
-
-/// evdev axis codes in [`crate::input::PAD_AXES`] order.
-const AXIS_CODES: [u16; 6] = [
-    0x00, // ABS_X
-    0x01, // ABS_Y
-    0x03, // ABS_RX
-    0x04, // ABS_RY
-    0x02, // ABS_Z
-    0x05, // ABS_RZ
-];
-
-/// The hat most pads report their d-pad on.
-const ABS_HAT0X: u16 = 0x10;
-const ABS_HAT0Y: u16 = 0x11;
-const DPAD_UP: usize = 13;
 
 /// One evdev event, as the kernel writes it on 64-bit Linux.
 #[repr(C)]
@@ -79,17 +44,23 @@ pub const EVENT_SIZE: usize = std::mem::size_of::<RawEvent>();
 
 /// An axis's range, as the device reports it.
 #[derive(Debug, Clone, Copy)]
-struct Range {
-    min: i32,
-    max: i32,
+pub struct Range {
+    pub min: i32,
+    pub max: i32,
 }
 
 impl Range {
-    /// Maps `raw` to -1..1 (a stick) or 0..1 (a trigger, `from_zero`).
-    fn normalize(self, raw: i32, from_zero: bool) -> f64 {
+    /// A stick's range when the device does not say.
+    const STICK: Range = Range {
+        min: -32768,
+        max: 32767,
+    };
+
+    /// Maps `raw` to -1..1.
+    fn normalize(self, raw: i32) -> f64 {
         let span = (self.max as f64 - self.min as f64).max(1.0);
         let unit = ((raw as f64 - self.min as f64) / span).clamp(0.0, 1.0);
-        if from_zero { unit } else { unit * 2.0 - 1.0 }
+        unit * 2.0 - 1.0
     }
 }
 
@@ -99,17 +70,24 @@ impl Range {
 pub struct Decoder {
     /// The player this pad is, 1 to [`PADS`].
     pub player: usize,
-    ranges: [Range; 6],
+    binds: Binds,
+    /// Each axis code's range.
+    ranges: [Range; ABS_CODES],
+    /// Each hat's x and y: -1, 0 or 1.
+    hats: [[i32; 2]; 4],
     /// The buttons held now, for releasing them if the pad goes away.
     held: [bool; 17],
 }
 
 impl Decoder {
-    /// A pad for `player` whose axes span `ranges` (in PAD_AXES order).
-    fn new(player: usize, ranges: [Range; 6]) -> Decoder {
+    /// A pad for `player` read through `binds`, whose axis `code` spans
+    /// `range(code)`.
+    fn new(player: usize, binds: Binds, range: impl Fn(u16) -> Range) -> Decoder {
         Decoder {
             player,
-            ranges,
+            binds,
+            ranges: std::array::from_fn(|code| range(code as u16)),
+            hats: [[0; 2]; 4],
             held: [false; 17],
         }
     }
@@ -118,30 +96,74 @@ impl Decoder {
     fn decode(&mut self, kind: u16, code: u16, value: i32, push: &mut impl FnMut(InputEvent)) {
         match kind {
             EV_KEY => {
-                if let Some(button) = BUTTON_CODES.iter().position(|c| *c == code) {
-                    self.button(button, value != 0, push);
+                let pressed = if value != 0 { 1.0 } else { 0.0 };
+                for i in 0..self.binds.keys.len() {
+                    let (c, target) = self.binds.keys[i];
+                    if c == code {
+                        self.apply(target, pressed, push);
+                    }
                 }
             }
-            EV_ABS => {
-                if let Some(i) = AXIS_CODES.iter().position(|c| *c == code) {
-                    let value = self.ranges[i].normalize(value, i >= 4);
-                    let axis = Axis {
-                        pad: Some(self.player),
-                        axis: i,
-                    };
-                    push(InputEvent::Axis(axis, value));
-                } else if code == ABS_HAT0X || code == ABS_HAT0Y {
-                    // The hat is the d-pad: -1, 0 or 1 on each axis.
-                    let (less, more) = if code == ABS_HAT0X {
-                        (DPAD_UP + 2, DPAD_UP + 3)
-                    } else {
-                        (DPAD_UP, DPAD_UP + 1)
-                    };
-                    self.button(less, value < 0, push);
-                    self.button(more, value > 0, push);
+            EV_ABS if (ABS_HAT0X..ABS_HAT0X + 8).contains(&code) => {
+                let hat = (code - ABS_HAT0X) / 2;
+                self.hats[hat as usize][(code % 2) as usize] = value.signum();
+                let [x, y] = self.hats[hat as usize];
+                let mask = u8::from(y < 0)
+                    | u8::from(x > 0) << 1
+                    | u8::from(y > 0) << 2
+                    | u8::from(x < 0) << 3;
+                for i in 0..self.binds.hats.len() {
+                    let (h, bit, target) = self.binds.hats[i];
+                    if u16::from(h) == hat {
+                        self.apply(target, if mask & bit != 0 { 1.0 } else { 0.0 }, push);
+                    }
+                }
+            }
+            EV_ABS if (code as usize) < ABS_CODES => {
+                let v = self.ranges[code as usize].normalize(value);
+                // How far into each binding's part of the axis `v` is.
+                let part = |from: f64, to: f64| (v - from) / (to - from);
+                for i in 0..self.binds.axes.len() {
+                    let (c, from, to, target) = self.binds.axes[i];
+                    if c != code {
+                        continue;
+                    }
+                    let t = part(from, to);
+                    // Outside its part, a binding rests, unless another
+                    // part of this axis drives the same target now.
+                    let inside = (0.0..=1.0).contains(&t);
+                    let other =
+                        self.binds
+                            .axes
+                            .iter()
+                            .enumerate()
+                            .any(|(j, &(c2, f2, t2, target2))| {
+                                j != i
+                                    && c2 == code
+                                    && target2 == target
+                                    && (0.0..=1.0).contains(&part(f2, t2))
+                            });
+                    if inside || !other {
+                        self.apply(target, t.clamp(0.0, 1.0), push);
+                    }
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Drives `target` from `t`, 0 (released, or the start of the
+    /// source's range) to 1.
+    fn apply(&mut self, target: Target, t: f64, push: &mut impl FnMut(InputEvent)) {
+        match target {
+            Target::Button(button) => self.button(button, t >= 0.5, push),
+            Target::Axis { axis, from, to } => push(InputEvent::Axis(
+                Axis {
+                    pad: Some(self.player),
+                    axis,
+                },
+                from + t * (to - from),
+            )),
         }
     }
 
@@ -228,8 +250,10 @@ mod linux {
     use std::ffi::CString;
     use std::os::unix::ffi::OsStrExt as _;
 
-    use super::{AXIS_CODES, BUTTON_CODES, Decoder, EV_KEY, EVENT_SIZE, PADS, Range};
+    use super::{Decoder, EV_ABS, EV_KEY, EVENT_SIZE, PADS, Range};
     use crate::input::InputEvent;
+    use crate::terminal::{escape, tell};
+    use crate::window::padmap::{self, ABS_CODES, Binds, Caps, STANDARD_BUTTONS};
 
     const DEVICES: &str = "/dev/input";
     /// The most devices looked at in one scan (a machine has a few dozen).
@@ -317,44 +341,83 @@ mod linux {
             unsafe { libc::close(fd) };
             None
         };
-        // A gamepad has BTN_SOUTH (BTN_GAMEPAD) among its keys.
-        let mut keys = [0u8; 0x300 / 8];
-        // SAFETY: EVIOCGBIT(EV_KEY) fills at most the buffer's size.
+        let mut caps = Caps::default();
+        let mut id = [0u16; 4];
+        let mut label = [0u8; 128];
+        // SAFETY: EVIOCGBIT fills at most the buffer's size, EVIOCGID one
+        // struct input_id (four u16s), EVIOCGNAME at most the buffer's size.
         let got = unsafe {
-            libc::ioctl(
+            let keys = libc::ioctl(
                 fd,
-                eviocg(0x20 + EV_KEY as u64, keys.len() as u64) as _,
-                keys.as_mut_ptr(),
-            )
+                eviocg(0x20 + EV_KEY as u64, caps.keys.len() as u64) as _,
+                caps.keys.as_mut_ptr(),
+            );
+            let axes = libc::ioctl(
+                fd,
+                eviocg(0x20 + EV_ABS as u64, caps.axes.len() as u64) as _,
+                caps.axes.as_mut_ptr(),
+            );
+            let ids = libc::ioctl(fd, eviocg(0x02, 8) as _, id.as_mut_ptr());
+            let named = libc::ioctl(
+                fd,
+                eviocg(0x06, label.len() as u64 - 1) as _,
+                label.as_mut_ptr(),
+            );
+            keys >= 0 && axes >= 0 && ids >= 0 && named >= 0
         };
-        let south = BUTTON_CODES[0] as usize;
-        if got < 0 || keys[south / 8] & (1 << (south % 8)) == 0 {
+        if !got {
             return close();
         }
-        let mut ranges = [Range {
-            min: -32768,
-            max: 32767,
-        }; 6];
-        for (i, code) in AXIS_CODES.iter().enumerate() {
+        // A pad the community mappings know reads through its mapping
+        // (they also put right what some drivers get wrong: xpad reports
+        // an Xbox pad's X as BTN_NORTH); any other with BTN_SOUTH
+        // (BTN_GAMEPAD) reads as the kernel's standard layout.
+        let label_len = label.iter().position(|b| *b == 0).unwrap_or(label.len());
+        let guid = padmap::device_guid(id[0], id[1], id[2], id[3], &label[..label_len]);
+        let (binds, layout) = match padmap::Database::get().find(&guid) {
+            Some(mapping) => (mapping.binds(&caps), mapping.name.as_str()),
+            None if caps.has_key(STANDARD_BUTTONS[0] as usize) => {
+                (Binds::standard(), "the kernel's standard layout")
+            }
+            None => return close(),
+        };
+        let standard = Binds::standard();
+        let range = |code: u16| {
+            if !binds.reads_axis(code) {
+                return Range::STICK;
+            }
             // struct input_absinfo: value, minimum, maximum, fuzz, flat, resolution.
             let mut info = [0i32; 6];
             // SAFETY: EVIOCGABS fills one input_absinfo (24 bytes).
             let got =
-                unsafe { libc::ioctl(fd, eviocg(0x40 + *code as u64, 24) as _, info.as_mut_ptr()) };
+                unsafe { libc::ioctl(fd, eviocg(0x40 + code as u64, 24) as _, info.as_mut_ptr()) };
             if got >= 0 && info[2] > info[1] {
-                ranges[i] = Range {
+                Range {
                     min: info[1],
                     max: info[2],
-                };
-            } else if i >= 4 {
-                ranges[i] = Range { min: 0, max: 255 };
+                }
+            } else if standard.axes[4..].iter().any(|a| a.0 == code) {
+                // A trigger that does not say reads as most do, 0..255.
+                Range { min: 0, max: 255 }
+            } else {
+                Range::STICK
             }
-        }
-        let player = (1..=PADS).find(|p| devices.iter().all(|d| d.decoder.player != *p))?;
+        };
+        let ranges: [Range; ABS_CODES] = std::array::from_fn(|code| range(code as u16));
+        let Some(player) = (1..=PADS).find(|p| devices.iter().all(|d| d.decoder.player != *p))
+        else {
+            return close();
+        };
+        let label = String::from_utf8_lossy(&label[..label_len]);
+        tell!(
+            "moonloop: pad{player} is {} (read as {})",
+            escape(&label),
+            escape(layout)
+        );
         Some(Device {
             name: name.to_vec(),
             fd,
-            decoder: Decoder::new(player, ranges),
+            decoder: Decoder::new(player, binds, |code| ranges[code as usize]),
         })
     }
 }
@@ -374,20 +437,23 @@ mod tests {
     // rule: H6
     #[test]
     fn evdev_events_become_the_standard_layout() {
-        let stick = Range {
-            min: -32768,
-            max: 32767,
-        };
         let trigger = Range { min: 0, max: 1023 };
-        let mut pad = Decoder::new(2, [stick, stick, stick, stick, trigger, trigger]);
+        let range = |code| {
+            if code == 0x02 || code == 0x05 {
+                trigger
+            } else {
+                Range::STICK
+            }
+        };
+        let mut pad = Decoder::new(2, Binds::standard(), range);
         let mut bytes = Vec::new();
         bytes.extend(event(EV_KEY, 0x130, 1)); // south down
         bytes.extend(event(EV_ABS, 0x00, 32767)); // left stick right
         bytes.extend(event(EV_ABS, 0x05, 1023)); // right trigger in
-        bytes.extend(event(EV_ABS, ABS_HAT0Y, -1)); // d-pad up
+        bytes.extend(event(EV_ABS, ABS_HAT0X + 1, -1)); // d-pad up
         bytes.extend(event(0x00, 0, 0)); // SYN_REPORT: nothing
         bytes.extend(event(EV_KEY, 0x130, 0)); // south up
-        bytes.extend(event(EV_ABS, ABS_HAT0Y, 1)); // d-pad down (up comes up)
+        bytes.extend(event(EV_ABS, ABS_HAT0X + 1, 1)); // d-pad down (up comes up)
         bytes.extend(&[1, 2, 3]); // a torn event is left alone
         let mut seen = Vec::new();
         decode_bytes(&mut pad, &bytes, &mut |e| seen.push(e.to_string()));
@@ -407,5 +473,53 @@ mod tests {
         pad.unplugged(&mut |e| seen.push(e.to_string()));
         assert_eq!(seen[0], "release pad2:dpad_down", "{seen:?}");
         assert_eq!(seen.len(), 1 + 6, "every axis centres: {seen:?}");
+    }
+
+    // rule: H6
+    #[test]
+    fn a_pad_read_through_a_community_mapping_lands_on_the_standard_names() {
+        use crate::window::padmap::{self, Caps};
+        // A generic pad: buttons from BTN_TRIGGER (0x120), axes X, Y, Z,
+        // RZ (0..255) and hat 0. Its mapping puts south on its third
+        // button, reads lefty upside down, the d-pad from the hat, the left
+        // trigger from the lower half of its fourth axis, and +rightx from
+        // a button.
+        let caps = Caps::default().with(
+            &[0x120, 0x121, 0x122, 0x123, 0x124],
+            &[0x00, 0x01, 0x02, 0x05, 0x10, 0x11],
+        );
+        let line = "03000000790000000600000010010000,Generic,a:b2,lefty:a1~,\
+                    lefttrigger:-a3,righttrigger:+a3,dpup:h0.1,dpleft:h0.8,+rightx:b4,platform:Linux";
+        let mapping = padmap::parse(line).unwrap().unwrap();
+        let mut pad = Decoder::new(1, mapping.binds(&caps), |_| Range { min: 0, max: 255 });
+        let mut bytes = Vec::new();
+        bytes.extend(event(EV_KEY, 0x122, 1)); // its third button: south
+        bytes.extend(event(EV_KEY, 0x120, 1)); // its first: unmapped
+        bytes.extend(event(EV_ABS, 0x01, 0)); // lefty at its top: +1, upside down
+        bytes.extend(event(EV_ABS, 0x05, 0)); // fourth axis low: left trigger in
+        bytes.extend(event(EV_ABS, 0x05, 255)); // high: the right one instead
+        bytes.extend(event(EV_ABS, 0x10, -1)); // hat left
+        bytes.extend(event(EV_ABS, 0x11, -1)); // and up
+        bytes.extend(event(EV_ABS, 0x10, 0)); // left lets go
+        bytes.extend(event(EV_KEY, 0x124, 1)); // +rightx from a button
+        bytes.extend(event(EV_KEY, 0x124, 0));
+        let mut seen = Vec::new();
+        decode_bytes(&mut pad, &bytes, &mut |e| seen.push(e.to_string()));
+        assert_eq!(
+            seen,
+            [
+                "press pad1:south",
+                "axis pad1:lefty 1",
+                "axis pad1:lefttrigger 1",
+                "axis pad1:righttrigger 0",
+                "axis pad1:lefttrigger 0",
+                "axis pad1:righttrigger 1",
+                "press pad1:dpad_left",
+                "press pad1:dpad_up",
+                "release pad1:dpad_left",
+                "axis pad1:rightx 1",
+                "axis pad1:rightx 0",
+            ]
+        );
     }
 }
