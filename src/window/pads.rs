@@ -265,6 +265,27 @@ mod linux {
         (2 << 30) | (size << 16) | ((b'E' as u64) << 8) | nr
     }
 
+    // The numbers <linux/input.h> makes of the ioctls used here, printed
+    // by a C program built against the kernel's headers (x86_64).
+    #[test]
+    fn the_ioctl_numbers_are_the_kernels() {
+        assert_eq!(eviocg(0x02, 8), 0x8008_4502, "EVIOCGID");
+        assert_eq!(eviocg(0x06, 127), 0x807f_4506, "EVIOCGNAME(127)");
+        assert_eq!(
+            eviocg(0x20 + EV_KEY as u64, 96),
+            0x8060_4521,
+            "EVIOCGBIT(EV_KEY, 96)"
+        );
+        assert_eq!(
+            eviocg(0x20 + EV_ABS as u64, 8),
+            0x8008_4523,
+            "EVIOCGBIT(EV_ABS, 8)"
+        );
+        assert_eq!(eviocg(0x40 + 5, 24), 0x8018_4545, "EVIOCGABS(ABS_RZ)");
+        assert_eq!(Caps::default().keys.len(), 96, "KEY_MAX (0x2ff) bits");
+        assert_eq!(EVENT_SIZE, 24, "struct input_event");
+    }
+
     /// An open pad.
     pub struct Device {
         /// The device's name under /dev/input (`event7`).
