@@ -38,6 +38,10 @@ pub const CONFIG_VAR: &str = "SDL_GAMECONTROLLERCONFIG";
 const MAX_OWN_LINES: usize = 256;
 const MAX_LINE: usize = 4096;
 
+/// The most bindings a line may have (SDL's layout has 27 targets; a pad
+/// with both halves of some bound separately has a few more).
+const MAX_BINDS: usize = 64;
+
 /// evdev's highest key code + 1 (`KEY_MAX`), the first joystick button
 /// (`BTN_JOYSTICK`), the highest axis + 1 (`ABS_MAX`) and the hats.
 pub const KEY_CODES: usize = 0x2ff;
@@ -335,6 +339,9 @@ pub fn parse(line: &str) -> Result<Option<Mapping>, String> {
             ));
         };
         if let Some(target) = target(to) {
+            if binds.len() == MAX_BINDS {
+                return Err(format!("more than {MAX_BINDS} bindings"));
+            }
             binds.push((source, target));
         }
     }
@@ -560,16 +567,19 @@ mod tests {
                    nonsense,Mine,a:b0\n\
                    03000000790000000600000010010000,Mine,a:q7,platform:Linux\n\
                    03000000790000000600000010010000,Mine,a,platform:Linux\n\
+                   03000000790000000600000010010000,Mine,{many}platform:Linux\n\
                    # a comment\n\
                    03000000790000000600000010010000,Theirs,a:b0,platform:Windows\n";
+        let own = own.replace("{many}", &"a:b0,".repeat(65));
         let mut warnings = Vec::new();
-        let db = Database::read(Some(own), &mut warnings);
+        let db = Database::read(Some(&own), &mut warnings);
         assert_eq!(
             warnings,
             [
                 "SDL_GAMECONTROLLERCONFIG line 2: `nonsense` is not a GUID of 32 hex digits",
                 "SDL_GAMECONTROLLERCONFIG line 3: `q7` is not a button, axis or hat (in `a:q7`)",
                 "SDL_GAMECONTROLLERCONFIG line 4: `a` is not target:source",
+                "SDL_GAMECONTROLLERCONFIG line 5: more than 64 bindings",
             ]
         );
         let guid = device_guid(3, 0x0079, 0x0006, 0x0110, b"");
