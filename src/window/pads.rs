@@ -282,6 +282,7 @@ mod linux {
             "EVIOCGBIT(EV_ABS, 8)"
         );
         assert_eq!(eviocg(0x40 + 5, 24), 0x8018_4545, "EVIOCGABS(ABS_RZ)");
+        assert_eq!(eviocg(0x09, 4), 0x8004_4509, "EVIOCGPROP(4)");
         assert_eq!(Caps::default().keys.len(), 96, "KEY_MAX (0x2ff) bits");
         assert_eq!(EVENT_SIZE, 24, "struct input_event");
     }
@@ -365,8 +366,9 @@ mod linux {
         let mut caps = Caps::default();
         let mut id = [0u16; 4];
         let mut label = [0u8; 128];
-        // SAFETY: EVIOCGBIT fills at most the buffer's size, EVIOCGID one
-        // struct input_id (four u16s), EVIOCGNAME at most the buffer's size.
+        // SAFETY: EVIOCGBIT and EVIOCGPROP fill at most the buffer's size,
+        // EVIOCGID one struct input_id (four u16s), EVIOCGNAME at most the
+        // buffer's size.
         let got = unsafe {
             let keys = libc::ioctl(
                 fd,
@@ -378,15 +380,20 @@ mod linux {
                 eviocg(0x20 + EV_ABS as u64, caps.axes.len() as u64) as _,
                 caps.axes.as_mut_ptr(),
             );
+            let props = libc::ioctl(
+                fd,
+                eviocg(0x09, caps.props.len() as u64) as _,
+                caps.props.as_mut_ptr(),
+            );
             let ids = libc::ioctl(fd, eviocg(0x02, 8) as _, id.as_mut_ptr());
             let named = libc::ioctl(
                 fd,
                 eviocg(0x06, label.len() as u64 - 1) as _,
                 label.as_mut_ptr(),
             );
-            keys >= 0 && axes >= 0 && ids >= 0 && named >= 0
+            keys >= 0 && axes >= 0 && props >= 0 && ids >= 0 && named >= 0
         };
-        if !got {
+        if !got || !caps.is_pad() {
             return close();
         }
         // A pad the community mappings know reads through its mapping
