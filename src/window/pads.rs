@@ -80,13 +80,13 @@ pub struct Decoder {
 }
 
 impl Decoder {
-    /// A pad for `player` read through `binds`, whose axis `code` spans
-    /// `range(code)`.
-    fn new(player: usize, binds: Binds, range: impl Fn(u16) -> Range) -> Decoder {
+    /// A pad for `player` read through `binds`, whose axis code `c` spans
+    /// `ranges[c]`.
+    fn new(player: usize, binds: Binds, ranges: [Range; ABS_CODES]) -> Decoder {
         Decoder {
             player,
             binds,
-            ranges: std::array::from_fn(|code| range(code as u16)),
+            ranges,
             hats: [[0; 2]; 4],
             held: [false; 17],
         }
@@ -253,7 +253,7 @@ mod linux {
     use super::{Decoder, EV_ABS, EV_KEY, EVENT_SIZE, PADS, Range};
     use crate::input::InputEvent;
     use crate::terminal::{escape, tell};
-    use crate::window::padmap::{self, ABS_CODES, Binds, Caps, STANDARD_BUTTONS};
+    use crate::window::padmap::{self, Binds, Caps, STANDARD_AXES, STANDARD_BUTTONS};
 
     const DEVICES: &str = "/dev/input";
     /// The most devices looked at in one scan (a machine has a few dozen).
@@ -409,7 +409,6 @@ mod linux {
             }
             None => return close(),
         };
-        let standard = Binds::standard();
         let range = |code: u16| {
             if !binds.reads_axis(code) {
                 return Range::STICK;
@@ -424,14 +423,14 @@ mod linux {
                     min: info[1],
                     max: info[2],
                 }
-            } else if standard.axes[4..].iter().any(|a| a.0 == code) {
+            } else if STANDARD_AXES[4..].contains(&code) {
                 // A trigger that does not say reads as most do, 0..255.
                 Range { min: 0, max: 255 }
             } else {
                 Range::STICK
             }
         };
-        let ranges: [Range; ABS_CODES] = std::array::from_fn(|code| range(code as u16));
+        let ranges = std::array::from_fn(|code| range(code as u16));
         let Some(player) = (1..=PADS).find(|p| devices.iter().all(|d| d.decoder.player != *p))
         else {
             return close();
@@ -445,7 +444,7 @@ mod linux {
         Some(Device {
             name: name.to_vec(),
             fd,
-            decoder: Decoder::new(player, binds, |code| ranges[code as usize]),
+            decoder: Decoder::new(player, binds, ranges),
         })
     }
 }
@@ -466,14 +465,14 @@ mod tests {
     #[test]
     fn evdev_events_become_the_standard_layout() {
         let trigger = Range { min: 0, max: 1023 };
-        let range = |code| {
+        let ranges = std::array::from_fn(|code| {
             if code == 0x02 || code == 0x05 {
                 trigger
             } else {
                 Range::STICK
             }
-        };
-        let mut pad = Decoder::new(2, Binds::standard(), range);
+        });
+        let mut pad = Decoder::new(2, Binds::standard(), ranges);
         let mut bytes = Vec::new();
         bytes.extend(event(EV_KEY, 0x130, 1)); // south down
         bytes.extend(event(EV_ABS, 0x00, 32767)); // left stick right
@@ -519,7 +518,8 @@ mod tests {
         let line = "03000000790000000600000010010000,Generic,a:b2,lefty:a1~,\
                     lefttrigger:-a3,righttrigger:+a3,dpup:h0.1,dpleft:h0.8,+rightx:b4,platform:Linux";
         let mapping = padmap::parse(line).unwrap().unwrap();
-        let mut pad = Decoder::new(1, mapping.binds(&caps), |_| Range { min: 0, max: 255 });
+        let ranges = [Range { min: 0, max: 255 }; ABS_CODES];
+        let mut pad = Decoder::new(1, mapping.binds(&caps), ranges);
         let mut bytes = Vec::new();
         bytes.extend(event(EV_KEY, 0x122, 1)); // its third button: south
         bytes.extend(event(EV_KEY, 0x120, 1)); // its first: unmapped
