@@ -35,7 +35,7 @@ use crate::sound::{Bank, Player};
 mod keys;
 mod look;
 mod padmap;
-mod pads;
+pub mod pads;
 
 use keys::{dev_key, key_name};
 use look::Look;

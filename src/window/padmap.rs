@@ -231,6 +231,12 @@ impl Binds {
     pub fn reads_axis(&self, code: u16) -> bool {
         self.axes.iter().any(|a| a.0 == code)
     }
+
+    /// Whether any binding reads axis `code`, or the hat it is half of.
+    pub fn reads_axis_or_hat(&self, code: u16) -> bool {
+        let hat = code.wrapping_sub(ABS_HAT0X) / 2;
+        self.reads_axis(code) || hat < 4 && self.hats.iter().any(|h| u16::from(h.0) == hat)
+    }
 }
 
 /// The target for axis `i` of [`PAD_AXES`], whole or one half (`+` or

@@ -79,6 +79,11 @@ pub struct Decoder {
     held: [bool; 17],
 }
 
+/// The triggers' place in [`crate::input::PAD_AXES`] and in the buttons:
+/// an analog trigger also presses its button when pulled past half way.
+const TRIGGER_AXES: usize = 4;
+const TRIGGER_BUTTONS: usize = 6;
+
 impl Decoder {
     /// A pad for `player` read through `binds`, whose axis code `c` spans
     /// `ranges[c]`.
@@ -157,13 +162,19 @@ impl Decoder {
     fn apply(&mut self, target: Target, t: f64, push: &mut impl FnMut(InputEvent)) {
         match target {
             Target::Button(button) => self.button(button, t >= 0.5, push),
-            Target::Axis { axis, from, to } => push(InputEvent::Axis(
-                Axis {
-                    pad: Some(self.player),
-                    axis,
-                },
-                from + t * (to - from),
-            )),
+            Target::Axis { axis, from, to } => {
+                let value = from + t * (to - from);
+                push(InputEvent::Axis(
+                    Axis {
+                        pad: Some(self.player),
+                        axis,
+                    },
+                    value,
+                ));
+                if axis >= TRIGGER_AXES {
+                    self.button(axis - TRIGGER_AXES + TRIGGER_BUTTONS, value >= 0.5, push);
+                }
+            }
         }
     }
 
@@ -209,6 +220,7 @@ pub fn decode_bytes(decoder: &mut Decoder, bytes: &[u8], push: &mut impl FnMut(I
 }
 
 /// The pads connected to this machine.
+#[derive(Default)]
 pub struct Pads {
     #[cfg(target_os = "linux")]
     devices: Vec<linux::Device>,
@@ -234,7 +246,7 @@ impl Pads {
         #[cfg(target_os = "linux")]
         {
             if rescan {
-                linux::scan(&mut self.devices);
+                linux::scan(&mut self.devices, &mut push);
             }
             self.devices.retain_mut(|device| device.read(&mut push));
         }
@@ -250,7 +262,7 @@ mod linux {
     use std::ffi::CString;
     use std::os::unix::ffi::OsStrExt as _;
 
-    use super::{Decoder, EV_ABS, EV_KEY, EVENT_SIZE, PADS, Range};
+    use super::{ABS_CODES, Decoder, EV_ABS, EV_KEY, EVENT_SIZE, PADS, Range};
     use crate::input::InputEvent;
     use crate::terminal::{escape, tell};
     use crate::window::padmap::{self, Binds, Caps, STANDARD_AXES, STANDARD_BUTTONS};
@@ -283,6 +295,7 @@ mod linux {
         );
         assert_eq!(eviocg(0x40 + 5, 24), 0x8018_4545, "EVIOCGABS(ABS_RZ)");
         assert_eq!(eviocg(0x09, 4), 0x8004_4509, "EVIOCGPROP(4)");
+        assert_eq!(eviocg(0x18, 96), 0x8060_4518, "EVIOCGKEY(96)");
         assert_eq!(Caps::default().keys.len(), 96, "KEY_MAX (0x2ff) bits");
         assert_eq!(EVENT_SIZE, 24, "struct input_event");
     }
@@ -323,8 +336,9 @@ mod linux {
         }
     }
 
-    /// Opens the pads in /dev/input not open yet.
-    pub fn scan(devices: &mut Vec<Device>) {
+    /// Opens the pads in /dev/input not open yet; each tells what it
+    /// holds as it opens.
+    pub fn scan(devices: &mut Vec<Device>, push: &mut impl FnMut(InputEvent)) {
         let Ok(entries) = std::fs::read_dir(DEVICES) else {
             return;
         };
@@ -337,14 +351,16 @@ mod linux {
             if devices.iter().any(|d| d.name == name) {
                 continue;
             }
-            if let Some(device) = open(name, devices) {
+            if let Some(device) = open(name, devices, push) {
                 devices.push(device);
             }
         }
     }
 
-    /// Opens `/dev/input/NAME` if it is a gamepad, as the lowest free player.
-    fn open(name: &[u8], devices: &[Device]) -> Option<Device> {
+    /// Opens `/dev/input/NAME` if it is a gamepad, as the lowest free
+    /// player, and reads where its buttons and axes are: a button held or
+    /// a stick pushed while it is plugged in reads at once.
+    fn open(name: &[u8], devices: &[Device], push: &mut impl FnMut(InputEvent)) -> Option<Device> {
         let mut path = format!("{DEVICES}/").into_bytes();
         path.extend_from_slice(name);
         let path = CString::new(path).ok()?;
@@ -409,16 +425,17 @@ mod linux {
             }
             None => return close(),
         };
-        let range = |code: u16| {
-            if !binds.reads_axis(code) {
-                return Range::STICK;
-            }
+        // Each axis's range and where it is now.
+        let mut ranges = [Range::STICK; ABS_CODES];
+        let mut now = [None; ABS_CODES];
+        for code in (0..ABS_CODES as u16).filter(|c| binds.reads_axis_or_hat(*c)) {
             // struct input_absinfo: value, minimum, maximum, fuzz, flat, resolution.
             let mut info = [0i32; 6];
             // SAFETY: EVIOCGABS fills one input_absinfo (24 bytes).
             let got =
                 unsafe { libc::ioctl(fd, eviocg(0x40 + code as u64, 24) as _, info.as_mut_ptr()) };
-            if got >= 0 && info[2] > info[1] {
+            ranges[code as usize] = if got >= 0 && info[2] > info[1] {
+                now[code as usize] = Some(info[0]);
                 Range {
                     min: info[1],
                     max: info[2],
@@ -428,9 +445,15 @@ mod linux {
                 Range { min: 0, max: 255 }
             } else {
                 Range::STICK
-            }
-        };
-        let ranges = std::array::from_fn(|code| range(code as u16));
+            };
+        }
+        let mut held = Caps::default().keys;
+        // SAFETY: EVIOCGKEY fills at most the buffer's size.
+        let got =
+            unsafe { libc::ioctl(fd, eviocg(0x18, held.len() as u64) as _, held.as_mut_ptr()) };
+        if got < 0 {
+            held.fill(0);
+        }
         let Some(player) = (1..=PADS).find(|p| devices.iter().all(|d| d.decoder.player != *p))
         else {
             return close();
@@ -441,10 +464,21 @@ mod linux {
             escape(&label),
             escape(layout)
         );
+        let mut decoder = Decoder::new(player, binds, ranges);
+        for code in 0..(held.len() * 8) as u16 {
+            if held[code as usize / 8] & (1 << (code % 8)) != 0 {
+                decoder.decode(EV_KEY, code, 1, push);
+            }
+        }
+        for (code, value) in now.iter().enumerate() {
+            if let Some(value) = *value {
+                decoder.decode(EV_ABS, code as u16, value, push);
+            }
+        }
         Some(Device {
             name: name.to_vec(),
             fd,
-            decoder: Decoder::new(player, binds, ranges),
+            decoder,
         })
     }
 }
@@ -476,7 +510,8 @@ mod tests {
         let mut bytes = Vec::new();
         bytes.extend(event(EV_KEY, 0x130, 1)); // south down
         bytes.extend(event(EV_ABS, 0x00, 32767)); // left stick right
-        bytes.extend(event(EV_ABS, 0x05, 1023)); // right trigger in
+        bytes.extend(event(EV_ABS, 0x05, 400)); // right trigger part way
+        bytes.extend(event(EV_ABS, 0x05, 1023)); // and in: its button too
         bytes.extend(event(EV_ABS, ABS_HAT0X + 1, -1)); // d-pad up
         bytes.extend(event(0x00, 0, 0)); // SYN_REPORT: nothing
         bytes.extend(event(EV_KEY, 0x130, 0)); // south up
@@ -489,7 +524,9 @@ mod tests {
             [
                 "press pad2:south",
                 "axis pad2:leftx 1",
+                "axis pad2:righttrigger 0.39100684261974583",
                 "axis pad2:righttrigger 1",
+                "press pad2:righttrigger",
                 "press pad2:dpad_up",
                 "release pad2:south",
                 "release pad2:dpad_up",
@@ -498,8 +535,12 @@ mod tests {
         );
         seen.clear();
         pad.unplugged(&mut |e| seen.push(e.to_string()));
-        assert_eq!(seen[0], "release pad2:dpad_down", "{seen:?}");
-        assert_eq!(seen.len(), 1 + 6, "every axis centres: {seen:?}");
+        assert_eq!(
+            seen[..2],
+            ["release pad2:righttrigger", "release pad2:dpad_down"],
+            "{seen:?}"
+        );
+        assert_eq!(seen.len(), 2 + 6, "every axis centres: {seen:?}");
     }
 
     // rule: H6
@@ -539,9 +580,12 @@ mod tests {
                 "press pad1:south",
                 "axis pad1:lefty 1",
                 "axis pad1:lefttrigger 1",
+                "press pad1:lefttrigger",
                 "axis pad1:righttrigger 0",
                 "axis pad1:lefttrigger 0",
+                "release pad1:lefttrigger",
                 "axis pad1:righttrigger 1",
+                "press pad1:righttrigger",
                 "press pad1:dpad_left",
                 "press pad1:dpad_up",
                 "release pad1:dpad_left",
