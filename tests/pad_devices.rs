@@ -458,3 +458,45 @@ fn keyboards_and_motion_sensors_are_not_pads() {
     pad.press(BTN_SOUTH);
     assert_eq!(host.poll(), ["press pad1:south"], "the pad is player 1");
 }
+
+// rule: H6
+#[test]
+#[ignore = "needs /dev/uinput: .ci/pad-devices runs it in a VM"]
+fn a_pad_that_sent_more_than_the_kernel_keeps_reads_its_state_again() {
+    let _machine = machine();
+    let mut host = Host::new();
+    let pad = VirtualDevice::plug(&KERNEL_PAD);
+    host.rescan();
+    // A press, then more stick motion than the kernel buffers for a
+    // reader between two frames: the press is among what it drops.
+    let flood = |last: i32| {
+        for i in 0..2000 {
+            pad.axis(ABS_Y, if i % 2 == 0 { 1000 } else { -1000 });
+        }
+        pad.axis(ABS_Y, last);
+    };
+    pad.press(BTN_SOUTH);
+    flood(32767);
+    let events = host.poll();
+    assert!(
+        events.iter().any(|e| e == "press pad1:south"),
+        "the lost press: {:?}",
+        &events[events.len().saturating_sub(12)..]
+    );
+    assert_eq!(
+        events.last().map(String::as_str),
+        Some("axis pad1:righttrigger 0.00")
+    );
+    assert!(
+        events.iter().rev().any(|e| e == "axis pad1:lefty 1.00"),
+        "the stick as it is"
+    );
+    pad.release(BTN_SOUTH);
+    flood(0);
+    let events = host.poll();
+    assert!(
+        events.iter().any(|e| e == "release pad1:south"),
+        "the lost release: {:?}",
+        &events[events.len().saturating_sub(12)..]
+    );
+}
