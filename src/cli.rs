@@ -763,8 +763,8 @@ fn run_parallel(files: &[(PathBuf, PathBuf)], budget: std::time::Duration) -> Ve
 fn parse_budget(text: &str) -> std::result::Result<f64, String> {
     match crate::clock::parse_number(text)? {
         secs if secs > 0.0 && secs <= 3600.0 => Ok(secs),
-        secs => Err(format!(
-            "{secs} s is not a time budget from above 0 to 3600 s"
+        _ => Err(format!(
+            "`{text}` s is not a time budget from above 0 to 3600 s"
         )),
     }
 }

@@ -97,6 +97,14 @@ fn bad_arguments_get_one_line_and_exit_2() {
             "moonloop: invalid value 'constant:-1' for '--clock <SPEC>': bad clock `constant:-1`: `-1` is negative; a delta is 0 or more seconds (see moonloop --help)",
         ),
         (
+            &["run", "ok", "--headless", "--clock", "constant:1e308"],
+            "moonloop: invalid value 'constant:1e308' for '--clock <SPEC>': bad clock `constant:1e308`: `1e308` is seconds a frame, and a frame is at most 1 s (see moonloop --help)",
+        ),
+        (
+            &["run", "ok", "--headless", "--budget", "1e300"],
+            "moonloop: invalid value '1e300' for '--budget <SECONDS>': `1e300` s is not a time budget from above 0 to 3600 s (see moonloop --help)",
+        ),
+        (
             &["run", "ok", "--headless", "--clock", "list:"],
             "moonloop: invalid value 'list:' for '--clock <SPEC>': bad clock `list:`: give one or more deltas, as in `list:1/30,1/60` (see moonloop --help)",
         ),

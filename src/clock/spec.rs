@@ -267,7 +267,8 @@ fn non_negative(text: &str) -> std::result::Result<f64, String> {
 fn delta(text: &str) -> std::result::Result<f64, String> {
     let dt = non_negative(text)?;
     if dt > MAX_DELTA {
-        let hint = if dt.fract() == 0.0 {
+        // (Only for a rate a display has: `1e308` gets no such hint.)
+        let hint = if dt.fract() == 0.0 && dt <= 1000.0 {
             format!("; for {dt} frames a second write 1/{dt}")
         } else {
             String::new()
