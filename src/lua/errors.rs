@@ -204,6 +204,29 @@ fn has_place(text: &str) -> bool {
     })
 }
 
+/// Shortens `a:1: b:2: b:2: ... c:3: why`, an error passed up through
+/// nested coroutines (each `coroutine.wrap` adds its place), to its first
+/// and last places and the reason, which would otherwise be cut off the
+/// end of the line.
+fn collapse_places(text: String) -> String {
+    let mut places = Vec::new();
+    let mut rest = text.as_str();
+    while has_place(rest) {
+        let (_, after) = rest.split_once(": ").expect("has a place");
+        places.push(&rest[..rest.len() - after.len()]);
+        rest = after;
+    }
+    if places.len() <= 3 {
+        return text;
+    }
+    format!(
+        "{}{}{rest} (passed up through {} places between)",
+        places[0],
+        places[places.len() - 1],
+        places.len() - 2
+    )
+}
+
 /// Returns the first `file:line` of the author's code in a Luau traceback.
 fn traceback_place(traceback: &str) -> Option<&str> {
     traceback
@@ -269,6 +292,7 @@ pub fn describe(err: &mlua::Error) -> String {
     {
         text = format!("{place}: {text}");
     }
+    let text = collapse_places(text);
     if text.contains("attempt to modify a readonly table") {
         return format!(
             "{text} (S3: the state is frozen, as are the libraries; return a new table instead, table.clone copies one)"

@@ -13,6 +13,11 @@ use mlua::{Lua, RegistryKey, Value};
 
 use crate::assets::MAX_SOURCE;
 
+/// How many modules may be loading at once: a chain of modules each
+/// requiring the next while it loads. Luau's own limit on nested calls
+/// (about 200) would otherwise end it as "error in error handling".
+pub const MAX_LOADING: usize = 100;
+
 /// The host's Luau library, as `(name, source)`.
 pub const RUNTIME: &[(&str, &str)] = &[
     ("animation", include_str!("../../runtime/animation.luau")),
@@ -269,6 +274,12 @@ fn load_as(lua: &Lua, id: &ModuleId, module: bool) -> mlua::Result<Value> {
             return Err(mlua::Error::RuntimeError(format!(
                 "require cycle: {} (G1: move what both need into a third module)",
                 names.join(" requires ")
+            )));
+        }
+        if modules.loading.len() >= MAX_LOADING {
+            return Err(mlua::Error::RuntimeError(format!(
+                "require: loading {chunk} would nest modules more than {MAX_LOADING} deep \
+                 (each requires the next as it loads; G1)"
             )));
         }
         let source = match id {

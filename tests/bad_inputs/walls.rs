@@ -668,6 +668,17 @@ fn output() -> Vec<Row> {
             .update("error('blame my caller', 2)")
             .first("g/main.luau:6: blame my caller", 1)
             .survives(KEPT),
+        (1..=150)
+            .fold(Row::new("150 modules each requiring the next (\"error in error handling\")"), |row, i| {
+                row.file(&format!("g/m{i}.luau"), format!("return require('./m{}')", i + 1))
+            })
+            .file("g/m151.luau", "return 1")
+            .file("g/main.luau", "local one = require('./m1')\nreturn { update = function() return {} end }")
+            .first("g/m99.luau:1: require: loading g/m100.luau would nest modules more than 100 deep", 2),
+        Row::new("coroutines wrapped 200 deep (the reason was cut off a 4 KB line)")
+            .update("local function f() return coroutine.wrap(function() return f()() end) end f()()")
+            .first("g/main.luau:6: g/main.luau:6: C stack overflow (passed up through 19", 1)
+            .survives(KEPT),
         Row::new("require({})")
             .update("require({})")
             .first("g/main.luau:6: require takes a path string", 1),
