@@ -84,6 +84,11 @@ fn unknown_pad_names_get_one_line() {
             "moonloop: g/in.txt:1: an axis reads from -1 to 1, not 2",
         ),
         (
+            "return {}",
+            "1 axis pad1:leftx -1e308",
+            "moonloop: g/in.txt:1: an axis reads from -1 to 1, not -1e308",
+        ),
+        (
             "return { config = { actions = { jump = { 'pad:a' } } } }",
             "",
             "moonloop: g/main.luau: config.actions.jump names `pad:a`, which is not a key",

@@ -178,9 +178,10 @@ impl InputEvent {
                             super::keys::PAD_AXES.join(", ")
                         )
                     })?;
-                let value = number(value)?;
+                let written = value;
+                let value = number(written)?;
                 if !(-1.0..=1.0).contains(&value) {
-                    return Err(format!("an axis reads from -1 to 1, not {value}"));
+                    return Err(format!("an axis reads from -1 to 1, not {written}"));
                 }
                 Ok(InputEvent::Axis(axis, value))
             }
