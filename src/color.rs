@@ -39,7 +39,10 @@ impl Rgba {
     pub fn from_unit(r: f64, g: f64, b: f64, a: f64) -> Result<Rgba, String> {
         for (name, v) in [("r", r), ("g", g), ("b", b), ("a", a)] {
             if !(0.0..=1.0).contains(&v) {
-                return Err(format!("channel {name} is {v}; channels go from 0 to 1"));
+                return Err(format!(
+                    "channel {name} is {}; channels go from 0 to 1",
+                    crate::terminal::Number(v)
+                ));
             }
         }
         Ok(Rgba {

@@ -5,6 +5,7 @@
 //! Each check returns the reason alone; the binding adds the call and the
 //! author's line.
 
+use crate::terminal::Number;
 use mlua::{LuaString, Table, Value};
 
 use crate::color::Rgba;
@@ -37,7 +38,10 @@ pub fn finite(name: &str, value: &Value) -> Result<f64, String> {
     if v.is_finite() {
         Ok(v)
     } else {
-        Err(format!("`{name}` is {v}; it must be a finite number"))
+        Err(format!(
+            "`{name}` is {}; it must be a finite number",
+            Number(v)
+        ))
     }
 }
 

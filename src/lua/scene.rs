@@ -7,6 +7,7 @@
 //! scene:light("sun", { kind = "directional", direction = vector.create(-1, -2, -1) })
 //! ```
 
+use crate::terminal::Number;
 use std::rc::Rc;
 
 use glam::{EulerRot, Quat, Vec3};
@@ -263,7 +264,10 @@ fn camera(lua: &Lua, scene: &mut Scene, props: Table) -> mlua::Result<()> {
             return Err(fail(
                 lua,
                 "camera",
-                format!("`fov` is {fov}; it is in radians, between 0.01 and 3.13"),
+                format!(
+                    "`fov` is {}; it is in radians, between 0.01 and 3.13",
+                    Number(fov)
+                ),
             ));
         }
     }

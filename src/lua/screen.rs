@@ -2,6 +2,7 @@
 //! reads its Luau arguments, checks them, and records a command on the
 //! [`Screen`] lent for the call.
 
+use crate::terminal::Number;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -263,7 +264,7 @@ fn style(
                     return Err(fail(
                         lua,
                         call,
-                        format!("style.width is {w}; it must be 0 or more"),
+                        format!("style.width is {}; it must be 0 or more", Number(w)),
                     ));
                 }
                 style.width = w as f32;
@@ -274,7 +275,7 @@ fn style(
                     return Err(fail(
                         lua,
                         call,
-                        format!("style.alpha is {a}; it goes from 0 to 1"),
+                        format!("style.alpha is {}; it goes from 0 to 1", Number(a)),
                     ));
                 }
                 style.alpha = a as f32;

@@ -4,6 +4,7 @@
 //! a string the game chose, so what the state keeps about it is plain
 //! data, and a replay plays the same sounds.
 
+use crate::terminal::Number;
 use mlua::{Lua, LuaString, Table, UserDataMethods, Value};
 
 use super::handles::InputHandle;
@@ -39,7 +40,11 @@ fn options(lua: &Lua, call: &str, table: Option<Table>, allowed: &[&str]) -> mlu
         if (low..=high).contains(&v) {
             Ok(v)
         } else {
-            Err(fail(lua, call, format!("`{what}` is {v}; it {range}")))
+            Err(fail(
+                lua,
+                call,
+                format!("`{what}` is {}; it {range}", Number(v)),
+            ))
         }
     };
     table.for_each::<Value, Value>(|key, value| {
@@ -135,7 +140,10 @@ fn fade(lua: &Lua, call: &str, seconds: f64) -> mlua::Result<f64> {
         return Err(fail(
             lua,
             call,
-            format!("`fade` is {seconds}; it is seconds, from 0 to {MAX_FADE}"),
+            format!(
+                "`fade` is {}; it is seconds, from 0 to {MAX_FADE}",
+                Number(seconds)
+            ),
         ));
     }
     Ok(seconds)
@@ -256,7 +264,7 @@ pub fn add_methods<M: UserDataMethods<InputHandle>>(methods: &mut M) {
                 return Err(fail(
                     lua,
                     "bus",
-                    format!("the volume is {volume}; it goes from 0 to 16"),
+                    format!("the volume is {}; it goes from 0 to 16", Number(volume)),
                 ));
             }
             let o = options(lua, "bus", opts, &["fade"])?;

@@ -6,6 +6,7 @@
 //! ([`Screen::rasterize`]), so a headless run that records nothing never
 //! rasterizes. The list's storage is kept from frame to frame.
 
+use crate::terminal::Number;
 use std::ops::Range;
 
 use tiny_skia::{LineCap, LineJoin, Transform};
@@ -433,7 +434,8 @@ impl Screen {
         let size_px = size("size", spec.size)?;
         if size_px > MAX_TEXT_SIZE {
             return Err(format!(
-                "`size` is {size_px}; text is at most {MAX_TEXT_SIZE} pixels"
+                "`size` is {}; text is at most {MAX_TEXT_SIZE} pixels",
+                Number(size_px)
             ));
         }
         let width = match spec.width {
@@ -442,7 +444,8 @@ impl Screen {
                 let w = finite("width", w)?;
                 if !(w > 0.0 && w <= MAX_TEXT_WIDTH) {
                     return Err(format!(
-                        "`width` is {w}; text wraps to a width above 0 and at most {MAX_TEXT_WIDTH}"
+                        "`width` is {}; text wraps to a width above 0 and at most {MAX_TEXT_WIDTH}",
+                        Number(w)
                     ));
                 }
                 Some(w)
@@ -454,7 +457,8 @@ impl Screen {
                 let l = finite("line_height", l)?;
                 if !(l > 0.0 && l <= 16.0) {
                     return Err(format!(
-                        "`line_height` is {l}; it is a multiple of the size, above 0 and at most 16"
+                        "`line_height` is {}; it is a multiple of the size, above 0 and at most 16",
+                        Number(l)
                     ));
                 }
                 Some(l)
@@ -641,7 +645,7 @@ impl Screen {
     /// `alpha` is outside 0..=1.
     pub fn set_alpha(&mut self, alpha: f64) -> Result<(), String> {
         if !(0.0..=1.0).contains(&alpha) {
-            return Err(format!("`alpha` is {alpha}; it goes from 0 to 1"));
+            return Err(format!("`alpha` is {}; it goes from 0 to 1", Number(alpha)));
         }
         self.alpha = alpha as f32;
         Ok(())

@@ -9,6 +9,7 @@
 //! any order of rows comes out the same byte for byte, and pixel art stays
 //! crisp at any integer scale.
 
+use crate::terminal::Number;
 use tiny_skia::{Pixmap, PixmapMut, Transform};
 
 use super::{MAX_SPRITE_COVER, Screen, finite};
@@ -36,7 +37,8 @@ impl Sheet {
         let whole = |v: f64, name: &str, limit: u32| -> Result<u32, String> {
             if v.fract() != 0.0 || v < 1.0 || v > f64::from(limit) {
                 return Err(format!(
-                    "`{name}` is {v}; a cell is a whole number of pixels from 1 to the image's {limit}"
+                    "`{name}` is {}; a cell is a whole number of pixels from 1 to the image's {limit}",
+                    Number(v)
                 ));
             }
             Ok(v as u32)
@@ -64,7 +66,8 @@ impl Sheet {
         let count = self.frames();
         if n.fract() != 0.0 || n < 1.0 || n > f64::from(count) {
             return Err(format!(
-                "frame {n} is not in the sheet (its frames are 1 to {count})"
+                "frame {} is not in the sheet (its frames are 1 to {count})",
+                Number(n)
             ));
         }
         let i = n as u32 - 1;
@@ -87,7 +90,11 @@ impl Sheet {
         let whole = r.iter().all(|v| v.fract() == 0.0);
         if !whole || x < 0.0 || y < 0.0 || w < 1.0 || h < 1.0 || x + w > iw || y + h > ih {
             return Err(format!(
-                "the frame {x}, {y}, {w}, {h} is not whole pixels inside the {iw}x{ih} image"
+                "the frame {}, {}, {}, {} is not whole pixels inside the {iw}x{ih} image",
+                Number(x),
+                Number(y),
+                Number(w),
+                Number(h)
             ));
         }
         Ok([x as u32, y as u32, w as u32, h as u32])
@@ -200,7 +207,9 @@ impl Screen {
         let sy = finite("scale", spec.scale.1)?;
         if sx < 0.0 || sy < 0.0 {
             return Err(format!(
-                "`scale` is {sx}, {sy}; scales are 0 or more (flip with flip_x, flip_y)"
+                "`scale` is {}, {}; scales are 0 or more (flip with flip_x, flip_y)",
+                Number(sx),
+                Number(sy)
             ));
         }
         let alpha = finite("alpha", spec.alpha)?.clamp(0.0, 1.0) * self.alpha;

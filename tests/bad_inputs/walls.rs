@@ -679,6 +679,10 @@ fn output() -> Vec<Row> {
             .update("local function f() return coroutine.wrap(function() return f()() end) end f()()")
             .first("g/main.luau:6: g/main.luau:6: C stack overflow (passed up through 19", 1)
             .survives(KEPT),
+        Row::new("a style alpha of 1e308 (the line held its 309 digits)")
+            .render("screen:rect(0, 0, 10, 10, { fill = 'red', alpha = 1e308 })")
+            .first("g/main.luau:7: screen:rect: style.alpha is 1e308; it goes from 0 to 1", 1)
+            .survives(RAN),
         Row::new("require({})")
             .update("require({})")
             .first("g/main.luau:6: require takes a path string", 1),

@@ -7,6 +7,7 @@
 //! through the handle's string cache, so a batch drawn every frame
 //! allocates nothing.
 
+use crate::terminal::Number;
 use mlua::{Lua, Table, UserDataMethods, Value};
 
 use super::{ScreenHandle, args, check, fail, ink, number, text_arg};
@@ -355,7 +356,10 @@ pub fn add_methods<M: UserDataMethods<ScreenHandle>>(methods: &mut M) {
                 return Err(fail(
                     lua,
                     CALL,
-                    format!("`columns` is {columns}; it is a whole number from 1 to {MAX_TILES}"),
+                    format!(
+                        "`columns` is {}; it is a whole number from 1 to {MAX_TILES}",
+                        Number(columns)
+                    ),
                 ));
             }
             let n = tiles.raw_len();
