@@ -322,6 +322,20 @@ fn bad_argument(to: Option<&str>, pos: usize, name: Option<&str>, cause: &mlua::
         return format!("{dotted}(...) was called with a dot; call it with a colon: {call}(...)");
     }
     let what = match cause {
+        // A number where a whole one goes (a count of frames): 1.5, NaN
+        // or 1e308 is a number, but not one the host can count to.
+        mlua::Error::FromLuaConversionError { from, to, .. }
+            if luau_type(from) == "number" && to.starts_with(['u', 'i']) =>
+        {
+            let sign = if to.starts_with('u') {
+                ", 0 or more,"
+            } else {
+                ""
+            };
+            format!(
+                "a whole number{sign} was expected; this one has a fraction, is too large or is NaN"
+            )
+        }
         mlua::Error::FromLuaConversionError { from, to, .. } => {
             format!(
                 "a {} was expected, not a {}",

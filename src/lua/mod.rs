@@ -40,7 +40,10 @@ pub fn location(lua: &Lua, level: usize) -> String {
             let line = debug.current_line();
             match (source.what, source.short_src, line) {
                 // The host's trampolines are never the author's place.
-                ("Lua", Some(src), Some(line)) if line > 0 && src != "moonloop" => {
+                // Nor are mlua's own Luau helpers (`__mlua_index`).
+                ("Lua", Some(src), Some(line))
+                    if line > 0 && src != "moonloop" && !src.starts_with("__mlua") =>
+                {
                     Some(format!("{src}:{line}: "))
                 }
                 _ => None,

@@ -368,12 +368,24 @@ fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
             .parse()
             .map_err(|e: crate::Error| fail(lua, format!("engine.new: {}", e.chain())))?;
         // A test's save lives in memory, seeded from `save` (H12).
+        // It stands for a save file, so it holds what a file may (1 MiB).
         let seed = match options.get::<Value>("save")? {
             Value::Nil => None,
-            value => Some(
-                state::to_json(&value)
-                    .map_err(|e| fail(lua, format!("engine.new: save: {}", super::describe(&e))))?,
-            ),
+            value => {
+                let json = state::to_json(&value)
+                    .map_err(|e| fail(lua, format!("engine.new: save: {}", super::describe(&e))))?;
+                if json.len() > crate::save::MAX_SAVE {
+                    return Err(fail(
+                        lua,
+                        format!(
+                            "engine.new: save: its JSON is {}; a save is at most {} (H12)",
+                            crate::assets::bytes(json.len() as u64),
+                            crate::assets::bytes(crate::save::MAX_SAVE as u64)
+                        ),
+                    ));
+                }
+                Some(json)
+            }
         };
         let game = LuaGame::load_saving(&dir, Limits::default(), Saves::memory(seed))
             .map_err(|e| fail(lua, format!("engine.new: {}", e.chain())))?;

@@ -560,6 +560,21 @@ fn runaway() -> Vec<Row> {
             .file("g/tests/t.luau", test_file("engine.new():advance(1e15)"))
             .args(&["test", "g", "--budget", "0.5"])
             .first("H9: the test ran past its time budget of 0.5 s", 1),
+        Row::new("a test advancing 1e308 frames (\"a number was expected, not a number\")")
+            .file("g/main.luau", "return {}")
+            .file("g/tests/t.luau", test_file("engine.new():advance(1e308)"))
+            .args(&["test", "g"])
+            .first("g/tests/t.luau:2: engine:advance: argument 1: a whole number was expected; this one has a fraction, is too large or is NaN", 1),
+        Row::new("a test making engines until its budget ends (blamed __mlua_index)")
+            .file("g/main.luau", "return {}")
+            .file("g/tests/t.luau", test_file("while true do engine.new():advance(1) end"))
+            .args(&["test", "g", "--budget", "0.5"])
+            .first("g/tests/t.luau:2: H9: the test ran past its time budget of 0.5 s", 1),
+        Row::new("a test seeding a 2 MiB save (a save file holds 1 MiB)")
+            .file("g/main.luau", "return { config = { id = 'g' } }")
+            .file("g/tests/t.luau", test_file("engine.new({ save = { s = string.rep('x', 2 ^ 21) } })"))
+            .args(&["test", "g"])
+            .first("g/tests/t.luau:2: engine.new: save: its JSON is 2.0 MiB; a save is at most 1 MiB (H12)", 1),
         Row::new("a check-dt scenario of 1e300 seconds")
             .file("g/main.luau", "return {}")
             .file("g/s.luau", "return { seconds = 1e300, outcome = function(s) return {} end }")
