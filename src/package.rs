@@ -224,6 +224,21 @@ fn collect(dir: &Path, rel: &Path, out: &mut Vec<PathBuf>) -> Result<(), String>
 /// The host cannot read itself, the game cannot be zipped, or `out`
 /// cannot be written.
 pub fn build(game: &Path, out: &Path) -> Result<u64, String> {
+    // Into the game folder it would replace the author's file of that
+    // name (`-o g/main.luau`), or ship inside the next build.
+    let folder = |p: &Path| match p.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.canonicalize().ok(),
+        _ => std::env::current_dir().ok(),
+    };
+    if let (Some(into), Ok(game_dir)) = (folder(out), game.canonicalize())
+        && into.starts_with(&game_dir)
+    {
+        return Err(format!(
+            "cannot write {} inside the game folder {}: write the executable elsewhere",
+            out.display(),
+            game.display()
+        ));
+    }
     let zip = zip_folder(game)?;
     let host_path = std::env::current_exe()
         .map_err(|e| format!("cannot find the moonloop executable ({e})"))?;

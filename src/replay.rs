@@ -53,8 +53,17 @@ impl ReplayWriter {
     /// `seed` and whose game started from the save `saved` (JSON).
     ///
     /// # Errors
-    /// The file cannot be created.
+    /// The file cannot be created, or is named like Luau source.
     pub fn create(path: &Path, seed: u64, game: Option<&str>, saved: Option<&str>) -> Result<Self> {
+        // `--record-input g/main.luau` (for `--input`) would put the log
+        // over the author's code.
+        if crate::assets::is_luau_source(path) {
+            return Err(Error::Usage(format!(
+                "cannot record input to {}: that is a Luau file, and a replay log would \
+                 replace it (name the log like run.replay)",
+                path.display()
+            )));
+        }
         let file = File::create(path).map_err(|e| Error::io(path, e))?;
         let mut writer = ReplayWriter {
             path: path.to_path_buf(),

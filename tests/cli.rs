@@ -97,6 +97,10 @@ fn bad_arguments_get_one_line_and_exit_2() {
             "moonloop: invalid value 'constant:-1' for '--clock <SPEC>': bad clock `constant:-1`: `-1` is negative; a delta is 0 or more seconds (see moonloop --help)",
         ),
         (
+            &["run", "ok", "--headless", "--record-input", "ok/main.luau"],
+            "moonloop: cannot record input to ok/main.luau: that is a Luau file, and a replay log would replace it (name the log like run.replay)",
+        ),
+        (
             &["run", "ok", "--headless", "--clock", "constant:1e308"],
             "moonloop: invalid value 'constant:1e308' for '--clock <SPEC>': bad clock `constant:1e308`: `1e308` is seconds a frame, and a frame is at most 1 s (see moonloop --help)",
         ),
@@ -178,6 +182,11 @@ fn bad_arguments_get_one_line_and_exit_2() {
             "{args:?}"
         );
     }
+    // Nothing was written over the game's code.
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("ok/main.luau")).unwrap(),
+        "return {}"
+    );
 }
 
 #[cfg(unix)]

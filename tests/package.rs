@@ -148,6 +148,22 @@ fn build_refuses_an_unwritable_path_and_a_broken_game_in_one_line() {
         "not a folder"
     );
 
+    // Into the game folder, it would replace the author's own file.
+    for inside in ["g/main.luau", "g/built", "./g/../g/built"] {
+        let out = moonloop(&["build", "g", "-o", inside], dir.path());
+        assert_eq!(out.code, 2, "{inside}: {}", out.stderr);
+        assert_eq!(
+            out.stderr,
+            format!(
+                "moonloop: cannot write {inside} inside the game folder g: write the executable elsewhere\n"
+            )
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("g/main.luau")).unwrap(),
+        "return {}"
+    );
+
     let out = moonloop(&["build", "broken", "-o", "out"], dir.path());
     assert_eq!(out.code, 2);
     assert!(

@@ -201,6 +201,13 @@ pub fn output(root: &Path, name: &str) -> Result<PathBuf, String> {
     Ok(at)
 }
 
+/// Says whether `path` is named like Luau source (`.luau`, `.lua`): what
+/// the host never writes over.
+pub fn is_luau_source(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|x| x.eq_ignore_ascii_case("luau") || x.eq_ignore_ascii_case("lua"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
