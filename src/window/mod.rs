@@ -34,7 +34,7 @@ use crate::sound::{Bank, Player};
 
 mod keys;
 mod look;
-mod padmap;
+pub mod padmap;
 pub mod pads;
 
 use keys::{dev_key, key_name};

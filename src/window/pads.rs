@@ -88,7 +88,7 @@ const TRIGGER_BUTTONS: usize = 6;
 impl Decoder {
     /// A pad for `player` read through `binds`, whose axis code `c` spans
     /// `ranges[c]`.
-    fn new(player: usize, binds: Binds, ranges: [Range; ABS_CODES]) -> Decoder {
+    pub fn new(player: usize, binds: Binds, ranges: [Range; ABS_CODES]) -> Decoder {
         Decoder {
             player,
             binds,
