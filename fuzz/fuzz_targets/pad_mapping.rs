@@ -30,7 +30,10 @@ fuzz_target!(|data: &[u8]| {
     caps.keys[..keys.len()].copy_from_slice(keys);
     let axes = take(caps.axes.len());
     caps.axes[..axes.len()].copy_from_slice(axes);
-    let mut ranges = [Range { min: -32768, max: 32767 }; ABS_CODES];
+    let mut ranges = [Range {
+        min: -32768,
+        max: 32767,
+    }; ABS_CODES];
     for range in ranges.iter_mut().take(4) {
         let bytes = take(8);
         if bytes.len() == 8 {
@@ -41,7 +44,10 @@ fuzz_target!(|data: &[u8]| {
     let mut decoder = Decoder::new(1, mapping.binds(&caps), ranges);
     pads::decode_bytes(&mut decoder, rest, &mut |event| {
         if let moonloop::InputEvent::Axis(_, value) = event {
-            assert!(value.is_finite() && (-1.0..=1.0).contains(&value), "{value}");
+            assert!(
+                value.is_finite() && (-1.0..=1.0).contains(&value),
+                "{value}"
+            );
         }
     });
 });
