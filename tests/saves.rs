@@ -106,7 +106,7 @@ fn a_save_that_is_not_plain_small_data_or_has_no_id_is_refused_by_name() {
         ),
         (
             r#"return { config = { id = "a/b" } }"#,
-            "config.id `a/b` is made of letters, digits, -, _ and .",
+            "config.id `a/b` is made of ASCII letters, digits, -, _ and .",
         ),
     ];
     for (main, expected) in cases {

@@ -314,7 +314,7 @@ fn failures_while_loading_exit_2_with_one_line() {
         ),
         (
             "return { config = { id = 'my game' } }",
-            "moonloop: g/main.luau: config.id `my game` is made of letters, digits, -, _ and .",
+            "moonloop: g/main.luau: config.id `my game` is made of ASCII letters, digits, -, _ and .",
         ),
     ];
     for (main, first) in rows {
