@@ -43,7 +43,9 @@ pub fn check_id(id: &str) -> Result<(), String> {
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
     {
-        return Err("is made of ASCII letters, digits, -, _ and . (it names the save's folder)".into());
+        return Err(
+            "is made of ASCII letters, digits, -, _ and . (it names the save's folder)".into(),
+        );
     }
     Ok(())
 }

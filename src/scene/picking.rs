@@ -229,7 +229,18 @@ mod tests {
             (distance - (10.0 - 0.5 - origin.distance(Vec3::new(0.0, 0.0, 10.0)))).abs() < 1e-3,
             "{distance}"
         );
+        // Picking sees the scene as step 7 placed it: hidden, then placed.
         scene.object("near", Mesh::Cube).unwrap().visible = false;
+        assert_eq!(
+            scene
+                .hit(origin, direction, &Store::new(None))
+                .unwrap()
+                .0
+                .name,
+            "near",
+            "hidden after step 7"
+        );
+        scene.update_world().unwrap();
         assert_eq!(
             scene
                 .hit(origin, direction, &Store::new(None))

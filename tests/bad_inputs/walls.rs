@@ -186,8 +186,9 @@ impl Row {
 /// several did before the walls) fails as a hang instead of stopping the
 /// suite.
 fn within_a_minute(args: &[String], dir: &Path) -> Outcome {
+    // (-k: a host stuck where it does not look at signals is killed.)
     let out = std::process::Command::new("timeout")
-        .arg("60")
+        .args(["-k", "5", "60"])
         .arg(binary())
         .args(args)
         .current_dir(dir)
@@ -548,6 +549,14 @@ fn runaway() -> Vec<Row> {
             .args(&[RUN, &["--record", "g/out.png"]].concat())
             .first("sprites cover the screen more than 256 times over (H10", 1)
             .survives(RAN),
+        Row::new("50,000 objects each the child of the one before (step 7 walked each to the root: hours)")
+            .file(
+                "g/main.luau",
+                "return {\n  init = function() return { n = 0 } end,\n  update = function(state) return { n = state.n + 1 } end,\n  render = function(state, scene)\n    for i = (state.n - 1) * 10000 + 1, math.min(state.n, 5) * 10000 do\n      scene:object('o' .. i, { parent = if i > 1 then 'o' .. (i - 1) else nil, position = vector.create(1, 0, 0) })\n    end\n    if state.n == 6 then local far = scene:get('o50000') assert(far and far.world.x == 50000, 'placed') end\n  end,\n}\n",
+            )
+            .args(&["run", "g", "--headless", "--clock", "constant:1/60", "--frames", "8", "--print-state"])
+            .first("", 0)
+            .survives("\"n\": 8"),
         Row::new("a tilemap of two million tiles")
             .file("g/s.png", small_png())
             .render(
