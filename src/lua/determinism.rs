@@ -125,6 +125,34 @@ pub fn install(lua: &Lua, start: u64) -> mlua::Result<()> {
             Ok(())
         })?,
     )?;
+    // `tostring` of a table, function or userdata is an address, which
+    // differs on every run: such a value is named by a number instead, in
+    // the order tostring first meets each (`table: 1`), which stays unique
+    // while the value lives. Written in Luau so that a call allocates
+    // nothing on the host's heap.
+    let tostring: mlua::Function = lua
+        .load(TOSTRING)
+        .set_name("=moonloop")
+        .set_mode(mlua::prelude::LuaChunkMode::Text)
+        .call(lua.globals().raw_get::<mlua::Function>("tostring")?)?;
+    lua.globals().raw_set("tostring", tostring)?;
+    // Luau's memory count depends on the game folder's name as the run
+    // was given it (`g` or `./g`), and on the build.
+    lua.globals().raw_set(
+        "collectgarbage",
+        lua.create_function(|lua, option: Option<mlua::LuaString>| -> mlua::Result<()> {
+            let counting = option.as_ref().is_some_and(|o| o.as_bytes() == b"count");
+            Err(mlua::Error::RuntimeError(if counting {
+                format!(
+                    "{}H11: collectgarbage(\"count\") reads the memory in use, which differs \
+                     between runs and builds; a game's state cannot depend on it",
+                    super::location(lua, 1)
+                )
+            } else {
+                "collectgarbage called with invalid option".to_string()
+            }))
+        })?,
+    )?;
     let os: Table = lua.globals().raw_get("os")?;
     for (name, reads) in [
         ("clock", "the processor clock"),
@@ -147,6 +175,31 @@ pub fn install(lua: &Lua, start: u64) -> mlua::Result<()> {
     }
     Ok(())
 }
+
+/// The `tostring` that names tables, functions and userdata by number.
+const TOSTRING: &str = r#"
+local rawtostring = ...
+local kinds = { table = true, ["function"] = true, userdata = true, thread = true, buffer = true }
+local ids = setmetatable({}, { __mode = "k" })
+local count = 0
+return function(...)
+	local text = rawtostring(...)
+	local value = ...
+	if kinds[type(value)] then
+		local name = string.match(text, "^(.*): 0x%x+$")
+		if name then
+			local id = ids[value]
+			if id == nil then
+				count += 1
+				id = count
+				ids[value] = id
+			end
+			return name .. ": " .. id
+		end
+	end
+	return text
+end
+"#;
 
 #[cfg(test)]
 mod tests {

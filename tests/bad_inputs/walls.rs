@@ -635,6 +635,14 @@ fn determinism() -> Vec<Row> {
             .update("return { n = state.n + 1, r = math.random(1000000) }")
             .args(&["run", "g", "--headless", "--clock", "constant:1/60", "--frames", "3", "--print-state"])
             .survives(&format!("\"r\": {}", stock_luau_random())),
+        Row::new("tostring of a table in update (its address: a new state every run)")
+            .update("return { n = state.n + 1, t = tostring({}) }")
+            .args(&["run", "g", "--headless", "--clock", "constant:1/60", "--frames", "3", "--print-state"])
+            .survives("\"t\": \"table: 2\""),
+        Row::new("collectgarbage('count') in update (it differs between `run g` and `run ./g`)")
+            .update("local c = collectgarbage('count')")
+            .first("g/main.luau:6: H11: collectgarbage(\"count\") reads the memory in use", 1)
+            .survives(KEPT),
         Row::new("os.time in update")
             .update("local t = os.time()")
             .first("H11: os.time reads the wall clock", 1)
