@@ -169,9 +169,18 @@ pub fn zip_folder(game: &Path) -> Result<Vec<u8>, String> {
     }
     let mut total = 0u64;
     for rel in files {
-        let bytes =
-            std::fs::read(game.join(&rel)).map_err(|e| format!("{}: {e}", rel.display()))?;
-        total += bytes.len() as u64;
+        // Read at most one byte past what the package may still hold: a
+        // file that is (or grows to) more is refused before it fills the
+        // host.
+        let path = game.join(&rel);
+        let said = std::fs::metadata(&path).map_or(0, |m| m.len());
+        let mut bytes = Vec::new();
+        if total + said <= MAX_UNPACKED {
+            std::fs::File::open(&path)
+                .and_then(|f| f.take(MAX_UNPACKED - total + 1).read_to_end(&mut bytes))
+                .map_err(|e| format!("{}: {e}", rel.display()))?;
+        }
+        total += (bytes.len() as u64).max(said);
         if total > MAX_UNPACKED {
             return Err(format!(
                 "{} is larger than {}, the most a package holds",

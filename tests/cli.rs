@@ -97,6 +97,10 @@ fn bad_arguments_get_one_line_and_exit_2() {
             "moonloop: invalid value 'constant:-1' for '--clock <SPEC>': bad clock `constant:-1`: `-1` is negative; a delta is 0 or more seconds (see moonloop --help)",
         ),
         (
+            &["run", "ok", "--headless", "--input", "/dev/zero"],
+            "moonloop: /dev/zero: an input script is at most 16 MiB (H10)",
+        ),
+        (
             &["run", "ok", "--headless", "--record-input", "ok/main.luau"],
             "moonloop: cannot record input to ok/main.luau: that is a Luau file, and a replay log would replace it (name the log like run.replay)",
         ),

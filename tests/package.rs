@@ -164,6 +164,23 @@ fn build_refuses_an_unwritable_path_and_a_broken_game_in_one_line() {
         "return {}"
     );
 
+    // A file past what a package holds is refused before it is read (a
+    // sparse 2 GiB file: reading it would take the time and the memory).
+    std::fs::create_dir(dir.path().join("big")).unwrap();
+    std::fs::write(dir.path().join("big/main.luau"), "return {}").unwrap();
+    std::fs::File::create(dir.path().join("big/level.bin"))
+        .unwrap()
+        .set_len(2 << 30)
+        .unwrap();
+    let out = moonloop(&["build", "big", "-o", "big.exe"], dir.path());
+    assert_eq!(
+        (out.code, out.stderr.as_str()),
+        (
+            2,
+            "moonloop: big is larger than 1 GiB, the most a package holds\n"
+        )
+    );
+
     let out = moonloop(&["build", "broken", "-o", "out"], dir.path());
     assert_eq!(out.code, 2);
     assert!(
