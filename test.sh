@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test: the host's Rust tests and every example game's Luau
 # tests. On Debian it first installs what the picture and window tests
-# need: Mesa's software Vulkan (lavapipe), Xvfb, xdotool and ImageMagick
-# (to drive a window and look at it), openbox (a window manager, which
-# fullscreen asks), and ALSA's library (its `null`
+# need: Mesa's software Vulkan (lavapipe), Xvfb, xdotool, xprop and
+# ImageMagick (to drive a window and look at it), openbox (a window
+# manager, which fullscreen asks), and ALSA's library (its `null`
 # device takes the sound tests' output; no sound card is needed).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -11,7 +11,7 @@ cd "$(dirname "$0")"
 asound=libasound2
 # Debian 13 renamed it in the 64-bit time_t transition.
 apt-cache show libasound2t64 >/dev/null 2>&1 && asound=libasound2t64
-packages="mesa-vulkan-drivers libvulkan1 libegl1 xvfb xdotool imagemagick openbox $asound"
+packages="mesa-vulkan-drivers libvulkan1 libegl1 xvfb xdotool x11-utils imagemagick openbox $asound"
 if command -v dpkg >/dev/null && ! dpkg -s $packages >/dev/null 2>&1; then
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
