@@ -419,7 +419,7 @@ fn f11_fills_the_screen_and_gives_the_window_back_its_size() {
     until("the size back", || geometry(&x, &id) == "320x200");
     // The game quits itself (input:quit() on Q): under a window manager,
     // destroying the window from outside trips a winit bug.
-    x.xdotool(&["key", "--window", &id, "q"]);
+    x.xdotool(&["key", "q"]);
     let (code, _, stderr) = finish(child);
     let _ = wm.kill();
     let _ = wm.wait();
