@@ -21,6 +21,22 @@ use std::path::{Path, PathBuf};
 /// The largest save, in bytes of its JSON.
 pub const MAX_SAVE: usize = 1 << 20;
 
+/// Refuses a save whose canonical JSON is past [`MAX_SAVE`], naming both
+/// sizes: `whose` names it ("the save's", "its").
+///
+/// # Errors
+/// One line for the caller to place.
+pub fn check_size(json: &str, whose: &str) -> Result<(), String> {
+    if json.len() > MAX_SAVE {
+        return Err(format!(
+            "{whose} JSON is {}; a save is at most {} (H12)",
+            crate::assets::bytes(json.len() as u64),
+            crate::assets::bytes(MAX_SAVE as u64)
+        ));
+    }
+    Ok(())
+}
+
 /// The longest game id (`config.id`), in bytes.
 pub const MAX_ID: usize = 64;
 

@@ -421,13 +421,7 @@ fn save(lua: &Lua, leases: &Leases, value: &Value) -> mlua::Result<()> {
         })
     })?;
     let json = crate::state::to_json(value).map_err(|e| fail(crate::lua::describe(&e)))?;
-    if json.len() > crate::save::MAX_SAVE {
-        return Err(fail(format!(
-            "the save's JSON is {}; a save is at most {} (H12)",
-            crate::assets::bytes(json.len() as u64),
-            crate::assets::bytes(crate::save::MAX_SAVE as u64)
-        )));
-    }
+    crate::save::check_size(&json, "the save's").map_err(fail)?;
     *leases.pending_save.borrow_mut() = Some(json);
     Ok(())
 }

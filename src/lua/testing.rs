@@ -374,16 +374,8 @@ fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
             value => {
                 let json = state::to_json(&value)
                     .map_err(|e| fail(lua, format!("engine.new: save: {}", super::describe(&e))))?;
-                if json.len() > crate::save::MAX_SAVE {
-                    return Err(fail(
-                        lua,
-                        format!(
-                            "engine.new: save: its JSON is {}; a save is at most {} (H12)",
-                            crate::assets::bytes(json.len() as u64),
-                            crate::assets::bytes(crate::save::MAX_SAVE as u64)
-                        ),
-                    ));
-                }
+                crate::save::check_size(&json, "its")
+                    .map_err(|why| fail(lua, format!("engine.new: save: {why}")))?;
                 Some(json)
             }
         };
