@@ -248,6 +248,21 @@ pub fn build(game: &Path, out: &Path) -> Result<u64, String> {
             game.display()
         ));
     }
+    // The new file is renamed over `out`: over a device or a pipe that
+    // would replace the node itself (`-o /dev/null` deleting it, as root).
+    if let Ok(meta) = std::fs::metadata(out)
+        && !meta.is_file()
+    {
+        return Err(format!(
+            "cannot write {}: it is {}, not a file",
+            out.display(),
+            if meta.is_dir() {
+                "a folder"
+            } else {
+                "a device or a pipe"
+            }
+        ));
+    }
     let zip = zip_folder(game)?;
     let host_path = std::env::current_exe()
         .map_err(|e| format!("cannot find the moonloop executable ({e})"))?;

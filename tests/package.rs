@@ -148,6 +148,29 @@ fn build_refuses_an_unwritable_path_and_a_broken_game_in_one_line() {
         "not a folder"
     );
 
+    // Onto a folder, a pipe or a device it would replace the node, not
+    // write to it; those are refused and left as they were.
+    std::fs::create_dir(dir.path().join("a-folder")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(dir.path().join("a-pipe"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    for (name, what) in [("a-folder", "a folder"), ("a-pipe", "a device or a pipe")] {
+        let out = moonloop(&["build", "g", "-o", name], dir.path());
+        assert_eq!(
+            (out.code, out.stderr),
+            (
+                2,
+                format!("moonloop: cannot write {name}: it is {what}, not a file\n")
+            )
+        );
+    }
+    use std::os::unix::fs::FileTypeExt as _;
+    let pipe = std::fs::symlink_metadata(dir.path().join("a-pipe")).unwrap();
+    assert!(pipe.file_type().is_fifo());
+    assert!(dir.path().join("a-folder").is_dir());
+
     // Into the game folder, it would replace the author's own file.
     for inside in ["g/main.luau", "g/built", "./g/../g/built"] {
         let out = moonloop(&["build", "g", "-o", inside], dir.path());
