@@ -568,11 +568,7 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
         window::run(engine, options)?
     };
     engine.flush()?;
-    for (message, count, first) in &tally.entries {
-        if *count > 1 {
-            tell!("{message} (on {count} frames from frame {first})");
-        }
-    }
+    tally.summarize();
     if args.print_state {
         say!("{}", engine.game().state_json()?);
     }

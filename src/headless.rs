@@ -13,6 +13,7 @@ use crate::engine::{Engine, Game, Tick};
 use crate::record::Recorder;
 use crate::reload::Watcher;
 use crate::sound::Player;
+use crate::tally::ErrorTally;
 
 /// What a run records each delivered frame with (step 8).
 pub struct Capture {
@@ -49,44 +50,6 @@ impl Capture {
 
 /// The cadence a headless wall clock is ticked at, standing in for a display.
 pub const WALL_TICK: Duration = Duration::from_nanos(16_666_667);
-
-/// Each distinct error of a run, counted.
-#[derive(Debug, Default)]
-pub struct ErrorTally {
-    /// `(message, frames it happened on, first frame)`.
-    pub entries: Vec<(String, u64, u64)>,
-}
-
-impl ErrorTally {
-    /// Counts `message` on `frame`; says whether it is new.
-    pub fn count(&mut self, frame: u64, message: String) -> bool {
-        match self.entries.iter_mut().find(|(m, _, _)| *m == message) {
-            Some(entry) => {
-                entry.1 += 1;
-                false
-            }
-            None => {
-                self.entries.push((message, 1, frame));
-                true
-            }
-        }
-    }
-
-    /// Counts `err` on `frame`, printing it to stderr the first time (game
-    /// text escaped, H10); returns the line as printed.
-    pub fn report(&mut self, frame: u64, err: &crate::Error) -> String {
-        let line = crate::terminal::line(&err.chain());
-        if self.count(frame, line.clone()) {
-            tell!("frame {frame}: {line}");
-        }
-        line
-    }
-
-    /// Says whether any frame failed.
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-}
 
 /// Runs `engine` headless until `frames` frames are delivered (forever if
 /// `None`), printing each new error to stderr as it first happens, and

@@ -66,6 +66,8 @@ pub mod soak;
 pub mod sound;
 #[path = "state/mod.rs"]
 pub mod state;
+#[path = "tally.rs"]
+pub mod tally;
 #[path = "terminal.rs"]
 pub mod terminal;
 #[path = "text/mod.rs"]

@@ -24,13 +24,14 @@ use crate::compositor::{Compositor, Steps};
 use crate::devkeys::{Act, DevControls};
 use crate::engine::{Engine, Game, Tick};
 use crate::error::{Error, Result};
-use crate::headless::{self, ErrorTally};
+use crate::headless;
 use crate::input::{InputEvent, Key};
 use crate::overlay::{Overlay, Stats};
 use crate::record::Recorder;
 use crate::reload::Watcher;
 use crate::render::Renderer;
 use crate::sound::{Bank, Player};
+use crate::tally::ErrorTally;
 
 mod keys;
 mod look;

@@ -363,3 +363,35 @@ fn one_games_modules_are_out_of_anothers_reach_across_reloads() {
         out.stdout
     );
 }
+
+// rule: H10 (docs/sandbox.md, "Limits"): a game that fails a different way
+// every time is printed up to a bound and counted past it; what the host
+// keeps does not grow with the run.
+#[test]
+fn errors_that_differ_every_time_are_printed_up_to_a_bound() {
+    let dir = game(&[(
+        "g/main.luau",
+        r#"return {
+            init = function() return { n = 0 } end,
+            update = function(state, input)
+                for i = 1, 64 do input:pause(state.n .. ":" .. i) end
+                return { n = state.n + 1 }
+            end,
+        }"#,
+    )]);
+    let out = common::headless(dir.path(), "g", "constant:1/60", 40, &["--print-state"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stdout.contains(r#""n": 40"#), "{}", out.stdout);
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    // 1000 kinds, the line saying the rest are counted, and the sum.
+    assert_eq!(lines.len(), 1002, "{}", lines[lines.len() - 1]);
+    assert_eq!(
+        lines[1000],
+        "moonloop: more than 1000 different errors; from frame 16 on, new ones are counted, not printed"
+    );
+    assert_eq!(
+        lines[1001],
+        "moonloop: 1560 more errors past the first 1000 different ones were not printed"
+    );
+    assert!(lines[999].starts_with("frame 16: g/main.luau:4: input:pause: no sound `15:40`"));
+}
