@@ -153,6 +153,17 @@ pub fn install(lua: &Lua, start: u64) -> mlua::Result<()> {
             }))
         })?,
     )?;
+    // gcinfo() is the same count in kilobytes.
+    lua.globals().raw_set(
+        "gcinfo",
+        lua.create_function(|lua, ()| -> mlua::Result<()> {
+            Err(mlua::Error::RuntimeError(format!(
+                "{}H11: gcinfo() reads the memory in use, which differs between runs and \
+                 builds; a game's state cannot depend on it",
+                super::location(lua, 1)
+            )))
+        })?,
+    )?;
     let os: Table = lua.globals().raw_get("os")?;
     for (name, reads) in [
         ("clock", "the processor clock"),

@@ -115,15 +115,18 @@ pub fn new_vm(limits: Limits) -> mlua::Result<Lua> {
     super::determinism::install(&lua, limits.seed)?;
     // Game output goes to stderr, marked and escaped: stdout carries what
     // --print-state and --state-hash say, which a game must not forge.
+    // Tables and functions print as `tostring` names them (`table: 1`),
+    // never by address, which differs between runs (H11).
+    let tostring: mlua::Function = globals.raw_get("tostring")?;
     globals.raw_set(
         "print",
-        lua.create_function(|_, args: mlua::Variadic<Value>| {
+        lua.create_function(move |_, args: mlua::Variadic<Value>| {
             let mut line = String::from("[game]");
             for arg in args.iter() {
                 line.push(if line.len() == 6 { ' ' } else { '\t' });
                 let text = match arg {
                     Value::String(s) => s.to_string_lossy(),
-                    other => other.to_string()?,
+                    other => tostring.call::<mlua::LuaString>(other)?.to_string_lossy(),
                 };
                 line.push_str(&crate::terminal::line(&text));
                 if line.len() > crate::terminal::MAX_MESSAGE {

@@ -643,6 +643,14 @@ fn determinism() -> Vec<Row> {
             .update("local c = collectgarbage('count')")
             .first("g/main.luau:6: H11: collectgarbage(\"count\") reads the memory in use", 1)
             .survives(KEPT),
+        Row::new("gcinfo() in update (collectgarbage('count') by another name)")
+            .update("local c = gcinfo()")
+            .first("g/main.luau:6: H11: gcinfo() reads the memory in use", 1)
+            .survives(KEPT),
+        Row::new("print of a table, a function and a buffer (their addresses)")
+            .update("print({}, print, buffer.create(1))")
+            .args(&["run", "g", "--headless", "--clock", "constant:1/60", "--frames", "3"])
+            .first("[game] table: 1\tfunction: 2\tbuffer: 3", 0),
         Row::new("os.time in update")
             .update("local t = os.time()")
             .first("H11: os.time reads the wall clock", 1)
