@@ -5,6 +5,7 @@
 mod args;
 mod config;
 mod determinism;
+mod engines;
 mod errors;
 mod game;
 mod handles;

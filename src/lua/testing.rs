@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use mlua::{Function, Lua, Table, UserData, UserDataFields, UserDataMethods, Value};
 
+use super::engines::Member;
 use super::errors;
 use super::game::LuaGame;
 use super::require::{self, ModuleId, Modules};
@@ -40,6 +41,8 @@ pub struct TestReport {
 struct EngineHandle {
     engine: Engine<LuaGame>,
     capture: Option<crate::headless::Capture>,
+    /// Its place among the test file's engines, which share one cap.
+    member: Member,
 }
 
 fn fail(lua: &Lua, message: impl std::fmt::Display) -> mlua::Error {
@@ -59,6 +62,15 @@ impl EngineHandle {
                     ),
                 )
             })
+    }
+
+    /// Before game code runs: the game may hold what the other engines
+    /// of the test file leave of their shared cap, and never more than
+    /// its own config allows (H10).
+    fn fit(&self) {
+        let game = self.engine.game();
+        let cap = self.member.share().min(crate::Game::config(game).memory);
+        let _ = game.lua().set_memory_limit(cap);
     }
 
     fn state_into(&self, lua: &Lua) -> mlua::Result<Value> {
@@ -125,6 +137,7 @@ impl UserData for EngineHandle {
 
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
         methods.add_method_mut("advance", |lua, this, ticks: Option<i64>| {
+            this.fit();
             let ticks = ticks.unwrap_or(1);
             if ticks < 0 {
                 return Err(fail(
@@ -157,6 +170,7 @@ impl UserData for EngineHandle {
             Ok(())
         });
         methods.add_method_mut("apply", |lua, this, transition: Function| {
+            this.fit();
             let current = this.state_into(lua)?;
             let next: Value = transition.call(current)?;
             let game_lua = this.engine.game().lua().clone();
@@ -206,6 +220,7 @@ impl UserData for EngineHandle {
             Ok(())
         });
         methods.add_method_mut("rewind", |lua, this, frames: Option<i64>| {
+            this.fit();
             let frames = frames.unwrap_or(1);
             let frames = u64::try_from(frames).map_err(|_| {
                 fail(
@@ -216,6 +231,7 @@ impl UserData for EngineHandle {
             this.engine.rewind(frames).map_err(|e| fail(lua, e))
         });
         methods.add_method_mut("state_at", |lua, this, frame: i64| {
+            this.fit();
             let frame = u64::try_from(frame)
                 .map_err(|_| fail(lua, format!("state_at({frame}): frames count from 0")))?;
             let copied = this
@@ -229,6 +245,7 @@ impl UserData for EngineHandle {
             Ok(copied)
         });
         methods.add_method_mut("reload", |lua, this, (edits, options): (Option<Table>, Option<Table>)| {
+            this.fit();
             let game = this.engine.game();
             let mut changed = Vec::new();
             match edits {
@@ -379,8 +396,15 @@ fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
                 Some(json)
             }
         };
-        let game = LuaGame::load_saving(&dir, Limits::default(), Saves::memory(seed))
+        let (member, share) =
+            Member::join(lua).map_err(|why| fail(lua, format!("engine.new: {why}")))?;
+        let limits = Limits {
+            memory: share.min(Limits::default().memory),
+            ..Limits::default()
+        };
+        let game = LuaGame::load_saving(&dir, limits, Saves::memory(seed))
             .map_err(|e| fail(lua, format!("engine.new: {}", e.chain())))?;
+        member.bind(game.lua());
         if let Some(secs) = options.get::<Option<f64>>("budget")? {
             if !(secs > 0.0 && secs <= TEST_BUDGET.as_secs_f64()) {
                 return Err(fail(
@@ -397,7 +421,7 @@ fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
         let mut engine = Engine::new(game, clock.build());
         // Tests can rewind and edit the past (R1-R3).
         engine
-            .keep_history(crate::history::DEFAULT_CAP)
+            .keep_history(super::engines::HISTORY_CAP)
             .map_err(|e| fail(lua, format!("engine.new: {e}")))?;
         if let Some(name) = options.get::<Option<String>>("input")? {
             let script = Script::load_in(&dir, &name, &actions)
@@ -422,7 +446,11 @@ fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
                 Some(capture)
             }
         };
-        Ok(EngineHandle { engine, capture })
+        Ok(EngineHandle {
+            engine,
+            capture,
+            member,
+        })
     })?;
     library.raw_set("new", new)?;
     Ok(library)

@@ -411,6 +411,16 @@ fn one_door() -> Vec<Row> {
 
 fn host_memory() -> Vec<Row> {
     vec![
+        Row::new("a test keeping every engine it makes (390 KB of host each, outside any cap)")
+            .file("g/main.luau", "return {}")
+            .file("g/tests/t.luau", test_file("local keep = {} for i = 1, 100000 do keep[i] = engine.new() end"))
+            .args(&["test", "g"])
+            .first("g/tests/t.luau:2: engine.new: 16 engines are alive, the most one test file holds at once (H10)", 1),
+        Row::new("a test keeping engines whose games each hold 100 MiB (their own caps add up)")
+            .file("g/main.luau", "local big = string.rep('x', 100 * 2 ^ 20)\nreturn { init = function() return { n = #big } end }")
+            .file("g/tests/t.luau", test_file("local keep = {} for i = 1, 16 do keep[i] = engine.new() end"))
+            .args(&["test", "g"])
+            .first("MiB of the 512 MiB one test file's engines share (H10)", 1),
         Row::new("scene objects named with 4 MiB strings (aborted at 7.9 GB)")
             .render("scene:object(string.rep('x', 4 * 1024 * 1024) .. state.n, {})")
             .first("scene:object: a name of 4194305 bytes is too long (names are at most 256 bytes, H10)", 1)
