@@ -66,7 +66,7 @@ pub fn run<G: Game>(
     mut sound: Option<&mut Player>,
 ) -> ErrorTally {
     let mut tally = ErrorTally::default();
-    let target = frames.map(|n| engine.frame() + n);
+    let target = frames.map(|n| engine.frame().saturating_add(n));
     let start = Instant::now();
     let mut ticks: u32 = 0;
     while target.is_none_or(|t| engine.frame() < t) {
