@@ -194,11 +194,22 @@ impl Replay {
                     if n.parse::<u64>().ok() != Some(expected) {
                         return Err((i + 1, format!("expected frame {expected}, found `{n}`")));
                     }
+                    let word = *dt;
                     let dt = dt
                         .parse::<f64>()
                         .ok()
                         .filter(|d| d.is_finite() && *d >= 0.0)
                         .ok_or_else(|| (i + 1, format!("`{dt}` is not a delta in seconds")))?;
+                    // No clock gives more (H10): such a log was not recorded.
+                    if dt > crate::clock::MAX_DELTA {
+                        return Err((
+                            i + 1,
+                            format!(
+                                "`{word}` s is longer than a frame may be ({} s)",
+                                crate::clock::MAX_DELTA
+                            ),
+                        ));
+                    }
                     deltas.push(dt);
                     hashes.push(None);
                 }
@@ -343,6 +354,10 @@ mod tests {
             (
                 "moonloop-replay 1\nframe 1 -0.1\n",
                 (2, "`-0.1` is not a delta in seconds"),
+            ),
+            (
+                "moonloop-replay 1\nframe 1 1e308\n",
+                (2, "`1e308` s is longer than a frame may be (1 s)"),
             ),
             (
                 "moonloop-replay 2\nframe 1 0.1\n",
