@@ -203,7 +203,7 @@ fn sprite_mistakes_name_the_call_and_the_problem() {
         ),
         (
             "for i = 1, 300 do screen:sprite(sheet, 1, 0, 0, { scale = 20 }) end",
-            "screen:sprite: this frame's sprites cover the screen more than 256 times over (H10",
+            "screen:sprite: this frame's drawing covers the screen more than 256 times over (H10",
         ),
     ] {
         let main = format!(

@@ -13,6 +13,7 @@ use tiny_skia::{LineCap, LineJoin, Transform};
 
 mod aligned;
 mod bands;
+mod cover;
 mod raster;
 mod sprites;
 
@@ -140,9 +141,9 @@ pub struct Screen {
     stops: Vec<(f32, Rgba)>,
     dashes: Vec<f32>,
     sprites: Vec<Sprite>,
-    /// Logical pixels this frame's sprites cover, counted against
-    /// [`MAX_SPRITE_COVER`] screens.
-    sprite_cover: f64,
+    /// Logical pixels this frame's drawing covers, counted against
+    /// [`MAX_COVER`] screens.
+    cover: f64,
     /// The sprite blit's scratch space, kept between frames.
     columns: Vec<u32>,
     /// How many bands big sprite batches are drawn in, and the workers
@@ -162,9 +163,7 @@ pub struct Screen {
 /// The most bytes of drawing one frame's display list holds.
 pub const MAX_FRAME_BYTES: usize = 64 << 20;
 
-/// How many times over one frame's sprites may cover the screen: the
-/// rasterizer's work for them is bounded however a game draws (H10).
-pub const MAX_SPRITE_COVER: f64 = 256.0;
+pub use cover::MAX_COVER;
 
 /// The longest text one `text` call writes, in bytes.
 pub const MAX_TEXT: usize = 64 << 10;
@@ -234,7 +233,7 @@ impl Screen {
             stops: Vec::with_capacity(64),
             dashes: Vec::with_capacity(16),
             sprites: Vec::with_capacity(1024),
-            sprite_cover: 0.0,
+            cover: 0.0,
             columns: Vec::new(),
             band_count: std::thread::available_parallelism().map_or(1, usize::from),
             bands: None,
@@ -271,7 +270,7 @@ impl Screen {
         self.stops.clear();
         self.dashes.clear();
         self.sprites.clear();
-        self.sprite_cover = 0.0;
+        self.cover = 0.0;
         self.text_bytes = 0;
         self.typesetter.begin_frame();
         self.transform = Transform::identity();
@@ -336,6 +335,7 @@ impl Screen {
 
     fn push(&mut self, command: Command) -> Result<(), String> {
         self.room(std::mem::size_of::<(Transform, Command)>())?;
+        self.charge(&command)?;
         self.commands.push((self.transform, command));
         Ok(())
     }

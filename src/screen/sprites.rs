@@ -12,7 +12,7 @@
 use crate::terminal::Number;
 use tiny_skia::{Pixmap, PixmapMut, Transform};
 
-use super::{MAX_SPRITE_COVER, Screen, finite};
+use super::{Screen, finite};
 use crate::assets::ImageId;
 use crate::color::Rgba;
 
@@ -199,7 +199,7 @@ impl Screen {
     /// # Errors
     /// A number is not finite, a scale is negative, the frame's display
     /// list is full, or this frame's sprites already cover more than
-    /// [`MAX_SPRITE_COVER`] screens.
+    /// [`MAX_COVER`](super::MAX_COVER) screens.
     pub fn sprite(&mut self, spec: &SpriteSpec) -> Result<(), String> {
         let x = finite("x", spec.at.0)?;
         let y = finite("y", spec.at.1)?;
@@ -231,20 +231,8 @@ impl Screen {
     /// Counts the logical pixels a `w` by `h` area at `(x, y)` covers on
     /// the screen, under the current transform, against the frame's limit.
     fn cover(&mut self, x: f32, y: f32, w: f32, h: f32) -> Result<(), String> {
-        let [x0, y0, x1, y1] = extent(self.transform, [x, y, w, h]);
-        let (lw, lh) = (self.logical.0 as f32, self.logical.1 as f32);
-        let across = (x1.min(lw) - x0.max(0.0)).max(0.0);
-        let down = (y1.min(lh) - y0.max(0.0)).max(0.0);
-        let area = f64::from(across) * f64::from(down);
-        let screen = f64::from(self.logical.0) * f64::from(self.logical.1);
-        self.sprite_cover += if area.is_finite() { area } else { screen };
-        if self.sprite_cover > MAX_SPRITE_COVER * screen.max(1.0) {
-            return Err(format!(
-                "this frame's sprites cover the screen more than {MAX_SPRITE_COVER} times over \
-                 (H10: the host draws at most that much a frame)"
-            ));
-        }
-        Ok(())
+        let area = self.box_area(self.transform, [x, y, w, h], 0.0);
+        self.charge_area(area)
     }
 
     /// Ends the batch begun at `begin`: its sprites are drawn from `image`

@@ -557,7 +557,18 @@ fn runaway() -> Vec<Row> {
                  for i = 1, 1e6 do screen:sprite(s, 1, 0, 0, { scale = 1e4 }) end",
             )
             .args(&[RUN, &["--record", "g/out.png"]].concat())
-            .first("sprites cover the screen more than 256 times over (H10", 1)
+            .first("screen:sprite: this frame's drawing covers the screen more than 256 times over (H10", 1)
+            .survives(RAN),
+        // (Refused as they are drawn, so the rows need no recording.)
+        Row::new("twenty thousand full-screen rectangles a frame (minutes a frame to record)")
+            .render("for i = 1, 20000 do screen:rect(0, 0, 4096, 4096, { fill = '#10203040' }) end")
+            .first("screen:rect: this frame's drawing covers the screen more than 256 times over (H10", 1)
+            .survives(RAN),
+        Row::new("three thousand wide strokes across the screen (each counts where it is on it)")
+            .render(
+                "for i = 1, 3000 do screen:line(-1e9, -1e9, 1e9, 1e9, { stroke = 'red', width = 50 }) end",
+            )
+            .first("screen:line: this frame's drawing covers the screen more than 256 times over (H10", 1)
             .survives(RAN),
         Row::new("50,000 objects each the child of the one before (step 7 walked each to the root: hours)")
             .file(
