@@ -19,7 +19,7 @@ use mlua::ffi;
 /// Luau, so the check needs no protected call from Rust each frame;
 /// `calling` calls one whose result is not a state (`render`).
 pub const TRAMPOLINES: &str = r#"
-local take, explain = ...
+local take, explain, xpcall = ...
 local function taking(f, a, b, c)
     local ok, next = xpcall(f, explain, a, b, c)
     if not ok then

@@ -165,6 +165,8 @@ impl LuaGame {
         let display = shown;
         let lua_err = |e: mlua::Error| Error::Script(errors::describe(&e));
         let lua = vm::new_vm(ceilings).map_err(lua_err)?;
+        // What game code reads names files from the game folder (H11).
+        let raw_xpcall = super::places::install(&lua, &display).map_err(lua_err)?;
         lua.set_app_data(Modules::new(dir.to_path_buf(), display));
         require::install(&lua).map_err(lua_err)?;
         state::install(&lua).map_err(lua_err)?;
@@ -188,6 +190,7 @@ impl LuaGame {
             .call((
                 state::take_function(&lua).map_err(lua_err)?,
                 errors::handler(&lua).map_err(lua_err)?,
+                raw_xpcall,
             ))
             .map_err(lua_err)?;
         let leases = Rc::new(Leases::default());

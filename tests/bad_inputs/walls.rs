@@ -672,6 +672,10 @@ fn determinism() -> Vec<Row> {
             .update("print({}, print, buffer.create(1))")
             .args(&["run", "g", "--headless", "--clock", "constant:1/60", "--frames", "3"])
             .first("[game] table: 1\tfunction: 2\tbuffer: 3", 0),
+        Row::new("a caught error and debug.info kept in the state (they named the folder as typed: ./g)")
+            .update("local _, e = pcall(function() error('x') end) return { n = state.n + 1, e = e, s = debug.info(1, 's') }")
+            .args(&["run", "./g", "--headless", "--clock", "constant:1/60", "--frames", "3", "--print-state"])
+            .survives("\"e\": \"main.luau:6: x\",\n  \"n\": 3,\n  \"s\": \"main.luau\""),
         Row::new("os.time in update")
             .update("local t = os.time()")
             .first("H11: os.time reads the wall clock", 1)
