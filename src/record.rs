@@ -128,6 +128,15 @@ impl Recorder {
         };
         // Missing folders are made the same way for every format.
         match &format {
+            // A name without an extension is a folder of frames; over a
+            // file of that name the OS would only say "File exists".
+            Format::Frames(dir) if dir.exists() && !dir.is_dir() => {
+                return Err(Error::Usage(format!(
+                    "cannot record to {}: it is a file, and a name without .gif or .png is a \
+                     folder of numbered PNGs; name a .gif or a .png, or a new folder",
+                    path.display()
+                )));
+            }
             Format::Frames(dir) => std::fs::create_dir_all(dir).map_err(cannot)?,
             Format::Gif(file) | Format::Apng(file) => {
                 if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {

@@ -783,6 +783,21 @@ fn recordings_make_their_folders_and_refuse_unknown_formats() {
          a .png (animated), or a folder for numbered PNGs (end it with / if its name has a dot)"
     );
     assert!(!dir.path().join("x.webp").exists());
+    // No extension names a folder of frames: over a file, one line says so.
+    std::fs::write(dir.path().join("notes"), "mine").unwrap();
+    let out = record("notes");
+    assert_eq!(
+        (out.code, out.stderr.trim_end()),
+        (
+            2,
+            "moonloop: cannot record to notes: it is a file, and a name without .gif or .png is \
+             a folder of numbered PNGs; name a .gif or a .png, or a new folder"
+        )
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("notes")).unwrap(),
+        "mine"
+    );
 }
 
 /// `moonloop ... | head -1`: once the reader has gone, the host stops (or,
