@@ -406,6 +406,17 @@ fn f11_fills_the_screen_and_gives_the_window_back_its_size() {
     let child = spawn(&x, dir.path(), &["run", ".", "--no-watch"]);
     let id = x.window("full");
     until("the window's own size", || geometry(&x, &id) == "320x200");
+    // Mapped is not managed: until openbox has taken the window in (and
+    // set its WM_STATE), it ignores a fullscreen request and cannot
+    // give the window focus, so F11 would be lost.
+    until("openbox to manage the window", || {
+        let out = x
+            .command("xprop")
+            .args(["-id", &id, "WM_STATE"])
+            .output()
+            .expect("this test needs xprop (./test.sh installs x11-utils)");
+        String::from_utf8_lossy(&out.stdout).contains("Normal")
+    });
     // The player's key goes to the active window, as a keyboard's does.
     let activated = x
         .command("timeout")
