@@ -370,14 +370,41 @@ fn geometry(x: &Xvfb, id: &str) -> String {
 fn f11_fills_the_screen_and_gives_the_window_back_its_size() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let x = Xvfb::start();
+    let dir = game(&[
+        (
+            "main.luau",
+            r#"return {
+                config = { title = "full", width = 320, height = 200, pause_on_blur = false, icon = "icon.png", cursor = false, vsync = false },
+                update = function(s, input) if input:pressed("q") then input:quit() end return s end,
+            }"#,
+        ),
+        ("icon.png", "not a png"),
+    ]);
     // Fullscreen is a request to the window manager, as on a desktop.
+    let log = dir.path().join("openbox.log");
     let mut wm = x
         .command("openbox")
         .arg("--sm-disable")
+        .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
         .expect("this test needs openbox (./test.sh installs it)");
+    // What the X server and openbox were doing, for a wait that timed out.
+    let report = |x: &Xvfb, wm_pid: u32| {
+        let tree = x.command("xwininfo").args(["-root", "-tree"]).output();
+        let state = std::fs::read_to_string(format!("/proc/{wm_pid}/status")).unwrap_or_default();
+        format!(
+            "openbox's output:\n{}\nopenbox: {}\nwindows:\n{}",
+            std::fs::read_to_string(&log).unwrap_or_default(),
+            state
+                .lines()
+                .find(|l| l.starts_with("State"))
+                .unwrap_or("gone"),
+            tree.map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+                .unwrap_or_default()
+        )
+    };
     // A fullscreen request made before the window manager owns the
     // screen is lost, so the game starts once openbox has said so.
     until("openbox to manage the screen", || {
@@ -393,30 +420,50 @@ fn f11_fills_the_screen_and_gives_the_window_back_its_size() {
             .windows(6)
             .any(|w| w == b"window")
     });
-    let dir = game(&[
-        (
-            "main.luau",
-            r#"return {
-                config = { title = "full", width = 320, height = 200, pause_on_blur = false, icon = "icon.png", cursor = false, vsync = false },
-                update = function(s, input) if input:pressed("q") then input:quit() end return s end,
-            }"#,
-        ),
-        ("icon.png", "not a png"),
-    ]);
     let child = spawn(&x, dir.path(), &["run", ".", "--no-watch"]);
     let id = x.window("full");
     until("the window's own size", || geometry(&x, &id) == "320x200");
     // Mapped is not managed: until openbox has taken the window in (and
     // set its WM_STATE), it ignores a fullscreen request and cannot
     // give the window focus, so F11 would be lost.
-    until("openbox to manage the window", || {
+    let managed = || {
         let out = x
             .command("xprop")
             .args(["-id", &id, "WM_STATE"])
             .output()
             .expect("this test needs xprop (./test.sh installs x11-utils)");
         String::from_utf8_lossy(&out.stdout).contains("Normal")
-    });
+    };
+    let started = Instant::now();
+    let mut restarted = false;
+    while !managed() {
+        // An openbox that has not taken the window in after 20 s is
+        // started again (it manages the windows it finds when it starts),
+        // once, saying what the first one was doing.
+        if !restarted && started.elapsed() > Duration::from_secs(20) {
+            eprintln!(
+                "openbox did not manage window {id} in 20 s; starting it again\n{}",
+                report(&x, wm.id())
+            );
+            let _ = wm.kill();
+            let _ = wm.wait();
+            wm = x
+                .command("openbox")
+                .arg("--sm-disable")
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(std::fs::File::create(&log).unwrap())
+                .spawn()
+                .unwrap();
+            restarted = true;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(90),
+            "timed out waiting for openbox to manage window {id}\n{}",
+            report(&x, wm.id())
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     // The player's key goes to the active window, as a keyboard's does.
     let activated = x
         .command("timeout")
@@ -425,7 +472,15 @@ fn f11_fills_the_screen_and_gives_the_window_back_its_size() {
         .unwrap();
     assert!(activated.success(), "openbox did not activate the window");
     x.xdotool(&["key", "F11"]);
-    until("fullscreen", || geometry(&x, &id) == "1024x768");
+    let started = Instant::now();
+    while geometry(&x, &id) != "1024x768" {
+        assert!(
+            started.elapsed() < Duration::from_secs(90),
+            "timed out waiting for fullscreen of window {id}\n{}",
+            report(&x, wm.id())
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     x.xdotool(&["key", "F11"]);
     until("the size back", || geometry(&x, &id) == "320x200");
     // The game quits itself (input:quit() on Q): under a window manager,
