@@ -382,14 +382,16 @@ fn f11_fills_the_screen_and_gives_the_window_back_its_size() {
     ]);
     // Fullscreen is a request to the window manager, as on a desktop.
     let log = dir.path().join("openbox.log");
-    let mut wm = x
-        .command("openbox")
-        .arg("--sm-disable")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .expect("this test needs openbox (./test.sh installs it)");
+    let openbox = || {
+        x.command("openbox")
+            .arg("--sm-disable")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .expect("this test needs openbox (./test.sh installs it)")
+    };
+    let mut wm = openbox();
     // What the X server and openbox were doing, for a wait that timed out.
     let report = |x: &Xvfb, wm_pid: u32| {
         let tree = x.command("xwininfo").args(["-root", "-tree"]).output();
@@ -455,14 +457,7 @@ fn f11_fills_the_screen_and_gives_the_window_back_its_size() {
         if !restarted && started.elapsed() > Duration::from_secs(30) {
             let _ = wm.kill();
             let _ = wm.wait();
-            wm = x
-                .command("openbox")
-                .arg("--sm-disable")
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(std::fs::File::create(&log).unwrap())
-                .spawn()
-                .unwrap();
+            wm = openbox();
             restarted = true;
         }
         assert!(
