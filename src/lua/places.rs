@@ -45,6 +45,10 @@ local function pcall(f, ...)
 	return fix(rawpcall(f, ...))
 end
 local function xpcall(f, handler, ...)
+	if type(handler) ~= "function" then
+		-- Stock xpcall refuses it, in its own words.
+		return rawxpcall(f, handler, ...)
+	end
 	return fix(rawxpcall(f, function(e)
 		return handler(clean(e))
 	end, ...))
@@ -176,6 +180,9 @@ mod tests {
         assert_eq!(got.1, "main.luau:2: boom");
         assert_eq!(got.2, "main.luau:2: boom");
         assert_eq!(got.3, "main.luau");
+        // A handler that is not a function is refused as stock Luau does.
+        let refused = lua.load("return xpcall(print, nil)").exec().unwrap_err();
+        assert!(refused.to_string().contains("xpcall"), "{refused}");
         assert!(got.4.starts_with("t\nmain.luau:7"), "{}", got.4);
         // The host's own xpcall still sees the folder.
         let f: Function = lua
