@@ -217,26 +217,23 @@ struct RunArgs {
     state_hash: bool,
 }
 
+/// Where a built executable's game goes in `run`'s arguments until it is
+/// unpacked.
+const CARRIED: &str = "\u{0}carried game";
+
 /// Parses `args` and runs the command, returning the process's exit code.
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     // A built executable carries its game: its arguments are `run`'s,
     // without the game (H12).
     let mut args: Vec<OsString> = args.into_iter().collect();
     let carried = match crate::package::embedded() {
-        Ok(None) => None,
-        Ok(Some(zip)) => match crate::package::unpack(&zip, "the game this executable carries") {
-            Ok(unpacked) => Some(unpacked),
-            Err(why) => {
-                tell!("moonloop: {}", crate::terminal::line(&why));
-                return ExitCode::from(2);
-            }
-        },
+        Ok(carried) => carried,
         Err(why) => {
             tell!("moonloop: {why}");
             return ExitCode::from(2);
         }
     };
-    if let Some(unpacked) = &carried {
+    if carried.is_some() {
         if args.iter().any(|a| a == "--watch") {
             tell!("moonloop: a built game does not reload; --watch is for game folders");
             return ExitCode::from(2);
@@ -248,7 +245,9 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             .map(|n| n.to_os_string())
             .unwrap_or_else(|| "game".into());
         args.push("run".into());
-        args.push(unpacked.game().into());
+        // The game's folder once it is unpacked, which waits until the
+        // arguments are known to run a game (`--help` unpacks nothing).
+        args.push(CARRIED.into());
         args.push("--shown-as".into());
         args.push(name);
         if !rest.iter().any(|a| a == "--no-watch") {
@@ -283,7 +282,23 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Held until the run ends: the unpacked folder goes with it.
+    let mut _unpacked = None;
     let outcome = match cli.command {
+        Command::Run(mut args) if carried.is_some() && args.game == Path::new(CARRIED) => {
+            // A signal while unpacking ends the run before its first
+            // frame, and the folder is removed on the way out.
+            crate::interrupt::install();
+            let zip = carried.unwrap_or_default();
+            match crate::package::unpack(&zip, "the game this executable carries") {
+                Ok(unpacked) => {
+                    args.game = unpacked.game().to_path_buf();
+                    _unpacked = Some(unpacked);
+                    run(args)
+                }
+                Err(why) => Err(Error::Usage(why)),
+            }
+        }
         Command::Run(args) => run(args),
         Command::Build { game, out } => build(&game, &out),
         Command::Test { games, budget } => test(games, budget),
@@ -384,6 +399,7 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
                 "a zipped game does not reload; --watch is for game folders".into(),
             ));
         }
+        crate::interrupt::install();
         let unpacked = crate::package::open_zip(&args.game).map_err(Error::Usage)?;
         args.shown_as = Some(args.game.to_string_lossy().into_owned());
         args.game = unpacked.game().to_path_buf();

@@ -38,7 +38,7 @@ pub mod interrupt;
 pub mod lua;
 #[path = "overlay.rs"]
 pub mod overlay;
-#[path = "package.rs"]
+#[path = "package/mod.rs"]
 pub mod package;
 #[path = "record.rs"]
 pub mod record;

@@ -1,4 +1,5 @@
-//! Interrupt: Ctrl+C (SIGINT) and SIGTERM end a run the way closing its
+//! Interrupt: Ctrl+C (SIGINT), SIGTERM and SIGHUP (the terminal closed)
+//! end a run the way closing its
 //! window does: the loop stops between frames, and a recording being
 //! written is finished into a valid file, its spool removed.
 //!
@@ -18,12 +19,12 @@ extern "C" fn on_signal(signal: libc::c_int) {
     }
 }
 
-/// Installs the handler for SIGINT and SIGTERM (once; later calls do
-/// nothing).
+/// Installs the handler for SIGINT, SIGTERM and SIGHUP (once; later
+/// calls do nothing).
 pub fn install() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        for signal in [libc::SIGINT, libc::SIGTERM] {
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
             // SAFETY: a zeroed `sigaction` is valid; the handler is an
             // `extern "C"` function that only touches an atomic.
             unsafe {
@@ -37,7 +38,7 @@ pub fn install() {
     });
 }
 
-/// Says whether SIGINT or SIGTERM arrived since the start.
+/// Says whether SIGINT, SIGTERM or SIGHUP arrived since the start.
 pub fn requested() -> bool {
     REQUESTED.load(Ordering::SeqCst)
 }

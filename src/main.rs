@@ -31,6 +31,11 @@ fn main() -> ExitCode {
         );
     }));
     give_libraries_a_runtime_dir();
+    // Past a file-size limit (`ulimit -f`) a write should fail and be
+    // reported, the recording or save ending as a valid file, not kill
+    // the process with SIGXFSZ.
+    // SAFETY: called before any thread starts; SIG_IGN is always valid.
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
     quiet_broken_pipes();
     moonloop::main(std::env::args_os())
 }

@@ -387,6 +387,8 @@ impl Store {
 
 fn load_font(root: Option<&Path>, name: &str) -> Result<(Vec<u8>, u64), String> {
     let bytes = super::read(root, name, "font", MAX_FONT_FILE)?;
+    crate::text::check_faces(&bytes)
+        .map_err(|why| format!("`{}`: {why}", crate::terminal::escape(name)))?;
     let faces = crate::text::count_faces(&bytes);
     if faces == 0 {
         return Err(format!(

@@ -336,11 +336,15 @@ impl Reader<'_> {
                 if hex.len() % 2 != 0 {
                     return Err(self.fail("$bytes takes an even number of hex digits"));
                 }
-                let bytes = (0..hex.len())
-                    .step_by(2)
-                    .map(|i| u8::from_str_radix(&hex[i..i + 2], 16))
-                    .collect::<Result<Vec<u8>, _>>()
-                    .map_err(|_| self.fail("$bytes takes hex digits"))?;
+                // Pairs of bytes, never slices of the text: a character of
+                // several bytes is not a digit, wherever it is cut.
+                let digit = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
+                let bytes = hex
+                    .as_bytes()
+                    .chunks_exact(2)
+                    .map(|pair| Some(digit(pair[0])? << 4 | digit(pair[1])?))
+                    .collect::<Option<Vec<u8>>>()
+                    .ok_or_else(|| self.fail("$bytes takes hex digits"))?;
                 self.lua
                     .create_string(bytes)
                     .map(Value::String)
@@ -486,6 +490,10 @@ mod tests {
             ("{\"$what\": 1}", "`$what` is not a typed form"),
             ("{\"a\": 1, \"$map\": []}", "stands alone"),
             ("{\"$bytes\": \"f\"}", "even number"),
+            // A character of two bytes, cut by the pairs (panicked).
+            ("{\"$bytes\": \"aé\"}", "hex digits"),
+            ("{\"$bytes\": \"éé\"}", "hex digits"),
+            ("{\"$bytes\": \"+1\"}", "hex digits"),
             (
                 "{\"$map\": [[true, 1]]}",
                 "a $map key is a number or a string",
@@ -496,6 +504,91 @@ mod tests {
         ] {
             let err = from_json(&lua, text).unwrap_err();
             assert!(err.contains(why), "{text:?}: {err}");
+        }
+    }
+
+    /// Byte strings of every shape a game can make: ASCII, whole UTF-8
+    /// characters, characters cut short, lone continuation bytes and
+    /// control characters, from a fixed seed (xorshift64).
+    fn byte_strings(count: usize) -> Vec<Vec<u8>> {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let pieces: [&[u8]; 12] = [
+            b"a",
+            b"$",
+            b"\"",
+            b"\\",
+            b"\n",
+            b"\x00",
+            b"\x7f",
+            "é".as_bytes(),
+            "\u{1f600}".as_bytes(),
+            "\u{2028}".as_bytes(),
+            b"\xc3",
+            b"\x80",
+        ];
+        (0..count)
+            .map(|_| {
+                let len = (next() % 12) as usize;
+                let mut out = Vec::new();
+                for _ in 0..len {
+                    match next() % 3 {
+                        0 => out.push(next() as u8),
+                        _ => out.extend_from_slice(pieces[(next() % 12) as usize]),
+                    }
+                }
+                out
+            })
+            .collect()
+    }
+
+    // rule: S7
+    #[test]
+    fn every_byte_string_reads_back_as_itself_as_a_value_and_a_key() {
+        let lua = Lua::new();
+        for bytes in byte_strings(4000) {
+            let s = lua.create_string(&bytes).unwrap();
+            let table = lua.create_table().unwrap();
+            table.raw_set(s.clone(), 1).unwrap();
+            table.raw_set("v", s.clone()).unwrap();
+            for value in [Value::String(s.clone()), Value::Table(table)] {
+                let json = super::super::to_json(&value).unwrap();
+                let back =
+                    from_json(&lua, &json).unwrap_or_else(|e| panic!("{bytes:?}\n{json}\n{e}"));
+                assert_eq!(super::super::to_json(&back).unwrap(), json, "{bytes:?}");
+                assert_eq!(
+                    super::super::hash(&back).unwrap(),
+                    super::super::hash(&value).unwrap(),
+                    "{bytes:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn no_text_panics_the_reader() {
+        // Every document cut at every byte, and with each byte replaced
+        // by one that ends or starts a UTF-8 character.
+        let lua = Lua::new();
+        let doc = "{\"$map\": [[1, {\"$bytes\": \"ff00\"}], [\"é\", {\"$vector\": [1, {\"$number\": \"nan\"}, 3]}]]}";
+        for cut in 0..=doc.len() {
+            if let Some(prefix) = doc.get(..cut) {
+                let _ = from_json(&lua, prefix);
+            }
+        }
+        for at in 0..doc.len() {
+            for b in ["é", "\u{1f600}", "0", "\"", "{", "$"] {
+                let mut text = doc.as_bytes().to_vec();
+                text.splice(at..at + 1, b.bytes());
+                if let Ok(text) = String::from_utf8(text) {
+                    let _ = from_json(&lua, &text);
+                }
+            }
         }
     }
 

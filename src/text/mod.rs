@@ -32,6 +32,33 @@ pub use layout::MAX_FRAME_GLYPHS;
 /// The most font files one game uses.
 pub const MAX_FONTS: usize = 64;
 
+/// The most faces one font file may hold (a collection, `.ttc`): a
+/// header can claim millions, and each is set up when it is loaded.
+pub const MAX_FACES: u32 = 16;
+
+/// Refuses a font collection whose header claims more than [`MAX_FACES`]
+/// faces, or more offsets than its bytes hold, before any face is read.
+///
+/// # Errors
+/// One line saying how many it claims.
+pub fn check_faces(bytes: &[u8]) -> Result<(), String> {
+    if bytes.get(..4) != Some(b"ttcf") {
+        return Ok(());
+    }
+    let count = bytes
+        .get(8..12)
+        .map_or(0, |b| u32::from_be_bytes(b.try_into().expect("4 bytes")));
+    if count > MAX_FACES {
+        return Err(format!(
+            "the font collection claims {count} faces; a font file holds at most {MAX_FACES} (H10)"
+        ));
+    }
+    if 12 + 4 * count as usize > bytes.len() {
+        return Err("the font collection is cut short".into());
+    }
+    Ok(())
+}
+
 /// The family name the embedded font is known by.
 const EMBEDDED: &str = "DejaVu Sans";
 
@@ -119,6 +146,9 @@ impl Default for Typesetter {
 
 /// Counts the font faces in `bytes` (0: not a font file).
 pub fn count_faces(bytes: &[u8]) -> usize {
+    if check_faces(bytes).is_err() {
+        return 0;
+    }
     crate::error::contain_panic(|| {
         let mut db = Database::new();
         db.load_font_data(bytes.to_vec());
@@ -239,6 +269,7 @@ impl Typesetter {
         family: String,
         file: Option<(FontId, u64)>,
     ) -> Result<Face, String> {
+        check_faces(&bytes)?;
         let bytes: Arc<dyn AsRef<[u8]> + Send + Sync> = bytes;
         let db = self.system.db_mut();
         let mut ids = Vec::new();
@@ -464,6 +495,37 @@ fn natural_line_height(system: &mut FontSystem, id: fontdb::ID) -> Option<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A collection header claiming `claimed` faces, with `offsets`
+    /// offsets, and a font's bytes after it.
+    fn collection(claimed: u32, offsets: u32) -> Vec<u8> {
+        let mut bytes = b"ttcf".to_vec();
+        bytes.extend_from_slice(&[0, 1, 0, 0]);
+        bytes.extend_from_slice(&claimed.to_be_bytes());
+        let start = 12 + 4 * offsets;
+        for _ in 0..offsets {
+            bytes.extend_from_slice(&start.to_be_bytes());
+        }
+        bytes.extend_from_slice(dejavu::sans::regular());
+        bytes
+    }
+
+    // rule: H10
+    #[test]
+    fn a_collection_is_held_to_its_faces_before_they_are_read() {
+        assert!(check_faces(&collection(2, 2)).is_ok());
+        assert!(
+            check_faces(dejavu::sans::regular()).is_ok(),
+            "not a collection"
+        );
+        let claims = collection(5_000_000, 2);
+        let err = check_faces(&claims).unwrap_err();
+        assert!(err.contains("claims 5000000 faces"), "{err}");
+        assert_eq!(count_faces(&claims), 0);
+        assert!(Typesetter::new().face_from_bytes(claims).is_err());
+        assert!(check_faces(&collection(MAX_FACES, MAX_FACES)).is_ok());
+        assert!(check_faces(&collection(MAX_FACES + 1, MAX_FACES + 1)).is_err());
+    }
 
     #[test]
     fn measuring_scales_with_size_and_counts_lines() {

@@ -13,6 +13,8 @@
 //! A built executable ends with a trailer: the zip's length (8 bytes,
 //! little-endian) and [`MAGIC`]. The host looks for it when it starts.
 
+pub mod archive;
+
 use std::io::{Read as _, Seek as _, Write as _};
 use std::path::{Path, PathBuf};
 
@@ -52,39 +54,18 @@ impl Unpacked {
 /// leaves the folder, too many entries or bytes, or no main.luau.
 pub fn unpack(bytes: &[u8], what: &str) -> Result<Unpacked, String> {
     let fail = |why: String| format!("{what}: {why}");
-    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
-        .map_err(|e| fail(format!("not a zip archive ({e})")))?;
-    if archive.len() > MAX_ENTRIES {
-        return Err(fail(format!(
-            "{} entries; a game holds at most {MAX_ENTRIES} files",
-            archive.len()
-        )));
-    }
+    let archive = archive::Archive::new(bytes).map_err(fail)?;
+    sweep_stale();
     let dir = tempfile::Builder::new()
-        .prefix("moonloop-game-")
+        .prefix(&format!("{UNPACKED_PREFIX}{}-", std::process::id()))
+        .permissions(private())
         .tempdir()
         .map_err(|e| fail(format!("cannot make a folder to unpack into ({e})")))?;
     let mut budget = MAX_UNPACKED;
-    let mut seen = std::collections::HashSet::new();
-    for i in 0..archive.len() {
-        let mut entry = archive
-            .by_index(i)
-            .map_err(|e| fail(format!("entry {}: {e}", i + 1)))?;
-        let name = entry.name().to_string();
-        let shown = crate::terminal::escape(&name);
-        if entry.is_symlink() {
-            return Err(fail(format!(
-                "`{shown}` is a link; a game package holds files only"
-            )));
-        }
-        let trimmed = name.trim_end_matches('/');
-        let rel = crate::assets::check_name(trimmed)
-            .map_err(|_| fail(format!("`{shown}` is not a path inside the game")))?;
-        if !seen.insert(trimmed.to_string()) {
-            return Err(fail(format!("`{shown}` is in the archive twice")));
-        }
-        let path = dir.path().join(rel);
-        if entry.is_dir() {
+    for (i, entry) in archive.entries.iter().enumerate() {
+        let shown = crate::terminal::escape(&entry.name);
+        let path = dir.path().join(&entry.name);
+        if entry.is_dir {
             std::fs::create_dir_all(&path).map_err(|e| fail(format!("{shown}: {e}")))?;
             continue;
         }
@@ -98,8 +79,9 @@ pub fn unpack(bytes: &[u8], what: &str) -> Result<Unpacked, String> {
             .create_new(true)
             .open(&path)
             .map_err(|e| fail(format!("{shown}: {e}")))?;
-        let copied = std::io::copy(&mut (&mut entry).take(budget + 1), &mut out)
-            .map_err(|e| fail(format!("{shown}: {e}")))?;
+        let copied = archive
+            .extract(i, budget, &mut out)
+            .map_err(|e| fail(format!("`{shown}`: {e}")))?;
         if copied > budget {
             return Err(fail(format!(
                 "unpacks to more than {}; a game package is at most that",
@@ -112,6 +94,47 @@ pub fn unpack(bytes: &[u8], what: &str) -> Result<Unpacked, String> {
         fail("has no main.luau, at its top or in its one top-level folder".to_string())
     })?;
     Ok(Unpacked { _dir: dir, game })
+}
+
+/// How the folders games unpack into begin; the process id follows.
+const UNPACKED_PREFIX: &str = "moonloop-game-";
+
+/// Removes the unpack folders of runs that ended without removing their
+/// own (a SIGKILL, a second Ctrl+C, a power cut): those of this user
+/// whose process is gone. Every way a run ends then leaves nothing for
+/// longer than until the next packaged run.
+fn sweep_stale() {
+    use std::os::unix::fs::MetadataExt as _;
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    // SAFETY: `getuid` has no preconditions and cannot fail.
+    let uid = unsafe { libc::getuid() };
+    for entry in entries.flatten().take(100_000) {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(UNPACKED_PREFIX))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<libc::pid_t>().ok())
+            .filter(|&pid| pid > 0)
+        else {
+            continue;
+        };
+        let mine = entry.metadata().is_ok_and(|m| m.is_dir() && m.uid() == uid);
+        // SAFETY: signal 0 only asks whether the process exists.
+        let gone = unsafe { libc::kill(pid, 0) } != 0
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if mine && gone {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// Folders only the user may enter (0700).
+fn private() -> std::fs::Permissions {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::Permissions::from_mode(0o700)
 }
 
 /// The folder in `top` holding the game: `top` itself, or its only folder.
@@ -382,6 +405,10 @@ mod tests {
             "hidden files stay behind"
         );
         let folder = unpacked.game().to_path_buf();
+        use std::os::unix::fs::PermissionsExt as _;
+        let top = folder.parent().unwrap();
+        let mode = std::fs::metadata(top).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700, "the unpack folder is private");
         drop(unpacked);
         assert!(!folder.exists(), "the folder goes with the run");
     }
