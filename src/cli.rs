@@ -39,7 +39,18 @@ fn check(games: &[PathBuf]) -> ExitCode {
         return ExitCode::from(2);
     };
     match std::process::Command::new(&checker).args(games).status() {
-        Ok(status) => ExitCode::from(status.code().unwrap_or(2).clamp(0, 255) as u8),
+        Ok(status) if status.code().is_some() => {
+            ExitCode::from(status.code().unwrap_or(2).clamp(0, 255) as u8)
+        }
+        Ok(status) => {
+            use std::os::unix::process::ExitStatusExt as _;
+            tell!(
+                "moonloop check: the type checker stopped on signal {} before it finished \
+                 (this is a bug in moonloop; please report it with the game)",
+                status.signal().unwrap_or(0)
+            );
+            ExitCode::from(2)
+        }
         Err(e) => {
             tell!("moonloop check: cannot run {}: {e}", checker.display());
             ExitCode::from(2)
@@ -710,13 +721,17 @@ fn test(games: Vec<PathBuf>, budget: Option<f64>) -> Result<ExitCode> {
             match outcome {
                 Ok(()) => {
                     passed += 1;
-                    say!("ok    {}: {}", report.file, crate::terminal::line(name));
+                    say!(
+                        "ok    {}: {}",
+                        crate::terminal::line(&report.file),
+                        crate::terminal::line(name)
+                    );
                 }
                 Err(why) => {
                     failed += 1;
                     say!(
                         "FAIL  {}: {}\n      {}",
-                        report.file,
+                        crate::terminal::line(&report.file),
                         crate::terminal::line(name),
                         crate::terminal::line(why)
                     );

@@ -11,9 +11,12 @@
 //! The file is the save's canonical JSON (S7), at most [`MAX_SAVE`]
 //! bytes. It is written atomically: a temporary file beside it is
 //! written, flushed to disk, and renamed over it, so a crash or a full
-//! disk leaves the last good save. A file that cannot be read back is set
-//! aside as `save.json.corrupt` with one line saying so, and the game
-//! starts as if nothing had been saved.
+//! disk leaves the last good save. The temporary file's name cannot be
+//! guessed and it is made new, readable by the user only, so a link
+//! planted beside the save leads nowhere. A file that cannot be read back
+//! is set aside as `save.json.corrupt` (then `.corrupt.2`, ...: each is
+//! kept) with one line saying so, and the game starts as if nothing had
+//! been saved. A save that is a pipe, a device or a link is never opened.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -85,6 +88,9 @@ pub struct Saves {
     current: Option<String>,
     /// A line about the save the author should read (one set aside).
     notice: Option<String>,
+    /// Whether writes are refused: the file on disk could not be read
+    /// nor set aside, and a write would replace the only copy.
+    read_only: bool,
 }
 
 impl Saves {
@@ -96,6 +102,7 @@ impl Saves {
             folder: None,
             current: seed,
             notice: None,
+            read_only: false,
         }
     }
 
@@ -107,6 +114,7 @@ impl Saves {
             folder: None,
             current: None,
             notice: None,
+            read_only: false,
         }
     }
 
@@ -139,26 +147,24 @@ impl Saves {
         let folder = root.join(id);
         let file = folder.join(FILE);
         self.folder = Some(folder);
-        let read = std::fs::File::open(&file).and_then(|f| {
-            use std::io::Read as _;
-            let mut bytes = Vec::new();
-            f.take(MAX_SAVE as u64 + 1).read_to_end(&mut bytes)?;
-            Ok(bytes)
-        });
-        match read {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => {
-                self.notice = Some(format!(
-                    "the save {} cannot be read ({e}); the game starts without it",
-                    file.display()
-                ));
-                None
-            }
-            Ok(bytes) if bytes.len() > MAX_SAVE => {
+        // Through the door: a pipe, a device or a link planted as the
+        // save is refused, never waited on or followed.
+        match moonloop_door::read(&file, MAX_SAVE as u64) {
+            Err(moonloop_door::Refusal::Missing) => None,
+            Err(moonloop_door::Refusal::TooBig { .. }) => {
                 self.set_aside(&format!(
                     "it is larger than {}",
                     crate::assets::bytes(MAX_SAVE as u64)
                 ));
+                None
+            }
+            Err(e) => {
+                self.notice = Some(format!(
+                    "the save {} cannot be read ({e}); the game starts without it and does \
+                     not save this run",
+                    crate::terminal::escape(&file.to_string_lossy())
+                ));
+                self.read_only = true;
                 None
             }
             Ok(bytes) => match String::from_utf8(bytes) {
@@ -176,7 +182,8 @@ impl Saves {
     }
 
     /// Moves a save that cannot be read out of the way, to
-    /// `save.json.corrupt` beside it, and keeps one line saying `why`.
+    /// `save.json.corrupt` beside it (`save.json.corrupt.2`, `.3`, ...
+    /// when that is taken: each is kept), and keeps one line saying `why`.
     pub fn set_aside(&mut self, why: &str) {
         self.current = None;
         let Some(folder) = &self.folder else {
@@ -184,19 +191,23 @@ impl Saves {
             return;
         };
         let file = folder.join(FILE);
-        let aside = folder.join(format!("{FILE}.corrupt"));
-        self.notice = Some(match std::fs::rename(&file, &aside) {
-            Ok(()) => format!(
+        let shown = |p: &Path| crate::terminal::escape(&p.to_string_lossy()).into_owned();
+        self.notice = Some(match set_aside(folder) {
+            Ok(aside) => format!(
                 "the save {} could not be read ({why}); it was moved to {} and the game \
                  starts without a save",
-                file.display(),
-                aside.display()
+                shown(&file),
+                shown(&aside)
             ),
-            Err(e) => format!(
-                "the save {} could not be read ({why}) nor moved aside ({e}); the game starts \
-                 without a save",
-                file.display()
-            ),
+            Err(e) => {
+                // Writing now would replace the only copy.
+                self.read_only = true;
+                format!(
+                    "the save {} could not be read ({why}) nor moved aside ({e}); the game \
+                     starts without a save and does not save this run",
+                    shown(&file)
+                )
+            }
         });
     }
 
@@ -219,6 +230,13 @@ impl Saves {
         if self.current.as_deref() == Some(json.as_str()) {
             return Ok(());
         }
+        if self.read_only {
+            return Err(
+                "the save is not written this run: the one on disk could not be read or set \
+                 aside, and would be lost"
+                    .into(),
+            );
+        }
         if let Some(folder) = &self.folder {
             write_atomically(folder, &json).map_err(|e| {
                 format!(
@@ -232,21 +250,49 @@ impl Saves {
     }
 }
 
-/// Writes `json` as `folder/save.json`: a temporary file, flushed to
-/// disk, then renamed over the old save.
+/// The most saves set aside in one game's folder.
+const MAX_ASIDE: u32 = 100;
+
+/// Moves `folder/save.json` to the first free `save.json.corrupt` name,
+/// never over another, and returns where it went.
+fn set_aside(folder: &Path) -> std::io::Result<PathBuf> {
+    let file = folder.join(FILE);
+    for n in 1..=MAX_ASIDE {
+        let aside = match n {
+            1 => folder.join(format!("{FILE}.corrupt")),
+            n => folder.join(format!("{FILE}.corrupt.{n}")),
+        };
+        // A hard link is made only where no file is: the move cannot
+        // replace an older copy, whatever else runs meanwhile.
+        match std::fs::hard_link(&file, &aside) {
+            Ok(()) => {
+                std::fs::remove_file(&file)?;
+                return Ok(aside);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other(format!(
+        "{MAX_ASIDE} saves are set aside already; remove some"
+    )))
+}
+
+/// Writes `json` as `folder/save.json`: a temporary file of a name no
+/// one can guess, made new (never through a link, never over another
+/// file) and readable by the user only, flushed to disk, then renamed
+/// over the old save.
 fn write_atomically(folder: &Path, json: &str) -> std::io::Result<()> {
     std::fs::create_dir_all(folder)?;
-    let temporary = folder.join(format!("{FILE}.{}.tmp", std::process::id()));
-    let written = (|| {
-        let mut file = std::fs::File::create(&temporary)?;
-        file.write_all(json.as_bytes())?;
-        file.write_all(b"\n")?;
-        file.sync_all()
-    })();
-    if let Err(e) = written.and_then(|()| std::fs::rename(&temporary, folder.join(FILE))) {
-        let _ = std::fs::remove_file(&temporary);
-        return Err(e);
-    }
+    let mut temporary = tempfile::Builder::new()
+        .prefix(&format!(".{FILE}."))
+        .suffix(".tmp")
+        .tempfile_in(folder)?;
+    temporary.write_all(json.as_bytes())?;
+    temporary.write_all(b"\n")?;
+    temporary.as_file().sync_all()?;
+    // On failure the temporary file is removed as it drops.
+    temporary.persist(folder.join(FILE)).map_err(|e| e.error)?;
     // The rename itself reaches the disk with the folder's entry.
     if let Ok(dir) = std::fs::File::open(folder) {
         let _ = dir.sync_all();
@@ -273,12 +319,12 @@ mod tests {
         std::fs::create_dir_all(blocked.join(FILE)).unwrap();
         let mut saves = Saves::disk(root.path().to_path_buf());
         saves.open("blocked");
-        assert!(
-            saves
-                .write("{\"best\": 2}".into())
-                .unwrap_err()
-                .contains("could not be written")
-        );
+        let err = saves.write("{\"best\": 2}".into()).unwrap_err();
+        assert!(err.contains("not written this run"), "{err}");
+        // The write itself failing leaves no temporary file either.
+        saves.read_only = false;
+        let err = saves.write("{\"best\": 2}".into()).unwrap_err();
+        assert!(err.contains("could not be written"), "{err}");
         assert_eq!(std::fs::read_dir(&blocked).unwrap().count(), 1);
     }
 
@@ -296,6 +342,76 @@ mod tests {
         );
         assert!(root.path().join("g/save.json.corrupt").is_file());
         assert!(!root.path().join("g").join(FILE).exists());
+    }
+
+    // rule: H12
+    #[test]
+    fn every_save_set_aside_is_kept() {
+        let root = tempfile::tempdir().unwrap();
+        let folder = root.path().join("g");
+        std::fs::create_dir_all(&folder).unwrap();
+        for (i, bytes) in [[0xffu8], [0xfe], [0xfd]].iter().enumerate() {
+            std::fs::write(folder.join(FILE), bytes).unwrap();
+            let mut saves = Saves::disk(root.path().to_path_buf());
+            assert_eq!(saves.open("g"), None);
+            let aside = match i {
+                0 => folder.join("save.json.corrupt"),
+                n => folder.join(format!("save.json.corrupt.{}", n + 1)),
+            };
+            assert_eq!(std::fs::read(&aside).unwrap(), bytes, "{}", aside.display());
+        }
+        assert_eq!(
+            std::fs::read(folder.join("save.json.corrupt")).unwrap(),
+            [0xff]
+        );
+    }
+
+    // rule: H12
+    #[test]
+    fn a_save_that_is_a_pipe_or_a_link_is_never_opened_nor_replaced() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let root = tempfile::tempdir().unwrap();
+        let folder = root.path().join("g");
+        std::fs::create_dir_all(&folder).unwrap();
+        let fifo = std::ffi::CString::new(folder.join(FILE).to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let mut saves = Saves::disk(root.path().to_path_buf());
+        // A plain open of a pipe with no writer waits forever.
+        assert_eq!(saves.open("g"), None);
+        let notice = saves.take_notice().unwrap();
+        assert!(notice.contains("it is a pipe, not a file"), "{notice}");
+        assert!(
+            saves
+                .write("{}".into())
+                .unwrap_err()
+                .contains("not written this run")
+        );
+        std::fs::remove_file(folder.join(FILE)).unwrap();
+
+        // A link planted where the save goes is refused when read; the
+        // write replaces the link, never what it points at.
+        let target = root.path().join("victim");
+        std::fs::write(&target, "precious").unwrap();
+        std::os::unix::fs::symlink(&target, folder.join(FILE)).unwrap();
+        let mut saves = Saves::disk(root.path().to_path_buf());
+        assert_eq!(saves.open("g"), None);
+        assert!(saves.take_notice().unwrap().contains("a link"));
+        std::fs::remove_file(folder.join(FILE)).unwrap();
+        let mut saves = Saves::disk(root.path().to_path_buf());
+        saves.open("g");
+        saves.write("{\"n\": 1}".into()).unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious");
+        let mode = std::fs::metadata(folder.join(FILE))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "a save is the user's only");
+        let names: Vec<_> = std::fs::read_dir(&folder)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, [FILE], "no temporary file is left");
     }
 
     #[test]

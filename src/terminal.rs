@@ -3,65 +3,35 @@
 //! Errors and `print` output carry text a game wrote. Before it reaches a
 //! terminal its control characters are escaped (an escape sequence could
 //! erase the line above, or set the window's title) and its length is
-//! capped, so one message stays one readable line.
-
-use std::borrow::Cow;
-use std::fmt::Write as _;
+//! capped, so one message stays one readable line. The escape itself is
+//! the door crate's, the one the type checker prints through too.
 
 /// Prints a line to stdout; if the reader has gone (`moonloop ... | head
 /// -1`), the line is dropped instead of ending the run with a panic.
+/// Every control character in it but its line breaks and tabs is escaped,
+/// so no piece of game text reaches the terminal raw.
 macro_rules! say {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($arg)*);
+        let text = format!($($arg)*);
+        let _ = writeln!(std::io::stdout(), "{}", $crate::terminal::escape_lines(&text));
     }};
 }
 
 /// Prints a line to stderr, dropping it if stderr has been closed: a run
-/// that is recording keeps going and ends its file properly.
+/// that is recording keeps going and ends its file properly. Escaped as
+/// [`say`] is.
 macro_rules! tell {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
+        let text = format!($($arg)*);
+        let _ = writeln!(std::io::stderr(), "{}", $crate::terminal::escape_lines(&text));
     }};
 }
 
 pub(crate) use {say, tell};
 
-/// The longest game text one message carries, in bytes; the rest is cut
-/// and counted.
-pub const MAX_MESSAGE: usize = 2000;
-
-/// Returns `text` with control characters written as escapes (`\n`,
-/// `\x1b`, `\u{202e}`), unchanged when it has none.
-pub fn escape(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(needs_escape) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x80 && needs_escape(c) => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c if needs_escape(c) => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    Cow::Owned(out)
-}
-
-/// Whether `c` could change what a terminal shows beyond printing itself:
-/// C0 and C1 controls, DEL, and the marks that reorder text.
-fn needs_escape(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-}
+pub use moonloop_door::{MAX_MESSAGE, escape, escape_lines, line};
 
 /// A number a game or a command line gave, as a message shows it: as
 /// written for everyday sizes, in exponent form past them (`1e308`, not
@@ -85,28 +55,6 @@ where
     }
 }
 
-/// Returns `text` escaped and cut to [`MAX_MESSAGE`] bytes, saying how
-/// much was cut.
-pub fn line(text: &str) -> String {
-    let cut = if text.len() > MAX_MESSAGE {
-        let mut end = MAX_MESSAGE;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        Some(end)
-    } else {
-        None
-    };
-    match cut {
-        None => escape(text).into_owned(),
-        Some(end) => format!(
-            "{}... ({} more bytes)",
-            escape(&text[..end]),
-            text.len() - end
-        ),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,26 +73,5 @@ mod tests {
         assert_eq!(Number(1e12_f32).to_string(), "1000000000000");
         assert_eq!(Number(3e38_f32).to_string(), "3e38");
         assert_eq!(Number(0.1_f32).to_string(), "0.1");
-    }
-
-    // rule: H10
-    #[test]
-    fn control_characters_are_escaped() {
-        assert_eq!(escape("plain text"), "plain text");
-        assert_eq!(
-            escape("a\x1b[2K\x1b]0;title\x07b\nc"),
-            "a\\x1b[2K\\x1b]0;title\\x07b\\nc"
-        );
-        assert_eq!(escape("x\u{202e}y\u{85}"), "x\\u{202e}y\\u{85}");
-        assert_eq!(escape("é ✓ 日本"), "é ✓ 日本", "printable text is kept");
-    }
-
-    // rule: H10
-    #[test]
-    fn long_text_is_cut_and_counted() {
-        let long = "é".repeat(MAX_MESSAGE);
-        let shown = line(&long);
-        assert!(shown.len() < MAX_MESSAGE + 40, "{}", shown.len());
-        assert!(shown.ends_with(&format!("... ({} more bytes)", long.len() - MAX_MESSAGE)));
     }
 }

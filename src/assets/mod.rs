@@ -13,16 +13,12 @@ mod store;
 
 pub use store::{FontId, ImageId, ModelId, Store};
 
-use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
 /// The longest name a game may give a file, in bytes.
 pub const MAX_NAME: usize = 1024;
 
-/// The largest Luau source file, in bytes. Compiling takes about 90 bytes
-/// of host memory per byte of source (measured: 4.3 GB for 50 MB), outside
-/// the VM's cap, so the cap on source is what bounds it.
-pub const MAX_SOURCE: u64 = 1 << 20;
+pub use moonloop_door::MAX_SOURCE;
 
 /// Checks that `name` is a plain relative path: not empty, no `..`, no
 /// `.`, not absolute, no longer than [`MAX_NAME`].
@@ -68,14 +64,15 @@ pub fn find(root: Option<&Path>, name: &str, kind: &str) -> Result<PathBuf, Stri
 /// As [`find`].
 pub fn find_rel(root: &Path, rel: &Path, kind: &str) -> Result<PathBuf, String> {
     let shown = || crate::terminal::escape(&rel.to_string_lossy()).into_owned();
-    let path = root.join(rel);
-    let real = match (path.canonicalize(), root.canonicalize()) {
-        (Ok(real), Ok(root)) if real.starts_with(&root) => real,
-        (Ok(_), Ok(_)) => return Err(format!("`{}` leads outside the game folder", shown())),
-        _ => return Err(format!("no {kind} `{}` in the game folder", shown())),
+    let real = match moonloop_door::inside(root, rel) {
+        Ok(real) => real,
+        Err(moonloop_door::Refusal::Outside) => {
+            return Err(format!("`{}` leads outside the game folder", shown()));
+        }
+        Err(_) => return Err(format!("no {kind} `{}` in the game folder", shown())),
     };
     // A folder, a pipe or a device is not a file to read (a pipe would
-    // block the host forever).
+    // block the host forever); the read checks again on what it opened.
     if !real.is_file() {
         return Err(format!("no {kind} `{}` in the game folder", shown()));
     }
@@ -116,51 +113,28 @@ pub fn read(root: Option<&Path>, name: &str, kind: &str, limit: u64) -> Result<V
 /// The file is too big or cannot be read.
 pub fn read_path(path: &Path, name: &str, limit: u64) -> Result<Vec<u8>, String> {
     let shown = crate::terminal::escape(name);
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read `{shown}` ({e})"))?;
-    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-    if size > limit {
-        return Err(too_big(&shown, size, limit));
-    }
-    let mut bytes = Vec::with_capacity(size as usize);
-    // A file that grows while it is read is still held to the limit.
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read `{shown}` ({e})"))?;
-    if bytes.len() as u64 > limit {
+    // Links were resolved where the path was found (inside the folder,
+    // for a game's file) or are the person's own (a command line's);
+    // the real path is opened, and a link swapped in since is refused.
+    let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    moonloop_door::read(&real, limit).map_err(|refusal| match refusal {
+        moonloop_door::Refusal::TooBig {
+            size: Some(size),
+            limit,
+        } => {
+            let (size, limit) = moonloop_door::sizes(size, limit);
+            format!("`{shown}` is {size}; the most the host reads is {limit} (H10)")
+        }
         // A stream or a growing file: how long it is, nobody knows.
-        return Err(format!(
+        moonloop_door::Refusal::TooBig { size: None, limit } => format!(
             "`{shown}` is more than {}, the most the host reads (H10)",
-            self::bytes(limit)
-        ));
-    }
-    Ok(bytes)
+            bytes(limit)
+        ),
+        other => format!("cannot read `{shown}` ({other})"),
+    })
 }
 
-fn too_big(name: &str, size: u64, limit: u64) -> String {
-    format!(
-        "`{name}` is {}; the most the host reads is {} (H10)",
-        bytes(size),
-        bytes(limit)
-    )
-}
-
-/// Writes a byte count the way a person reads it: `12 KiB`, `3.5 MiB`.
-pub fn bytes(n: u64) -> String {
-    const UNITS: [&str; 4] = ["bytes", "KiB", "MiB", "GiB"];
-    let mut value = n as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{n} bytes")
-    } else if value.fract() == 0.0 {
-        format!("{value} {}", UNITS[unit])
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
-}
+pub use moonloop_door::bytes;
 
 /// Returns where game content may write `name` (a test's recording): a
 /// path inside `root` whose parent folders are created inside it, and

@@ -199,8 +199,13 @@ pub fn zip_folder(game: &Path) -> Result<Vec<u8>, String> {
         let said = std::fs::metadata(&path).map_or(0, |m| m.len());
         let mut bytes = Vec::new();
         if total + said <= MAX_UNPACKED {
-            std::fs::File::open(&path)
-                .and_then(|f| f.take(MAX_UNPACKED - total + 1).read_to_end(&mut bytes))
+            moonloop_door::open_regular(&path)
+                .map_err(|e| e.to_string())
+                .and_then(|f| {
+                    f.take(MAX_UNPACKED - total + 1)
+                        .read_to_end(&mut bytes)
+                        .map_err(|e| e.to_string())
+                })
                 .map_err(|e| format!("{}: {e}", rel.display()))?;
         }
         total += (bytes.len() as u64).max(said);

@@ -282,7 +282,8 @@ fn open_stream(
     let path = crate::assets::find(root, name, "sound")?;
     let shown = crate::terminal::escape(name);
     let fail = |e: std::io::Error| format!("cannot read `{shown}` ({e})");
-    let mut file = std::fs::File::open(&path).map_err(fail)?;
+    let mut file =
+        moonloop_door::open_regular(&path).map_err(|e| format!("cannot read `{shown}` ({e})"))?;
     let mut prefix = Vec::new();
     (&mut file)
         .take(HEADER_PREFIX)

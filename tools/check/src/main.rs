@@ -68,8 +68,27 @@ const RUNTIME_PREFIX: &str = "@moonloop/";
 /// The most files one run checks (H10: a folder is not a loop without end).
 const MAX_FILES: usize = 10_000;
 
-/// The largest file checked, in bytes.
-const MAX_FILE: u64 = 4 << 20;
+/// The largest file checked, in bytes: the host's cap on a source file.
+const MAX_FILE: u64 = moonloop_door::MAX_SOURCE;
+
+/// Reads the game file `path` through the host's door: links resolved
+/// and kept inside `root`, a regular file only (a pipe or a device is
+/// never opened to wait on), at most [`MAX_FILE`] bytes, UTF-8.
+///
+/// # Errors
+/// Why it was not read, for a `file:1:1: error:` line.
+fn read_source(root: &Path, path: &Path) -> Result<String, String> {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    let real = moonloop_door::inside(root, rel).map_err(|e| format!("{e} (H10)"))?;
+    let bytes = moonloop_door::read(&real, MAX_FILE).map_err(|e| format!("{e} (H10)"))?;
+    String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_string())
+}
+
+/// Prints one line of the checker's output, its game text escaped.
+fn print_line(line: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stdout(), "{}", moonloop_door::line(line));
+}
 
 /// A module the checker can read: its source as checked, how many lines
 /// were put in front (a `--!strict` line) to take off again, whether it
@@ -111,13 +130,7 @@ impl Modules {
                     .iter()
                     .find(|(n, _)| *n == module)
                     .map(|(_, s)| s.to_string()),
-                None => {
-                    let path = Path::new(name);
-                    std::fs::metadata(path)
-                        .ok()
-                        .filter(|m| m.len() <= MAX_FILE)
-                        .and_then(|_| std::fs::read_to_string(path).ok())
-                }
+                None => read_source(&self.root, Path::new(name)).ok(),
             };
             let Some(text) = text else {
                 self.loading.remove(name);
@@ -199,9 +212,12 @@ fn resolve(root: &Path, from: &str, required: &str) -> Option<String> {
         PathBuf::from(format!("{}.luau", base.display())),
         base.join("init.luau"),
     ];
+    // A link that leads outside is no module, as the host refuses it.
     candidates
         .into_iter()
-        .find(|c| c.is_file())
+        .find(|c| {
+            c.is_file() && moonloop_door::inside(root, c.strip_prefix(root).unwrap_or(c)).is_ok()
+        })
         .map(|c| c.display().to_string())
 }
 
@@ -249,33 +265,55 @@ fn normalize(path: &Path) -> Option<PathBuf> {
 }
 
 /// Every `.luau` file under `dir`, sorted, hidden folders and the
-/// definitions file left out.
-fn luau_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+/// definitions file left out. Links are not followed: one to a file
+/// inside the folder is checked as that file, one that leads outside is
+/// listed in `outside`.
+fn luau_files(
+    root: &Path,
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    outside: &mut Vec<PathBuf>,
+) -> Result<(), String> {
+    let shown = |p: &Path| moonloop_door::escape(&p.display().to_string()).into_owned();
     let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .map_err(|e| format!("{}: {e}", shown(dir)))?
         .filter_map(Result::ok)
-        .map(|e| e.path())
         .collect();
-    entries.sort();
-    for path in entries {
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default();
+    entries.sort_by_key(|e| e.path());
+    for entry in entries {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
         if name.starts_with('.') {
             continue;
         }
-        if path.is_dir() {
-            luau_files(&path, out)?;
-        } else if name.ends_with(".luau") && !name.ends_with(".d.luau") {
-            if out.len() >= MAX_FILES {
-                return Err(format!(
-                    "more than {MAX_FILES} .luau files under {}",
-                    dir.display()
-                ));
-            }
-            out.push(path);
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            luau_files(root, &path, out, outside)?;
+            continue;
         }
+        if !name.ends_with(".luau") || name.ends_with(".d.luau") {
+            continue;
+        }
+        if kind.is_symlink() {
+            let rel = path.strip_prefix(root).unwrap_or(&path);
+            if matches!(
+                moonloop_door::inside(root, rel),
+                Err(moonloop_door::Refusal::Outside)
+            ) {
+                outside.push(path);
+            }
+            continue;
+        }
+        if out.len() >= MAX_FILES {
+            return Err(format!(
+                "more than {MAX_FILES} .luau files under {}",
+                shown(dir)
+            ));
+        }
+        // Pipes and devices are listed too, to be refused by name.
+        out.push(path);
     }
     Ok(())
 }
@@ -304,30 +342,49 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
         let path = Path::new(target);
+        let mut outside = Vec::new();
         let (root, list) = if path.is_dir() {
             let mut list = Vec::new();
-            if let Err(e) = luau_files(path, &mut list) {
+            if let Err(e) = luau_files(path, path, &mut list, &mut outside) {
                 eprintln!("moonloop check: {e}");
                 return ExitCode::from(2);
             }
             (path.to_path_buf(), list)
-        } else if path.is_file() && target.ends_with(".luau") {
+        } else if target.ends_with(".luau") && std::fs::symlink_metadata(path).is_ok() {
             let root = path.parent().unwrap_or(Path::new(".")).to_path_buf();
             (root, vec![path.to_path_buf()])
         } else {
-            eprintln!("moonloop check: `{target}` is not a game folder or a .luau file");
+            eprintln!(
+                "moonloop check: `{}` is not a game folder or a .luau file",
+                moonloop_door::escape(target)
+            );
             return ExitCode::from(2);
         };
         let Some(root) = normalize(&root) else {
             eprintln!("moonloop check: `{target}` climbs above where it starts");
             return ExitCode::from(2);
         };
+        for link in &outside {
+            errors += 1;
+            print_line(&format!(
+                "{}:1:1: error: a link that leads outside the game folder; it is not read (H10)",
+                link.display()
+            ));
+        }
         let modules = std::cell::RefCell::new(Modules::new(root.clone()));
         for file in list {
             let Some(name) = normalize(&file).map(|p| p.display().to_string()) else {
                 continue;
             };
             files += 1;
+            let source = match read_source(&root, &file) {
+                Ok(source) => source,
+                Err(why) => {
+                    errors += 1;
+                    print_line(&format!("{name}:1:1: error: {why}"));
+                    continue;
+                }
+            };
             let diagnostics = analyzer.check(
                 &name,
                 |module| modules.borrow_mut().load(module).map(|m| m.source.clone()),
@@ -341,14 +398,13 @@ fn main() -> ExitCode {
                 });
             // The analyzer types a require it cannot load as `any`, saying
             // nothing; a require that names no module is an error here.
-            let source = std::fs::read_to_string(&file).unwrap_or_default();
             for (required, line, col) in requires(&source) {
                 if resolve(&root, &name, &required).is_none() {
                     errors += 1;
-                    println!(
+                    print_line(&format!(
                         "{name}:{line}:{col}: error: Unknown require: no module `{required}` \
                          (a game requires \"./path\" inside its folder or \"@moonloop/NAME\")"
-                    );
+                    ));
                 }
             }
             for d in diagnostics {
@@ -366,7 +422,7 @@ fn main() -> ExitCode {
                 };
                 // One line a diagnostic, so editors and scripts can read them.
                 let message = d.message.split_whitespace().collect::<Vec<_>>().join(" ");
-                println!("{name}:{line}:{}: {kind}: {message}", d.col + 1);
+                print_line(&format!("{name}:{line}:{}: {kind}: {message}", d.col + 1));
             }
         }
     }

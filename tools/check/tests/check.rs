@@ -217,3 +217,58 @@ fn every_game_in_the_docs_passes() {
     let (code, out) = check(dir.path(), &args);
     assert_eq!(code, 0, "{out}");
 }
+
+// rule: H10, T1
+#[test]
+fn the_checker_reads_through_the_hosts_door() {
+    let dir = game(&[
+        ("main.luau", "return {}\n"),
+        ("big.luau", &"local x = 1\n".repeat(200_000)),
+    ]);
+    let g = dir.path().join("g");
+    std::fs::create_dir_all(dir.path().join("outside")).unwrap();
+    std::fs::write(
+        dir.path().join("outside/secret.luau"),
+        "local x: number = 'the-secret-line'\nreturn x\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("../outside/secret.luau", g.join("leak.luau")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", g.join("zero.luau")).unwrap();
+    let fifo = std::ffi::CString::new(g.join("pipe.luau").to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc_mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    std::fs::write(
+        g.join("e\x1b]0;title\x07.luau"),
+        "local x: number = 'a'\nreturn x\n",
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let (code, out) = check(dir.path(), &["g"]);
+    assert!(
+        started.elapsed().as_secs() < 60,
+        "a pipe or a device is never waited on"
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        !out.contains("secret-line"),
+        "nothing outside is read: {out}"
+    );
+    for line in [
+        "g/leak.luau:1:1: error: a link that leads outside the game folder",
+        "g/zero.luau:1:1: error: a link that leads outside the game folder",
+        "g/pipe.luau:1:1: error: it is a pipe, not a file (H10)",
+        "g/big.luau:1:1: error: it is 2.3 MiB; the most read is 1 MiB (H10)",
+    ] {
+        assert!(out.contains(line), "{line}\n{out}");
+    }
+    assert!(
+        out.contains("g/e\\x1b]0;title\\x07.luau"),
+        "names are escaped: {out}"
+    );
+    assert!(!out.contains('\x1b'), "{out}");
+}
+
+unsafe extern "C" {
+    #[link_name = "mkfifo"]
+    fn libc_mkfifo(path: *const std::ffi::c_char, mode: u32) -> i32;
+}
