@@ -457,8 +457,13 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
         tell!("moonloop: {}", crate::terminal::line(&notice));
     }
     let mut expected = None;
+    let mut cut_short = false;
     if let (Some(replay), Some(path)) = (&replay, &args.replay) {
         replay.check_game(path, crate::replay::game_name(crate::Game::config(&game)))?;
+        if let Some(warning) = replay.cut_warning(path) {
+            tell!("moonloop: {warning}");
+            cut_short = true;
+        }
         if let Some(line) = crate::report::check_files(&args.game, path) {
             tell!("moonloop: {}", crate::terminal::line(&line));
         }
@@ -605,7 +610,7 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
     Ok(if crate::interrupt::requested() {
         tell!("moonloop: interrupted after frame {}", engine.frame());
         ExitCode::from(crate::interrupt::EXIT_CODE)
-    } else if tally.is_empty() {
+    } else if tally.is_empty() && !cut_short {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

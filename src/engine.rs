@@ -735,13 +735,14 @@ impl<G: Game> Engine<G> {
         self.script.as_ref().is_none_or(Script::is_done)
     }
 
-    /// Writes any buffered replay log to disk.
+    /// Ends the replay log being written (its `end` line) and writes it
+    /// to disk; the run writes no more to it.
     ///
     /// # Errors
     /// The log could not be written.
     pub fn flush(&mut self) -> Result {
-        match &mut self.replay {
-            Some(replay) => replay.flush(),
+        match self.replay.take() {
+            Some(replay) => replay.finish(),
             None => Ok(()),
         }
     }

@@ -22,6 +22,8 @@ use crate::error::{Error, Result};
 
 #[path = "record/diff.rs"]
 mod diff;
+#[path = "record/ending.rs"]
+mod ending;
 #[path = "record/gif.rs"]
 mod gif_frames;
 
@@ -250,25 +252,27 @@ fn encode(format: Format, frames: Receiver<Shot>) -> Result<u64> {
         Format::Frames(dir) => {
             let mut count = 0;
             for shot in frames {
+                let file = dir.join(format!("frame-{:05}.png", count + 1));
+                let png = shot.pixmap.encode_png().map_err(|e| failed(&e))?;
+                ending::write_whole(&file, &png).map_err(|e| {
+                    failed(&format!(
+                        "{e}; the {count} frame{} before are in the folder",
+                        if count == 1 { "" } else { "s" }
+                    ))
+                })?;
                 count += 1;
-                let file = dir.join(format!("frame-{count:05}.png"));
-                shot.pixmap.save_png(&file).map_err(|e| failed(&e))?;
             }
             Ok(count)
         }
         Format::Gif(file) => {
-            let mut encoder: Option<gif::Encoder<BufWriter<File>>> = None;
+            let mut out: Option<ending::GifFile> = None;
             let mut rgba = Vec::new();
             let mut differ = gif_frames::Differ::default();
-            let (mut count, mut elapsed, mut written_cs) = (0u64, 0.0f64, 0u64);
+            let (mut elapsed, mut written_cs) = (0.0f64, 0u64);
             for shot in frames {
                 let (w, h) = (shot.pixmap.width() as u16, shot.pixmap.height() as u16);
-                if encoder.is_none() {
-                    let out = BufWriter::new(File::create(&file).map_err(|e| failed(&e))?);
-                    let mut e = gif::Encoder::new(out, w, h, &[]).map_err(|e| failed(&e))?;
-                    e.set_repeat(gif::Repeat::Infinite)
-                        .map_err(|e| failed(&e))?;
-                    encoder = Some(e);
+                if out.is_none() {
+                    out = Some(ending::GifFile::create(&file, (w, h)).map_err(|e| failed(&e))?);
                 }
                 // Whole centiseconds that keep the running total exact.
                 elapsed += shot.dt;
@@ -278,20 +282,21 @@ fn encode(format: Format, frames: Receiver<Shot>) -> Result<u64> {
                 straight_rgba(&shot.pixmap, &mut rgba);
                 let mut frame = differ.frame(&rgba, (w, h));
                 frame.delay = delay.min(u16::MAX as u64) as u16;
-                encoder
-                    .as_mut()
+                out.as_mut()
                     .expect("made above")
-                    .write_frame(&frame)
+                    .write(&frame)
                     .map_err(|e| failed(&e))?;
-                count += 1;
             }
-            // The trailer and the buffered bytes are written here, where a
-            // full disk is seen and reported, not on a silent drop.
-            if let Some(encoder) = encoder {
-                let mut out = encoder.into_inner().map_err(|e| failed(&e))?;
-                out.flush().map_err(|e| failed(&e))?;
+            // The trailer is written here, where a full disk is seen and
+            // reported, not on a silent drop.
+            match out {
+                Some(out) => out.finish().map_err(|e| failed(&e)),
+                None => {
+                    // No frame: no file (an empty one is no GIF).
+                    let _ = std::fs::remove_file(&file);
+                    Ok(0)
+                }
             }
-            Ok(count)
         }
         Format::Apng(file) => {
             // APNG states its frame count first: frames go to a spool file
@@ -325,8 +330,12 @@ fn encode(format: Format, frames: Receiver<Shot>) -> Result<u64> {
                 }
             });
             // The spool goes whatever happened: it is never the recording.
+            // An animated PNG cut short is no PNG: none is left.
             drop(spool);
             let _ = std::fs::remove_file(&spool_path);
+            if result.is_err() || count == 0 {
+                let _ = std::fs::remove_file(&file);
+            }
             result.map_err(|e| failed(&e))?;
             Ok(count)
         }

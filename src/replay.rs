@@ -7,7 +7,7 @@
 //! round-trip form so they read back bit for bit:
 //!
 //! ```text
-//! moonloop-replay 2
+//! moonloop-replay 3
 //! seed 0
 //! saved {"best": 12}
 //! frame 1 0.016666666666666666
@@ -18,6 +18,14 @@
 //! hash 77e0b1c2d3a4f506
 //! ```
 //!
+//! end 2 77e0b1c2d3a4f506
+//! ```
+//!
+//! The last line, `end FRAMES HASH`, is written when the run ends: a log
+//! without it was cut short (a crash, a full disk, a copy cut off), and
+//! plays only to its last whole frame, with a warning and exit 1, never
+//! silently as if it were whole.
+//!
 //! Event lines use the scripted input syntax and belong to the frame above;
 //! `hash` is the state's at the end of that frame; `seed` is what
 //! `math.random` started from; `game`
@@ -25,7 +33,7 @@
 //! another game is one clear error rather than a divergence; `saved`, when there is one, is the save
 //! (H12) the game started from, its canonical JSON on one line, so the
 //! replay starts where the recorded run did. Version 1 logs (no seed, no
-//! hashes) still play.
+//! hashes) and version 2 logs (no `end`) still play.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -35,7 +43,8 @@ use crate::clock::ListClock;
 use crate::error::{Error, Result};
 use crate::input::{InputEvent, Script, When};
 
-const HEADER: &str = "moonloop-replay 2";
+const HEADER: &str = "moonloop-replay 3";
+const HEADER_V2: &str = "moonloop-replay 2";
 const HEADER_V1: &str = "moonloop-replay 1";
 
 /// The largest replay log read, in bytes.
@@ -46,6 +55,9 @@ pub const MAX_LOG: u64 = 256 << 20;
 pub struct ReplayWriter {
     path: PathBuf,
     out: BufWriter<File>,
+    /// The frames written, and the last hash, for the `end` line.
+    frames: u64,
+    last_hash: Option<String>,
 }
 
 impl ReplayWriter {
@@ -68,6 +80,8 @@ impl ReplayWriter {
         let mut writer = ReplayWriter {
             path: path.to_path_buf(),
             out: BufWriter::new(file),
+            frames: 0,
+            last_hash: None,
         };
         writer.line(format_args!("{HEADER}"))?;
         writer.line(format_args!("seed {seed}"))?;
@@ -86,6 +100,8 @@ impl ReplayWriter {
 
     /// Records that frame `frame` was delivered with `dt` seconds.
     pub fn frame(&mut self, frame: u64, dt: f64) -> Result {
+        self.frames = frame;
+        self.last_hash = None;
         self.line(format_args!("frame {frame} {dt:?}"))
     }
 
@@ -96,12 +112,23 @@ impl ReplayWriter {
 
     /// Records the state's hash at the end of the current frame.
     pub fn hash(&mut self, hash: &str) -> Result {
+        self.last_hash = Some(hash.to_string());
         self.line(format_args!("hash {hash}"))
     }
 
-    /// Writes everything buffered to disk.
-    pub fn flush(&mut self) -> Result {
-        self.out.flush().map_err(|e| Error::io(&self.path, e))
+    /// Ends the log with its `end` line and writes it all to disk.
+    ///
+    /// # Errors
+    /// The log could not be written.
+    pub fn finish(mut self) -> Result {
+        let hash = self.last_hash.take().unwrap_or_else(|| "-".into());
+        let frames = self.frames;
+        self.line(format_args!("end {frames} {hash}"))?;
+        self.out.flush().map_err(|e| Error::io(&self.path, e))?;
+        self.out
+            .get_ref()
+            .sync_data()
+            .map_err(|e| Error::io(&self.path, e))
     }
 }
 
@@ -134,6 +161,9 @@ pub struct Replay {
     /// Each frame's state hash as recorded, by frame (from 1); `None` where
     /// the log has none.
     pub hashes: Vec<Option<String>>,
+    /// Where a log without its `end` line was cut: the line it ends at;
+    /// its frames are those before (the last whole one kept).
+    pub cut: Option<usize>,
 }
 
 impl Replay {
@@ -144,18 +174,37 @@ impl Replay {
     pub fn load(path: &Path) -> Result<Replay> {
         let bytes = crate::assets::read_path(path, &path.to_string_lossy(), MAX_LOG)
             .map_err(|why| Error::io(path, std::io::Error::other(why)))?;
-        Replay::parse(&String::from_utf8_lossy(&bytes)).map_err(|(line, reason)| Error::Input {
+        let text = String::from_utf8_lossy(&bytes);
+        let replay = Replay::parse(&text).map_err(|(line, reason)| Error::Input {
             path: path.to_path_buf(),
             line,
             reason,
-        })
+        })?;
+        // The save it starts from is read as a save is, here, where the
+        // line it stands on can be named.
+        if let Some(saved) = &replay.saved {
+            let line = text
+                .lines()
+                .position(|l| l.starts_with("saved "))
+                .map_or(0, |i| i + 1);
+            let bad = |reason: String| Error::Input {
+                path: path.to_path_buf(),
+                line,
+                reason,
+            };
+            crate::save::check_size(saved, "its saved").map_err(bad)?;
+            crate::state::from_json(&mlua::Lua::new(), saved)
+                .map_err(|why| bad(format!("the saved line is not a save ({why})")))?;
+        }
+        Ok(replay)
     }
 
     /// Reads a log from `text`; an error gives the line and the reason.
     pub fn parse(text: &str) -> std::result::Result<Replay, (usize, String)> {
         let mut lines = text.lines().enumerate().peekable();
         let version = match lines.next() {
-            Some((_, HEADER)) => 2,
+            Some((_, HEADER)) => 3,
+            Some((_, HEADER_V2)) => 2,
             Some((_, HEADER_V1)) => 1,
             _ => {
                 return Err((
@@ -165,7 +214,7 @@ impl Replay {
             }
         };
         let mut seed = crate::lua::DEFAULT_SEED;
-        if version == 2 {
+        if version >= 2 {
             match lines.next() {
                 Some((i, line)) => {
                     seed = line
@@ -185,10 +234,33 @@ impl Replay {
         let mut deltas = Vec::new();
         let mut hashes: Vec<Option<String>> = Vec::new();
         let mut events = Vec::new();
+        let mut end = None;
         for (i, line) in lines {
             let words: Vec<&str> = line.split_whitespace().collect();
+            if end.is_some() && !words.is_empty() {
+                return Err((i + 1, "a line after the `end` line".to_string()));
+            }
             match words.as_slice() {
                 [] => {}
+                ["end", frames, hash] if version >= 3 => {
+                    if frames.parse::<u64>().ok() != Some(deltas.len() as u64) {
+                        return Err((
+                            i + 1,
+                            format!(
+                                "the `end` line says {frames} frames; the log holds {}",
+                                deltas.len()
+                            ),
+                        ));
+                    }
+                    let last = hashes.last().cloned().flatten();
+                    if (*hash == "-") != last.is_none() || last.is_some_and(|h| h != *hash) {
+                        return Err((
+                            i + 1,
+                            "the `end` line's hash is not the last frame's".to_string(),
+                        ));
+                    }
+                    end = Some(i + 1);
+                }
                 ["frame", n, dt] => {
                     let expected = deltas.len() as u64 + 1;
                     if n.parse::<u64>().ok() != Some(expected) {
@@ -232,6 +304,24 @@ impl Replay {
                 }
             }
         }
+        // A log cut short keeps its frames up to the last whole one: a
+        // frame with its hash, on a line that ended.
+        let mut cut = None;
+        if version >= 3 && end.is_none() {
+            let lines = text.lines().count();
+            cut = Some(lines.max(1));
+            let mut keep = deltas.len();
+            // A last line that did not end belongs to the last frame.
+            if !text.ends_with('\n') {
+                keep = keep.saturating_sub(1);
+            }
+            while keep > 0 && hashes[keep - 1].is_none() {
+                keep -= 1;
+            }
+            deltas.truncate(keep);
+            hashes.truncate(keep);
+            events.retain(|(when, _)| matches!(when, When::Frame(f) if *f <= keep as u64));
+        }
         Ok(Replay {
             deltas,
             script: Script::new(events),
@@ -239,6 +329,18 @@ impl Replay {
             game,
             saved,
             hashes,
+            cut,
+        })
+    }
+
+    /// The warning for a log cut short, naming where it plays to.
+    pub fn cut_warning(&self, path: &Path) -> Option<String> {
+        self.cut.map(|line| {
+            format!(
+                "{}:{line}: the log ends without its `end` line (cut short?); it plays to frame {}, the last whole one",
+                crate::terminal::escape(&path.to_string_lossy()),
+                self.deltas.len()
+            )
         })
     }
 
@@ -264,6 +366,13 @@ impl Replay {
                 let _ = writeln!(out, "hash {hash}");
             }
         }
+        let last = self.hashes.last().cloned().flatten();
+        let _ = writeln!(
+            out,
+            "end {} {}",
+            self.deltas.len(),
+            last.as_deref().unwrap_or("-")
+        );
         out
     }
 
@@ -305,7 +414,7 @@ mod tests {
         writer.hash("00112233445566ff").unwrap();
         writer.frame(2, 0.1 + 0.2).unwrap();
         writer.event(InputEvent::Move(1.5, -2.0)).unwrap();
-        writer.flush().unwrap();
+        writer.finish().unwrap();
         let replay = Replay::load(&path).unwrap();
         assert_eq!(
             replay.deltas,
@@ -333,6 +442,62 @@ mod tests {
         );
     }
 
+    // rule: H11
+    #[test]
+    fn a_log_cut_short_plays_to_its_last_whole_frame_and_says_so() {
+        let whole = "moonloop-replay 3\nseed 0\nframe 1 0.5\nhash 0000000000000001\nframe 2 0.5\npress a\nhash 0000000000000002\nend 2 0000000000000002\n";
+        let replay = Replay::parse(whole).unwrap();
+        assert_eq!((replay.deltas.len(), replay.cut), (2, None));
+        assert_eq!(replay.to_text(), whole, "written back alike");
+        // Cut at every byte: never read as whole, never a frame too many.
+        for at in 0..whole.len() - 1 {
+            let Ok(replay) = Replay::parse(&whole[..at]) else {
+                continue;
+            };
+            let kept = replay.deltas.len();
+            assert!(replay.cut.is_some(), "cut at {at}: {:?}", &whole[..at]);
+            assert!(replay.hashes.iter().all(Option::is_some), "cut at {at}");
+            // A frame is whole once its hash line has ended.
+            let ended = |hash: &str| at >= whole.find(hash).unwrap() + hash.len();
+            let whole_frames = if ended("hash 0000000000000002\n") {
+                2
+            } else if ended("hash 0000000000000001\n") {
+                1
+            } else {
+                0
+            };
+            assert_eq!(kept, whole_frames, "cut at {at}: {:?}", &whole[..at]);
+        }
+        let cut = Replay::parse(
+            "moonloop-replay 3\nseed 0\nframe 1 0.5\nhash 0000000000000001\nframe 2 0.0166\n",
+        )
+        .unwrap();
+        assert_eq!(
+            cut.cut_warning(Path::new("run.replay")).unwrap(),
+            "run.replay:5: the log ends without its `end` line (cut short?); it plays to frame 1, the last whole one"
+        );
+        for (text, why) in [
+            (
+                "moonloop-replay 3\nseed 0\nframe 1 0.5\nhash 0000000000000001\nend 2 0000000000000001\n",
+                "says 2 frames; the log holds 1",
+            ),
+            (
+                "moonloop-replay 3\nseed 0\nframe 1 0.5\nhash 0000000000000001\nend 1 0000000000000009\n",
+                "is not the last frame's",
+            ),
+            (
+                "moonloop-replay 3\nseed 0\nend 0 -\nframe 1 0.5\n",
+                "a line after the `end` line",
+            ),
+        ] {
+            let (_, reason) = Replay::parse(text).unwrap_err();
+            assert!(reason.contains(why), "{reason}");
+        }
+        // Older logs had no `end` line and play whole.
+        let v2 = Replay::parse("moonloop-replay 2\nseed 0\nframe 1 0.5\n").unwrap();
+        assert_eq!((v2.deltas.len(), v2.cut), (1, None));
+    }
+
     #[test]
     fn bad_replay_lines_are_named() {
         let cases = [
@@ -340,7 +505,7 @@ mod tests {
                 "hello\n",
                 (
                     1,
-                    "not a replay log: the first line should be `moonloop-replay 2`",
+                    "not a replay log: the first line should be `moonloop-replay 3`",
                 ),
             ),
             (

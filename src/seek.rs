@@ -5,7 +5,10 @@
 //!
 //! The replay plays as `--replay` plays it (its seed, its save, its
 //! deltas and input, its hashes checked), headless and unrendered; the
-//! expression is asked after `init` (frame 0) and after every frame.
+//! expression is asked after `init` (frame 0) and after every frame, with
+//! `state` and `frame` in scope. It sees the pure libraries only: looking
+//! never changes the run looked at (no `math.random`, which would draw
+//! from the game's generator).
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -32,6 +35,13 @@ pub fn run(game: &Path, replay_path: &Path, when: &str) -> Result<ExitCode> {
     };
     let loaded = LuaGame::load_saving(game, limits, Saves::memory(replay.saved.clone()))?;
     replay.check_game(replay_path, replay::game_name(crate::Game::config(&loaded)))?;
+    // What `--replay` says of a replay, seek says too.
+    if let Some(line) = crate::report::check_files(game, replay_path) {
+        tell!("moonloop: {}", crate::terminal::line(&line));
+    }
+    if let Some(warning) = replay.cut_warning(replay_path) {
+        tell!("moonloop: {warning}");
+    }
     let predicate = loaded.predicate(when)?;
     let mut engine = Engine::new(loaded, Box::new(replay.clock()));
     engine.set_script(replay.script.clone());
@@ -41,8 +51,17 @@ pub fn run(game: &Path, replay_path: &Path, when: &str) -> Result<ExitCode> {
     loop {
         let holds = engine
             .game()
-            .holds(&predicate)
-            .map_err(|e| Error::Usage(format!("--when failed at frame {}: {e}", engine.frame())))?;
+            .holds(&predicate, engine.frame())
+            .map_err(|e| {
+                // The predicate is one expression: its line says nothing.
+                let why = e.to_string();
+                let why = why
+                    .split_once(": ")
+                    .filter(|(place, _)| place.starts_with("--when:"))
+                    .map_or(why.as_str(), |(_, rest)| rest)
+                    .to_string();
+                Error::Usage(format!("--when failed at frame {}: {why}", engine.frame()))
+            })?;
         if holds {
             say!("frame {}", engine.frame());
             say!("{}", engine.game().state_json()?);

@@ -100,6 +100,58 @@ fn seek_prints_the_first_frame_an_expression_holds() {
         seek("state.n == 0").stdout.starts_with("frame 0\n"),
         "init's state counts"
     );
+    // rule: R4 (the frame is in scope; it silently never held)
+    let at = seek("frame == 10");
+    assert!(
+        at.stdout.starts_with("frame 10\n"),
+        "{}{}",
+        at.stdout,
+        at.stderr
+    );
+}
+
+// rule: R4, H11
+#[test]
+fn seeking_never_changes_the_run_it_looks_at() {
+    let dir = recorded();
+    let seek = |when: &str| {
+        run(
+            dir.path(),
+            &["seek", "g", "--replay", "run.replay", "--when", when],
+        )
+    };
+    for (when, says) in [
+        (
+            "math.random() > 2",
+            "--when failed at frame 0: --when cannot call math.random",
+        ),
+        (
+            "state.n == 3 and tostring({})",
+            "--when failed at frame 3: --when cannot call tostring",
+        ),
+        (
+            "error({})",
+            "--when failed at frame 0: error raised with a table, not a message",
+        ),
+        (
+            "state.n >",
+            "--when `state.n >` is not an expression: Expected identifier",
+        ),
+    ] {
+        let out = seek(when);
+        assert_eq!(out.code, 2, "{when}: {}", out.stderr);
+        assert!(
+            out.stderr.starts_with(&format!("moonloop: {says}")),
+            "{when}: {}",
+            out.stderr
+        );
+        assert!(!out.stderr.contains("0x"), "no address: {}", out.stderr);
+        assert!(
+            !out.stderr.contains("--when:"),
+            "no place in a one-line expression: {}",
+            out.stderr
+        );
+    }
 }
 
 #[test]

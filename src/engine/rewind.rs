@@ -336,6 +336,7 @@ impl<G: Game> Engine<G> {
             game: Some(game.to_string()),
             saved: saved.map(str::to_string),
             hashes: Vec::with_capacity(last as usize),
+            cut: None,
         };
         let mut events = Vec::new();
         let mut first_error = None;

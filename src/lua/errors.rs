@@ -17,7 +17,8 @@ use mlua::ffi;
 /// The host's trampolines, loaded as the `moonloop` chunk: `taking`
 /// calls a function and takes its result as the state (S2, S5) inside
 /// Luau, so the check needs no protected call from Rust each frame;
-/// `calling` calls one whose result is not a state (`render`).
+/// `calling` calls one whose result is not a state (`render`); `asking`
+/// returns what it returns (a seek predicate's answer).
 pub const TRAMPOLINES: &str = r#"
 local take, explain, xpcall = ...
 local function taking(f, a, b, c)
@@ -36,7 +37,14 @@ local function calling(f, a, b, c)
         error(err, 0)
     end
 end
-return taking, calling
+local function asking(f, a, b)
+    local ok, answer = xpcall(f, explain, a, b)
+    if not ok then
+        error(answer, 0)
+    end
+    return answer
+end
+return taking, calling, asking
 "#;
 
 /// The chunk name of the trampolines, which errors must never blame.

@@ -88,6 +88,8 @@ pub struct LuaGame {
     taking: Function,
     /// Calls a function whose result is not a state (`render`).
     calling: Function,
+    /// The trampoline that returns a call's answer (seek predicates).
+    asking: Function,
     state: Value,
     leases: Rc<Leases>,
     input: AnyUserData,
@@ -184,7 +186,7 @@ impl LuaGame {
         budget.set_limit(code.config.budget);
         lua.set_memory_limit(code.config.memory).map_err(lua_err)?;
 
-        let (taking, calling): (Function, Function) = lua
+        let (taking, calling, asking): (Function, Function, Function) = lua
             .load(errors::TRAMPOLINES)
             .set_name("=moonloop")
             .call((
@@ -214,6 +216,7 @@ impl LuaGame {
             code,
             taking,
             calling,
+            asking,
             state: Value::Nil,
             leases,
             input,
@@ -491,29 +494,92 @@ impl LuaGame {
         self.saves.take_notice()
     }
 
-    /// Compiles `expression`, Luau over `state`, into a predicate for
-    /// [`LuaGame::holds`] (R4). It runs in the game's sandbox and sees
-    /// what the game's code sees.
+    /// Compiles `expression`, Luau over `state` and `frame`, into a
+    /// predicate for [`LuaGame::holds`] (R4). It sees the pure libraries
+    /// only (see `predicate_env`): looking must not change the run.
     ///
     /// # Errors
     /// The expression does not compile: the message says where.
     pub fn predicate(&self, expression: &str) -> Result<Function> {
-        let source = format!("local state = ... return ({expression})");
+        let quoted = crate::terminal::line(expression);
+        // On a line of its own, so what the parser says of it is about
+        // the author's text; the place (`--when:2:`) is dropped.
+        let source = format!("local state, frame = ...\nreturn (\n{expression}\n)");
+        let env = self
+            .predicate_env()
+            .map_err(|e| Error::Usage(format!("--when: {}", errors::describe(&e))))?;
         self.lua
             .load(source)
             .set_name("=--when")
+            .set_environment(env)
             .into_function()
-            .map_err(|e| Error::Usage(format!("--when: {}", errors::describe(&e))))
+            .map_err(|e| {
+                let why = errors::describe(&e);
+                let why = why
+                    .split_once(": ")
+                    .filter(|(place, _)| place.starts_with("--when:"))
+                    .map_or(why.as_str(), |(_, rest)| rest);
+                Error::Usage(format!("--when `{quoted}` is not an expression: {why}"))
+            })
     }
 
-    /// Says whether `predicate` holds for the current state: any value but
-    /// nil and false.
+    /// The globals a seek predicate sees: the pure libraries and
+    /// functions, and nothing that changes the game's run. `math.random`
+    /// would draw from the game's generator (the run seeking would differ
+    /// from the run seen), `tostring` of a table advances the game's table
+    /// numbering, `print` writes; they are refused by name.
+    fn predicate_env(&self) -> mlua::Result<Table> {
+        let globals = self.lua.globals();
+        let env = self.lua.create_table()?;
+        for name in [
+            "string", "table", "vector", "bit32", "utf8", "assert", "error", "ipairs", "next",
+            "pairs", "rawequal", "rawget", "rawlen", "select", "tonumber", "type", "typeof",
+            "unpack",
+        ] {
+            // The game's globals see the libraries through the sandbox.
+            let value: Value = globals.get(name)?;
+            env.raw_set(name, value)?;
+        }
+        let math: Table = globals.get("math")?;
+        let safe = self
+            .lua
+            .create_table_from(math.pairs::<Value, Value>().flatten())?;
+        for name in ["random", "randomseed"] {
+            let refusal = self.lua.create_function(move |_, ()| -> mlua::Result<()> {
+                Err(mlua::Error::RuntimeError(format!(
+                    "--when cannot call math.{name}: it would draw from the game's random \
+                     generator and change the run it looks at"
+                )))
+            })?;
+            safe.raw_set(name, refusal)?;
+        }
+        safe.set_readonly(true);
+        env.raw_set("math", safe)?;
+        for name in ["tostring", "print"] {
+            let refusal = self.lua.create_function(
+                move |_, _: mlua::MultiValue| -> mlua::Result<()> {
+                    Err(mlua::Error::RuntimeError(format!(
+                        "--when cannot call {name}: it would change the run it looks at (compare \
+                     values instead)"
+                    )))
+                },
+            )?;
+            env.raw_set(name, refusal)?;
+        }
+        env.set_readonly(true);
+        Ok(env)
+    }
+
+    /// Says whether `predicate` holds for the current state at `frame`:
+    /// any value but nil and false.
     ///
     /// # Errors
     /// The predicate failed or ran past the budget.
-    pub fn holds(&self, predicate: &Function) -> Result<bool> {
+    pub fn holds(&self, predicate: &Function, frame: u64) -> Result<bool> {
         self.budget
-            .guard(Call::Seek, || predicate.call::<Value>(&self.state))
+            .guard(Call::Seek, || {
+                self.asking.call::<Value>((predicate, &self.state, frame))
+            })
             .map(|v| !matches!(v, Value::Nil | Value::Boolean(false)))
             .map_err(script)
     }

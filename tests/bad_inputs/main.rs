@@ -5,6 +5,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod surfaces;
 mod walls;
 
 use common::{Outcome, game, moonloop};

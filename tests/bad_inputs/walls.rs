@@ -15,40 +15,79 @@ use super::common::{Outcome, binary, moonloop};
 /// The secret beside the game folder; no row may print it.
 const SECRET: &str = "root:x:0:0:the-secret-line";
 
+/// What a row checks in its folder after the run: `Err` says what is wrong.
+pub type After = fn(&Path) -> Result<(), String>;
+
 /// One hostile case.
-struct Row {
-    what: &'static str,
+pub struct Row {
+    pub what: &'static str,
     files: Vec<(String, Vec<u8>)>,
     links: Vec<(String, String)>,
+    /// Pipes to make, by path in the row's folder.
+    fifos: Vec<String>,
     args: Vec<String>,
     /// A piece of the first line on stderr (or of stdout, for `moonloop test`).
     first: String,
     code: i32,
     /// A piece of stdout that shows what survived.
     survives: Option<String>,
+    /// The most bytes a file of the run may hold (`ulimit -f`).
+    file_size: Option<u64>,
+    /// A signal sent after so many seconds, and the exit code it gives.
+    signal: Option<(&'static str, f64)>,
+    /// Checks of the folder after the run.
+    after: Vec<After>,
 }
 
 impl Row {
-    fn new(what: &'static str) -> Row {
+    pub fn new(what: &'static str) -> Row {
         Row {
             what,
             files: Vec::new(),
             links: Vec::new(),
+            fifos: Vec::new(),
             args: RUN.iter().map(|s| s.to_string()).collect(),
             first: String::new(),
             code: 0,
             survives: None,
+            file_size: None,
+            signal: None,
+            after: Vec::new(),
         }
     }
 
-    fn file(mut self, path: &str, bytes: impl Into<Vec<u8>>) -> Row {
+    /// A pipe at `path` (from the row's folder), which nothing writes.
+    pub fn fifo(mut self, path: &str) -> Row {
+        self.fifos.push(path.to_string());
+        self
+    }
+
+    /// Runs the host with files capped at `bytes` (as `ulimit -f` does).
+    pub fn file_size(mut self, bytes: u64) -> Row {
+        self.file_size = Some(bytes);
+        self
+    }
+
+    /// Sends `signal` (`HUP`, `TERM`) after `seconds`.
+    pub fn signal(mut self, signal: &'static str, seconds: f64) -> Row {
+        self.signal = Some((signal, seconds));
+        self
+    }
+
+    /// Checks the row's folder after the run with `check`.
+    pub fn after(mut self, check: After) -> Row {
+        self.after.push(check);
+        self
+    }
+
+    pub fn file(mut self, path: &str, bytes: impl Into<Vec<u8>>) -> Row {
         self.files.push((path.to_string(), bytes.into()));
         self
     }
 
     /// A game whose `update` runs `body` from frame 2 on (frame 1 counts,
     /// so the last good state is `{ n = 1 }` when it fails every time).
-    fn update(self, body: &str) -> Row {
+    pub fn update(self, body: &str) -> Row {
         self.file(
             "g/main.luau",
             format!(
@@ -58,7 +97,7 @@ impl Row {
     }
 
     /// A game whose `render` runs `body` from frame 2 on; update counts.
-    fn render(self, body: &str) -> Row {
+    pub fn render(self, body: &str) -> Row {
         self.file(
             "g/main.luau",
             format!(
@@ -68,28 +107,28 @@ impl Row {
     }
 
     /// `g/NAME` is a link to `target` (relative to the link).
-    fn link(mut self, name: &str, target: &str) -> Row {
+    pub fn link(mut self, name: &str, target: &str) -> Row {
         self.links.push((name.to_string(), target.to_string()));
         self
     }
 
-    fn args(mut self, args: &[&str]) -> Row {
+    pub fn args(mut self, args: &[&str]) -> Row {
         self.args = args.iter().map(|s| s.to_string()).collect();
         self
     }
 
-    fn first(mut self, piece: &str, code: i32) -> Row {
+    pub fn first(mut self, piece: &str, code: i32) -> Row {
         self.first = piece.to_string();
         self.code = code;
         self
     }
 
-    fn survives(mut self, piece: &str) -> Row {
+    pub fn survives(mut self, piece: &str) -> Row {
         self.survives = Some(piece.to_string());
         self
     }
 
-    fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), String> {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("g")).unwrap();
         std::fs::create_dir_all(dir.path().join("outside")).unwrap();
@@ -110,13 +149,30 @@ impl Row {
             std::fs::create_dir_all(link.parent().unwrap()).unwrap();
             std::os::unix::fs::symlink(target, link).unwrap();
         }
+        for fifo in &self.fifos {
+            std::fs::create_dir_all(dir.path().join(fifo).parent().unwrap()).unwrap();
+            let path = std::ffi::CString::new(dir.path().join(fifo).to_str().unwrap()).unwrap();
+            // SAFETY: a valid NUL-terminated path.
+            assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0, "{fifo}");
+        }
         let args: Vec<String> = self
             .args
             .iter()
             .map(|a| a.replace("{dir}", &dir.path().to_string_lossy()))
             .collect();
-        let out = within_a_minute(&args, dir.path());
-        self.judge(&out, dir.path())
+        // The run's own temporary folder, to see what it leaves there.
+        std::fs::create_dir_all(dir.path().join("tmp")).unwrap();
+        let out = within_a_minute(&args, dir.path(), self.file_size, self.signal);
+        self.judge(&out, dir.path())?;
+        for check in &self.after {
+            check(dir.path()).map_err(|why| {
+                format!(
+                    "{why}\nexit {}\nstdout:\n{}\nstderr:\n{}",
+                    out.code, out.stdout, out.stderr
+                )
+            })?;
+        }
+        Ok(())
     }
 
     fn judge(&self, out: &Outcome, dir: &Path) -> Result<(), String> {
@@ -184,21 +240,42 @@ impl Row {
 
 /// Runs the binary under coreutils' `timeout`: a row that hangs (as
 /// several did before the walls) fails as a hang instead of stopping the
-/// suite.
-fn within_a_minute(args: &[String], dir: &Path) -> Outcome {
-    // (-k: a host stuck where it does not look at signals is killed.)
-    let out = std::process::Command::new("timeout")
-        .args(["-k", "5", "60"])
+/// suite. `file_size` caps its files (prlimit); `signal` is sent after
+/// its seconds, and the run's own exit code is kept.
+fn within_a_minute(
+    args: &[String],
+    dir: &Path,
+    file_size: Option<u64>,
+    signal: Option<(&str, f64)>,
+) -> Outcome {
+    let mut command = match file_size {
+        Some(bytes) => {
+            let mut c = std::process::Command::new("prlimit");
+            c.arg(format!("--fsize={bytes}")).arg("timeout");
+            c
+        }
+        None => std::process::Command::new("timeout"),
+    };
+    match signal {
+        // (-k: a host stuck where it does not look at signals is killed.)
+        None => command.args(["-k", "5", "60"]),
+        Some((name, seconds)) => command
+            .args(["--preserve-status", "-k", "30", "-s", name])
+            .arg(seconds.to_string()),
+    };
+    let out = command
         .arg(binary())
         .args(args)
         .current_dir(dir)
+        .env("TMPDIR", dir.join("tmp"))
         .output()
         .expect("timeout(1) runs");
     let code = out.status.code().unwrap_or(-1);
+    let hung = code == 124 && signal.is_none();
     Outcome {
-        code: if code == 124 { -1 } else { code },
+        code: if hung { -1 } else { code },
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: if code == 124 {
+        stderr: if hung {
             "the run did not end within a minute".into()
         } else {
             String::from_utf8_lossy(&out.stderr).into_owned()
@@ -778,7 +855,7 @@ fn nothing_lost() -> Vec<Row> {
     ]
 }
 
-fn run_rows(rows: Vec<Row>) {
+pub fn run_rows(rows: Vec<Row>) {
     let failures: Vec<String> = rows
         .iter()
         .filter_map(|row| row.check().err().map(|why| format!("{}: {why}", row.what)))
