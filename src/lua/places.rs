@@ -17,10 +17,13 @@ use mlua::{Function, Lua, LuaString};
 /// The wrappers, in Luau: each calls the stock function and takes the
 /// folder off the text it returns. Levels are one deeper for the wrapper.
 const WRAPPERS: &str = r##"
-local rawpcall, rawxpcall, rawresume, rawclose, rawinfo, rawtraceback, strip = ...
+local rawpcall, rawxpcall, rawresume, rawclose, rawinfo, rawtraceback, strip, describe = ...
 local function clean(e)
 	if type(e) == "string" then
 		return strip(e)
+	elseif type(e) == "userdata" then
+		-- A host call's refusal: the line the author would read.
+		return describe(e)
 	end
 	return e
 end
@@ -101,16 +104,36 @@ pub fn install(lua: &Lua, folder: &str) -> mlua::Result<Function> {
     let globals = lua.globals();
     let raw_xpcall: Function = globals.raw_get("xpcall")?;
     let folder = folder.trim_end_matches('/');
-    if folder.is_empty() || folder == "." {
-        return Ok(raw_xpcall);
-    }
-    let folder = folder.as_bytes().to_vec();
+    let folder = match folder {
+        "" | "." => Vec::new(),
+        folder => folder.as_bytes().to_vec(),
+    };
+    let folder = std::rc::Rc::new(folder);
+    let stripping = folder.clone();
     let stripper = lua.create_function(move |lua, text: LuaString| {
         let bytes = text.as_bytes();
-        if !bytes.windows(folder.len()).any(|w| w == folder.as_slice()) {
+        if stripping.is_empty()
+            || !bytes
+                .windows(stripping.len())
+                .any(|w| w == stripping.as_slice())
+        {
             return Ok(text);
         }
-        lua.create_string(strip(&bytes, &folder))
+        lua.create_string(strip(&bytes, &stripping))
+    })?;
+    // A refusal from a host function reaches a game's pcall as mlua's
+    // error value, whose text is a whole traceback naming the folder;
+    // the game gets the one line the host would print, from the folder.
+    let describer = lua.create_function(move |lua, e: mlua::Value| match e {
+        mlua::Value::Error(err) => {
+            let line = super::errors::describe(&err);
+            let line = match folder.is_empty() {
+                true => line.into_bytes(),
+                false => strip(line.as_bytes(), &folder),
+            };
+            lua.create_string(line).map(mlua::Value::String)
+        }
+        other => Ok(other),
     })?;
     let coroutine: mlua::Table = globals.raw_get("coroutine")?;
     let debug: mlua::Table = globals.raw_get("debug")?;
@@ -133,6 +156,7 @@ pub fn install(lua: &Lua, folder: &str) -> mlua::Result<Function> {
             debug.raw_get::<Function>("info")?,
             debug.raw_get::<Function>("traceback")?,
             stripper,
+            describer,
         ))?;
     globals.raw_set("pcall", pcall)?;
     globals.raw_set("xpcall", xpcall)?;

@@ -325,3 +325,27 @@ fn every_file_is_read_through_one_door() {
 fn writes_end_as_valid_files_or_none() {
     run_rows(writes());
 }
+
+// rule: H11
+#[test]
+fn a_caught_host_error_reads_alike_however_the_folder_is_named() {
+    // Before: `runtime error: /abs/g/main.luau:4: require(...)` and a
+    // whole traceback, so the state (and its hash) followed the path.
+    let main = "return {\n  init = function()\n    local out = {}\n    local function try(f, ...) local _, e = pcall(f, ...) table.insert(out, e) end\n    try(require, './nope')\n    try(function() require('./bad') end)\n    return { e = out }\n  end,\n  update = function(s, input)\n    local _, e = pcall(function() input:save(function() end) end)\n    return { e = s.e, q = e }\n  end,\n}\n";
+    let dir = super::common::game(&[("g/main.luau", main), ("g/bad.luau", "return {")]);
+    let whole = dir.path().join("g");
+    let run = |game: &str| {
+        super::common::headless(dir.path(), game, "constant:1/60", 1, &["--print-state"]).stdout
+    };
+    let state = run("g");
+    assert!(
+        state.contains(
+            "\"main.luau:4: require(\\\"./nope\\\"): no file nope.luau or nope.lua there\""
+        ) && state.contains("\"bad.luau:1: Expected")
+            && state.contains("\"q\": \"main.luau:10: input:save: the game has no config.id"),
+        "{state}"
+    );
+    assert!(!state.contains("traceback"), "{state}");
+    assert_eq!(run("./g"), state);
+    assert_eq!(run(whole.to_str().unwrap()), state);
+}
