@@ -47,6 +47,10 @@ where
 {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let v: f64 = self.0.into();
+        if v.is_nan() {
+            // As Luau writes it.
+            return f.write_str("nan");
+        }
         if v.is_finite() && v != 0.0 && !(1e-4..1e15).contains(&v.abs()) {
             write!(f, "{:e}", self.0)
         } else {
@@ -70,6 +74,7 @@ mod tests {
         assert_eq!(shown(123456.75), "123456.75");
         assert_eq!(shown(0.0), "0");
         assert_eq!(shown(f64::INFINITY), "inf");
+        assert_eq!(shown(f64::NAN), "nan");
         assert_eq!(Number(1e12_f32).to_string(), "1000000000000");
         assert_eq!(Number(3e38_f32).to_string(), "3e38");
         assert_eq!(Number(0.1_f32).to_string(), "0.1");

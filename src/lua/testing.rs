@@ -100,6 +100,20 @@ fn check_options(lua: &Lua, options: &Table, known: &[&str], call: &str) -> mlua
     Ok(())
 }
 
+/// Reads a count of frames a test gave `call`: a whole number, 0 or more,
+/// as the author wrote it in the error (`rewind(2.5)`), not as a failed
+/// conversion to i64.
+fn whole_frames(lua: &Lua, call: &str, n: f64, rule: &str) -> mlua::Result<u64> {
+    if n.fract() == 0.0 && (0.0..=9.007_199_254_740_992e15).contains(&n) {
+        Ok(n as u64)
+    } else {
+        Err(fail(
+            lua,
+            format!("{call}({}): {rule}", crate::terminal::Number(n)),
+        ))
+    }
+}
+
 /// Freezes a copied state, so a test cannot mistake writing it for changing
 /// the game (S3 holds on both sides).
 fn freeze_deep(table: &Table) -> mlua::Result<()> {
@@ -193,6 +207,15 @@ impl UserData for EngineHandle {
             });
         }
         methods.add_method_mut("axis", |lua, this, (name, value): (String, f64)| {
+            if !value.is_finite() {
+                return Err(fail(
+                    lua,
+                    format!(
+                        "axis: {} is not a number from -1 to 1",
+                        crate::terminal::Number(value)
+                    ),
+                ));
+            }
             let event = InputEvent::parse(&["axis", &name, &value.to_string()], &[])
                 .map_err(|why| fail(lua, format!("axis: {why}")))?;
             this.engine.input_mut().push(event);
@@ -215,25 +238,33 @@ impl UserData for EngineHandle {
             }
             Ok(())
         });
-        methods.add_method_mut("move", |_, this, (x, y): (f64, f64)| {
+        methods.add_method_mut("move", |lua, this, (x, y): (f64, f64)| {
+            if !(x.is_finite() && y.is_finite()) {
+                return Err(fail(
+                    lua,
+                    format!(
+                        "move({}, {}): the pointer moves to a finite place",
+                        crate::terminal::Number(x),
+                        crate::terminal::Number(y)
+                    ),
+                ));
+            }
             this.engine.input_mut().push(InputEvent::Move(x, y));
             Ok(())
         });
-        methods.add_method_mut("rewind", |lua, this, frames: Option<i64>| {
+        methods.add_method_mut("rewind", |lua, this, frames: Option<f64>| {
             this.fit();
-            let frames = frames.unwrap_or(1);
-            let frames = u64::try_from(frames).map_err(|_| {
-                fail(
-                    lua,
-                    format!("rewind({frames}): the number of frames is 0 or more"),
-                )
-            })?;
+            let frames = whole_frames(
+                lua,
+                "rewind",
+                frames.unwrap_or(1.0),
+                "the number of frames is a whole number, 0 or more",
+            )?;
             this.engine.rewind(frames).map_err(|e| fail(lua, e))
         });
-        methods.add_method_mut("state_at", |lua, this, frame: i64| {
+        methods.add_method_mut("state_at", |lua, this, frame: f64| {
             this.fit();
-            let frame = u64::try_from(frame)
-                .map_err(|_| fail(lua, format!("state_at({frame}): frames count from 0")))?;
+            let frame = whole_frames(lua, "state_at", frame, "frames are whole numbers, from 0")?;
             let copied = this
                 .engine
                 .with_state_at(frame, |game| state::copy(game.state(), lua))
@@ -268,18 +299,35 @@ impl UserData for EngineHandle {
                         let text = match edit {
                             Value::String(s) => s.as_bytes().to_vec(),
                             Value::Table(t) => {
-                                let (find, replace): (String, String) = (t.get(1)?, t.get(2)?);
                                 let old = game
                                     .source(&rel)
                                     .map_err(|e| fail(lua, format!("reload: {e}")))?;
-                                let old = String::from_utf8_lossy(&old).into_owned();
-                                if !old.contains(&find) {
-                                    return Err(fail(
-                                        lua,
-                                        format!("reload: `{find}` is not in {file}"),
-                                    ));
+                                let mut text = String::from_utf8_lossy(&old).into_owned();
+                                // One {find, replace}, or a list of them,
+                                // applied in order.
+                                let pairs: Vec<Table> = match t.raw_get::<Value>(1)? {
+                                    Value::Table(_) => t.sequence_values::<Table>().collect::<mlua::Result<_>>()?,
+                                    _ => vec![t],
+                                };
+                                for pair in pairs {
+                                    let (find, replace) = match (pair.raw_get::<Value>(1)?, pair.raw_get::<Value>(2)?) {
+                                        (Value::String(f), Value::String(r)) => (f.to_string_lossy(), r.to_string_lossy()),
+                                        _ => {
+                                            return Err(fail(
+                                                lua,
+                                                format!("reload: the edit of {file} is {{find, replace}} (two strings), or a list of them"),
+                                            ));
+                                        }
+                                    };
+                                    if !text.contains(&find) {
+                                        return Err(fail(
+                                            lua,
+                                            format!("reload: `{find}` is not in {file}"),
+                                        ));
+                                    }
+                                    text = text.replacen(&find, &replace, 1);
                                 }
-                                old.replacen(&find, &replace, 1).into_bytes()
+                                text.into_bytes()
                             }
                             _ => {
                                 return Err(fail(
@@ -372,6 +420,12 @@ fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
             Some(t) => t,
             None => lua.create_table()?,
         };
+        check_options(
+            lua,
+            &options,
+            &["game", "clock", "save", "budget", "input", "record"],
+            "engine.new",
+        )?;
         // A test sees its game's folder and nothing else (H10): another
         // game it builds lives inside it.
         let dir = match options.get::<Option<String>>("game")? {

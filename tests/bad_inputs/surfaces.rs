@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use super::walls::{Row, run_rows};
+use super::walls::{Row, run_rows, test_file};
 
 /// A game with a save id, that saves `{ n = N }` every frame.
 const SAVING: &str = "return {\n  config = { id = \"saver\" },\n  init = function(saved) return { n = saved and saved.n or 0 } end,\n  update = function(state, input) input:save({ n = state.n + 1 }) return { n = state.n + 1 } end,\n}\n";
@@ -306,6 +306,58 @@ fn writes() -> Vec<Row> {
             .first("moonloop: interrupted after frame", 130)
             .after(nothing_left_in_tmp),
     ]
+}
+
+/// A game that counts, for tests to drive.
+const COUNTING: &str = "return {\n  init = function() return { n = 0 } end,\n  update = function(state) return { n = state.n + 1 } end,\n}\n";
+
+fn test_api() -> Vec<Row> {
+    vec![
+        Row::new("engine.new{bogus = 1} (accepted silently)")
+            .file("g/main.luau", COUNTING)
+            .file("g/tests/t.luau", test_file("engine.new({ clock = 'constant:1/60', bogus = 1 })"))
+            .args(&["test", "g"])
+            .first("engine.new: no option `bogus` (it takes game, clock, save, budget, input, record)", 1),
+        Row::new("e:move(nan) (accepted, and the pointer went nowhere)")
+            .file("g/main.luau", COUNTING)
+            .file("g/tests/t.luau", test_file("engine.new():move(0/0, 1)"))
+            .args(&["test", "g"])
+            .first("move(nan, 1): the pointer moves to a finite place", 1),
+        Row::new("e:axis with an infinity")
+            .file("g/main.luau", COUNTING)
+            .file("g/tests/t.luau", test_file("engine.new():axis('x', math.huge)"))
+            .args(&["test", "g"])
+            .first("axis: inf is not a number from -1 to 1", 1),
+        Row::new("e:rewind(2.5) (\"error converting Lua number to i64\")")
+            .file("g/main.luau", COUNTING)
+            .file("g/tests/t.luau", test_file("local e = engine.new() e:advance(5) e:rewind(2.5)"))
+            .args(&["test", "g"])
+            .first("rewind(2.5): the number of frames is a whole number, 0 or more", 1),
+        Row::new("e:state_at(-1)")
+            .file("g/main.luau", COUNTING)
+            .file("g/tests/t.luau", test_file("local e = engine.new() e:advance(5) e:state_at(-1)"))
+            .args(&["test", "g"])
+            .first("state_at(-1): frames are whole numbers, from 0", 1),
+        Row::new("several {find, replace} pairs for one file (\"error converting Lua table to String\")")
+            .file("g/main.luau", COUNTING)
+            .file(
+                "g/tests/t.luau",
+                test_file("local e = engine.new() e:advance(2) e:reload({ ['main.luau'] = { { 'n + 1', 'n + 10' }, { 'n = 0', 'n = 5' } } }) e:advance(1) assert(e.state.n == 12, tostring(e.state.n))"),
+            )
+            .args(&["test", "g"])
+            .first("ok ", 0),
+        Row::new("an edit that is neither text nor {find, replace}")
+            .file("g/main.luau", COUNTING)
+            .file("g/tests/t.luau", test_file("engine.new():reload({ ['main.luau'] = { 1, 2 } })"))
+            .args(&["test", "g"])
+            .first("reload: the edit of main.luau is {find, replace} (two strings), or a list of them", 1),
+    ]
+}
+
+// rule: H10
+#[test]
+fn the_test_api_refuses_what_it_cannot_do_by_name() {
+    run_rows(test_api());
 }
 
 // rule: H10, S7

@@ -370,7 +370,7 @@ fn stock_luau_random() -> i64 {
 }
 
 /// A test file for `moonloop test g`.
-fn test_file(body: &str) -> String {
+pub fn test_file(body: &str) -> String {
     format!("test('hostile', function()\n  {body}\nend)\n")
 }
 
