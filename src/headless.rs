@@ -104,6 +104,7 @@ pub fn run<G: Game>(
                         if let Err(why) = player.render_to(engine.time()) {
                             faults.push(crate::Error::Asset(why));
                         }
+                        faults.extend(player.faults().into_iter().map(crate::Error::Asset));
                     }
                     None => {
                         engine.cues_mut().drain();

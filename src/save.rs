@@ -33,8 +33,8 @@ pub fn check_size(json: &str, whose: &str) -> Result<(), String> {
     if json.len() > MAX_SAVE {
         return Err(format!(
             "{whose} JSON is {}; a save is at most {} (H12)",
-            crate::assets::bytes(json.len() as u64),
-            crate::assets::bytes(MAX_SAVE as u64)
+            moonloop_door::sizes(json.len() as u64, MAX_SAVE as u64).0,
+            moonloop_door::sizes(json.len() as u64, MAX_SAVE as u64).1
         ));
     }
     Ok(())

@@ -108,8 +108,8 @@ pub fn text(what: &str, value: &LuaString, max: usize) -> Result<String, String>
     if len > max {
         return Err(format!(
             "{what} of {} is too long (at most {}, H10)",
-            crate::assets::bytes(len as u64),
-            crate::assets::bytes(max as u64)
+            moonloop_door::sizes(len as u64, max as u64).0,
+            moonloop_door::sizes(len as u64, max as u64).1
         ));
     }
     Ok(value.to_string_lossy())

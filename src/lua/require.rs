@@ -338,8 +338,8 @@ pub fn check_source(source: &[u8]) -> Result<(), String> {
     if source.len() as u64 > MAX_SOURCE {
         return Err(format!(
             "the file is {}; a Luau file is at most {} (H10)",
-            crate::assets::bytes(source.len() as u64),
-            crate::assets::bytes(MAX_SOURCE)
+            moonloop_door::sizes(source.len() as u64, MAX_SOURCE).0,
+            moonloop_door::sizes(source.len() as u64, MAX_SOURCE).1
         ));
     }
     // Luau takes a chunk whose first byte is below a tab for bytecode.

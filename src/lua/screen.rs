@@ -491,8 +491,8 @@ fn text_arg(
             call,
             format!(
                 "{what} of {} is too long (at most {}, H10)",
-                crate::assets::bytes(len as u64),
-                crate::assets::bytes(max as u64)
+                moonloop_door::sizes(len as u64, max as u64).0,
+                moonloop_door::sizes(len as u64, max as u64).1
             ),
         )
     })

@@ -482,8 +482,8 @@ impl Screen {
         if text.len() > MAX_TEXT {
             return Err(format!(
                 "the text is {}; one call writes at most {} (H10)",
-                crate::assets::bytes(text.len() as u64),
-                crate::assets::bytes(MAX_TEXT as u64)
+                moonloop_door::sizes(text.len() as u64, MAX_TEXT as u64).0,
+                moonloop_door::sizes(text.len() as u64, MAX_TEXT as u64).1
             ));
         }
         self.room(text.len())

@@ -39,6 +39,10 @@ pub struct Decoder {
     /// more: the last packet's padding).
     pub frames: Option<u64>,
     buffer: Option<SampleBuffer<f32>>,
+    /// Frames decoded since the start (or the last rewind).
+    pub decoded: u64,
+    /// Damaged packets skipped since the start.
+    pub skipped: u64,
 }
 
 impl Decoder {
@@ -119,6 +123,8 @@ impl Decoder {
             rate,
             channels,
             buffer: None,
+            decoded: 0,
+            skipped: 0,
         })
     }
 
@@ -147,11 +153,15 @@ impl Decoder {
             }
             let decoded = match self.decoder.decode(&packet) {
                 Ok(decoded) => decoded,
-                // A damaged packet is skipped, as players do.
-                Err(Failure::DecodeError(_)) => continue,
+                // A damaged packet is skipped, as players do, and counted.
+                Err(Failure::DecodeError(_)) => {
+                    self.skipped += 1;
+                    continue;
+                }
                 Err(e) => return Err(format!("the sound file is broken ({e})")),
             };
             let frames = decoded.frames();
+            self.decoded += frames as u64;
             let spec = *decoded.spec();
             if spec.channels.count() != self.channels || frames * self.channels > MAX_PACKET {
                 return Err("the sound file changes shape midway".into());
@@ -174,6 +184,26 @@ impl Decoder {
         }
     }
 
+    /// What is wrong with a sound that played to its end, if anything:
+    /// it ended before the length its header gives, or damaged packets
+    /// were skipped. (A sound that plays as silence says why.)
+    pub fn ending_fault(&self) -> Option<String> {
+        let seconds = |frames: u64| frames as f64 / f64::from(self.rate.max(1));
+        match self.frames {
+            Some(said) if self.decoded < said => Some(format!(
+                "the file ends at {:.2} s, before the {:.2} s its header gives (cut short?)",
+                seconds(self.decoded),
+                seconds(said)
+            )),
+            _ if self.skipped > 0 => Some(format!(
+                "{} damaged packet{} skipped, played as silence",
+                self.skipped,
+                if self.skipped == 1 { " was" } else { "s were" }
+            )),
+            _ => None,
+        }
+    }
+
     /// Goes back to the start (a streamed sound that loops).
     ///
     /// # Errors
@@ -192,6 +222,7 @@ impl Decoder {
         match seeked {
             Some(Ok(_)) => {
                 self.decoder.reset();
+                self.decoded = 0;
                 Ok(())
             }
             _ => Err("the sound file cannot go back to its start".into()),

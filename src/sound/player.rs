@@ -36,8 +36,8 @@ pub struct Player {
     status: String,
     /// Sound names that could not be played, reported once each.
     reported: Vec<String>,
-    /// The streams started, while they live.
-    streams: Vec<stream::Watch>,
+    /// The streams started, by sound name, while they live.
+    streams: Vec<(String, stream::Watch)>,
     /// The frame streams were last started on, and how many.
     starts: (u64, u32),
 }
@@ -116,6 +116,20 @@ impl Player {
         &mut self.bank
     }
 
+    /// Returns a line for each streamed sound whose file turned out
+    /// broken as it played (cut short, damaged packets, unreadable), once
+    /// each; a sound that plays silence never does so unsaid.
+    pub fn faults(&mut self) -> Vec<String> {
+        let mut lines = Vec::new();
+        self.streams.retain(|(name, watch)| {
+            if let Some(why) = watch.take_fault() {
+                lines.push(format!("sound `{}`: {why}", crate::terminal::escape(name)));
+            }
+            watch.alive()
+        });
+        lines
+    }
+
     /// Plays `cue`. Returns a line for the user the first time a sound
     /// name cannot be played; the action is logged all the same.
     pub fn play(&mut self, cue: &Cue, assets: &mut Store) -> Option<String> {
@@ -175,7 +189,7 @@ impl Player {
                         .map_err(|why| (sound.to_string(), why))?;
                     let (s, f) = open_stream(assets.root(), sound, cue.looped)
                         .map_err(|why| (sound.to_string(), why))?;
-                    self.streams.push(s.watch());
+                    self.streams.push((sound.to_string(), f.watch()));
                     (Source::Stream(s), Some(f))
                 } else {
                     (Source::Clip(self.clip(sound, assets)?), None)
@@ -212,8 +226,10 @@ impl Player {
 
     /// Checks that one more stream may start on `frame` (H10).
     fn may_stream(&mut self, frame: u64) -> Result<(), String> {
-        self.streams.retain(stream::Watch::alive);
-        if self.streams.len() >= MAX_STREAMS {
+        // Those that ended are let go in `faults`, once what went wrong
+        // with them is said.
+        let alive = self.streams.iter().filter(|(_, w)| w.alive()).count();
+        if alive >= MAX_STREAMS {
             return Err(format!(
                 "at most {MAX_STREAMS} streamed sounds play at once (H10); stop one first"
             ));

@@ -42,23 +42,40 @@ pub struct Feeder {
     decoder: Decoder,
     looped: bool,
     scratch: Vec<f32>,
+    /// Why the sound stopped short or played damaged, for the player to say.
+    fault: Arc<Mutex<Option<String>>>,
 }
 
 /// Tells whether a stream is still playing or decoding, without keeping
-/// it alive.
-pub struct Watch(Weak<Mutex<Ring>>);
+/// it alive, and what went wrong with it.
+pub struct Watch {
+    ring: Weak<Mutex<Ring>>,
+    fault: Arc<Mutex<Option<String>>>,
+}
 
 impl Watch {
     /// Says whether the stream's voice or its feeder still exists.
     pub fn alive(&self) -> bool {
-        self.0.strong_count() > 0
+        self.ring.strong_count() > 0
+    }
+
+    /// Takes what went wrong with the sound's file, once.
+    pub fn take_fault(&self) -> Option<String> {
+        self.fault.lock().unwrap_or_else(|p| p.into_inner()).take()
     }
 }
 
-impl Stream {
-    /// A watch on this stream.
+impl Feeder {
+    /// A watch on this feeder's stream.
     pub fn watch(&self) -> Watch {
-        Watch(Arc::downgrade(&self.shared))
+        Watch {
+            ring: Arc::downgrade(&self.shared),
+            fault: self.fault.clone(),
+        }
+    }
+
+    fn fail(&self, why: String) {
+        *self.fault.lock().unwrap_or_else(|p| p.into_inner()) = Some(why);
     }
 }
 
@@ -82,6 +99,7 @@ pub fn open(decoder: Decoder, looped: bool) -> (Stream, Feeder) {
         decoder,
         looped,
         scratch: Vec::with_capacity(16_384),
+        fault: Arc::default(),
     };
     (stream, feeder)
 }
@@ -100,11 +118,23 @@ impl Feeder {
             if self.scratch.is_empty() {
                 let more = match self.decoder.next(&mut self.scratch) {
                     Ok(true) => true,
-                    Ok(false) if self.looped => {
-                        self.decoder.rewind().is_ok()
-                            && self.decoder.next(&mut self.scratch).unwrap_or(false)
+                    Ok(false) => {
+                        if let Some(why) = self.decoder.ending_fault() {
+                            self.fail(why);
+                        }
+                        self.looped
+                            && match self.decoder.rewind() {
+                                Ok(()) => self.decoder.next(&mut self.scratch).unwrap_or(false),
+                                Err(why) => {
+                                    self.fail(why);
+                                    false
+                                }
+                            }
                     }
-                    _ => false,
+                    Err(why) => {
+                        self.fail(why);
+                        false
+                    }
                 };
                 if !more {
                     let mut ring = self.shared.lock().unwrap_or_else(|p| p.into_inner());

@@ -601,6 +601,11 @@ impl<G: Game> App<G> {
                 played_badly = true;
             }
         });
+        for line in self.sound.faults() {
+            let line = crate::terminal::line(&line);
+            tell!("moonloop: {line}");
+            *last_error = Some(line);
+        }
         if let Err(why) = self.sound.render_to(self.engine.time()) {
             tell!("moonloop: {why}");
             self.last_error = Some(why);

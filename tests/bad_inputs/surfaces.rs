@@ -235,7 +235,37 @@ fn files() -> Vec<Row> {
             .args(&["run", "g", "--headless", "--clock", "constant:1/60", "--frames", "3", "--audio", "out.wav", "--print-state"])
             .first("frame 2: sound `song.ogg`: no sound `song.ogg` in the game folder", 1)
             .survives("\"n\": 3"),
+        Row::new("a streamed WAV cut short (it played silence, and said nothing)")
+            .file("g/main.luau", "return {\n  init = function() return { n = 0 } end,\n  update = function(state, input)\n    if state.n == 1 then input:play('song', { sound = 'song.wav', bus = 'music' }) end\n    return { n = state.n + 1 }\n  end,\n}\n")
+            .file("g/song.wav", cut_wav())
+            .args(&["run", "g", "--headless", "--clock", "constant:1/60", "--frames", "30", "--audio", "out.wav", "--print-state"])
+            .first("sound `song.wav`: the file ends at 0.00 s, before the 0.15 s its header gives (cut short?)", 1)
+            .survives("\"n\": 30"),
     ]
+}
+
+/// A WAV whose header says 0.15 s of stereo and whose data ends after
+/// 100 bytes: a copy cut short.
+fn cut_wav() -> Vec<u8> {
+    let data: Vec<u8> = (0..25_600u32).map(|i| i as u8).collect();
+    let mut wav = b"RIFF".to_vec();
+    wav.extend_from_slice(&(36 + data.len() as u32).to_le_bytes());
+    wav.extend_from_slice(b"WAVEfmt ");
+    for field in [
+        16u32.to_le_bytes().to_vec(),
+        1u16.to_le_bytes().to_vec(),
+        2u16.to_le_bytes().to_vec(),
+        44_100u32.to_le_bytes().to_vec(),
+        (44_100u32 * 4).to_le_bytes().to_vec(),
+        4u16.to_le_bytes().to_vec(),
+        16u16.to_le_bytes().to_vec(),
+    ] {
+        wav.extend_from_slice(&field);
+    }
+    wav.extend_from_slice(b"data");
+    wav.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    wav.extend_from_slice(&data[..100]);
+    wav
 }
 
 fn writes() -> Vec<Row> {
@@ -346,6 +376,11 @@ fn test_api() -> Vec<Row> {
             )
             .args(&["test", "g"])
             .first("ok ", 0),
+        Row::new("a seeded save just past 1 MiB (\"1.0 MiB; a save is at most 1 MiB\")")
+            .file("g/main.luau", COUNTING)
+            .file("g/tests/t.luau", test_file("engine.new({ save = { s = string.rep('x', 1048570) } })"))
+            .args(&["test", "g"])
+            .first("its JSON is 1048583 bytes; a save is at most 1048576 bytes (H12)", 1),
         Row::new("an edit that is neither text nor {find, replace}")
             .file("g/main.luau", COUNTING)
             .file("g/tests/t.luau", test_file("engine.new():reload({ ['main.luau'] = { 1, 2 } })"))
