@@ -184,6 +184,45 @@ pub trait Game {
         let _ = replaying;
     }
 
+    /// Returns the generation of code live play runs: 0 at load, one
+    /// more at each reload that changed code (R1). Default: 0.
+    fn generation(&self) -> u32 {
+        0
+    }
+
+    /// Returns the oldest generation of code the game still holds, to run
+    /// frames of the past again with. Default: the live one.
+    fn oldest_generation(&self) -> u32 {
+        self.generation()
+    }
+
+    /// Runs generation `generation`'s code (`update`, `render`, the
+    /// config) from now on: history runs and shows each frame of the past
+    /// with the code that ran it (R1).
+    ///
+    /// # Errors
+    /// The game no longer holds that generation. Default: only the live
+    /// one is held.
+    fn run_generation(&mut self, generation: u32) -> Result {
+        if generation == self.generation() {
+            Ok(())
+        } else {
+            Err(Error::Script(format!(
+                "R1: the code that ran these frames (reload {generation}) is gone"
+            )))
+        }
+    }
+
+    /// Takes back the last reload: the code before it is live again, as
+    /// if the reload had failed (a re-simulation through the new code
+    /// failed, R3).
+    ///
+    /// # Errors
+    /// There is no reload to take back. Default: always.
+    fn undo_reload(&mut self) -> Result {
+        Err(Error::Script("R3: there is no reload to take back".into()))
+    }
+
     /// Runs the new code's `reload(state)` on the current state, as a
     /// reload does, for a state from the past (R3). Default: nothing.
     ///
@@ -259,6 +298,14 @@ pub struct Engine<G> {
     quiet: CueLog,
     /// When the last keyframe was kept.
     key_clock: Option<Instant>,
+    /// The generation of code the game runs now: the live one, or an
+    /// older one while history runs or shows the past (R1).
+    running: u32,
+    /// Whether the last reload's `reload(state)` migrated the state, for
+    /// history's note of the next live frame.
+    migrated_live: bool,
+    /// What bounds a re-simulation: asked before each frame run again.
+    limit: Option<Box<dyn FnMut() -> Option<String>>>,
 }
 
 impl<G: Game> Engine<G> {
@@ -282,6 +329,9 @@ impl<G: Game> Engine<G> {
             shown: Vec::new(),
             quiet: CueLog::default(),
             key_clock: None,
+            running: game.generation(),
+            migrated_live: false,
+            limit: None,
             game,
             frame: 0,
             time: 0.0,
@@ -482,6 +532,7 @@ impl<G: Game> Engine<G> {
             script.feed(self.frame, self.time, &mut self.input);
         }
         self.open_history();
+        self.enter_live();
         self.begin_events(dt);
         self.pick();
     }
@@ -601,19 +652,10 @@ impl<G: Game> Engine<G> {
     /// it had, and the error stays in [`Engine::reload_error`] until a
     /// reload succeeds.
     pub fn reload(&mut self, changed: &[PathBuf]) -> Result<Reloaded> {
+        self.before_reload(changed);
         match self.game.reload(changed) {
             Ok(reloaded) => {
-                if reloaded.assets {
-                    self.assets.refresh(changed);
-                }
-                if !reloaded.modules.is_empty() {
-                    self.scene.begin_sweep();
-                }
-                // The config may have changed: the actions now, the logical
-                // size and background at the next frame's step 3.
-                self.input.set_actions(self.game.config().actions.clone());
-                self.viewport = Viewport::fit(self.game.config().logical(), self.surface);
-                self.reload_error = None;
+                self.took_reload(changed, &reloaded);
                 Ok(reloaded)
             }
             Err(err) => {
@@ -621,6 +663,25 @@ impl<G: Game> Engine<G> {
                 Err(err)
             }
         }
+    }
+
+    /// What a reload that took changes around the game: changed files
+    /// load again, the scene sweeps what the new code no longer poses,
+    /// the config's actions and size follow, and history notes the new
+    /// code (R1).
+    fn took_reload(&mut self, changed: &[PathBuf], reloaded: &Reloaded) {
+        if reloaded.assets {
+            self.assets.refresh(changed);
+        }
+        if !reloaded.modules.is_empty() {
+            self.scene.begin_sweep();
+        }
+        // The config may have changed: the actions now, the logical
+        // size and background at the next frame's step 3.
+        self.input.set_actions(self.game.config().actions.clone());
+        self.viewport = Viewport::fit(self.game.config().logical(), self.surface);
+        self.reload_error = None;
+        self.after_reload(reloaded);
     }
 
     /// Returns the last failed reload's message, until a reload succeeds.

@@ -28,7 +28,7 @@ pub mod engine;
 pub mod error;
 #[path = "headless.rs"]
 pub mod headless;
-#[path = "history.rs"]
+#[path = "history/mod.rs"]
 pub mod history;
 #[path = "input/mod.rs"]
 pub mod input;

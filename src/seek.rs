@@ -70,17 +70,22 @@ pub fn run(game: &Path, replay_path: &Path, when: &str) -> Result<ExitCode> {
         if engine.frame() == frames {
             break;
         }
-        if let Err(err) = engine.advance(1)
-            && !warned
-        {
-            // The game's own error (or a divergence) is the author's to
-            // read; the search goes on, as the replay would.
-            tell!(
-                "moonloop: frame {}: {}",
-                engine.frame(),
-                crate::terminal::line(&err.to_string())
-            );
-            warned = true;
+        if let Err(err) = engine.advance(1) {
+            let line = crate::terminal::line(&err.to_string());
+            if line.contains("ran past its time budget") {
+                // A frame that runs out of time would make every frame
+                // after it wait as long: the search ends here (H9).
+                return Err(Error::Usage(format!(
+                    "seek stopped at frame {}: {line}",
+                    engine.frame()
+                )));
+            }
+            if !warned {
+                // The game's own error (or a divergence) is the author's
+                // to read; the search goes on, as the replay would.
+                tell!("moonloop: frame {}: {line}", engine.frame());
+                warned = true;
+            }
         }
     }
     tell!(

@@ -160,7 +160,7 @@ fn bad_arguments_get_one_line_and_exit_2() {
         ),
         (
             &["run", "ok", "--headless", "--replay", "bad.input"],
-            "moonloop: bad.input:1: not a replay log: the first line should be `moonloop-replay 2`",
+            "moonloop: bad.input:1: not a replay log: the first line should be `moonloop-replay 3`",
         ),
         (
             &[

@@ -192,7 +192,7 @@ fn bad_history_arguments_get_one_line_each() {
         (
             &["seek", "g", "--replay", "run.replay", "--when", "state.n +"],
             2,
-            "moonloop: --when: --when:1:",
+            "moonloop: --when `state.n +` is not an expression: Expected identifier",
         ),
         (
             &[
@@ -204,7 +204,7 @@ fn bad_history_arguments_get_one_line_each() {
                 "state.nope.x",
             ],
             2,
-            "moonloop: --when failed at frame 0: --when:1: attempt to index nil with 'x'",
+            "moonloop: --when failed at frame 0: attempt to index nil with 'x'",
         ),
         (
             &[

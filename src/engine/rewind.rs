@@ -20,6 +20,8 @@ pub(super) struct Moment {
     last_dt: f64,
     input: InputFrame,
     state: Held,
+    /// The generation of code that made the state, which shows it.
+    generation: u32,
 }
 
 /// A recorded frame copied out of history: to run again while history
@@ -46,6 +48,22 @@ impl Recorded {
         }
     }
 
+    /// Frame `frame` of `tail`, taken out of `history` (whose hover names
+    /// it shares).
+    fn of_tail(tail: &crate::history::Tail, history: &History, frame: u64) -> Recorded {
+        let (entry, events) = tail.frame(frame).expect("a frame of the tail");
+        Recorded {
+            dt: entry.dt,
+            events: events.to_vec(),
+            hover: match history.hover_name(entry) {
+                Hovered::NotAsked => None,
+                Hovered::Nothing => Some(None),
+                Hovered::Object(name) => Some(Some(name.to_string())),
+            },
+            hash: entry.hash,
+        }
+    }
+
     /// What hover answered: not asked, nothing, or an object.
     fn hover(&self) -> Option<Option<&str>> {
         self.hover.as_ref().map(|answer| answer.as_deref())
@@ -64,9 +82,97 @@ impl<G: Game> Engine<G> {
             .game
             .keep()
             .ok_or_else(|| Error::Script("R1: this game keeps no history".into()))?;
-        self.history = Some(History::new(self.keyframe_of(kept), cap));
+        let generation = self.game.generation();
+        self.history = Some(History::new(self.keyframe_of(kept), cap, generation));
+        self.running = generation;
         self.shown.clear();
         Ok(())
+    }
+
+    /// Bounds every re-simulation (a rewind, a reload from a past frame,
+    /// a report) by `limit`, asked before each frame run again: `Some`
+    /// stops it with that message, as the budget of whoever asked for it
+    /// ran out (H9). `None` takes the bound away.
+    pub fn set_resimulation_limit(&mut self, limit: Option<Box<dyn FnMut() -> Option<String>>>) {
+        self.limit = limit;
+    }
+
+    /// Asks the re-simulation limit whether to stop before frame `frame`.
+    fn over_limit(&mut self, frame: u64) -> Option<Error> {
+        let why = self.limit.as_mut()?()?;
+        Some(Error::Script(format!("frame {frame}: {why}")))
+    }
+
+    /// Runs the code of `generation` from now on (R1).
+    fn run_generation(&mut self, generation: u32) -> Result {
+        if self.running != generation {
+            self.game.run_generation(generation)?;
+            self.running = generation;
+        }
+        Ok(())
+    }
+
+    /// Before a live frame: the live code runs it. When the state is one
+    /// older code left (a past frame shown, played on from), the live
+    /// code's `reload(state)` migrates it first, as the reload did (R2).
+    /// History notes which code runs the frame.
+    pub(super) fn enter_live(&mut self) {
+        let live = self.game.generation();
+        let mut migrated = std::mem::take(&mut self.migrated_live);
+        if self.running != live {
+            if let Err(err) = self.run_generation(live) {
+                self.errors.push(err);
+            }
+            match self.game.migrate() {
+                Ok(()) => migrated = true,
+                Err(err) => self.errors.push(err),
+            }
+        }
+        if let Some(history) = &mut self.history {
+            history.enter(self.frame, live, migrated);
+        }
+    }
+
+    /// Before a reload of `changed`: the present is kept whole, so that
+    /// the frames of the code it replaces can be forgotten from the
+    /// oldest without losing the rest (R1).
+    pub(super) fn before_reload(&mut self, changed: &[PathBuf]) {
+        let code = changed
+            .iter()
+            .any(|p| p.extension().is_some_and(|x| x == "luau" || x == "lua"));
+        let at_present = self
+            .history
+            .as_ref()
+            .is_some_and(|h| h.last() == self.frame);
+        let kept_already = self
+            .history
+            .as_ref()
+            .and_then(|h| h.keyframe_frames().last())
+            == Some(self.frame);
+        if !(code && at_present && !kept_already) {
+            return;
+        }
+        if let Some(kept) = self.game.keep() {
+            let key = self.keyframe_of(kept);
+            if let Some(history) = &mut self.history {
+                history.push_keyframe(key);
+            }
+        }
+    }
+
+    /// After a reload that changed code: the new code is live from the
+    /// next frame, and history forgets frames of code the game no longer
+    /// holds.
+    pub(super) fn after_reload(&mut self, reloaded: &Reloaded) {
+        if reloaded.modules.is_empty() {
+            return;
+        }
+        self.running = self.game.generation();
+        self.migrated_live = reloaded.migrated;
+        let oldest = self.game.oldest_generation();
+        if let Some(history) = &mut self.history {
+            history.forget_generations_before(oldest);
+        }
     }
 
     /// Returns the history, when it is kept.
@@ -266,17 +372,18 @@ impl<G: Game> Engine<G> {
         seen
     }
 
-    /// Reloads after `changed`, then runs the recorded frames after `from`
-    /// again with the new code, from the state frame `from` left (R3).
-    /// Returns what the reload changed and the first frame whose state
-    /// hash differs from the old run's, or `None` when none does. The new
-    /// run becomes history.
+    /// Reloads after `changed` (nothing, to run the code live now), then
+    /// runs the recorded frames after `from` again with that code, from
+    /// the state frame `from` left (R3). Returns what the reload changed
+    /// and the first frame whose state hash differs from the old run's,
+    /// or `None` when none does. The new run becomes history from
+    /// `from + 1` on; frames up to `from` stay as they ran.
     ///
     /// # Errors
-    /// History does not hold `from`, or the new code does not load: then
-    /// nothing changes, history included. An error of a frame run again
-    /// is the frame's own and does not stop the run; the first is
-    /// returned after it.
+    /// History does not hold `from`, the new code does not load, a frame
+    /// run again fails (its error names the frame and the line), or the
+    /// re-simulation limit stops it: then nothing changes. The code, the
+    /// state, the frame and history are what they were before the call.
     pub fn reload_from(
         &mut self,
         changed: &[PathBuf],
@@ -284,32 +391,89 @@ impl<G: Game> Engine<G> {
     ) -> Result<(Reloaded, Option<u64>)> {
         self.check_kept(from, &format!("reload from frame {from}"))?;
         let now = self.moment()?;
-        // The state at `from` is the old run's, built with the old code.
-        self.rebuild(from, false)?;
+        // The state at `from` is the old run's, built with its own code.
+        if let Err(err) = self.rebuild(from, false) {
+            self.go_to(&now)?;
+            return Err(err);
+        }
         let past = self.moment()?;
         self.go_to(&now)?;
-        let reloaded = self.reload(changed)?;
-
-        let history = self.history.as_ref().expect("checked above");
-        let old: Vec<Recorded> = (from + 1..=history.last())
-            .map(|frame| Recorded::of(history, frame))
+        let reloaded = self.game.reload(changed).inspect_err(|err| {
+            self.reload_error = Some(err.to_string());
+        })?;
+        let tail = self
+            .history
+            .as_mut()
+            .expect("checked above")
+            .split_off_after(from);
+        let old: Vec<Recorded> = tail
+            .frames()
+            .map(|frame| Recorded::of_tail(&tail, self.history.as_ref().expect("kept"), frame))
             .collect();
-        self.go_to(&past)?;
-        let mut first_error = self.game.migrate().err();
+        let rerun = self.rerun_from(&past, &old, !reloaded.modules.is_empty());
+        match rerun {
+            Ok(diverged) => {
+                self.shown.clear();
+                self.took_reload(changed, &reloaded);
+                Ok((reloaded, diverged))
+            }
+            Err(err) => {
+                // Nothing changes: history gets its frames back, the code
+                // its generation, the engine its present.
+                if let Some(history) = &mut self.history {
+                    history.put_back(tail);
+                }
+                if !reloaded.modules.is_empty() {
+                    self.game.undo_reload()?;
+                }
+                // Whatever code ran last, the present's runs again.
+                self.running = u32::MAX;
+                self.go_to(&now)?;
+                Err(err)
+            }
+        }
+    }
+
+    /// Runs `old`'s frames again from `past` with the live code, as
+    /// history's frames anew (its frames after `past` taken out first);
+    /// stops at the first frame that fails. Returns the first frame whose
+    /// hash differs from the old run's.
+    fn rerun_from(
+        &mut self,
+        past: &Moment,
+        old: &[Recorded],
+        reloaded: bool,
+    ) -> Result<Option<u64>> {
+        self.go_to(past)?;
+        let live = self.game.generation();
+        // The state is one older code made: the live code migrates it,
+        // as a reload does (R3).
+        let migrate = reloaded || past.generation != live;
+        self.run_generation(live)?;
+        if migrate {
+            self.game.migrate()?;
+        }
+        if let Some(history) = &mut self.history {
+            history.enter(past.frame + 1, live, migrate);
+        }
         let mut diverged = None;
         self.replaying(|engine| {
-            for recorded in &old {
-                let hash = engine.run_again(recorded, true, &mut first_error);
+            for recorded in old {
+                if let Some(err) = engine.over_limit(engine.frame + 1) {
+                    return Err(err);
+                }
+                let mut failed = None;
+                let hash = engine.run_again(recorded, true, &mut failed);
+                if let Some(err) = failed {
+                    return Err(err);
+                }
                 if diverged.is_none() && hash != recorded.hash {
                     diverged = Some(engine.frame);
                 }
             }
-        });
-        self.shown.clear();
-        match first_error {
-            Some(err) => Err(err),
-            None => Ok((reloaded, diverged)),
-        }
+            Ok(())
+        })?;
+        Ok(diverged)
     }
 
     /// Writes history as a replay log (the format `--record-input`
@@ -342,6 +506,11 @@ impl<G: Game> Engine<G> {
         let mut first_error = None;
         self.replaying(|engine| {
             for frame in 1..=last {
+                if let Some(err) = engine.over_limit(frame) {
+                    first_error.get_or_insert(err);
+                    break;
+                }
+                engine.enter_past(frame, &mut first_error);
                 let recorded = Recorded::of(engine.history.as_ref().expect("checked above"), frame);
                 let when = crate::input::When::Frame(frame);
                 events.extend(recorded.events.iter().map(|e| (when, *e)));
@@ -370,11 +539,13 @@ impl<G: Game> Engine<G> {
             last_dt: self.last_dt,
             input: self.input.for_history(),
             state,
+            generation: self.running,
         })
     }
 
     /// Stands the engine where `moment` was.
     fn go_to(&mut self, moment: &Moment) -> Result {
+        self.run_generation(moment.generation)?;
         self.game.put(&moment.state)?;
         self.frame = moment.frame;
         self.time = moment.time;
@@ -391,6 +562,9 @@ impl<G: Game> Engine<G> {
             .keyframe_before(frame)
             .expect("a kept frame has a keyframe")
             .clone();
+        // The keyframe's state is what the code of its frame left.
+        let made_by = history.span(key.frame).generation;
+        self.run_generation(made_by)?;
         self.game.restore(&key.kept)?;
         self.frame = key.frame;
         self.time = key.time;
@@ -403,9 +577,20 @@ impl<G: Game> Engine<G> {
         let mut first_error = None;
         self.replaying(|engine| {
             for f in key.frame + 1..=frame {
+                if let Some(err) = engine.over_limit(f) {
+                    first_error.get_or_insert(err);
+                    break;
+                }
+                if !engine.enter_past(f, &mut first_error) {
+                    break;
+                }
                 let history = engine.history.as_ref().expect("checked by the caller");
                 let recorded = Recorded::of(history, f);
                 engine.run_again(&recorded, false, &mut first_error);
+                engine.check_again(&recorded, &mut first_error);
+                if first_error.is_some() {
+                    break;
+                }
                 if hold {
                     match engine.moment() {
                         Ok(moment) => engine.shown.push(moment),
@@ -419,6 +604,44 @@ impl<G: Game> Engine<G> {
         match first_error {
             Some(err) => Err(err),
             None => Ok(()),
+        }
+    }
+
+    /// Before frame `frame` of the past is run again: the code that ran
+    /// it runs it, after the migration it had (R1). False when that code
+    /// is gone (the error says so).
+    fn enter_past(&mut self, frame: u64, first_error: &mut Option<Error>) -> bool {
+        let Some(span) = self.history.as_ref().map(|h| h.span(frame)) else {
+            return true;
+        };
+        if let Err(err) = self.run_generation(span.generation) {
+            first_error.get_or_insert(err);
+            return false;
+        }
+        if span.first == frame
+            && span.migrated
+            && let Err(err) = self.game.migrate()
+        {
+            first_error.get_or_insert(Error::Script(format!("frame {frame}: {err}")));
+            return false;
+        }
+        true
+    }
+
+    /// Checks that a frame run again left the state it left the first
+    /// time (its digest): a past that comes out otherwise is never shown
+    /// as if it had happened (R1).
+    fn check_again(&mut self, recorded: &Recorded, first_error: &mut Option<Error>) {
+        let Some(want) = recorded.hash else {
+            return;
+        };
+        if first_error.is_none() && self.game.digest() != Some(want) {
+            *first_error = Some(Error::Script(format!(
+                "R1: frame {} came out differently when run again (its state differs from the \
+                 one recorded): the game reads something that differs between runs (a table \
+                 used as a key, iterated with pairs?)",
+                self.frame
+            )));
         }
     }
 

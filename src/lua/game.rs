@@ -1,6 +1,7 @@
 //! LuaGame: a game folder loaded into its own sandboxed VM (rules G1, G2,
 //! S1-S6), stepped by the engine through the [`Game`] trait.
 
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -74,6 +75,18 @@ fn load_code(
     })
 }
 
+/// The most generations of code a game holds for history: each keeps
+/// its functions, and the modules they hold, alive in the VM (counted
+/// against its cap). History forgets frames that ran older ones.
+pub const MAX_GENERATIONS: usize = 16;
+
+/// What a reload replaced: the generation live before it and the modules
+/// it loaded again.
+struct Undo {
+    previous: u32,
+    modules: Vec<(ModuleId, mlua::RegistryKey)>,
+}
+
 /// A game folder loaded and running in its own VM.
 pub struct LuaGame {
     lua: Lua,
@@ -83,7 +96,16 @@ pub struct LuaGame {
     title: String,
     /// The limits the config may lower but not raise.
     ceilings: Limits,
-    code: Code,
+    /// The code `update` and `render` run now: the live generation's, or
+    /// an older one's while history runs the past again (R1).
+    code: Rc<Code>,
+    /// Every generation of code history may still run, oldest first, the
+    /// live one among them (at most [`MAX_GENERATIONS`]).
+    generations: VecDeque<(u32, Rc<Code>)>,
+    /// The generation live play runs.
+    live: u32,
+    /// What the last reload replaced, to take it back.
+    undo: Option<Undo>,
     /// Calls a function and takes its result as the state, inside Luau.
     taking: Function,
     /// Calls a function whose result is not a state (`render`).
@@ -182,7 +204,9 @@ impl LuaGame {
             .ok()
             .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
             .unwrap_or_else(|| "moonloop".into());
-        let code = load_code(&lua, &budget, &main_id, &main_name, &title, ceilings)?;
+        let code = Rc::new(load_code(
+            &lua, &budget, &main_id, &main_name, &title, ceilings,
+        )?);
         budget.set_limit(code.config.budget);
         lua.set_memory_limit(code.config.memory).map_err(lua_err)?;
 
@@ -213,6 +237,9 @@ impl LuaGame {
             main_id,
             title,
             ceilings,
+            generations: VecDeque::from([(0, Rc::clone(&code))]),
+            live: 0,
+            undo: None,
             code,
             taking,
             calling,
@@ -364,9 +391,18 @@ impl LuaGame {
         match attempt {
             Ok((code, state)) => {
                 reloaded.migrated = code.reload.is_some();
-                self.budget.set_limit(code.config.budget);
-                let _ = self.lua.set_memory_limit(code.config.memory);
-                self.code = code;
+                let code = Rc::new(code);
+                let generation = self.generations.back().map_or(0, |(g, _)| g + 1);
+                self.generations.push_back((generation, Rc::clone(&code)));
+                while self.generations.len() > MAX_GENERATIONS {
+                    self.generations.pop_front();
+                }
+                self.undo = Some(Undo {
+                    previous: self.live,
+                    modules: saved,
+                });
+                self.live = generation;
+                self.use_code(code);
                 self.state = state;
                 Ok(reloaded)
             }
@@ -377,14 +413,35 @@ impl LuaGame {
         }
     }
 
+    /// Makes `code` the code that runs, with its limits.
+    fn use_code(&mut self, code: Rc<Code>) {
+        self.budget.set_limit(code.config.budget);
+        let _ = self.lua.set_memory_limit(code.config.memory);
+        self.code = code;
+    }
+
     /// Replaces the text of game file `rel` in memory (a test's edit); the
-    /// next reload of it reads this instead of the disk.
-    pub fn set_source(&self, rel: &Path, text: Vec<u8>) {
+    /// next reload of it reads this instead of the disk. Returns the edit
+    /// it replaced.
+    pub fn set_source(&self, rel: &Path, text: Vec<u8>) -> Option<Vec<u8>> {
         let mut modules = self
             .lua
             .app_data_mut::<Modules>()
             .expect("modules installed");
-        modules.sources.insert(rel.to_path_buf(), text);
+        modules.sources.insert(rel.to_path_buf(), text)
+    }
+
+    /// Puts back what [`LuaGame::set_source`] replaced: the edit before,
+    /// or the disk's text when there was none.
+    pub fn unset_source(&self, rel: &Path, before: Option<Vec<u8>>) {
+        let mut modules = self
+            .lua
+            .app_data_mut::<Modules>()
+            .expect("modules installed");
+        match before {
+            Some(text) => modules.sources.insert(rel.to_path_buf(), text),
+            None => modules.sources.remove(rel),
+        };
     }
 
     /// Returns the current text of game file `rel`: an edit, or the disk's
@@ -655,6 +712,35 @@ impl Game for LuaGame {
         self.replaying = replaying;
     }
 
+    fn generation(&self) -> u32 {
+        self.live
+    }
+
+    fn oldest_generation(&self) -> u32 {
+        self.generations.front().map_or(self.live, |(g, _)| *g)
+    }
+
+    fn run_generation(&mut self, generation: u32) -> Result {
+        if Rc::ptr_eq(&self.code, self.code_of(generation)?) {
+            return Ok(());
+        }
+        let code = Rc::clone(self.code_of(generation)?);
+        self.use_code(code);
+        Ok(())
+    }
+
+    fn undo_reload(&mut self) -> Result {
+        let Some(undo) = self.undo.take() else {
+            return Err(Error::Script("R3: there is no reload to take back".into()));
+        };
+        let previous = Rc::clone(self.code_of(undo.previous)?);
+        self.generations.retain(|(g, _)| *g <= undo.previous);
+        require::restore(&self.lua, undo.modules);
+        self.live = undo.previous;
+        self.use_code(previous);
+        Ok(())
+    }
+
     fn migrate(&mut self) -> Result {
         let Some(migrate) = &self.code.reload else {
             return Ok(());
@@ -714,6 +800,22 @@ impl Game for LuaGame {
                 })
             })
             .map_err(script)
+    }
+}
+
+impl LuaGame {
+    /// The code of generation `generation`.
+    fn code_of(&self, generation: u32) -> Result<&Rc<Code>> {
+        self.generations
+            .iter()
+            .find(|(g, _)| *g == generation)
+            .map(|(_, code)| code)
+            .ok_or_else(|| {
+                Error::Script(format!(
+                    "R1: the code that ran these frames (reload {generation}) is no longer \
+                     held: a game holds its last {MAX_GENERATIONS} reloads' code"
+                ))
+            })
     }
 }
 

@@ -279,6 +279,9 @@ impl UserData for EngineHandle {
             this.fit();
             let game = this.engine.game();
             let mut changed = Vec::new();
+            // What the edits replaced, put back when a reload from a
+            // past frame fails (it changes nothing, R3).
+            let mut replaced = Vec::new();
             match edits {
                 // No edits: every loaded file, as if all were saved again.
                 None => changed = game.loaded_files(),
@@ -336,7 +339,8 @@ impl UserData for EngineHandle {
                                 ));
                             }
                         };
-                        game.set_source(&rel, text);
+                        let before = game.set_source(&rel, text);
+                        replaced.push((rel.clone(), before));
                         changed.push(rel);
                     }
                 }
@@ -362,11 +366,17 @@ impl UserData for EngineHandle {
                     .reload(&changed)
                     .map(|_| Value::Boolean(true))
                     .map_err(|e| fail(lua, e)),
-                Some(from) => this
-                    .engine
-                    .reload_from(&changed, from)
-                    .map(|(_, diverged)| diverged.map_or(Value::Nil, |f| Value::Integer(f as i64)))
-                    .map_err(|e| fail(lua, e)),
+                Some(from) => match this.engine.reload_from(&changed, from) {
+                    Ok((_, diverged)) => {
+                        Ok(diverged.map_or(Value::Nil, |f| Value::Integer(f as i64)))
+                    }
+                    Err(e) => {
+                        for (rel, before) in replaced.into_iter().rev() {
+                            this.engine.game().unset_source(&rel, before);
+                        }
+                        Err(fail(lua, e))
+                    }
+                },
             }
         });
         methods.add_method_mut("finish", |lua, this, ()| match this.capture.take() {
@@ -473,10 +483,16 @@ fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
         }
         let actions = crate::Game::config(&game).actions.clone();
         let mut engine = Engine::new(game, clock.build());
-        // Tests can rewind and edit the past (R1-R3).
+        // Tests can rewind and edit the past (R1-R3), within the test's
+        // own budget: a re-simulation stops when the test's time is up.
         engine
             .keep_history(super::engines::HISTORY_CAP)
             .map_err(|e| fail(lua, format!("engine.new: {e}")))?;
+        if let Some(budget) = lua.app_data_ref::<Arc<Budget>>().map(|b| Arc::clone(&b)) {
+            engine.set_resimulation_limit(Some(Box::new(move || {
+                budget.overran().then(|| budget.stopped_line())
+            })));
+        }
         if let Some(name) = options.get::<Option<String>>("input")? {
             let script = Script::load_in(&dir, &name, &actions)
                 .map_err(|e| fail(lua, format!("engine.new: input: {e}")))?;

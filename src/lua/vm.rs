@@ -242,12 +242,17 @@ impl Budget {
 
     /// Returns the error a call stopped for its budget raises, at `place`.
     pub fn stopped(&self, place: &str) -> mlua::Error {
+        mlua::Error::RuntimeError(format!("{place}{}", self.stopped_line()))
+    }
+
+    /// Says why a call stopped for its budget, without a place.
+    pub fn stopped_line(&self) -> String {
         let what = Call::name(self.what.load(Ordering::Relaxed));
         let secs = self.limit().as_secs_f64();
-        mlua::Error::RuntimeError(format!(
-            "{place}H9: {what} ran past its time budget of {secs} s and was stopped \
+        format!(
+            "H9: {what} ran past its time budget of {secs} s and was stopped \
              (look for a loop that never ends)"
-        ))
+        )
     }
 
     /// Runs `f` as a host call of kind `what`, under the budget.

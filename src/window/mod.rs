@@ -42,6 +42,10 @@ use keys::{dev_key, key_name};
 use look::Look;
 use pads::Pads;
 
+/// The longest F12 runs the past again before it stops, changing nothing:
+/// a window that froze for a minute on a looping game was no answer.
+const RERUN_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// How a windowed run behaves.
 #[derive(Debug, Default)]
 pub struct Options {
@@ -384,7 +388,20 @@ impl<G: Game> App<G> {
             .last()
             .unwrap_or(0);
         let last = history.last();
-        match self.engine.reload_from(&[], from) {
+        // The person who pressed F12 waits for it: it runs at most so long.
+        let until = std::time::Instant::now() + RERUN_LIMIT;
+        self.engine.set_resimulation_limit(Some(Box::new(move || {
+            (std::time::Instant::now() > until).then(|| {
+                format!(
+                    "F12 ran the past again for {} s and stopped (a frame that takes long, or a \
+                     loop that never ends?); nothing changed",
+                    RERUN_LIMIT.as_secs()
+                )
+            })
+        })));
+        let rerun = self.engine.reload_from(&[], from);
+        self.engine.set_resimulation_limit(None);
+        match rerun {
             Ok((_, changed)) => {
                 self.changed_at = changed;
                 match changed {

@@ -341,8 +341,21 @@ fn writes() -> Vec<Row> {
 /// A game that counts, for tests to drive.
 const COUNTING: &str = "return {\n  init = function() return { n = 0 } end,\n  update = function(state) return { n = state.n + 1 } end,\n}\n";
 
+/// A game whose every frame takes some milliseconds.
+const SLOW: &str = "return {\n  init = function() return { n = 0 } end,\n  update = function(state)\n    local x = 0\n    for i = 1, 300000 do x += i % 7 end\n    return { n = state.n + 1, x = x }\n  end,\n}\n";
+
 fn test_api() -> Vec<Row> {
     vec![
+        Row::new("a test reading the past again and again (state_at ran past the test's budget: 31 s of 10)")
+            .file("g/main.luau", SLOW)
+            .file("g/tests/t.luau", test_file("local e = engine.new() e:advance(30) for i = 1, 1000 do e:state_at(29) end"))
+            .args(&["test", "g", "--budget", "2"])
+            .first("H9: the test ran past its time budget of 2 s", 1),
+        Row::new("a test running the past again through new code again and again")
+            .file("g/main.luau", SLOW)
+            .file("g/tests/t.luau", test_file("local e = engine.new() e:advance(30) for i = 1, 1000 do e:reload(nil, { from = 0 }) end"))
+            .args(&["test", "g", "--budget", "2"])
+            .first("H9: the test ran past its time budget of 2 s", 1),
         Row::new("engine.new{bogus = 1} (accepted silently)")
             .file("g/main.luau", COUNTING)
             .file("g/tests/t.luau", test_file("engine.new({ clock = 'constant:1/60', bogus = 1 })"))

@@ -9,13 +9,21 @@
 //! restoring the keyframe at or before `f` and running `update` again on
 //! the frames between, with no sound, no save and no render.
 //!
+//! Each frame is run again by the code that ran it ([`Span`]): a reload
+//! changes the future, never the past history shows.
+//!
 //! History costs memory, and its cap is a number of bytes: when the kept
 //! frames pass it, the oldest keyframe and the frames up to the next one
 //! go first, so the history is always a window ending at the present.
 
+mod spans;
+
 use std::collections::VecDeque;
 
 use crate::input::{InputEvent, InputFrame};
+
+pub use spans::Span;
+use spans::Spans;
 
 /// How many frames apart keyframes are, at least.
 pub const KEY_EVERY: u64 = 60;
@@ -118,12 +126,43 @@ pub struct History {
     held: usize,
     /// How many frames apart keyframes are now.
     every: u64,
+    /// Which code ran which frames.
+    spans: Spans,
+}
+
+/// The frames after some frame, taken out of history to be put back if
+/// what replaces them fails (R3).
+#[derive(Debug)]
+pub struct Tail {
+    after: u64,
+    entries: Vec<Entry>,
+    events: Vec<InputEvent>,
+    keyframes: Vec<Keyframe>,
+    spans: Vec<Span>,
+}
+
+impl Tail {
+    /// The frames it holds: their number, from the frame after `after`.
+    pub fn frames(&self) -> std::ops::RangeInclusive<u64> {
+        self.after + 1..=self.after + self.entries.len() as u64
+    }
+
+    /// Frame `frame`'s entry and the events it applied.
+    pub fn frame(&self, frame: u64) -> Option<(&Entry, &[InputEvent])> {
+        let entry = self
+            .entries
+            .get(frame.checked_sub(self.after + 1)? as usize)?;
+        let base = self.entries.first().map_or(0, |e| e.start);
+        let start = (entry.start - base) as usize;
+        Some((entry, &self.events[start..start + entry.count as usize]))
+    }
 }
 
 impl History {
     /// Starts a history at `key`, the frame it begins with, that holds at
-    /// most `cap` bytes.
-    pub fn new(key: Keyframe, cap: usize) -> Self {
+    /// most `cap` bytes, its frames run by code of `generation` until
+    /// [`History::enter`] says otherwise.
+    pub fn new(key: Keyframe, cap: usize, generation: u32) -> Self {
         let mut history = History {
             entries: VecDeque::with_capacity(4096),
             first: key.frame + 1,
@@ -134,9 +173,78 @@ impl History {
             cap,
             held: 0,
             every: KEY_EVERY,
+            spans: Spans::new(key.frame + 1, generation),
         };
         history.push_keyframe(key);
         history
+    }
+
+    /// Says that frame `frame`, about to be recorded, runs code of
+    /// `generation`, and whether that code migrated the state first.
+    pub fn enter(&mut self, frame: u64, generation: u32, migrated: bool) {
+        self.spans.enter(frame, generation, migrated);
+    }
+
+    /// The stretch of frames `frame` is in: the code that ran it.
+    pub fn span(&self, frame: u64) -> Span {
+        self.spans.of(frame)
+    }
+
+    /// Drops the oldest frames while the frames the keyframe after them
+    /// begins could not be run again: they ran code older than
+    /// `generation`, which the game no longer holds. One keyframe stays.
+    pub fn forget_generations_before(&mut self, generation: u32) {
+        let Some(first) = self.spans.first_of(generation) else {
+            return;
+        };
+        while self.keyframes.len() > 1 && self.keyframes[0].frame + 1 < first {
+            self.drop_oldest();
+        }
+    }
+
+    /// Takes every frame after `frame` out (their entries, events,
+    /// keyframes and spans), leaving history to end at `frame`.
+    pub fn split_off_after(&mut self, frame: u64) -> Tail {
+        let keep = frame.saturating_sub(self.first - 1) as usize;
+        let entries: Vec<Entry> = if keep < self.entries.len() {
+            self.entries.drain(keep..).collect()
+        } else {
+            Vec::new()
+        };
+        let events = match entries.first() {
+            Some(e) => self
+                .events
+                .drain((e.start - self.first_event) as usize..)
+                .collect(),
+            None => Vec::new(),
+        };
+        let mut keyframes = Vec::new();
+        while self.keyframes.len() > 1 && self.keyframes.back().is_some_and(|k| k.frame > frame) {
+            let key = self.keyframes.pop_back().expect("more than one");
+            self.held -= key.kept.state.len();
+            keyframes.push(key);
+        }
+        keyframes.reverse();
+        Tail {
+            after: frame,
+            entries,
+            events,
+            keyframes,
+            spans: self.spans.split_off_after(frame),
+        }
+    }
+
+    /// Puts `tail` back where it was taken from, dropping whatever was
+    /// recorded after its frame since.
+    pub fn put_back(&mut self, tail: Tail) {
+        self.truncate_after(tail.after);
+        self.entries.extend(tail.entries);
+        self.events.extend(tail.events);
+        for key in tail.keyframes {
+            self.held += key.kept.state.len();
+            self.keyframes.push_back(key);
+        }
+        self.spans.put_back(tail.after, tail.spans);
     }
 
     /// Returns the frames that can be rebuilt: from the oldest keyframe's
@@ -283,6 +391,7 @@ impl History {
         };
         self.held -= old.kept.state.len();
         let next = self.keyframes[0].frame;
+        self.spans.drop_before(next + 1);
         while self.first <= next && !self.entries.is_empty() {
             let entry = self.entries.pop_front().expect("not empty");
             self.first += 1;
@@ -296,6 +405,7 @@ impl History {
     /// Drops every frame after `frame`, and the keyframes after it: the
     /// future a fork replaces.
     pub fn truncate_after(&mut self, frame: u64) {
+        self.spans.truncate_after(frame);
         while self.keyframes.len() > 1 && self.keyframes.back().is_some_and(|k| k.frame > frame) {
             let key = self.keyframes.pop_back().expect("more than one");
             self.held -= key.kept.state.len();
@@ -331,6 +441,16 @@ impl History {
             None => (0, 0),
         };
         self.events.range(start..start + count).copied()
+    }
+
+    /// Returns what hover answered the frame of `entry` (one of this
+    /// history's, or of a tail taken from it).
+    pub fn hover_name(&self, entry: &Entry) -> Hovered<'_> {
+        match entry.hover {
+            0 => Hovered::NotAsked,
+            1 => Hovered::Nothing,
+            n => Hovered::Object(&self.names[n as usize - 2]),
+        }
     }
 
     /// Returns what hover answered frame `frame`.
@@ -383,7 +503,7 @@ mod tests {
     // rule: R1
     #[test]
     fn every_frame_keeps_its_delta_events_and_hash() {
-        let mut history = History::new(key(0, "{}"), DEFAULT_CAP);
+        let mut history = History::new(key(0, "{}"), DEFAULT_CAP, 0);
         run(&mut history, 1..=200);
         assert_eq!(history.frames(), 0..=200);
         assert_eq!(history.entry(9).unwrap().hash, Some(9));
@@ -399,7 +519,7 @@ mod tests {
     // rule: R2
     #[test]
     fn recording_an_old_frame_again_forks() {
-        let mut history = History::new(key(0, "{}"), DEFAULT_CAP);
+        let mut history = History::new(key(0, "{}"), DEFAULT_CAP, 0);
         run(&mut history, 1..=200);
         history.record(
             100,
@@ -417,11 +537,57 @@ mod tests {
         assert_eq!(history.hovered(99), Hovered::NotAsked);
     }
 
+    // rule: R3
+    #[test]
+    fn a_tail_taken_out_and_put_back_leaves_history_as_it_was() {
+        let mut history = History::new(key(0, "{}"), DEFAULT_CAP, 0);
+        run(&mut history, 1..=100);
+        history.enter(101, 1, true);
+        run(&mut history, 101..=200);
+        let frames = |h: &History| {
+            (0..=200)
+                .map(|f| (h.entry(f).copied(), h.events(f).count(), h.span(f)))
+                .collect::<Vec<_>>()
+        };
+        let (before, keys, bytes) = (
+            frames(&history),
+            history.keyframe_frames().collect::<Vec<_>>(),
+            history.bytes(),
+        );
+        let tail = history.split_off_after(50);
+        assert_eq!(history.last(), 50);
+        assert_eq!(tail.frames(), 51..=200);
+        assert_eq!(tail.frame(60).unwrap().1.len(), 1, "frame 60 pressed space");
+        assert_eq!(tail.frame(101).unwrap().0.hash, Some(101));
+        // What replaced it is dropped when it is put back.
+        history.enter(51, 2, false);
+        run(&mut history, 51..=130);
+        history.put_back(tail);
+        assert_eq!(frames(&history), before);
+        assert_eq!(history.keyframe_frames().collect::<Vec<_>>(), keys);
+        assert_eq!(history.bytes(), bytes);
+        assert_eq!(history.span(150).generation, 1);
+    }
+
+    // rule: R1
+    #[test]
+    fn frames_of_code_no_longer_held_are_forgotten_from_the_oldest() {
+        let mut history = History::new(key(0, "{}"), DEFAULT_CAP, 0);
+        run(&mut history, 1..=130);
+        // A reload at frame 130 keeps that frame whole first.
+        history.push_keyframe(key(130, "{}"));
+        history.enter(131, 1, false);
+        run(&mut history, 131..=200);
+        history.forget_generations_before(1);
+        assert_eq!(*history.frames().start(), 130);
+        assert_eq!(history.span(131).generation, 1);
+    }
+
     // rule: R1
     #[test]
     fn keyframes_that_cost_much_of_the_frames_time_are_spaced_out() {
         use std::time::Duration;
-        let mut history = History::new(key(0, "{}"), DEFAULT_CAP);
+        let mut history = History::new(key(0, "{}"), DEFAULT_CAP, 0);
         let ms = Duration::from_millis;
         history.keyframe_took(ms(1), ms(1000));
         assert_eq!(
@@ -452,7 +618,7 @@ mod tests {
     // rule: R1
     #[test]
     fn hover_names_are_bounded() {
-        let mut history = History::new(key(0, "{}"), DEFAULT_CAP);
+        let mut history = History::new(key(0, "{}"), DEFAULT_CAP, 0);
         for f in 1..=MAX_NAMES as u64 {
             let name = format!("tile{f}");
             assert!(history.record(f, 0.1, [], Hovered::Object(&name), None));
@@ -470,7 +636,7 @@ mod tests {
     #[test]
     fn the_cap_drops_the_oldest_keyframe_first() {
         let big = "x".repeat(10_000);
-        let mut history = History::new(key(0, &big), 50_000);
+        let mut history = History::new(key(0, &big), 50_000, 0);
         for f in 1..=1_000_000 {
             history.record(f, 1.0 / 60.0, [space()], Hovered::Nothing, None);
             if history.wants_keyframe(f) {
