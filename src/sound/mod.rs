@@ -62,6 +62,26 @@ impl Bank {
         self.clips[name].as_ref().map_err(String::as_str)
     }
 
+    /// Says whether cue `name`'s sound is loaded (or refused) already.
+    pub fn has(&self, name: &str) -> bool {
+        self.clips.contains_key(name)
+    }
+
+    /// Returns the game file cue `name`'s sound is in, if it is in one
+    /// (not a built-in), found as [`Bank::get`] finds it, without loading.
+    pub fn file_of(&self, name: &str, assets: &Store) -> Option<String> {
+        if let Some((_, to)) = self.aliases.iter().find(|(from, _)| from == name) {
+            return is_sound_file(to).then(|| to.clone());
+        }
+        if is_sound_file(name) {
+            return Some(name.to_string());
+        }
+        decode::EXTENSIONS
+            .iter()
+            .map(|ext| format!("sounds/{name}.{ext}"))
+            .find(|file| assets.has_file(file))
+    }
+
     /// Forgets what each name found, so files changed on disk are found
     /// again, and takes the game's `config.sounds` anew.
     pub fn forget(&mut self, aliases: Vec<(String, String)>) {

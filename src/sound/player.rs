@@ -7,7 +7,7 @@ use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
 
 use super::mixer::{Bus, Command, Params, Source, Start};
-use super::{Bank, Output, WavOut, decode, is_sound_file, stream};
+use super::{Bank, Output, WavOut, decode, stream};
 use crate::assets::Store;
 use crate::cues::{Action, Cue};
 
@@ -20,6 +20,15 @@ pub const MAX_STREAMS: usize = 8;
 
 /// The most streams one frame may start (each reads its file's headers).
 pub const MAX_STREAM_STARTS: u32 = 2;
+
+/// The longest sound decoded whole into memory, in seconds: a longer one
+/// streams, on any bus, so a long file never costs its whole decoding on
+/// the frame it first plays, nor its whole length in memory.
+pub const MAX_CLIP_SECONDS: f64 = 30.0;
+
+/// The most seconds of sound one frame decodes whole (new sounds' first
+/// plays): forty sounds first played on one frame are not decoded on it.
+pub const MAX_FRAME_DECODE_SECONDS: f64 = 60.0;
 
 enum Out {
     None,
@@ -40,6 +49,8 @@ pub struct Player {
     streams: Vec<(String, stream::Watch)>,
     /// The frame streams were last started on, and how many.
     starts: (u64, u32),
+    /// The frame sounds were last decoded whole on, and how many seconds.
+    decoded: (u64, f64),
 }
 
 /// The mixer's name for the game's sound `name`: a hash, so the audio
@@ -77,6 +88,7 @@ impl Player {
             reported: Vec::new(),
             streams: Vec::new(),
             starts: (0, 0),
+            decoded: (0, 0.0),
         }
     }
 
@@ -92,6 +104,7 @@ impl Player {
             reported: Vec::new(),
             streams: Vec::new(),
             starts: (0, 0),
+            decoded: (0, 0.0),
         })
     }
 
@@ -171,29 +184,23 @@ impl Player {
         let id = voice(&cue.name);
         let command = match cue.action {
             Action::Cue => {
-                let clip = self.clip(&cue.name, assets)?;
-                Command::Start(Start {
+                let (source, feeder, _) =
+                    self.source(&cue.name, false, false, cue.frame, assets)?;
+                let command = Command::Start(Start {
                     voice: 0,
-                    source: Source::Clip(clip),
+                    source,
                     params: params(cue),
                     looped: false,
                     bus: Bus::Effects,
                     fade: 0.0,
-                })
+                });
+                return Ok((command, feeder));
             }
             Action::Play => {
                 let sound = cue.sound.as_deref().unwrap_or(&cue.name);
-                let streamed = cue.bus == Bus::Music && is_sound_file(sound);
-                let (source, feeder) = if streamed {
-                    self.may_stream(cue.frame)
-                        .map_err(|why| (sound.to_string(), why))?;
-                    let (s, f) = open_stream(assets.root(), sound, cue.looped)
-                        .map_err(|why| (sound.to_string(), why))?;
-                    self.streams.push((sound.to_string(), f.watch()));
-                    (Source::Stream(s), Some(f))
-                } else {
-                    (Source::Clip(self.clip(sound, assets)?), None)
-                };
+                let music = cue.bus == Bus::Music;
+                let (source, feeder, streamed) =
+                    self.source(sound, music, cue.looped, cue.frame, assets)?;
                 let command = Command::Start(Start {
                     voice: id,
                     source,
@@ -222,6 +229,52 @@ impl Player {
             },
         };
         Ok((command, None))
+    }
+
+    /// The mixer's source for sound `name` first played on `frame`: the
+    /// clip decoded whole, or a stream of its file when `stream` asks
+    /// (music) or the file is longer than [`MAX_CLIP_SECONDS`]. Says
+    /// whether it streams.
+    fn source(
+        &mut self,
+        name: &str,
+        stream: bool,
+        looped: bool,
+        frame: u64,
+        assets: &mut Store,
+    ) -> Result<(Source, Option<stream::Feeder>, bool), (String, String)> {
+        let failed = |why: String| (name.to_string(), why);
+        let file = match self.bank.has(name) {
+            true => None,
+            false => self.bank.file_of(name, assets),
+        };
+        let Some(file) = file else {
+            return Ok((Source::Clip(self.clip(name, assets)?), None, false));
+        };
+        // The file's header says how long it is before a sample is decoded.
+        let decoder = open_decoder(assets.root(), &file).map_err(failed)?;
+        let seconds = decoder
+            .frames
+            .map_or(f64::INFINITY, |f| f as f64 / f64::from(decoder.rate.max(1)));
+        if stream || seconds > MAX_CLIP_SECONDS {
+            self.may_stream(frame).map_err(failed)?;
+            let (s, f) = stream::open(decoder, looped);
+            self.streams.push((file, f.watch()));
+            return Ok((Source::Stream(s), Some(f), true));
+        }
+        drop(decoder);
+        if self.decoded.0 != frame {
+            self.decoded = (frame, 0.0);
+        }
+        if self.decoded.1 + seconds > MAX_FRAME_DECODE_SECONDS {
+            return Err(failed(format!(
+                "a frame decodes at most {MAX_FRAME_DECODE_SECONDS} s of new sounds (H10); \
+                 this one would pass it: play sounds first over several frames (at the \
+                 start, say), or on the music bus, which streams"
+            )));
+        }
+        self.decoded.1 += seconds;
+        Ok((Source::Clip(self.clip(name, assets)?), None, false))
     }
 
     /// Checks that one more stream may start on `frame` (H10).
@@ -288,13 +341,9 @@ impl Player {
     }
 }
 
-/// Opens sound file `name` in the game folder `root` to stream, its
-/// headers checked first (H10).
-fn open_stream(
-    root: Option<&Path>,
-    name: &str,
-    looped: bool,
-) -> Result<(stream::Stream, stream::Feeder), String> {
+/// Opens sound file `name` in the game folder `root` to decode packet by
+/// packet, its headers checked first (H10).
+fn open_decoder(root: Option<&Path>, name: &str) -> Result<decode::Decoder, String> {
     let path = crate::assets::find(root, name, "sound")?;
     let shown = crate::terminal::escape(name);
     let fail = |e: std::io::Error| format!("cannot read `{shown}` ({e})");
@@ -314,6 +363,5 @@ fn open_stream(
     let whole = (prefix.len() as u64) < HEADER_PREFIX;
     decode::check_headers(&prefix, &ext, whole).map_err(named)?;
     file.rewind().map_err(fail)?;
-    let decoder = decode::Decoder::open(Box::new(file), &ext).map_err(named)?;
-    Ok(stream::open(decoder, looped))
+    decode::Decoder::open(Box::new(file), &ext).map_err(named)
 }
