@@ -245,6 +245,15 @@ fn render<G: Game>(
         background,
         layers,
     );
+    if drawn && screen.late() > 0 {
+        return Some(Error::Script(format!(
+            "H9: the frame's drawing ran past {} s and was cut short: {} drawing command(s) \
+             were not drawn (draw less, or smaller: each logical pixel is many on a large \
+             screen)",
+            crate::screen::MAX_RASTER_TIME.as_secs(),
+            screen.late()
+        )));
+    }
     skipped(if drawn { screen.skipped() } else { 0 })
 }
 

@@ -15,6 +15,7 @@ mod aligned;
 mod bands;
 mod cover;
 mod raster;
+pub use raster::MAX_RASTER_TIME;
 mod sprites;
 
 pub use sprites::{Sheet, Sprite, SpriteSpec};
@@ -158,6 +159,8 @@ pub struct Screen {
     stack: Vec<(Transform, f32)>,
     typesetter: Typesetter,
     skipped: u32,
+    /// Commands the last rasterize left undrawn when its time ran out.
+    late: u32,
 }
 
 /// The most bytes of drawing one frame's display list holds.
@@ -244,6 +247,7 @@ impl Screen {
             stack: Vec::with_capacity(16),
             typesetter: Typesetter::new(),
             skipped: 0,
+            late: 0,
         }
     }
 

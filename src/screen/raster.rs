@@ -14,6 +14,13 @@ use crate::color::Rgba;
 use crate::text::Band;
 use crate::viewport::Viewport;
 
+/// The longest one frame's drawing may take: the commands after are not
+/// drawn, and the frame says so (H9). Counting pixels bounds drawing in
+/// logical pixels; this bounds it on a large screen too, where each of
+/// them is many device pixels (hundreds of rotated full-screen sprites
+/// took tens of seconds a frame while within every count).
+pub const MAX_RASTER_TIME: std::time::Duration = std::time::Duration::from_secs(1);
+
 impl Screen {
     /// Draws the frame's commands onto `pixmap` through `viewport`, over
     /// whatever it holds.
@@ -29,8 +36,14 @@ impl Screen {
             self.bands = Some(Bands::new(self.band_count));
         }
         self.skipped = 0;
+        self.late = 0;
+        let deadline = std::time::Instant::now() + MAX_RASTER_TIME;
         let mut next = 0;
         while next < self.commands.len() {
+            if std::time::Instant::now() > deadline {
+                self.late = (self.commands.len() - next) as u32;
+                break;
+            }
             let run = self.own_run(next, view);
             if self.worth_bands(next..run) {
                 // Glyphs missing from the cache are rasterized here, on
@@ -45,10 +58,19 @@ impl Screen {
                     }
                 }
                 let drawn = crate::error::contain_panic(|| {
-                    self.draw_in_bands(pixmap, next..run, view, clip.as_ref(), bounds, assets);
+                    self.draw_in_bands(
+                        pixmap,
+                        next..run,
+                        view,
+                        clip.as_ref(),
+                        bounds,
+                        assets,
+                        deadline,
+                    )
                 });
-                if drawn.is_none() {
-                    self.skipped += (run - next) as u32;
+                match drawn {
+                    None => self.skipped += (run - next) as u32,
+                    Some(late) => self.late += late,
                 }
                 next = run;
                 continue;
@@ -173,10 +195,13 @@ impl Screen {
         clip: Option<&tiny_skia::Mask>,
         bounds: super::sprites::Bounds,
         assets: &Store,
-    ) {
+        deadline: std::time::Instant,
+    ) -> u32 {
         let Some(bands) = &self.bands else {
-            return;
+            return 0;
         };
+        // The most commands any band left undrawn when time ran out.
+        let late = std::sync::atomic::AtomicU32::new(0);
         let (width, height) = (pixmap.width() as usize, pixmap.height() as usize);
         let rows = Rows(pixmap.data_mut().as_mut_ptr());
         let rows = &rows;
@@ -200,7 +225,12 @@ impl Screen {
             let mut columns = self.band_columns[index]
                 .lock()
                 .unwrap_or_else(|p| p.into_inner());
-            for (transform, command) in commands {
+            for (i, (transform, command)) in commands.iter().enumerate() {
+                if std::time::Instant::now() > deadline {
+                    let left = (commands.len() - i) as u32;
+                    late.fetch_max(left, std::sync::atomic::Ordering::Relaxed);
+                    break;
+                }
                 let transform = view.pre_concat(*transform);
                 match command {
                     Command::Sprites { image, sprites } if inside[1] < inside[3] => {
@@ -233,12 +263,19 @@ impl Screen {
                 }
             }
         });
+        late.into_inner()
     }
 
     /// Returns how many commands the last [`Screen::rasterize`] skipped
     /// because tiny-skia could not draw them.
     pub fn skipped(&self) -> u32 {
         self.skipped
+    }
+
+    /// Returns how many commands the last [`Screen::rasterize`] left
+    /// undrawn because its [`MAX_RASTER_TIME`] ran out.
+    pub fn late(&self) -> u32 {
+        self.late
     }
 
     /// Returns a mask of the letterboxed area when the viewport leaves

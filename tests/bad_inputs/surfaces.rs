@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use super::walls::{Row, run_rows, test_file};
+use super::walls::{Row, run_rows, small_png, test_file};
 
 /// A game with a save id, that saves `{ n = N }` every frame.
 const SAVING: &str = "return {\n  config = { id = \"saver\" },\n  init = function(saved) return { n = saved and saved.n or 0 } end,\n  update = function(state, input) input:save({ n = state.n + 1 }) return { n = state.n + 1 } end,\n}\n";
@@ -266,6 +266,20 @@ fn cut_wav() -> Vec<u8> {
     wav.extend_from_slice(&(data.len() as u32).to_le_bytes());
     wav.extend_from_slice(&data[..100]);
     wav
+}
+
+fn drawing() -> Vec<Row> {
+    vec![Row::new("two hundred turned full-screen images on a 2000x2000 screen (19 s a frame, within every count)")
+        .file("g/main.luau", "return {\n  config = { width = 2000, height = 2000 },\n  init = function() return { n = 0 } end,\n  update = function(s) return { n = s.n + 1 } end,\n  render = function(s, scene, screen)\n    for i = 1, 200 do\n      screen:image('p.png', 0, 0, { width = 2000, height = 2000, rotation = i * 0.01, alpha = 0.5 })\n    end\n  end,\n}\n")
+        .file("g/p.png", small_png())
+        .args(&["run", "g", "--headless", "--clock", "constant:1/60", "--frames", "1", "--record", "out.gif"])
+        .first("frame 1: H9: the frame's drawing ran past 1 s and was cut short", 1)]
+}
+
+// rule: H9, H10
+#[test]
+fn a_frames_drawing_runs_under_a_time_bound_too() {
+    run_rows(drawing());
 }
 
 fn writes() -> Vec<Row> {

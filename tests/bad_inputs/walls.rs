@@ -301,7 +301,7 @@ const KEPT: &str = "{\n  \"n\": 1\n}";
 const RAN: &str = "{\n  \"n\": 3\n}";
 
 /// A 4x4 PNG: a sheet of four 2x2 frames.
-fn small_png() -> Vec<u8> {
+pub fn small_png() -> Vec<u8> {
     let mut sheet = tiny_skia::Pixmap::new(4, 4).unwrap();
     sheet.fill(tiny_skia::Color::WHITE);
     sheet.encode_png().unwrap()
