@@ -204,6 +204,24 @@ fn build_refuses_an_unwritable_path_and_a_broken_game_in_one_line() {
         )
     );
 
+    // A path the built game could not unpack is refused at build time,
+    // not when a player runs it (it built, and failed to start).
+    let deep = format!("deep/{}a.txt", "d/".repeat(40));
+    std::fs::create_dir_all(dir.path().join(&deep).parent().unwrap()).unwrap();
+    std::fs::write(dir.path().join("deep/main.luau"), "return {}").unwrap();
+    std::fs::write(dir.path().join(&deep), "x").unwrap();
+    let out = moonloop(&["build", "deep", "-o", "deep.exe"], dir.path());
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.starts_with("moonloop: cannot build deep: ")
+            && out
+                .stderr
+                .contains("is more than 32 folders deep; the built game could not unpack it"),
+        "{}",
+        out.stderr
+    );
+    assert!(!dir.path().join("deep.exe").exists());
+
     let out = moonloop(&["build", "broken", "-o", "out"], dir.path());
     assert_eq!(out.code, 2);
     assert!(

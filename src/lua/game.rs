@@ -431,6 +431,15 @@ impl LuaGame {
         modules.sources.insert(rel.to_path_buf(), text)
     }
 
+    /// Returns how many bytes of text the edits of the game's files hold.
+    pub fn edited_bytes(&self) -> usize {
+        let modules = self
+            .lua
+            .app_data_ref::<Modules>()
+            .expect("modules installed");
+        modules.sources.values().map(Vec::len).sum()
+    }
+
     /// Puts back what [`LuaGame::set_source`] replaced: the edit before,
     /// or the disk's text when there was none.
     pub fn unset_source(&self, rel: &Path, before: Option<Vec<u8>>) {

@@ -100,6 +100,9 @@ fn check_options(lua: &Lua, options: &Table, known: &[&str], call: &str) -> mlua
     Ok(())
 }
 
+/// The most text a test's edits of its game's files hold, all together.
+const MAX_EDITS: usize = 16 << 20;
+
 /// Reads a count of frames a test gave `call`: a whole number, 0 or more,
 /// as the author wrote it in the error (`rewind(2.5)`), not as a failed
 /// conversion to i64.
@@ -339,6 +342,20 @@ impl UserData for EngineHandle {
                                 ));
                             }
                         };
+                        // Edits live in the host, outside the game's cap:
+                        // each is at most a source file, and all of them
+                        // together a bounded amount (H10).
+                        crate::lua::require::check_source(&text)
+                            .map_err(|why| fail(lua, format!("reload: {file}: {why}")))?;
+                        if game.edited_bytes() + text.len() > MAX_EDITS {
+                            return Err(fail(
+                                lua,
+                                format!(
+                                    "reload: a test's edits hold at most {} of text in all (H10)",
+                                    crate::assets::bytes(MAX_EDITS as u64)
+                                ),
+                            ));
+                        }
                         let before = game.set_source(&rel, text);
                         replaced.push((rel.clone(), before));
                         changed.push(rel);

@@ -292,6 +292,14 @@ pub fn build(game: &Path, out: &Path) -> Result<u64, String> {
         ));
     }
     let zip = zip_folder(game)?;
+    // What the built game cannot unpack is refused now, not when a player
+    // runs it: a path too deep or too long inside the folder.
+    archive::Archive::new(&zip).map_err(|why| {
+        format!(
+            "cannot build {}: {why}; the built game could not unpack it",
+            crate::terminal::escape(&game.to_string_lossy())
+        )
+    })?;
     let host_path = std::env::current_exe()
         .map_err(|e| format!("cannot find the moonloop executable ({e})"))?;
     let mut host = std::fs::read(&host_path)

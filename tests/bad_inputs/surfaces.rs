@@ -408,6 +408,11 @@ fn test_api() -> Vec<Row> {
             .file("g/tests/t.luau", test_file("engine.new({ save = { s = string.rep('x', 1048570) } })"))
             .args(&["test", "g"])
             .first("its JSON is 1048583 bytes; a save is at most 1048576 bytes (H12)", 1),
+        Row::new("a test's edits of new files, 1 MiB each, without end (each kept its copy in the host)")
+            .file("g/main.luau", COUNTING)
+            .file("g/tests/t.luau", test_file("local e = engine.new() local text = '--' .. string.rep('x', 1000000) for i = 1, 100 do e:reload({ ['m' .. i .. '.luau'] = text }) end"))
+            .args(&["test", "g"])
+            .first("reload: a test's edits hold at most 16 MiB of text in all (H10)", 1),
         Row::new("an edit that is neither text nor {find, replace}")
             .file("g/main.luau", COUNTING)
             .file("g/tests/t.luau", test_file("engine.new():reload({ ['main.luau'] = { 1, 2 } })"))
