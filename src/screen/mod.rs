@@ -161,6 +161,8 @@ pub struct Screen {
     skipped: u32,
     /// Commands the last rasterize left undrawn when its time ran out.
     late: u32,
+    /// When the rasterize under way must stop.
+    deadline: Option<std::time::Instant>,
 }
 
 /// The most bytes of drawing one frame's display list holds.
@@ -248,6 +250,7 @@ impl Screen {
             typesetter: Typesetter::new(),
             skipped: 0,
             late: 0,
+            deadline: None,
         }
     }
 

@@ -38,6 +38,7 @@ impl Screen {
         self.skipped = 0;
         self.late = 0;
         let deadline = std::time::Instant::now() + MAX_RASTER_TIME;
+        self.deadline = Some(deadline);
         let mut next = 0;
         while next < self.commands.len() {
             if std::time::Instant::now() > deadline {
@@ -195,9 +196,8 @@ impl Screen {
         clip: Option<&tiny_skia::Mask>,
         bounds: super::sprites::Bounds,
         assets: &Store,
-        deadline: std::time::Instant,
     ) -> u32 {
-        let Some(bands) = &self.bands else {
+        let (Some(bands), Some(deadline)) = (&self.bands, self.deadline) else {
             return 0;
         };
         // The most commands any band left undrawn when time ran out.
