@@ -59,15 +59,7 @@ impl Screen {
                     }
                 }
                 let drawn = crate::error::contain_panic(|| {
-                    self.draw_in_bands(
-                        pixmap,
-                        next..run,
-                        view,
-                        clip.as_ref(),
-                        bounds,
-                        assets,
-                        deadline,
-                    )
+                    self.draw_in_bands(pixmap, next..run, view, clip.as_ref(), bounds, assets)
                 });
                 match drawn {
                     None => self.skipped += (run - next) as u32,
