@@ -19,9 +19,6 @@ use crate::error::{Error, Result};
 /// How long the folder must be quiet before changes are reported.
 pub const QUIET: Duration = Duration::from_millis(8);
 
-/// The file kinds a game reloads: its code and its assets.
-const WATCHED: &[&str] = &["luau", "lua", "png", "gltf", "glb", "bin", "wav", "ogg"];
-
 /// Watches one game folder.
 pub struct Watcher {
     root: PathBuf,
@@ -67,10 +64,8 @@ impl Watcher {
             return;
         }
         for path in event.paths {
-            let watched = path
-                .extension()
-                .and_then(|x| x.to_str())
-                .is_some_and(|x| WATCHED.contains(&x));
+            // Every kind of file the host loads, from the one table.
+            let watched = crate::assets::kinds::kind_of(&path).is_some();
             if let (true, Ok(rel)) = (watched, path.strip_prefix(&self.root)) {
                 self.pending.insert(rel.to_path_buf());
                 self.last_event = Some(Instant::now());

@@ -441,3 +441,29 @@ fn a_late_frame_still_looks_for_edits_before_it_runs() {
     e.advance(1).expect("the fixed code runs");
     assert!(json(&e).contains("\"n\": "), "{}", json(&e));
 }
+
+// rule: H8
+#[test]
+fn every_kind_of_file_the_host_loads_is_watched() {
+    // The watcher kept a list of its own, without .flac, .ttf or .otf: an
+    // edited font or FLAC was never seen.
+    let dir = game(&[("main.luau", "return {}")]);
+    let mut watcher = Watcher::new(dir.path()).unwrap();
+    for (name, _) in moonloop::internals::assets::kinds::KINDS
+        .iter()
+        .map(|(ext, kind)| (format!("file.{ext}"), kind))
+    {
+        write(dir.path(), &name, "x");
+        let changes = watcher.wait(WAIT).unwrap_or_default();
+        assert!(
+            changes.iter().any(|c| c == Path::new(&name)),
+            "{name}: {changes:?}"
+        );
+    }
+    write(dir.path(), "notes.txt", "x");
+    assert_eq!(
+        watcher.wait(Duration::from_millis(200)),
+        None,
+        "a note is not the game's"
+    );
+}

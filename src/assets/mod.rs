@@ -8,6 +8,7 @@
 //! handed bytes that came through this door, never a path.
 
 pub mod gltf;
+pub mod kinds;
 pub mod png;
 mod store;
 
@@ -182,8 +183,7 @@ pub fn output(root: &Path, name: &str) -> Result<PathBuf, String> {
 /// Says whether `path` is named like Luau source (`.luau`, `.lua`): what
 /// the host never writes over.
 pub fn is_luau_source(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|x| x.eq_ignore_ascii_case("luau") || x.eq_ignore_ascii_case("lua"))
+    kinds::kind_of(path) == Some(kinds::Kind::Code)
 }
 
 #[cfg(test)]

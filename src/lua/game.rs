@@ -829,7 +829,7 @@ impl LuaGame {
 }
 
 fn is_luau(path: &Path) -> bool {
-    path.extension().is_some_and(|x| x == "luau" || x == "lua")
+    crate::assets::is_luau_source(path)
 }
 
 fn script(err: mlua::Error) -> Error {

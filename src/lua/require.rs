@@ -402,6 +402,29 @@ pub fn restore(lua: &Lua, saved: Vec<(ModuleId, RegistryKey)>) {
 mod tests {
     use super::*;
 
+    // rule: G1
+    #[test]
+    fn the_runtime_list_is_the_runtime_folder() {
+        // The checker reads the folder (tools/check/build.rs); the host
+        // embeds this list: a module added to one is in the other.
+        let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime");
+        let mut files: Vec<String> = std::fs::read_dir(&folder)
+            .unwrap()
+            .filter_map(|e| {
+                let name = e.ok()?.file_name().into_string().ok()?;
+                let module = name.strip_suffix(".luau")?;
+                (!module.contains('.')).then(|| module.to_string())
+            })
+            .collect();
+        files.sort();
+        let listed: Vec<&str> = RUNTIME.iter().map(|(name, _)| *name).collect();
+        assert_eq!(listed, files);
+        for (name, source) in RUNTIME {
+            let on_disk = std::fs::read_to_string(folder.join(format!("{name}.luau"))).unwrap();
+            assert_eq!(*source, on_disk, "{name}");
+        }
+    }
+
     #[test]
     fn join_stays_inside_the_root() {
         assert_eq!(join(Path::new("a"), "./b"), Some(PathBuf::from("a/b")));
