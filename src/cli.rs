@@ -21,6 +21,7 @@ use crate::lua::{LuaGame, TestReport, run_test_file_with};
 use crate::reload::Watcher;
 use crate::replay::{Replay, ReplayWriter};
 use crate::save::Saves;
+use crate::session::Session;
 use crate::window;
 
 /// Runs `moonloop-check` from beside this binary on `games`, passing its
@@ -503,7 +504,6 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
             (spec.build(), args.frames, script)
         }
     };
-    let real_time = clock.is_real_time();
     let mut engine = Engine::new(game, clock);
     if let Some(script) = script {
         engine.set_script(script);
@@ -522,7 +522,7 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
     } else {
         !args.no_watch
     };
-    let mut watcher = if watch {
+    let watcher = if watch {
         Some(Watcher::new(&args.game)?)
     } else {
         None
@@ -532,39 +532,23 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
     }
     crate::interrupt::install();
     let (mut engine, tally) = if args.headless {
-        let mut capture = args
+        let capture = args
             .record
             .as_deref()
             .map(|path| Capture::start(path, true))
             .transpose()?;
-        let mut sound = audio_file(&args.audio)
+        let sound = audio_file(&args.audio)
             .map(|path| {
                 let bank = crate::sound::Bank::new(engine.config().sounds.clone());
                 crate::sound::Player::to_file(path, bank).map_err(crate::Error::Usage)
             })
             .transpose()?;
-        let tally = headless::run(
-            &mut engine,
-            frames,
-            real_time,
-            watcher.as_mut(),
-            capture.as_mut(),
-            sound.as_mut(),
-        );
-        if let Some(mut sound) = sound
-            && let Some((path, seconds)) = sound.finish().map_err(crate::Error::Usage)?
-        {
-            tell!("rendered {seconds:.2} s of sound to {}", path.display());
-        }
-        if let Some(capture) = capture {
-            let summary = capture.recorder.finish()?;
-            tell!(
-                "recorded {} frames to {}",
-                summary.frames,
-                summary.path.display()
-            );
-        }
-        (engine, tally)
+        let mut session = Session::new(engine)
+            .watch(watcher)
+            .sound(sound)
+            .capture(capture);
+        headless::run(&mut session, frames);
+        session.finish()?
     } else {
         // A window keeps history, to rewind and to run again (R1-R3); a
         // run writing --record-input does not, its log only goes forward.

@@ -60,6 +60,8 @@ pub mod scene;
 pub mod screen;
 #[path = "seek.rs"]
 pub mod seek;
+#[path = "session.rs"]
+pub mod session;
 #[path = "soak.rs"]
 pub mod soak;
 #[path = "sound/mod.rs"]

@@ -15,7 +15,8 @@ pub mod internals;
 use internals::{
     assets, bench, cli, clock, color, compositor, config, cues, devkeys, engine, error, headless,
     history, input, interrupt, lua, overlay, package, record, reload, render, replay, report, save,
-    scaffold, scene, screen, seek, soak, sound, state, tally, terminal, text, viewport, window,
+    scaffold, scene, screen, seek, session, soak, sound, state, tally, terminal, text, viewport,
+    window,
 };
 
 pub use cli::main;

@@ -9,6 +9,7 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::headless::Capture;
 use crate::lua::LuaGame;
+use crate::session::Session;
 
 /// What a soak run measured.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,7 +72,10 @@ pub fn run(
     let files = loaded.loaded_files();
     let mut engine = Engine::new(loaded, Box::new(ConstantClock::new(1.0 / 60.0)));
     engine.keep_history(history_cap)?;
-    let mut capture = out.map(|path| Capture::start(path, true)).transpose()?;
+    let capture = out.map(|path| Capture::start(path, true)).transpose()?;
+    let mut session = Session::new(engine)
+        .capture(capture)
+        .capture_every(record_every);
     let mut report = Report {
         frames: 0,
         reloads: 0,
@@ -86,35 +90,32 @@ pub fn run(
         history_frames: 0,
         seconds: 0.0,
     };
+    let now = Instant::now();
     for frame in 1..=frames {
-        if engine.advance(1).is_err() {
+        // A frame as every runner drives it: its cues let go, as a window
+        // with no sound card does; every error counted.
+        let turn = session.tick(now, false);
+        if turn.trouble.is_some() {
             report.errors += 1;
         }
-        // A long run plays its cues and lets them go, as a window does.
-        engine.cues_mut().drain();
-        if let Some(history) = engine.history() {
+        if out.is_some() && frame % record_every == 0 {
+            report.recorded += 1;
+        }
+        if let Some(history) = session.engine().history() {
             report.history_peak = report.history_peak.max(history.bytes() as u64);
         }
         if frame % reload_every == 0 {
-            engine
+            session
                 .reload(&files)
                 .map_err(|e| Error::Usage(format!("reload at frame {frame}: {e}")))?;
             report.reloads += 1;
         }
-        if let Some(capture) = capture.as_mut()
-            && frame % record_every == 0
-        {
-            capture.take(&mut engine);
-            report.recorded += 1;
-        }
         if frame == frames / 10 {
             report.memory_early = status_kib("VmRSS:");
-            report.vm_early = engine.game().lua().used_memory() as u64 / 1024;
+            report.vm_early = session.engine().game().lua().used_memory() as u64 / 1024;
         }
     }
-    if let Some(capture) = capture {
-        capture.recorder.finish()?;
-    }
+    let (engine, _) = session.finish()?;
     report.frames = engine.frame();
     report.history_frames = engine.history().map_or(0, |h| {
         let frames = h.frames();

@@ -459,7 +459,9 @@ fn a_window_plays_cues_and_names_a_missing_sound_once() {
     // ALSA's `null` device takes the sound and needs no sound card.
     let (code, stderr) = run("null");
     let (code_missing, stderr_missing) = run("no-such-device");
-    assert_eq!(code, Some(0), "{stderr}");
+    // A sound that cannot play is a frame's error, in a window as in a
+    // headless run (one session drives both): named once, and exit 1.
+    assert_eq!(code, Some(1), "{stderr}");
     let lines: Vec<&str> = stderr
         .lines()
         .filter(|l| !l.contains("XDG_RUNTIME_DIR"))
@@ -467,15 +469,15 @@ fn a_window_plays_cues_and_names_a_missing_sound_once() {
     assert_eq!(
         lines,
         [
-            "moonloop: cue `boing`: no sounds/boing.wav or sounds/boing.ogg in the game folder, \
+            "frame 1: cue `boing`: no sounds/boing.wav or sounds/boing.ogg in the game folder, \
           and `boing` is not a built-in sound (they are blip, coin, hit, jump, explosion, powerup)"
         ],
         "played on 10 frames, named once"
     );
     assert_eq!(
         code_missing,
-        Some(0),
-        "no device is not an error: {stderr_missing}"
+        Some(1),
+        "no device is not an error, the missing sound is: {stderr_missing}"
     );
     assert!(
         stderr_missing

@@ -424,20 +424,24 @@ fn a_late_frame_still_looks_for_edits_before_it_runs() {
     // never look at the watcher, so the fix was never loaded.
     let looping = "return {\n  config = { budget = 0.05 },\n  init = function() return { n = 0 } end,\n  update = function(state)\n    while true do end\n  end,\n}\n";
     let dir = game(&[("main.luau", looping)]);
-    let mut e = engine(dir.path());
-    let mut watcher = Watcher::new(dir.path()).unwrap();
-    assert!(e.advance(1).is_err(), "the update runs out its time");
+    let mut session = moonloop::internals::session::Session::new(engine(dir.path()))
+        .watch(Some(Watcher::new(dir.path()).unwrap()));
+    assert!(
+        session.engine_mut().advance(1).is_err(),
+        "the update runs out its time"
+    );
     write(
         dir.path(),
         "main.luau",
         &looping.replace("while true do end", "return { n = state.n + 1 }"),
     );
     let started = std::time::Instant::now();
-    while e.reload_error().is_none() && e.advance(1).is_err() && started.elapsed() < WAIT {
+    while session.engine_mut().advance(1).is_err() && started.elapsed() < WAIT {
         // Due an hour ago: only the watcher can be asked.
         let due = std::time::Instant::now() - Duration::from_secs(3600);
-        moonloop::internals::headless::wait_until(due, &mut e, Some(&mut watcher));
+        session.wait_for_edits(due);
     }
+    let (mut e, _) = session.finish().unwrap();
     e.advance(1).expect("the fixed code runs");
     assert!(json(&e).contains("\"n\": "), "{}", json(&e));
 }

@@ -242,3 +242,37 @@ fn a_frame_decodes_a_bounded_length_of_new_sounds_whole() {
         run.stderr
     );
 }
+
+// rule: H8, H13
+#[test]
+fn a_reload_forgets_the_sounds_it_changed_whoever_runs_the_game() {
+    // Headless `--watch --audio` reloaded without telling the sound bank,
+    // so a sound removed (or edited) played on as it was. The session
+    // reloads for every runner, and the bank forgets.
+    use moonloop::internals::session::Session;
+    use moonloop::internals::sound::{Bank, Player};
+    let dir = game(&[(
+        "main.luau",
+        "return { update = function(s, input) input:cue('zap') return {} end }",
+    )]);
+    std::fs::create_dir_all(dir.path().join("sounds")).unwrap();
+    std::fs::write(dir.path().join("sounds/zap.wav"), square(0.1)).unwrap();
+    let engine = common::engine(dir.path());
+    let bank = Bank::new(engine.config().sounds.clone());
+    let player = Player::to_file(&dir.path().join("out.wav"), bank).unwrap();
+    let mut session = Session::new(engine).sound(Some(player));
+    let now = std::time::Instant::now();
+    let turn = session.tick(now, false);
+    assert!(
+        turn.delivered && turn.trouble.is_none(),
+        "{:?}",
+        turn.trouble
+    );
+    std::fs::remove_file(dir.path().join("sounds/zap.wav")).unwrap();
+    session
+        .reload(&[std::path::PathBuf::from("sounds/zap.wav")])
+        .unwrap();
+    let turn = session.tick(now, false);
+    let trouble = turn.trouble.unwrap_or_default();
+    assert!(trouble.contains("no sounds/zap.wav"), "{trouble}");
+}

@@ -92,6 +92,29 @@ impl Player {
         }
     }
 
+    /// The player a window plays through: `--audio`'s `audio` ("" is
+    /// ALSA's default device, "off" none, a `.wav` name renders into that
+    /// file, anything else names an ALSA device). A device asked for by
+    /// name that cannot open says so once on stderr; a machine with no
+    /// sound card plays silently (the overlay says why).
+    ///
+    /// # Errors
+    /// The WAV file cannot be written.
+    pub fn for_device(audio: &str, bank: Bank) -> Result<Player, String> {
+        let device = match audio {
+            "" => "default",
+            named => named,
+        };
+        if let Some(path) = crate::cli::audio_file(device) {
+            return Player::to_file(path, bank);
+        }
+        let player = Player::open(device, bank);
+        if !player.is_playing() && !matches!(device, "default" | "off") {
+            crate::terminal::tell!("moonloop: no sound: {}", player.status());
+        }
+        Ok(player)
+    }
+
     /// A player that renders into WAV file `path`.
     ///
     /// # Errors

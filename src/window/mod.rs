@@ -22,7 +22,7 @@ use winit::window::{Window, WindowId};
 
 use crate::compositor::{Compositor, Steps};
 use crate::devkeys::{Act, DevControls};
-use crate::engine::{Engine, Game, Tick};
+use crate::engine::{Engine, Game};
 use crate::error::{Error, Result};
 use crate::headless;
 use crate::input::{InputEvent, Key};
@@ -30,6 +30,7 @@ use crate::overlay::{Overlay, Stats};
 use crate::record::Recorder;
 use crate::reload::Watcher;
 use crate::render::Renderer;
+use crate::session::Session;
 use crate::sound::{Bank, Player};
 use crate::tally::ErrorTally;
 
@@ -72,15 +73,15 @@ struct Gpu {
 }
 
 struct App<G: Game> {
-    engine: Engine<G>,
+    /// The game and what lives around it: the one place frames are
+    /// driven from (the window only feeds it events and presents).
+    session: Session<G>,
     options: Options,
     instance: wgpu::Instance,
     gpu: Option<Gpu>,
     overlay: Overlay,
     dev: DevControls,
     recorder: Option<Recorder>,
-    sound: Player,
-    tally: ErrorTally,
     started: Instant,
     next_tick: Instant,
     tick_interval: Duration,
@@ -126,28 +127,20 @@ pub fn run<G: Game>(engine: Engine<G>, options: Options) -> Result<(Engine<G>, E
         None => None,
     };
     let start_frame = engine.frame();
-    let sounds = Bank::new(engine.config().sounds.clone());
-    let device = match options.audio.as_str() {
-        "" => "default",
-        named => named,
-    };
-    let sound = match crate::cli::audio_file(device) {
-        Some(path) => Player::to_file(path, sounds).map_err(crate::Error::Usage)?,
-        None => Player::open(device, sounds),
-    };
-    if !sound.is_playing() && !matches!(device, "default" | "off") {
-        // Asked for by name, so say why it is silent; a machine with no
-        // sound card at all plays silently (the overlay says why).
-        tell!("moonloop: no sound: {}", sound.status());
-    }
     let mut dev = DevControls::new(engine.config().dev_controls);
     let mut engine = engine;
     if options.paused {
         dev.start_paused();
         engine.pause();
     }
+    let sound = Player::for_device(&options.audio, Bank::new(engine.config().sounds.clone()))
+        .map_err(crate::Error::Usage)?;
+    let mut options = options;
+    let session = Session::new(engine)
+        .watch(options.watcher.take())
+        .sound(Some(sound));
     let mut app = App {
-        engine,
+        session,
         options,
         instance: wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(
             Box::new(event_loop.owned_display_handle()),
@@ -156,8 +149,6 @@ pub fn run<G: Game>(engine: Engine<G>, options: Options) -> Result<(Engine<G>, E
         overlay: Overlay::default(),
         dev,
         recorder,
-        sound,
-        tally: ErrorTally::default(),
         started: Instant::now(),
         next_tick: Instant::now(),
         tick_interval: headless::WALL_TICK,
@@ -186,14 +177,7 @@ pub fn run<G: Game>(engine: Engine<G>, options: Options) -> Result<(Engine<G>, E
     if let Some(recorder) = app.recorder.take() {
         report_recording(recorder);
     }
-    match app.sound.finish() {
-        Ok(Some((path, seconds))) => {
-            tell!("rendered {seconds:.2} s of sound to {}", path.display())
-        }
-        Ok(None) => {}
-        Err(why) => tell!("moonloop: {why}"),
-    }
-    Ok((app.engine, app.tally))
+    app.session.finish()
 }
 
 /// Says whether there is a display to open a window on.
@@ -230,8 +214,9 @@ pub fn report_recording(recorder: Recorder) {
 
 impl<G: Game> App<G> {
     fn create(&mut self, event_loop: &ActiveEventLoop) -> Result<()> {
-        let root = self.engine.game().folder();
-        let (look, attributes, warning) = Look::open(self.engine.config(), root.as_deref());
+        let root = self.session.engine().game().folder();
+        let (look, attributes, warning) =
+            Look::open(self.session.engine().config(), root.as_deref());
         if let Some(warning) = warning {
             tell!("moonloop: {warning}");
         }
@@ -258,7 +243,8 @@ impl<G: Game> App<G> {
         surface_config.present_mode = look.present_mode();
         self.look = Some(look);
         surface.configure(renderer.device(), &surface_config);
-        self.engine
+        self.session
+            .engine_mut()
             .set_surface(surface_config.width, surface_config.height);
         if let Some(rate) = window
             .current_monitor()
@@ -282,7 +268,9 @@ impl<G: Game> App<G> {
         gpu.config.height = height.clamp(1, max);
         gpu.surface
             .configure(gpu.compositor.renderer().device(), &gpu.config);
-        self.engine.set_surface(gpu.config.width, gpu.config.height);
+        self.session
+            .engine_mut()
+            .set_surface(gpu.config.width, gpu.config.height);
         gpu.window.request_redraw();
     }
 
@@ -291,14 +279,14 @@ impl<G: Game> App<G> {
             Act::Redraw => {}
             Act::Screenshot => self.screenshot(),
             Act::ToggleRecording => self.toggle_recording(),
-            Act::Pause => self.engine.pause(),
-            Act::Resume => self.engine.resume(),
+            Act::Pause => self.session.engine_mut().pause(),
+            Act::Resume => self.session.engine_mut().resume(),
             Act::Step => self.step = true,
-            Act::Scale(scale) => self.engine.set_time_scale(scale),
-            Act::Rewind(true) => self.engine.pause(),
+            Act::Scale(scale) => self.session.engine_mut().set_time_scale(scale),
+            Act::Rewind(true) => self.session.engine_mut().pause(),
             Act::Rewind(false) => {
                 if !self.dev.paused() {
-                    self.engine.resume();
+                    self.session.engine_mut().resume();
                 }
             }
             Act::StepBack => self.go_back(1),
@@ -349,25 +337,34 @@ impl<G: Game> App<G> {
             } else {
                 InputEvent::Release(key)
             };
-            self.engine.input_mut().push(event);
+            self.session.engine_mut().input_mut().push(event);
         }
     }
 
     /// Shows the frame `frames` before the one shown, drawn by the current
     /// `render` (R2); at the start of history it stays there.
     fn go_back(&mut self, frames: u64) {
-        if self.engine.history().is_none() {
+        if self.session.engine().history().is_none() {
             return;
         }
-        let oldest = self.engine.history().map_or(0, |h| *h.frames().start());
-        let target = self.engine.frame().saturating_sub(frames).max(oldest);
+        let oldest = self
+            .session
+            .engine()
+            .history()
+            .map_or(0, |h| *h.frames().start());
+        let target = self
+            .session
+            .engine()
+            .frame()
+            .saturating_sub(frames)
+            .max(oldest);
         self.show(target);
     }
 
     /// Shows frame `frame` of history.
     fn show(&mut self, frame: u64) {
-        match self.engine.show(frame) {
-            Ok(()) => self.engine.render_again(),
+        match self.session.engine_mut().show(frame) {
+            Ok(()) => self.session.engine_mut().render_again(),
             Err(err) => self.last_error = Some(crate::terminal::line(&err.to_string())),
         }
         if let Some(gpu) = &self.gpu {
@@ -379,28 +376,30 @@ impl<G: Game> App<G> {
     /// frame shown, with the code as it is now, and marks the first frame
     /// whose state differs from the old run's (R3).
     fn run_again(&mut self) {
-        let Some(history) = self.engine.history() else {
+        let Some(history) = self.session.engine().history() else {
             return;
         };
         let from = history
             .keyframe_frames()
-            .filter(|&k| k <= self.engine.frame())
+            .filter(|&k| k <= self.session.engine().frame())
             .last()
             .unwrap_or(0);
         let last = history.last();
         // The person who pressed F12 waits for it: it runs at most so long.
         let until = std::time::Instant::now() + RERUN_LIMIT;
-        self.engine.set_resimulation_limit(Some(Box::new(move || {
-            (std::time::Instant::now() > until).then(|| {
+        self.session
+            .engine_mut()
+            .set_resimulation_limit(Some(Box::new(move || {
+                (std::time::Instant::now() > until).then(|| {
                 format!(
                     "F12 ran the past again for {} s and stopped (a frame that takes long, or a \
                      loop that never ends?); nothing changed",
                     RERUN_LIMIT.as_secs()
                 )
             })
-        })));
-        let rerun = self.engine.reload_from(&[], from);
-        self.engine.set_resimulation_limit(None);
+            })));
+        let rerun = self.session.engine_mut().reload_from(&[], from);
+        self.session.engine_mut().set_resimulation_limit(None);
         match rerun {
             Ok((_, changed)) => {
                 self.changed_at = changed;
@@ -414,7 +413,7 @@ impl<G: Game> App<G> {
                         from + 1
                     ),
                 }
-                self.engine.render_again();
+                self.session.engine_mut().render_again();
             }
             Err(err) => {
                 let line = crate::terminal::line(&err.to_string());
@@ -436,7 +435,7 @@ impl<G: Game> App<G> {
         ));
         tell!("writing a bug report to {}", dir.display());
         match crate::report::write(
-            &mut self.engine,
+            self.session.engine_mut(),
             &mut gpu.compositor,
             &dir,
             &self.options.origin,
@@ -459,7 +458,10 @@ impl<G: Game> App<G> {
     /// Queues typed text for the next frame's `input:text()`.
     fn type_text(&mut self, text: &str) {
         for piece in crate::input::TextPiece::split(text) {
-            self.engine.input_mut().push(InputEvent::Text(piece));
+            self.session
+                .engine_mut()
+                .input_mut()
+                .push(InputEvent::Text(piece));
         }
     }
 
@@ -467,7 +469,7 @@ impl<G: Game> App<G> {
     /// logical size, no overlay, no letterbox bars.
     fn screenshot(&mut self) {
         let Some(gpu) = &mut self.gpu else { return };
-        let (picture, _) = gpu.compositor.picture(&mut self.engine, None);
+        let (picture, _) = gpu.compositor.picture(self.session.engine_mut(), None);
         self.screenshots += 1;
         let path = PathBuf::from(format!("moonloop-screenshot-{}.png", self.screenshots));
         match picture.save_png(&path) {
@@ -507,17 +509,15 @@ impl<G: Game> App<G> {
             self.go_back(1);
             rewound = true;
         }
-        let delivered = if std::mem::take(&mut self.step) {
-            self.engine.step(began) == Tick::Delivered
-        } else {
-            self.engine.tick(began) == Tick::Delivered
-        };
+        let turn = self.session.tick(began, std::mem::take(&mut self.step));
+        let delivered = turn.delivered;
         if delivered {
-            self.after_delivered();
+            // A frame that ran cleanly clears the overlay's last error.
+            self.last_error = turn.trouble;
         }
         let Some(gpu) = &mut self.gpu else { return };
         if let Some(look) = &mut self.look {
-            let game = self.engine.game();
+            let game = self.session.engine().game();
             let (vsync, warning) = look.follow(&gpu.window, game.config(), || game.folder());
             if let Some(warning) = warning {
                 tell!("moonloop: {warning}");
@@ -530,27 +530,37 @@ impl<G: Game> App<G> {
         }
         let stats = Stats {
             frame_secs: began.elapsed().as_secs_f64(),
-            dt: self.engine.last_dt(),
-            frame: self.engine.frame(),
-            simulated: self.engine.time(),
+            dt: self.session.engine().last_dt(),
+            frame: self.session.engine().frame(),
+            simulated: self.session.engine().time(),
             wall: self.started.elapsed().as_secs_f64(),
             recording: self
                 .recorder
                 .as_ref()
                 .map(|r| (r.path().display().to_string(), r.dropped())),
             speed: self.dev.status(),
-            sound: self.dev.overlay.then(|| self.sound.status()),
+            sound: self.dev.overlay.then(|| {
+                self.session
+                    .player()
+                    .map(Player::status)
+                    .unwrap_or_default()
+            }),
             error: self
-                .engine
+                .session
+                .engine()
                 .reload_error()
                 .map(str::to_string)
                 .or_else(|| self.last_error.clone()),
-            timeline: self.engine.history().map(|h| crate::overlay::Timeline {
-                first: *h.frames().start(),
-                last: h.last(),
-                shown: self.engine.frame(),
-                changed: self.changed_at,
-            }),
+            timeline: self
+                .session
+                .engine()
+                .history()
+                .map(|h| crate::overlay::Timeline {
+                    first: *h.frames().start(),
+                    last: h.last(),
+                    shown: self.session.engine().frame(),
+                    changed: self.changed_at,
+                }),
         };
         self.overlay.visible = self.dev.overlay;
         let scale = gpu.window.scale_factor() as f32;
@@ -580,8 +590,8 @@ impl<G: Game> App<G> {
             overlay,
             present: view.as_ref().map(|v| (v, gpu.config.format)),
         };
-        if let Some(fault) = gpu.compositor.frame(&mut self.engine, steps) {
-            self.last_error = Some(self.tally.report(self.engine.frame(), &fault));
+        if let Some(fault) = gpu.compositor.frame(self.session.engine_mut(), steps) {
+            self.last_error = Some(self.session.report(&fault));
         }
         if let Some(texture) = texture {
             gpu.window.pre_present_notify();
@@ -593,47 +603,14 @@ impl<G: Game> App<G> {
                 .as_secs_f64()
                 .max(self.tick_interval.as_secs_f64()),
         );
-        let quit = self.engine.game().wants_to_quit();
+        let quit = self.session.engine().game().wants_to_quit();
         if quit
             || self
                 .options
                 .frames
-                .is_some_and(|n| self.engine.frame() - self.start_frame >= n)
+                .is_some_and(|n| self.session.engine().frame() - self.start_frame >= n)
         {
             self.close(event_loop);
-        }
-    }
-
-    /// What a delivered frame leaves to the window: its cues to play, its
-    /// errors to report. A frame that ran cleanly clears the overlay's
-    /// last error.
-    fn after_delivered(&mut self) {
-        let (sound, last_error) = (&mut self.sound, &mut self.last_error);
-        let mut played_badly = false;
-        self.engine.play_cues(|cue, assets| {
-            if let Some(line) = sound.play(cue, assets) {
-                let line = crate::terminal::line(&line);
-                tell!("moonloop: {line}");
-                *last_error = Some(line);
-                played_badly = true;
-            }
-        });
-        for line in self.sound.faults() {
-            let line = crate::terminal::line(&line);
-            tell!("moonloop: {line}");
-            *last_error = Some(line);
-        }
-        if let Err(why) = self.sound.render_to(self.engine.time()) {
-            tell!("moonloop: {why}");
-            self.last_error = Some(why);
-            played_badly = true;
-        }
-        let errors = self.engine.frame_errors();
-        if errors.is_empty() && !played_badly {
-            self.last_error = None;
-        }
-        for err in errors {
-            self.last_error = Some(self.tally.report(self.engine.frame(), err));
         }
     }
 
@@ -660,7 +637,9 @@ impl<G: Game> ApplicationHandler for App<G> {
             WindowEvent::CloseRequested | WindowEvent::Destroyed => self.close(event_loop),
             WindowEvent::Resized(size) => self.resize(size.width, size.height),
             WindowEvent::Focused(focused) => {
-                let act = self.dev.focus(focused, self.engine.config().pause_on_blur);
+                let act = self
+                    .dev
+                    .focus(focused, self.session.engine().config().pause_on_blur);
                 // Pausing and resuming restarts the clock: the first delta
                 // after focus returns is 0 (K1).
                 self.apply(act);
@@ -690,7 +669,11 @@ impl<G: Game> ApplicationHandler for App<G> {
                     self.pointer(position);
                 }
             }
-            WindowEvent::CursorLeft { .. } => self.engine.input_mut().push(InputEvent::Leave),
+            WindowEvent::CursorLeft { .. } => self
+                .session
+                .engine_mut()
+                .input_mut()
+                .push(InputEvent::Leave),
             WindowEvent::MouseInput { state, button, .. } => {
                 let name = match button {
                     MouseButton::Left => "mouse_left",
@@ -707,14 +690,17 @@ impl<G: Game> ApplicationHandler for App<G> {
                 } else {
                     InputEvent::Release(key)
                 };
-                self.engine.input_mut().push(event);
+                self.session.engine_mut().input_mut().push(event);
             }
             WindowEvent::MouseWheel { delta, .. } => {
                 let (dx, dy) = match delta {
                     MouseScrollDelta::LineDelta(x, y) => (x as f64, y as f64),
                     MouseScrollDelta::PixelDelta(p) => (p.x / 20.0, p.y / 20.0),
                 };
-                self.engine.input_mut().push(InputEvent::Wheel(dx, dy));
+                self.session
+                    .engine_mut()
+                    .input_mut()
+                    .push(InputEvent::Wheel(dx, dy));
             }
             WindowEvent::RedrawRequested => self.frame(event_loop),
             _ => {}
@@ -725,28 +711,30 @@ impl<G: Game> ApplicationHandler for App<G> {
         if crate::interrupt::requested() {
             return self.close(event_loop);
         }
-        if let Some(changes) = self.options.watcher.as_mut().and_then(Watcher::poll) {
-            headless::reload(&mut self.engine, &changes);
-            // New sound files, or a new `config.sounds`, load on next play.
-            self.sound.forget(self.engine.config().sounds.clone());
+        if let Some(reloaded) = self.session.look_for_edits() {
+            match reloaded {
+                // The developer keys follow the config, as all else does.
+                Ok(_) => self.dev.enabled = self.session.engine().config().dev_controls,
+                Err(line) => self.last_error = Some(line),
+            }
             if let Some(gpu) = &self.gpu {
                 gpu.window.request_redraw();
             }
         }
         let now = Instant::now();
-        let input = self.engine.input_mut();
+        let input = self.session.engine_mut().input_mut();
         self.pads.poll(now, |event| input.push(event));
         // A paused game waits for events (a key, a resize, an edit): it
         // has nothing to draw until one comes.
-        if self.engine.is_paused() && !self.step && !self.dev.rewinding {
-            let flow = if self.options.watcher.is_some() {
+        if self.session.engine().is_paused() && !self.step && !self.dev.rewinding {
+            let flow = if self.session.is_watching() {
                 ControlFlow::WaitUntil(now + Duration::from_millis(50))
             } else {
                 ControlFlow::Wait
             };
             return event_loop.set_control_flow(flow);
         }
-        let due = self.engine.next_due().unwrap_or(self.next_tick);
+        let due = self.session.engine().next_due().unwrap_or(self.next_tick);
         if now >= due || self.step {
             self.next_tick = (self.next_tick + self.tick_interval).max(now);
             if let Some(gpu) = &self.gpu {
@@ -754,13 +742,14 @@ impl<G: Game> ApplicationHandler for App<G> {
             }
         }
         let wake = self
-            .engine
+            .session
+            .engine()
             .next_due()
             .unwrap_or(self.next_tick)
             .max(now + Duration::from_micros(500));
         // Wake early enough to reload an edit promptly, and to see a
         // Ctrl+C.
-        let wake = if self.options.watcher.is_some() {
+        let wake = if self.session.is_watching() {
             wake.min(now + Duration::from_millis(4))
         } else {
             wake.min(now + Duration::from_millis(100))
@@ -791,7 +780,7 @@ impl<G: Game> App<G> {
                 return false;
             };
             self.scrubbing = true;
-            self.engine.pause();
+            self.session.engine_mut().pause();
             self.show(frame);
             return true;
         }
@@ -799,16 +788,21 @@ impl<G: Game> App<G> {
             return false;
         }
         if !self.dev.paused() {
-            self.engine.resume();
+            self.session.engine_mut().resume();
         }
         true
     }
 
     fn pointer(&mut self, position: PhysicalPosition<f64>) {
-        let event = match self.engine.viewport().to_logical((position.x, position.y)) {
+        let event = match self
+            .session
+            .engine()
+            .viewport()
+            .to_logical((position.x, position.y))
+        {
             Some((x, y)) => InputEvent::Move(x, y),
             None => InputEvent::Leave,
         };
-        self.engine.input_mut().push(event);
+        self.session.engine_mut().input_mut().push(event);
     }
 }
