@@ -19,7 +19,7 @@ use crate::headless::{self, Capture};
 use crate::input::Script;
 use crate::lua::{LuaGame, TestReport, run_test_file_with};
 use crate::reload::Watcher;
-use crate::replay::{Replay, ReplayWriter};
+use crate::replay::ReplayWriter;
 use crate::save::Saves;
 use crate::session::Session;
 use crate::window;
@@ -427,71 +427,50 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
     if let Some(mib) = args.memory {
         limits.memory = (mib as usize) << 20;
     }
-    let replay = args.replay.as_deref().map(Replay::load).transpose()?;
-    limits.seed = match &replay {
-        Some(replay) => replay.seed,
-        None => args.seed.unwrap_or(crate::lua::DEFAULT_SEED),
-    };
-    let saves = match (&replay, &args.save_dir) {
-        (Some(replay), _) => Saves::memory(replay.saved.clone()),
-        (None, Some(dir)) => Saves::disk(dir.clone()),
-        (None, None) if args.headless => Saves::memory(None),
-        (None, None) => match Saves::user_root() {
-            Some(root) => Saves::disk(root),
-            None => {
-                tell!(
-                    "moonloop: neither XDG_DATA_HOME nor HOME is set; saves last until the \
-                     game closes (--save-dir DIR keeps them)"
-                );
-                Saves::memory(None)
-            }
-        },
-    };
     let shown = args.shown_as.clone().unwrap_or_else(|| {
         args.game
             .to_string_lossy()
             .trim_end_matches('/')
             .to_string()
     });
-    let mut game = LuaGame::load_shown(&args.game, shown, limits, saves)?;
-    if let Some(notice) = game.take_save_notice() {
-        tell!("moonloop: {}", crate::terminal::line(&notice));
-    }
-    let mut expected = None;
     let mut cut_short = false;
-    if let (Some(replay), Some(path)) = (&replay, &args.replay) {
-        replay.check_game(path, crate::replay::game_name(crate::Game::config(&game)))?;
-        if let Some(warning) = replay.cut_warning(path) {
-            tell!("moonloop: {warning}");
-            cut_short = true;
-        }
-        if let Some(line) = crate::report::check_files(&args.game, path) {
-            tell!("moonloop: {}", crate::terminal::line(&line));
-        }
-        if let Some(until) = args.until
-            && until > replay.deltas.len() as u64
-        {
-            return Err(Error::Usage(format!(
-                "--until {until}: {} holds {} frames",
-                path.display(),
-                replay.deltas.len()
-            )));
-        }
-    }
-    let (clock, frames, script) = match replay {
-        Some(replay) => {
-            let frames = args
-                .until
-                .or(args.frames)
-                .unwrap_or(replay.deltas.len() as u64);
-            expected = Some(replay.hashes.clone());
-            (
-                Box::new(replay.clock()) as Box<dyn crate::Clock>,
-                Some(frames),
-                Some(replay.script),
-            )
+    let (mut engine, frames) = match &args.replay {
+        Some(path) => {
+            let playback = crate::playback::open(&args.game, shown, path, limits)?;
+            cut_short = playback.cut_short;
+            limits.seed = playback.seed;
+            if let Some(until) = args.until
+                && until > playback.frames
+            {
+                return Err(Error::Usage(format!(
+                    "--until {until}: {} holds {} frames",
+                    path.display(),
+                    playback.frames
+                )));
+            }
+            let frames = args.until.or(args.frames).unwrap_or(playback.frames);
+            (playback.engine, Some(frames))
         }
         None => {
+            limits.seed = args.seed.unwrap_or(crate::lua::DEFAULT_SEED);
+            let saves = match &args.save_dir {
+                Some(dir) => Saves::disk(dir.clone()),
+                None if args.headless => Saves::memory(None),
+                None => match Saves::user_root() {
+                    Some(root) => Saves::disk(root),
+                    None => {
+                        tell!(
+                            "moonloop: neither XDG_DATA_HOME nor HOME is set; saves last until \
+                             the game closes (--save-dir DIR keeps them)"
+                        );
+                        Saves::memory(None)
+                    }
+                },
+            };
+            let mut game = LuaGame::load_shown(&args.game, shown, limits, saves)?;
+            if let Some(notice) = game.take_save_notice() {
+                tell!("moonloop: {}", crate::terminal::line(&notice));
+            }
             let spec = args.clock.clone().unwrap_or(ClockSpec::Wall {
                 max_secs: crate::clock::DEFAULT_WALL_MAX_SECS,
             });
@@ -501,20 +480,17 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
                 .as_deref()
                 .map(|path| Script::load(path, actions))
                 .transpose()?;
-            (spec.build(), args.frames, script)
+            let mut engine = Engine::new(game, spec.build());
+            if let Some(script) = script {
+                engine.set_script(script);
+            }
+            (engine, args.frames)
         }
     };
-    let mut engine = Engine::new(game, clock);
-    if let Some(script) = script {
-        engine.set_script(script);
-    }
     if let Some(path) = &args.record_input {
         let saved = engine.game().loaded_save();
         let name = crate::replay::game_name(engine.config());
         engine.set_replay_writer(ReplayWriter::create(path, limits.seed, Some(name), saved)?);
-    }
-    if let Some(hashes) = expected {
-        engine.set_expected_hashes(hashes);
     }
     // Windows watch the folder unless told not to; headless runs only when asked.
     let watch = if args.headless {

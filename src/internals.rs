@@ -40,6 +40,8 @@ pub mod lua;
 pub mod overlay;
 #[path = "package/mod.rs"]
 pub mod package;
+#[path = "playback.rs"]
+pub mod playback;
 #[path = "record.rs"]
 pub mod record;
 #[path = "reload.rs"]

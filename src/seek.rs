@@ -13,11 +13,8 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::lua::{Limits, LuaGame};
-use crate::replay::{self, Replay};
-use crate::save::Saves;
+use crate::lua::Limits;
 use crate::terminal::{say, tell};
 
 /// Plays `replay` against `game` until `when` holds; prints `frame N` and
@@ -28,25 +25,10 @@ use crate::terminal::{say, tell};
 /// # Errors
 /// The game or the replay does not load, or the expression is bad.
 pub fn run(game: &Path, replay_path: &Path, when: &str) -> Result<ExitCode> {
-    let replay = Replay::load(replay_path)?;
-    let limits = Limits {
-        seed: replay.seed,
-        ..Limits::default()
-    };
-    let loaded = LuaGame::load_saving(game, limits, Saves::memory(replay.saved.clone()))?;
-    replay.check_game(replay_path, replay::game_name(crate::Game::config(&loaded)))?;
-    // What `--replay` says of a replay, seek says too.
-    if let Some(line) = crate::report::check_files(game, replay_path) {
-        tell!("moonloop: {}", crate::terminal::line(&line));
-    }
-    if let Some(warning) = replay.cut_warning(replay_path) {
-        tell!("moonloop: {warning}");
-    }
-    let predicate = loaded.predicate(when)?;
-    let mut engine = Engine::new(loaded, Box::new(replay.clock()));
-    engine.set_script(replay.script.clone());
-    engine.set_expected_hashes(replay.hashes.clone());
-    let frames = replay.deltas.len() as u64;
+    let shown = game.to_string_lossy().trim_end_matches('/').to_string();
+    let playback = crate::playback::open(game, shown, replay_path, Limits::default())?;
+    let predicate = playback.engine.game().predicate(when)?;
+    let (mut engine, frames) = (playback.engine, playback.frames);
     let mut warned = false;
     loop {
         let holds = engine

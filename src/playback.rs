@@ -1,0 +1,70 @@
+//! Playback: a game built to play a replay log (rules H6, H11), the one
+//! way `run --replay` and `seek` both build it.
+//!
+//! The game starts from the replay's seed and save; the log must be the
+//! game's (its `game` line); the clock gives the recorded deltas once,
+//! the recorded input is fed on its frames, and each frame's hash is
+//! checked against the log's. What is worth saying on the way is said
+//! once, on stderr: a save notice, a bug report whose files changed, a
+//! log cut short.
+
+use std::path::Path;
+
+use crate::engine::Engine;
+use crate::error::Result;
+use crate::lua::{Limits, LuaGame};
+use crate::replay::{self, Replay};
+use crate::save::Saves;
+use crate::terminal::tell;
+
+/// A game standing at frame 0 of a replay, ready to play it.
+pub struct Playback {
+    /// The engine, its clock, input and hashes the log's.
+    pub engine: Engine<LuaGame>,
+    /// The frames the log holds.
+    pub frames: u64,
+    /// What `math.random` started from: the log's seed.
+    pub seed: u64,
+    /// Whether the log was cut short (it plays to its last whole frame,
+    /// and the run should end with exit 1).
+    pub cut_short: bool,
+}
+
+/// Builds the game in `game` (shown as `shown` in errors) to play the
+/// replay log at `path`, under `limits` (whose seed the log's replaces).
+///
+/// # Errors
+/// The log does not read, or was recorded from another game; the game
+/// does not load.
+pub fn open(game: &Path, shown: String, path: &Path, limits: Limits) -> Result<Playback> {
+    let replay = Replay::load(path)?;
+    let limits = Limits {
+        seed: replay.seed,
+        ..limits
+    };
+    let mut loaded = LuaGame::load_shown(game, shown, limits, Saves::memory(replay.saved.clone()))?;
+    if let Some(notice) = loaded.take_save_notice() {
+        tell!("moonloop: {}", crate::terminal::line(&notice));
+    }
+    replay.check_game(path, replay::game_name(crate::Game::config(&loaded)))?;
+    if let Some(line) = crate::report::check_files(game, path) {
+        tell!("moonloop: {}", crate::terminal::line(&line));
+    }
+    let cut_short = match replay.cut_warning(path) {
+        Some(warning) => {
+            tell!("moonloop: {warning}");
+            true
+        }
+        None => false,
+    };
+    let frames = replay.deltas.len() as u64;
+    let mut engine = Engine::new(loaded, Box::new(replay.clock()));
+    engine.set_script(replay.script);
+    engine.set_expected_hashes(replay.hashes);
+    Ok(Playback {
+        engine,
+        frames,
+        seed: limits.seed,
+        cut_short,
+    })
+}
