@@ -4,7 +4,6 @@
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::sync::Arc;
 use std::time::Duration;
 
 use mlua::{AnyUserData, Function, Lua, Table, Value};
@@ -15,7 +14,7 @@ use super::handles::{InputHandle, Leases};
 use super::require::{self, ModuleId, Modules};
 use super::scene::SceneHandle;
 use super::screen::ScreenHandle;
-use super::vm::{self, Budget, Call, Limits};
+use super::vm::{self, Attached, Budget, Call, Limits};
 use crate::config::Config;
 use crate::engine::{Game, Reloaded, RenderCtx, UpdateCtx};
 use crate::error::{Error, Result};
@@ -89,6 +88,9 @@ struct Undo {
 
 /// A game folder loaded and running in its own VM.
 pub struct LuaGame {
+    /// The time budget, declared first: it detaches from the VM as it
+    /// drops, before the VM does.
+    budget: Attached,
     lua: Lua,
     dir: PathBuf,
     main: String,
@@ -117,7 +119,6 @@ pub struct LuaGame {
     input: AnyUserData,
     scene: AnyUserData,
     screen: AnyUserData,
-    budget: Arc<Budget>,
     /// Where the game's save lives (H12).
     saves: Saves,
     /// The save `init` was given, as canonical JSON, for a replay to
@@ -129,12 +130,6 @@ pub struct LuaGame {
     replaying: bool,
     /// History's digests of the state (R3).
     digester: state::Digester,
-}
-
-impl Drop for LuaGame {
-    fn drop(&mut self) {
-        self.budget.detach();
-    }
 }
 
 impl LuaGame {

@@ -17,14 +17,13 @@
 //! ```
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use mlua::{Function, Lua, Value};
 
 use super::errors;
 use super::game::LuaGame;
 use super::require::{self, ModuleId, Modules};
-use super::vm::{self, Budget, Call, Limits};
+use super::vm::{self, Attached, Budget, Call, Limits};
 use crate::clock::ClockSpec;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
@@ -59,8 +58,9 @@ pub struct Run {
 }
 
 struct Loaded {
+    /// Declared before the VM: it detaches as it drops, first.
+    budget: Attached,
     lua: Lua,
-    budget: Arc<Budget>,
     seconds: f64,
     script: Option<Script>,
     setup: Option<Function>,
@@ -199,7 +199,6 @@ pub fn check_dt(game_dir: &Path, file: &Path, clocks: &[ClockSpec]) -> Result<Ve
             outcome,
         });
     }
-    scenario.budget.detach();
     Ok(runs)
 }
 

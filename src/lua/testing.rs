@@ -17,7 +17,7 @@ use super::engines::Member;
 use super::errors;
 use super::game::LuaGame;
 use super::require::{self, ModuleId, Modules};
-use super::vm::{self, Budget, Call, Limits};
+use super::vm::{self, Attached, Budget, Call, Limits};
 use crate::clock::ClockSpec;
 use crate::engine::Engine;
 use crate::input::{InputEvent, Key, Script};
@@ -568,7 +568,7 @@ pub fn run_test_file_with(game_dir: &Path, file: &Path, budget: Duration) -> Tes
         results: Vec::new(),
     };
     let registered: Registered = Rc::default();
-    let setup = || -> mlua::Result<(Lua, Arc<Budget>)> {
+    let setup = || -> mlua::Result<(Lua, Attached)> {
         let lua = vm::new_vm(Limits::default())?;
         lua.set_app_data(modules);
         require::install(&lua)?;
@@ -593,18 +593,19 @@ pub fn run_test_file_with(game_dir: &Path, file: &Path, budget: Duration) -> Tes
         lua.set_app_data(Arc::clone(&budget));
         Ok((lua, budget))
     };
-    let (lua, budget) = match setup() {
+    let (lua, attached) = match setup() {
         Ok(vm) => vm,
         Err(e) => {
             report.results.push((shown, Err(errors::describe(&e))));
             return report;
         }
     };
+    // Declared after the VM, so it drops (detaching) first.
+    let budget = attached;
     if let Err(e) = budget.guard(Call::Test, || require::run(&lua, &id)) {
         report
             .results
             .push(("(loading the file)".into(), Err(errors::describe(&e))));
-        budget.detach();
         return report;
     }
     let tests = std::mem::take(&mut *registered.borrow_mut());
@@ -617,6 +618,5 @@ pub fn run_test_file_with(game_dir: &Path, file: &Path, budget: Duration) -> Tes
             .results
             .push((name, outcome.map_err(|e| errors::describe(&e))));
     }
-    budget.detach();
     report
 }

@@ -171,9 +171,30 @@ pub struct Budget {
     armed: AtomicBool,
 }
 
+/// A budget attached to its VM. Dropping it detaches the budget, so the
+/// watchdog never writes into the callbacks of a VM that is gone: hold it
+/// where it drops before the VM (a field declared before the `Lua`, a
+/// local declared after it).
+#[derive(Debug)]
+pub struct Attached(Arc<Budget>);
+
+impl std::ops::Deref for Attached {
+    type Target = Arc<Budget>;
+
+    fn deref(&self) -> &Arc<Budget> {
+        &self.0
+    }
+}
+
+impl Drop for Attached {
+    fn drop(&mut self) {
+        self.0.detach();
+    }
+}
+
 impl Budget {
     /// Installs a budget of `limit` per call on `lua`.
-    pub fn install(lua: &Lua, limit: Duration) -> mlua::Result<Arc<Budget>> {
+    pub fn install(lua: &Lua, limit: Duration) -> mlua::Result<Attached> {
         let budget = Arc::new(Budget {
             limit_ns: AtomicU64::new(limit.as_nanos() as u64),
             seq: AtomicU64::new(0),
@@ -208,6 +229,12 @@ impl Budget {
             Ok(VmState::Continue)
         });
         // Keep mlua's trampoline, but take it out of the VM until needed.
+        // SAFETY: on the VM's own thread, before any call runs: the
+        // callbacks struct lives as long as the VM, and its address is
+        // kept under the budget's lock, cleared before the VM goes
+        // (`Attached`). The watchdog's later writes of the interrupt
+        // field are atomic word stores, read by Luau as a plain aligned
+        // word at its safepoints, as Luau's own REPL interrupts scripts.
         unsafe {
             lua.exec_raw::<()>((), |state| {
                 let callbacks = ffi::lua_callbacks(state);
@@ -218,7 +245,7 @@ impl Budget {
             })?;
         }
         watchdog().lock().unwrap().push(Arc::downgrade(&budget));
-        Ok(budget)
+        Ok(Attached(budget))
     }
 
     /// Returns the time each call may run.
@@ -294,8 +321,9 @@ impl Budget {
         self.fired.store(0, Ordering::Relaxed);
     }
 
-    /// Detaches the budget from its VM, which is about to be dropped.
-    pub fn detach(&self) {
+    /// Detaches the budget from its VM, which is about to be dropped
+    /// ([`Attached`] does it as it drops).
+    fn detach(&self) {
         *self.callbacks.lock().unwrap() = 0;
     }
 }

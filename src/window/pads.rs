@@ -29,19 +29,31 @@ const EV_KEY: u16 = 0x01;
 const EV_SYN: u16 = 0x00;
 const EV_ABS: u16 = 0x03;
 
-/// One evdev event, as the kernel writes it on 64-bit Linux.
+/// One evdev event, as the kernel writes it: libc's own `input_event`,
+/// whose time fields follow the target's `time_t` (24 bytes on 64-bit
+/// Linux, 16 on 32-bit without 64-bit time).
+#[cfg(target_os = "linux")]
+type RawEvent = libc::input_event;
+
+/// One evdev event, laid out as 64-bit Linux writes it (the decoder is
+/// fuzzed everywhere; only Linux reads real devices).
+#[cfg(not(target_os = "linux"))]
 #[repr(C)]
-#[derive(Clone, Copy, Default)]
+#[allow(non_camel_case_types, dead_code)]
 struct RawEvent {
-    seconds: i64,
-    micros: i64,
-    kind: u16,
+    time: [i64; 2],
+    type_: u16,
     code: u16,
     value: i32,
 }
 
-/// The size of [`RawEvent`].
+/// The size of one event.
 pub const EVENT_SIZE: usize = std::mem::size_of::<RawEvent>();
+
+/// Where an event's type, code and value are in its bytes.
+const KIND_AT: usize = std::mem::offset_of!(RawEvent, type_);
+const CODE_AT: usize = std::mem::offset_of!(RawEvent, code);
+const VALUE_AT: usize = std::mem::offset_of!(RawEvent, value);
 
 /// An axis's range, as the device reports it.
 #[derive(Debug, Clone, Copy)]
@@ -213,9 +225,10 @@ impl Decoder {
 /// Reads evdev events from `bytes` (whole events only) into `decoder`.
 pub fn decode_bytes(decoder: &mut Decoder, bytes: &[u8], push: &mut impl FnMut(InputEvent)) {
     for chunk in bytes.chunks_exact(EVENT_SIZE) {
-        let kind = u16::from_ne_bytes([chunk[16], chunk[17]]);
-        let code = u16::from_ne_bytes([chunk[18], chunk[19]]);
-        let value = i32::from_ne_bytes([chunk[20], chunk[21], chunk[22], chunk[23]]);
+        let field = |at: usize, len: usize| &chunk[at..at + len];
+        let kind = u16::from_ne_bytes(field(KIND_AT, 2).try_into().expect("2 bytes"));
+        let code = u16::from_ne_bytes(field(CODE_AT, 2).try_into().expect("2 bytes"));
+        let value = i32::from_ne_bytes(field(VALUE_AT, 4).try_into().expect("4 bytes"));
         decoder.decode(kind, code, value, push);
     }
 }

@@ -99,6 +99,23 @@ pub fn read(lua: &Lua, list: &Table, keys: &[usize; 8], out: &mut Vec<Quick>) ->
 mod tests {
     use super::*;
 
+    /// The mlua release whose `exec_raw_lua`, `RawLua::state` and
+    /// `RawLua::push` (marked `doc(hidden)`: no promise across releases)
+    /// this file was read against. Cargo.toml pins it.
+    const AUDITED_MLUA: &str = "0.12.2";
+
+    #[test]
+    fn mlua_is_the_release_this_file_was_audited_against() {
+        // Moving mlua means reading its RawLua again, then this constant.
+        let lock = include_str!("../../../Cargo.lock");
+        let version = lock
+            .split("[[package]]")
+            .find(|p| p.contains("name = \"mlua\"\n"))
+            .and_then(|p| p.lines().find_map(|l| l.strip_prefix("version = ")))
+            .map(|v| v.trim_matches('"'));
+        assert_eq!(version, Some(AUDITED_MLUA));
+    }
+
     fn keys(lua: &Lua) -> ([mlua::LuaString; 8], [usize; 8]) {
         let strings = super::super::sprites::FIELDS.map(|f| lua.create_string(f).unwrap());
         let addresses = strings.each_ref().map(|s| s.to_pointer() as usize);

@@ -5,7 +5,9 @@
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt as _;
 
-use super::{ABS_CODES, Decoder, EV_ABS, EV_KEY, EV_SYN, EVENT_SIZE, PADS, Range};
+use super::{
+    ABS_CODES, CODE_AT, Decoder, EV_ABS, EV_KEY, EV_SYN, EVENT_SIZE, KIND_AT, PADS, Range,
+};
 use crate::input::InputEvent;
 use crate::terminal::{escape, tell};
 use crate::window::padmap::{self, Binds, Caps, STANDARD_AXES, STANDARD_BUTTONS};
@@ -40,6 +42,7 @@ fn the_ioctl_numbers_are_the_kernels() {
     assert_eq!(eviocg(0x09, 4), 0x8004_4509, "EVIOCGPROP(4)");
     assert_eq!(eviocg(0x18, 96), 0x8060_4518, "EVIOCGKEY(96)");
     assert_eq!(Caps::default().keys.len(), 96, "KEY_MAX (0x2ff) bits");
+    #[cfg(target_pointer_width = "64")]
     assert_eq!(EVENT_SIZE, 24, "struct input_event");
 }
 
@@ -73,8 +76,8 @@ impl Device {
             if n > 0 {
                 let bytes = &buffer[..n as usize];
                 dropped |= bytes.chunks_exact(EVENT_SIZE).any(|event| {
-                    event[16..18] == EV_SYN.to_ne_bytes()
-                        && event[18..20] == SYN_DROPPED.to_ne_bytes()
+                    event[KIND_AT..KIND_AT + 2] == EV_SYN.to_ne_bytes()
+                        && event[CODE_AT..CODE_AT + 2] == SYN_DROPPED.to_ne_bytes()
                 });
                 super::decode_bytes(&mut self.decoder, bytes, push);
                 continue;
