@@ -102,15 +102,35 @@ pub fn new_vm(limits: Limits) -> mlua::Result<Lua> {
     let globals = lua.globals();
     // Code comes in through `require` alone, which confines it to the game
     // folder; environments are not the game's to swap.
-    for name in [
-        "loadstring",
-        "getfenv",
-        "setfenv",
-        "load",
-        "dofile",
-        "loadfile",
+    // Ported code meets them by name, not as "attempt to call a nil
+    // value".
+    for (name, instead) in [
+        ("loadstring", "put the code in a module and require it"),
+        ("load", "put the code in a module and require it"),
+        ("dofile", "require the module (\"./name\")"),
+        ("loadfile", "require the module (\"./name\")"),
+        (
+            "getfenv",
+            "pass what the function needs as arguments, or keep it in a module",
+        ),
+        (
+            "setfenv",
+            "pass what the function needs as arguments, or keep it in a module",
+        ),
     ] {
-        globals.raw_set(name, Value::Nil)?;
+        let message = format!(
+            "H9: {name} is not offered: code comes in through require alone, from the game \
+             folder, and environments are not the game's to swap; {instead}"
+        );
+        globals.raw_set(
+            name,
+            lua.create_function(move |lua, _: mlua::MultiValue| -> mlua::Result<()> {
+                Err(mlua::Error::RuntimeError(format!(
+                    "{}{message}",
+                    super::location(lua, 1)
+                )))
+            })?,
+        )?;
     }
     super::determinism::install(&lua, limits.seed)?;
     // Game output goes to stderr, marked and escaped: stdout carries what
