@@ -229,6 +229,35 @@ struct RunArgs {
     state_hash: bool,
 }
 
+/// The options a built game shows its player: how to play it, not how
+/// to build or test it. The rest of `run`'s still work (a CI run of the
+/// built game, `--headless --frames 60 --print-state`), unlisted.
+const PLAYER_OPTIONS: &[&str] = &["audio", "save_dir", "headless", "help", "version"];
+
+/// A built executable's own command line: the game's name, title and
+/// version, and the options a player uses.
+fn carried_command(name: &str, about: &crate::package::About) -> clap::Command {
+    use clap::Args as _;
+    let title = if about.title.is_empty() {
+        name.to_string()
+    } else {
+        about.title.clone()
+    };
+    let version = about
+        .version
+        .clone()
+        .unwrap_or_else(|| "(no version: the game's config.version is not set)".into());
+    let command = clap::Command::new(name.to_string())
+        .about(format!("{title}: a game made with moonloop"))
+        .version(version)
+        .override_usage(format!("{name} [OPTIONS]"))
+        .disable_help_subcommand(true);
+    RunArgs::augment_args(command).mut_args(|arg| {
+        let shown = PLAYER_OPTIONS.contains(&arg.get_id().as_str());
+        arg.hide(!shown)
+    })
+}
+
 /// Where a built executable's game goes in `run`'s arguments until it is
 /// unpacked.
 const CARRIED: &str = "\u{0}carried game";
@@ -245,29 +274,43 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if carried.is_some() {
-        if args.iter().any(|a| a == "--watch") {
-            tell!("moonloop: a built game does not reload; --watch is for game folders");
-            return ExitCode::from(2);
+    let mut player_name = String::from("moonloop");
+    let parsed = match &carried {
+        Some(payload) => {
+            if args.iter().any(|a| a == "--watch") {
+                tell!("moonloop: a built game does not reload; --watch is for game folders");
+                return ExitCode::from(2);
+            }
+            let rest = args.split_off(1.min(args.len()));
+            let name = args
+                .first()
+                .and_then(|a| Path::new(a).file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "game".into());
+            player_name = name.clone();
+            // The game's folder once it is unpacked, which waits until the
+            // arguments are known to run a game (`--help` unpacks nothing).
+            args.push(CARRIED.into());
+            args.push("--shown-as".into());
+            args.push(name.clone().into());
+            if !rest.iter().any(|a| a == "--no-watch") {
+                args.push("--no-watch".into());
+            }
+            args.extend(rest);
+            let about = crate::package::About::of(payload).unwrap_or_default();
+            carried_command(&name, &about)
+                .try_get_matches_from(args)
+                .and_then(|matches| {
+                    use clap::FromArgMatches as _;
+                    RunArgs::from_arg_matches(&matches)
+                })
+                .map(|run| Cli {
+                    command: Command::Run(run),
+                })
         }
-        let rest = args.split_off(1.min(args.len()));
-        let name = args
-            .first()
-            .and_then(|a| Path::new(a).file_name())
-            .map(|n| n.to_os_string())
-            .unwrap_or_else(|| "game".into());
-        args.push("run".into());
-        // The game's folder once it is unpacked, which waits until the
-        // arguments are known to run a game (`--help` unpacks nothing).
-        args.push(CARRIED.into());
-        args.push("--shown-as".into());
-        args.push(name);
-        if !rest.iter().any(|a| a == "--no-watch") {
-            args.push("--no-watch".into());
-        }
-        args.extend(rest);
-    }
-    let cli = match Cli::try_parse_from(args) {
+        None => Cli::try_parse_from(args),
+    };
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(err) => {
             use clap::error::ErrorKind;
@@ -288,7 +331,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                 .find(|l| l.starts_with("[possible values: "))
                 .map_or(String::new(), |l| format!(" {l}"));
             tell!(
-                "moonloop: {}{values} (see moonloop --help)",
+                "{player_name}: {}{values} (see {player_name} --help)",
                 first.trim_start_matches("error: ")
             );
             return ExitCode::from(2);
@@ -385,12 +428,18 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
 
 fn build(game: &Path, out: &Path) -> Result<ExitCode> {
     // A game that does not load is not worth shipping: say so now.
-    LuaGame::load(game)?;
-    let size = crate::package::build(game, out).map_err(Error::Usage)?;
+    let loaded = LuaGame::load(game)?;
+    let config = crate::Game::config(&loaded);
+    let about = crate::package::About {
+        title: config.title.clone(),
+        version: config.version.clone(),
+    };
+    let size = crate::package::build(game, out, &about).map_err(Error::Usage)?;
     tell!(
-        "built {} ({}); it takes the options of moonloop run, without the game",
+        "built {} ({}); `{} --help` shows the player its options",
         out.display(),
-        crate::assets::bytes(size)
+        crate::assets::bytes(size),
+        out.display()
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -52,6 +52,9 @@ pub struct Config {
     pub cursor: bool,
     /// A PNG in the game folder for the window's icon. Default: none.
     pub icon: Option<String>,
+    /// The game's version, as a built executable's `--version` shows it
+    /// (at most 64 printable characters). Default: none.
+    pub version: Option<String>,
 }
 
 impl Default for Config {
@@ -72,6 +75,7 @@ impl Default for Config {
             vsync: true,
             cursor: true,
             icon: None,
+            version: None,
         }
     }
 }

@@ -11,7 +11,7 @@ use common::{game, moonloop};
 /// Counts its runs in its save.
 const COUNTER: &str = r#"
 return {
-  config = { id = "packaged-counter" },
+  config = { id = "packaged-counter", title = "Counter", version = "0.3.1" },
   init = function(saved)
     return { runs = (if saved then saved.runs else 0) + 1 }
   end,
@@ -95,6 +95,50 @@ fn a_built_game_runs_anywhere_with_nothing_read_from_its_source() {
     let third = run_exe(&exe, HEADLESS, elsewhere.path());
     assert!(third.stdout.contains("\"runs\": 1"), "{}", third.stdout);
 
+    // rule: H12 (its own command line: the game's name, title and
+    // version, and a player's options, nothing about building or testing)
+    let help = run_exe(&exe, &["--help"], elsewhere.path());
+    assert_eq!(help.code, 0, "{}", help.stderr);
+    assert!(
+        help.stdout
+            .starts_with("Counter: a game made with moonloop\n\nUsage: counter-game [OPTIONS]\n"),
+        "{}",
+        help.stdout
+    );
+    for shown in ["--audio", "--save-dir", "--headless", "--version"] {
+        assert!(help.stdout.contains(shown), "{shown}: {}", help.stdout);
+    }
+    for hidden in [
+        "--record-input",
+        "--budget",
+        "--clock",
+        "test",
+        "build",
+        "<GAME>",
+    ] {
+        assert!(!help.stdout.contains(hidden), "{hidden}: {}", help.stdout);
+    }
+    let version = run_exe(&exe, &["--version"], elsewhere.path());
+    assert_eq!(
+        (version.code, version.stdout.as_str()),
+        (0, "counter-game 0.3.1\n")
+    );
+    // Neither unpacks the game (it was made even for --help).
+    let tmp = tempfile::tempdir().unwrap();
+    let out = Command::new(&exe)
+        .arg("--help")
+        .env("TMPDIR", tmp.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let made: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .filter(|n| n.to_string_lossy().starts_with("moonloop-game-"))
+        .collect();
+    assert!(made.is_empty(), "{made:?}");
+
     // Hot reload is off in a built game.
     let watch = run_exe(&exe, &["--headless", "--watch"], elsewhere.path());
     assert_eq!(watch.code, 2);
@@ -102,10 +146,11 @@ fn a_built_game_runs_anywhere_with_nothing_read_from_its_source() {
         watch.stderr.trim(),
         "moonloop: a built game does not reload; --watch is for game folders"
     );
-    // A bad option gets run's one line.
+    // A bad option gets one line, in the game's name.
     let bad = run_exe(&exe, &["--frames", "x"], elsewhere.path());
     assert_eq!(bad.code, 2);
     assert_eq!(bad.stderr.lines().count(), 1, "{}", bad.stderr);
+    assert!(bad.stderr.starts_with("counter-game: "), "{}", bad.stderr);
 
     // Building from a built game ships the game given, not the one carried.
     let other = game(&[(

@@ -33,6 +33,7 @@ pub(super) const CONFIG_FIELDS: &[&str] = &[
     "vsync",
     "cursor",
     "icon",
+    "version",
 ];
 /// Reads `config.title`: at most [`MAX_TITLE`] characters, none of them
 /// control characters (a window system refuses a NUL; a newline has no
@@ -96,6 +97,20 @@ pub(super) fn read_config(
             "title" => match &value {
                 Value::String(s) => config.title = read_title(s, file)?,
                 _ => return Err(bad("title", "a string")),
+            },
+            "version" => match &value {
+                Value::String(s)
+                    if (1..=64).contains(&s.as_bytes().len())
+                        && s.to_str().is_ok_and(|v| !v.chars().any(char::is_control)) =>
+                {
+                    config.version = Some(s.to_string_lossy())
+                }
+                _ => {
+                    return Err(bad(
+                        "version",
+                        "a string of 1 to 64 printable characters, such as \"1.2.0\"",
+                    ));
+                }
             },
             "width" | "height" => match number {
                 Some(n) if (1.0..=MAX_SIDE as f64).contains(&n) && n.fract() == 0.0 => {

@@ -10,8 +10,11 @@
 //! archive claims), every name a plain relative path (no `..`, no absolute
 //! path, no link), no name twice.
 //!
-//! A built executable ends with a trailer: the zip's length (8 bytes,
-//! little-endian) and [`MAGIC`]. The host looks for it when it starts.
+//! A built executable ends with what it carries: a few lines about the
+//! game ([`About`]: its title and version, for its own `--help` and
+//! `--version` without unpacking it), the game's zip, and a trailer: the
+//! length of both (8 bytes, little-endian) and [`MAGIC`]. The host looks
+//! for it when it starts.
 
 pub mod archive;
 
@@ -28,7 +31,7 @@ pub const MAX_UNPACKED: u64 = 1 << 30;
 pub const MAX_ARCHIVE: u64 = 1 << 30;
 
 /// The last bytes of a built executable.
-pub const MAGIC: &[u8; 8] = b"MLGAME01";
+pub const MAGIC: &[u8; 8] = b"MLGAME02";
 
 /// A game unpacked from a package; its folder goes when this is dropped.
 #[derive(Debug)]
@@ -260,7 +263,7 @@ fn collect(dir: &Path, rel: &Path, out: &mut Vec<PathBuf>) -> Result<(), String>
 /// # Errors
 /// The host cannot read itself, the game cannot be zipped, or `out`
 /// cannot be written.
-pub fn build(game: &Path, out: &Path) -> Result<u64, String> {
+pub fn build(game: &Path, out: &Path, about: &About) -> Result<u64, String> {
     // Into the game folder it would replace the author's file of that
     // name (`-o g/main.luau`), or ship inside the next build.
     let folder = |p: &Path| match p.parent() {
@@ -313,9 +316,11 @@ pub fn build(game: &Path, out: &Path) -> Result<u64, String> {
             _ => Path::new("."),
         };
         let mut temporary = tempfile::NamedTempFile::new_in(parent)?;
+        let about = about.to_bytes();
         temporary.write_all(&host)?;
+        temporary.write_all(&about)?;
         temporary.write_all(&zip)?;
-        temporary.write_all(&(zip.len() as u64).to_le_bytes())?;
+        temporary.write_all(&((about.len() + zip.len()) as u64).to_le_bytes())?;
         temporary.write_all(MAGIC)?;
         temporary.as_file().sync_all()?;
         #[cfg(unix)]
@@ -332,7 +337,50 @@ pub fn build(game: &Path, out: &Path) -> Result<u64, String> {
     write().map_err(|e| format!("cannot write {} ({e})", out.display()))
 }
 
-/// Returns the length of the zip a built executable's `bytes` end with.
+/// What a built executable says of its game before it unpacks it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct About {
+    /// The game's `config.title`.
+    pub title: String,
+    /// Its `config.version`, if it has one.
+    pub version: Option<String>,
+}
+
+/// The first line of a built game's [`About`].
+const ABOUT: &[u8] = b"moonloop-build 1\n";
+
+impl About {
+    fn to_bytes(&self) -> Vec<u8> {
+        let mut out = ABOUT.to_vec();
+        // Neither holds a control character (the config refuses them).
+        out.extend_from_slice(format!("title {}\n", self.title).as_bytes());
+        if let Some(version) = &self.version {
+            out.extend_from_slice(format!("version {version}\n").as_bytes());
+        }
+        out.push(b'\n');
+        out
+    }
+
+    /// Reads what `carried` (a built executable's payload) says of its
+    /// game; none for a bare zip.
+    pub fn of(carried: &[u8]) -> Option<About> {
+        let rest = carried.strip_prefix(ABOUT)?;
+        let end = rest.windows(2).position(|w| w == b"\n\n")?.min(4096);
+        let text = std::str::from_utf8(&rest[..end]).ok()?;
+        let mut about = About::default();
+        for line in text.lines() {
+            match line.split_once(' ') {
+                Some(("title", title)) => about.title = title.to_string(),
+                Some(("version", version)) => about.version = Some(version.to_string()),
+                _ => {}
+            }
+        }
+        Some(about)
+    }
+}
+
+/// Returns the length of the payload (about and zip) a built
+/// executable's `bytes` end with.
 fn trailer(bytes: &[u8]) -> Option<u64> {
     let end = bytes.len().checked_sub(16)?;
     let (len, magic) = bytes[end..].split_at(8);
@@ -343,8 +391,9 @@ fn trailer(bytes: &[u8]) -> Option<u64> {
     (len <= end as u64).then_some(len)
 }
 
-/// Returns the game this executable carries, if it is a built one: the
-/// zip's bytes.
+/// Returns the game this executable carries, if it is a built one: its
+/// [`About`] and the zip's bytes after it (which [`unpack`] reads as they
+/// are: what comes before a zip is skipped).
 ///
 /// # Errors
 /// It carries one that cannot be read.
