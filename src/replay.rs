@@ -313,8 +313,10 @@ impl Replay {
             if !text.ends_with('\n') {
                 keep = keep.saturating_sub(1);
             }
-            while keep > 0 && hashes[keep - 1].is_none() {
-                keep -= 1;
+            // A frame without its hash was not written whole: the log is
+            // whole only up to the first such frame.
+            if let Some(hole) = hashes[..keep].iter().position(Option::is_none) {
+                keep = hole;
             }
             deltas.truncate(keep);
             hashes.truncate(keep);
