@@ -94,9 +94,9 @@ impl Player {
 
     /// The player a window plays through: `--audio`'s `audio` ("" is
     /// ALSA's default device, "off" none, a `.wav` name renders into that
-    /// file, anything else names an ALSA device). A device asked for by
-    /// name that cannot open says so once on stderr; a machine with no
-    /// sound card plays silently (the overlay says why).
+    /// file, anything else names an ALSA device). A device that cannot
+    /// open says so once on stderr, and the game runs on silently (the
+    /// overlay says why too).
     ///
     /// # Errors
     /// The WAV file cannot be written.
@@ -109,8 +109,12 @@ impl Player {
             return Player::to_file(path, bank);
         }
         let player = Player::open(device, bank);
-        if !player.is_playing() && !matches!(device, "default" | "off") {
-            crate::terminal::tell!("moonloop: no sound: {}", player.status());
+        if !player.is_playing() && device != "off" {
+            // Said once, then the game runs on silently (F1 says it too).
+            crate::terminal::tell!(
+                "moonloop: no sound: {}; the game runs on silently (--audio off says nothing)",
+                player.status()
+            );
         }
         Ok(player)
     }
