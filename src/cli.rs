@@ -80,6 +80,9 @@ enum Command {
         /// The executable to write.
         #[arg(short, long, value_name = "FILE")]
         out: PathBuf,
+        /// Lists every file packed (what .moonloopignore leaves out is not).
+        #[arg(short, long)]
+        verbose: bool,
     },
     /// Runs each game's tests/*.luau and prints "N passed, N failed".
     Test {
@@ -355,7 +358,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             }
         }
         Command::Run(args) => run(args),
-        Command::Build { game, out } => build(&game, &out),
+        Command::Build { game, out, verbose } => build(&game, &out, verbose),
         Command::Test { games, budget } => test(games, budget),
         Command::Check { games } => Ok(check(&games)),
         Command::New { name } => crate::scaffold::new_game(&name).map(|()| {
@@ -426,7 +429,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     }
 }
 
-fn build(game: &Path, out: &Path) -> Result<ExitCode> {
+fn build(game: &Path, out: &Path, verbose: bool) -> Result<ExitCode> {
     // A game that does not load is not worth shipping: say so now.
     let loaded = LuaGame::load(game)?;
     let config = crate::Game::config(&loaded);
@@ -434,7 +437,12 @@ fn build(game: &Path, out: &Path) -> Result<ExitCode> {
         title: config.title.clone(),
         version: config.version.clone(),
     };
-    let size = crate::package::build(game, out, &about).map_err(Error::Usage)?;
+    let (size, files) = crate::package::build(game, out, &about).map_err(Error::Usage)?;
+    if verbose {
+        for file in &files {
+            say!("packed {}", file.display());
+        }
+    }
     tell!(
         "built {} ({}); `{} --help` shows the player its options",
         out.display(),

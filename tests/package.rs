@@ -340,3 +340,39 @@ fn a_packaged_games_errors_name_the_package_not_its_private_folder() {
         out.stderr
     );
 }
+
+// rule: H12
+#[test]
+fn an_ignore_file_keeps_source_art_tests_and_notes_out_of_the_build() {
+    let dir = game(&[
+        (
+            "g/main.luau",
+            "return { init = function() return { n = 1 } end }",
+        ),
+        (
+            "g/.moonloopignore",
+            "# stays home\n*.psd\ntests/\nnotes.txt\n",
+        ),
+        ("g/art/ship.psd", "layers"),
+        ("g/art/ship.png", "pixels"),
+        ("g/tests/t.luau", "test('x', function() end)"),
+        ("g/notes.txt", "todo"),
+    ]);
+    let exe = dir.path().join("g-game");
+    let out = moonloop(
+        &["build", "g", "-o", exe.to_str().unwrap(), "--verbose"],
+        dir.path(),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout, "packed art/ship.png\npacked main.luau\n",
+        "what was packed, and nothing left out"
+    );
+    // The built game carries nothing else: its folder has only those.
+    let run = run_exe(
+        &exe,
+        &["--headless", "--frames", "1", "--print-state"],
+        dir.path(),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}

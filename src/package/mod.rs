@@ -17,6 +17,7 @@
 //! for it when it starts.
 
 pub mod archive;
+pub mod ignore;
 
 use std::io::{Read as _, Seek as _, Write as _};
 use std::path::{Path, PathBuf};
@@ -170,12 +171,37 @@ pub fn open_zip(path: &Path) -> Result<Unpacked, String> {
     unpack(&bytes, &shown)
 }
 
+/// A game folder zipped: the archive, and the files it holds.
+#[derive(Debug)]
+pub struct Zipped {
+    /// The zip's bytes.
+    pub bytes: Vec<u8>,
+    /// The files packed, relative to the game folder, in order.
+    pub files: Vec<PathBuf>,
+}
+
 /// Zips the game folder `game` under a top-level folder of its name:
-/// every file but hidden ones (a `.git`, an editor's swap file) and links.
+/// every file but hidden ones (a `.git`, an editor's swap file), links,
+/// and what the folder's `.moonloopignore` leaves out ([`ignore`]).
 ///
 /// # Errors
-/// A file cannot be read, or the game is larger than a package may be.
+/// A file cannot be read, the ignore file is malformed, or the game is
+/// larger than a package may be.
 pub fn zip_folder(game: &Path) -> Result<Vec<u8>, String> {
+    zip_game(game).map(|z| z.bytes)
+}
+
+/// Zips the game folder `game` as [`zip_folder`] does, saying which files
+/// it packed.
+///
+/// # Errors
+/// As [`zip_folder`].
+pub fn zip_game(game: &Path) -> Result<Zipped, String> {
+    let ignore = match moonloop_door::read(&game.join(ignore::FILE), 1 << 20) {
+        Ok(bytes) => ignore::Ignore::parse(&String::from_utf8_lossy(&bytes))?,
+        Err(moonloop_door::Refusal::Missing) => ignore::Ignore::default(),
+        Err(why) => return Err(format!("{}: {why}", ignore::FILE)),
+    };
     let name = game
         .canonicalize()
         .ok()
@@ -186,7 +212,7 @@ pub fn zip_folder(game: &Path) -> Result<Vec<u8>, String> {
         .compression_method(zip::CompressionMethod::Deflated)
         .unix_permissions(0o644);
     let mut files = Vec::new();
-    collect(game, Path::new(""), &mut files)?;
+    collect(game, Path::new(""), &ignore, &mut files)?;
     if files.len() > MAX_ENTRIES {
         return Err(format!(
             "{} has more than {MAX_ENTRIES} files",
@@ -194,7 +220,7 @@ pub fn zip_folder(game: &Path) -> Result<Vec<u8>, String> {
         ));
     }
     let mut total = 0u64;
-    for rel in files {
+    for rel in &files {
         // Read at most one byte past what the package may still hold: a
         // file that is (or grows to) more is refused before it fills the
         // host.
@@ -226,11 +252,20 @@ pub fn zip_folder(game: &Path) -> Result<Vec<u8>, String> {
             .map_err(|e| format!("zipping {}: {e}", rel.display()))?;
     }
     let cursor = writer.finish().map_err(|e| format!("zipping: {e}"))?;
-    Ok(cursor.into_inner())
+    Ok(Zipped {
+        bytes: cursor.into_inner(),
+        files,
+    })
 }
 
-/// Lists the files under `dir/rel`, sorted, skipping hidden names and links.
-fn collect(dir: &Path, rel: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+/// Lists the files under `dir/rel`, sorted, skipping hidden names, links
+/// and what `ignore` leaves out.
+fn collect(
+    dir: &Path,
+    rel: &Path,
+    ignore: &ignore::Ignore,
+    out: &mut Vec<PathBuf>,
+) -> Result<(), String> {
     let here = dir.join(rel);
     let mut entries: Vec<_> = std::fs::read_dir(&here)
         .map_err(|e| format!("{}: {e}", here.display()))?
@@ -246,8 +281,12 @@ fn collect(dir: &Path, rel: &Path, out: &mut Vec<PathBuf>) -> Result<(), String>
             continue;
         };
         let child = rel.join(&name);
+        let shown = child.to_string_lossy().replace('\\', "/");
+        if ignore.leaves_out(&shown, kind.is_dir()) {
+            continue;
+        }
         if kind.is_dir() {
-            collect(dir, &child, out)?;
+            collect(dir, &child, ignore, out)?;
         } else if kind.is_file() {
             out.push(child);
         }
@@ -263,7 +302,7 @@ fn collect(dir: &Path, rel: &Path, out: &mut Vec<PathBuf>) -> Result<(), String>
 /// # Errors
 /// The host cannot read itself, the game cannot be zipped, or `out`
 /// cannot be written.
-pub fn build(game: &Path, out: &Path, about: &About) -> Result<u64, String> {
+pub fn build(game: &Path, out: &Path, about: &About) -> Result<(u64, Vec<PathBuf>), String> {
     // Into the game folder it would replace the author's file of that
     // name (`-o g/main.luau`), or ship inside the next build.
     let folder = |p: &Path| match p.parent() {
@@ -294,7 +333,8 @@ pub fn build(game: &Path, out: &Path, about: &About) -> Result<u64, String> {
             }
         ));
     }
-    let zip = zip_folder(game)?;
+    let zipped = zip_game(game)?;
+    let zip = zipped.bytes;
     // What the built game cannot unpack is refused now, not when a player
     // runs it: a path too deep or too long inside the folder.
     archive::Archive::new(&zip).map_err(|why| {
@@ -334,7 +374,8 @@ pub fn build(game: &Path, out: &Path, about: &About) -> Result<u64, String> {
         temporary.persist(out).map_err(|e| e.error)?;
         Ok(size)
     };
-    write().map_err(|e| format!("cannot write {} ({e})", out.display()))
+    let size = write().map_err(|e| format!("cannot write {} ({e})", out.display()))?;
+    Ok((size, zipped.files))
 }
 
 /// What a built executable says of its game before it unpacks it.
