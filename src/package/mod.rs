@@ -224,7 +224,7 @@ pub fn zip_game(game: &Path) -> Result<Zipped, String> {
         // Read at most one byte past what the package may still hold: a
         // file that is (or grows to) more is refused before it fills the
         // host.
-        let path = game.join(&rel);
+        let path = game.join(rel);
         let said = std::fs::metadata(&path).map_or(0, |m| m.len());
         let mut bytes = Vec::new();
         if total + said <= MAX_UNPACKED {
