@@ -180,6 +180,21 @@ impl Glyphs {
     fn image(&mut self, system: &mut FontSystem, key: CacheKey) -> Option<&Image> {
         if !self.images.contains_key(&key) {
             let swash = self.swash.get_or_insert_with(SwashCache::new);
+            // The rasterizer allocates the outline's whole box before it
+            // draws: a broken font's glyph can span millions of pixels on
+            // a side (a fuzz finding took 4.5 GB). Its outline is measured
+            // first, and a glyph past the bound is not drawn.
+            let too_big = crate::error::contain_panic(|| {
+                swash
+                    .get_outline_commands_uncached(system, key)
+                    .is_some_and(|commands| outline_area(&commands) > MAX_GLYPH_AREA)
+            })
+            .unwrap_or(true);
+            if too_big {
+                self.rasterized += 1;
+                self.images.insert(key, None);
+                return None;
+            }
             let made = crate::error::contain_panic(|| swash.get_image_uncached(system, key))
                 .flatten()
                 .and_then(|image| {
@@ -353,6 +368,37 @@ fn blend(
             d[3] = (sa + mul(u32::from(d[3]), keep)).min(255) as u8;
         }
     }
+}
+
+/// The most pixels one glyph's image may cover: a 2048 px square, far past
+/// any text a screen shows.
+const MAX_GLYPH_AREA: f64 = 2048.0 * 2048.0;
+
+/// The area of the box around an outline's points, in pixels.
+fn outline_area(commands: &[cosmic_text::Command]) -> f64 {
+    use cosmic_text::Command;
+    let (mut x0, mut y0, mut x1, mut y1) = (f32::MAX, f32::MAX, f32::MIN, f32::MIN);
+    let mut points = Vec::new();
+    for command in commands {
+        match *command {
+            Command::MoveTo(p) | Command::LineTo(p) => points.push(p),
+            Command::QuadTo(a, b) => points.extend([a, b]),
+            Command::CurveTo(a, b, c) => points.extend([a, b, c]),
+            Command::Close => {}
+        }
+    }
+    for p in points {
+        x0 = x0.min(p.x);
+        y0 = y0.min(p.y);
+        x1 = x1.max(p.x);
+        y1 = y1.max(p.y);
+    }
+    if x1 < x0 || y1 < y0 {
+        return 0.0;
+    }
+    let (w, h) = ((x1 - x0) as f64, (y1 - y0) as f64);
+    // Not finite: not a glyph to draw.
+    if w.is_finite() && h.is_finite() { w * h } else { f64::INFINITY }
 }
 
 #[cfg(test)]
