@@ -146,10 +146,9 @@ impl Renderer {
         let said = std::sync::atomic::AtomicBool::new(false);
         device.on_uncaptured_error(std::sync::Arc::new(move |e: wgpu::Error| {
             if !said.swap(true, std::sync::atomic::Ordering::Relaxed) {
-                let text = e.to_string();
                 tell!(
                     "moonloop: the GPU refused a frame: {}",
-                    text.lines().next().unwrap_or_default()
+                    crate::terminal::line(&gpu_error_line(&e))
                 );
             }
         }));
@@ -475,6 +474,22 @@ fn linear(c: Rgba) -> [f32; 3] {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_gpu_error_keeps_its_detail_on_one_line() {
+        // What wgpu hands the handler: a short description, the detail in
+        // its description's later lines and its sources.
+        let inner = std::io::Error::other("Buffer size 512 is below the minimum 1024");
+        let e = wgpu::Error::Validation {
+            source: Box::new(inner),
+            description: "Validation Error\n\nCaused by:\n    In a RenderPass\n      note: encoder = `frame`".into(),
+        };
+        assert_eq!(
+            gpu_error_line(&e),
+            "Validation Error: In a RenderPass: note: encoder = `frame`: Buffer size 512 is below the minimum 1024"
+        );
+    }
+
     use super::*;
 
     #[test]
@@ -483,4 +498,26 @@ mod tests {
         assert_eq!((r, b), (1.0, 0.0));
         assert!((g - 0.2158605).abs() < 1e-6, "{g}");
     }
+}
+
+/// A GPU error as one line, its detail kept: wgpu writes "Validation
+/// Error" on the first line and what was invalid, and where, on the lines
+/// after, which one line that says only "Validation Error" lost.
+fn gpu_error_line(e: &wgpu::Error) -> String {
+    let mut parts: Vec<String> = e
+        .to_string()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && *l != "Caused by:")
+        .map(str::to_string)
+        .collect();
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !parts.iter().any(|p| p.contains(text.trim())) {
+            parts.push(text.trim().to_string());
+        }
+        source = cause.source();
+    }
+    parts.join(": ")
 }
