@@ -491,6 +491,7 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
             .to_string()
     });
     let mut cut_short = false;
+    let mut replay_frames = None;
     let (mut engine, frames) = match &args.replay {
         Some(path) => {
             let playback = crate::playback::open(&args.game, shown, path, limits)?;
@@ -506,6 +507,7 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
                 )));
             }
             let frames = args.until.or(args.frames).unwrap_or(playback.frames);
+            replay_frames = Some(playback.frames);
             (playback.engine, Some(frames))
         }
         None => {
@@ -590,11 +592,27 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
         }
         let mut frames = frames;
         if let Some(until) = args.until {
-            // Opened at a frame of a replay: played there unseen, then
-            // paused, with live input and a wall clock from there on.
-            if let Err(err) = engine.advance(until) {
+            // Opened at a frame of a replay: the whole replay is played
+            // unseen into history, so scrubbing and F12 reach every frame
+            // it holds, and the window opens paused on frame `until`, with
+            // live input and a wall clock from there on. Playing on forks;
+            // its frames are not the replay's, so they are not checked
+            // against its hashes.
+            let whole = if engine.history().is_some() {
+                replay_frames.unwrap_or(until)
+            } else {
+                until
+            };
+            if let Err(err) = engine.advance(whole) {
                 tell!("moonloop: {}", crate::terminal::line(&err.to_string()));
             }
+            if engine.frame() != until {
+                match engine.show(until) {
+                    Ok(()) => engine.render_again(),
+                    Err(err) => tell!("moonloop: {}", crate::terminal::line(&err.to_string())),
+                }
+            }
+            engine.forget_expected_hashes();
             engine.set_clock(
                 ClockSpec::Wall {
                     max_secs: crate::clock::DEFAULT_WALL_MAX_SECS,

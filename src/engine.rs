@@ -362,6 +362,13 @@ impl<G: Game> Engine<G> {
         self.expected = Some(hashes);
     }
 
+    /// Stops checking frames against a replay's hashes: the frames from
+    /// here on are live, not the replay's (a replay opened at a frame and
+    /// played on).
+    pub fn forget_expected_hashes(&mut self) {
+        self.expected = None;
+    }
+
     /// Returns the first frame whose state hash differed from the replay's.
     pub fn diverged(&self) -> Option<u64> {
         self.diverged

@@ -661,3 +661,70 @@ fn f12_runs_the_past_again_through_edited_code_and_names_the_first_change() {
         "the first frame run again differs: {line}"
     );
 }
+
+// rule: R1, H11
+#[test]
+fn a_replay_opened_at_a_frame_holds_all_its_history_and_plays_on_without_a_false_divergence() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let x = Xvfb::start();
+    // The replay presses space on frame 40; played on live from frame 10
+    // nobody presses it, so frame 40 differs, which is no divergence: the
+    // replay ended at frame 10.
+    let main = "return {\n  config = { title = \"opened\", width = 320, height = 200, pause_on_blur = false },\n  init = function() return { n = 0, presses = 0 } end,\n  update = function(s, input) return { n = s.n + 1, presses = s.presses + (if input:pressed('space') then 1 else 0) } end,\n}\n";
+    let dir = game(&[("main.luau", main), ("in.txt", "40 tap space\n")]);
+    let recorded = std::process::Command::new(env!("CARGO_BIN_EXE_moonloop"))
+        .args([
+            "run",
+            ".",
+            "--headless",
+            "--clock",
+            "constant:1/60",
+            "--frames",
+            "60",
+            "--input",
+            "in.txt",
+            "--record-input",
+            "run.replay",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        recorded.status.success(),
+        "{}",
+        String::from_utf8_lossy(&recorded.stderr)
+    );
+    let child = spawn(
+        &x,
+        dir.path(),
+        &[
+            "run",
+            ".",
+            "--no-watch",
+            "--replay",
+            "run.replay",
+            "--until",
+            "10",
+            "--print-state",
+        ],
+    );
+    let id = x.window("opened");
+    x.xdotool(&["windowfocus", &id]);
+    std::thread::sleep(Duration::from_millis(300));
+    // Opened paused at frame 10; F5 plays on, live, for a second.
+    x.xdotool(&["key", "--window", &id, "F5"]);
+    std::thread::sleep(Duration::from_millis(1500));
+    x.xdotool(&["windowclose", &id]);
+    let (code, stdout, stderr) = finish(child);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stderr.contains("diverged"), "{stderr}");
+    assert!(
+        number(&stdout, "n") > 40.0,
+        "it played on past frame 40: {stdout}"
+    );
+    assert_eq!(
+        number(&stdout, "presses"),
+        0.0,
+        "live, nobody pressed space: {stdout}"
+    );
+}

@@ -482,7 +482,9 @@ mod tests {
         let inner = std::io::Error::other("Buffer size 512 is below the minimum 1024");
         let e = wgpu::Error::Validation {
             source: Box::new(inner),
-            description: "Validation Error\n\nCaused by:\n    In a RenderPass\n      note: encoder = `frame`".into(),
+            description:
+                "Validation Error\n\nCaused by:\n    In a RenderPass\n      note: encoder = `frame`"
+                    .into(),
         };
         assert_eq!(
             gpu_error_line(&e),

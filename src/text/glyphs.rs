@@ -398,7 +398,11 @@ fn outline_area(commands: &[cosmic_text::Command]) -> f64 {
     }
     let (w, h) = ((x1 - x0) as f64, (y1 - y0) as f64);
     // Not finite: not a glyph to draw.
-    if w.is_finite() && h.is_finite() { w * h } else { f64::INFINITY }
+    if w.is_finite() && h.is_finite() {
+        w * h
+    } else {
+        f64::INFINITY
+    }
 }
 
 #[cfg(test)]

@@ -105,7 +105,10 @@ struct App<G: Game> {
     /// Bug reports written.
     reports: u32,
     /// When F9 held goes back the next frame.
-    next_rewind: Instant,
+    /// When F9 held began going back, and how many frames it has gone:
+    /// it goes back at 60 frames a second of wall time, whatever the
+    /// window's own frame rate (at 45 it went 45).
+    rewind: Option<(Instant, u64)>,
     /// Where the overlay panel was last drawn, in surface pixels.
     panel_at: Option<(i32, i32)>,
     /// The pointer, in surface pixels.
@@ -162,7 +165,7 @@ pub fn run<G: Game>(engine: Engine<G>, options: Options) -> Result<(Engine<G>, E
         changed_at: None,
         scrubbing: false,
         panel_at: None,
-        next_rewind: Instant::now(),
+        rewind: None,
         shift: false,
         reports: 0,
         cursor: (0.0, 0.0),
@@ -281,7 +284,22 @@ impl<G: Game> App<G> {
             Act::ToggleRecording => self.toggle_recording(),
             Act::Pause => self.session.engine_mut().pause(),
             Act::Resume => self.session.engine_mut().resume(),
-            Act::Step => self.step = true,
+            Act::Step => {
+                // Back in history, F6 steps forward through what was
+                // recorded, keeping the future; past its end, it runs a
+                // new frame live.
+                let ahead = self
+                    .session
+                    .engine()
+                    .history()
+                    .is_some_and(|h| self.session.engine().frame() < h.last());
+                if ahead {
+                    let next = self.session.engine().frame() + 1;
+                    self.show(next);
+                } else {
+                    self.step = true;
+                }
+            }
             Act::Scale(scale) => self.session.engine_mut().set_time_scale(scale),
             Act::Rewind(true) => self.session.engine_mut().pause(),
             Act::Rewind(false) => {
@@ -503,11 +521,16 @@ impl<G: Game> App<G> {
         }
         let began = Instant::now();
         let mut rewound = false;
-        if self.dev.rewinding && began >= self.next_rewind {
-            // Back a frame each 1/60 s: the game's own rate, about.
-            self.next_rewind = began + Duration::from_secs_f64(crate::engine::STEP_DELTA);
-            self.go_back(1);
-            rewound = true;
+        if self.dev.rewinding {
+            let (since, gone) = *self.rewind.get_or_insert((began, 0));
+            let due = ((began - since).as_secs_f64() / crate::engine::STEP_DELTA) as u64 + 1;
+            if due > gone {
+                self.go_back(due - gone);
+                self.rewind = Some((since, due));
+                rewound = true;
+            }
+        } else {
+            self.rewind = None;
         }
         let turn = self.session.tick(began, std::mem::take(&mut self.step));
         let delivered = turn.delivered;
