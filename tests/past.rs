@@ -185,3 +185,33 @@ fn a_re_simulation_runs_under_the_budget_of_whoever_asked_and_stops_changing_not
         "the same code, the same past"
     );
 }
+
+// rule: R4
+#[test]
+fn a_test_seeks_the_first_frame_something_holds() {
+    passes(
+        COUNTING,
+        r#"
+test("seek finds the frame, and the present stays", function()
+	local e = engine.new()
+	e:advance(200)
+	expect(e:seek(function(state, frame)
+		return state.n >= 123
+	end)).equals(123)
+	expect(e:seek(function(state, frame)
+		return frame == 0
+	end)).equals(0)
+	expect(e:seek(function(state)
+		return state.n < 0
+	end)).equals(nil)
+	expect(e.frame).equals(200)
+	expect(e.state.n).equals(200)
+	expect(function()
+		e:seek(function(state)
+			state.n = 1
+		end)
+	end).errors("readonly")
+end)
+"#,
+    );
+}

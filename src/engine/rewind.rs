@@ -476,6 +476,48 @@ impl<G: Game> Engine<G> {
         Ok(diverged)
     }
 
+    /// Finds the first frame of history, from its oldest, whose state
+    /// `holds` (given the game standing at that frame, and the frame),
+    /// running each frame again once, in order (R4); the present is put
+    /// back. `None` when it never holds.
+    ///
+    /// # Errors
+    /// History is not kept, a frame run again fails, the re-simulation
+    /// limit stops it, or `holds` fails; the present is put back.
+    pub fn seek(&mut self, mut holds: impl FnMut(&G, u64) -> Result<bool>) -> Result<Option<u64>> {
+        let history = self.check_kept(self.frame, "seek")?;
+        let (first, last) = (*history.frames().start(), history.last());
+        let now = self.moment()?;
+        let found = self.rebuild(first, false).and_then(|()| {
+            if holds(&self.game, first)? {
+                return Ok(Some(first));
+            }
+            self.replaying(|engine| {
+                for frame in first + 1..=last {
+                    if let Some(err) = engine.over_limit(frame) {
+                        return Err(err);
+                    }
+                    let mut failed = None;
+                    if engine.enter_past(frame, &mut failed) {
+                        let history = engine.history.as_ref().expect("checked above");
+                        let recorded = Recorded::of(history, frame);
+                        engine.run_again(&recorded, false, &mut failed);
+                        engine.check_again(&recorded, &mut failed);
+                    }
+                    if let Some(err) = failed {
+                        return Err(err);
+                    }
+                    if holds(&engine.game, frame)? {
+                        return Ok(Some(frame));
+                    }
+                }
+                Ok(None)
+            })
+        });
+        self.go_to(&now)?;
+        found
+    }
+
     /// Writes history as a replay log (the format `--record-input`
     /// writes), with the S7 hash of every frame, built by running history
     /// again from frame 0: `seed` and `saved` are what the run started

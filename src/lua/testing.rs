@@ -265,6 +265,26 @@ impl UserData for EngineHandle {
             )?;
             this.engine.rewind(frames).map_err(|e| fail(lua, e))
         });
+        methods.add_method_mut("seek", |lua, this, predicate: Function| {
+            this.fit();
+            // The predicate sees a frozen copy of each state: looking
+            // never changes the run looked at.
+            let found = this
+                .engine
+                .seek(|game, frame| {
+                    let copied = state::copy(game.state(), lua)
+                        .map_err(|e| crate::Error::Script(format!("seek: {e}")))?;
+                    if let Value::Table(t) = &copied {
+                        freeze_deep(t).map_err(|e| crate::Error::Script(e.to_string()))?;
+                    }
+                    let answer: Value = predicate.call((copied, frame)).map_err(|e| {
+                        crate::Error::Script(format!("seek: {}", super::describe(&e)))
+                    })?;
+                    Ok(!matches!(answer, Value::Nil | Value::Boolean(false)))
+                })
+                .map_err(|e| fail(lua, e))?;
+            Ok(found.map_or(Value::Nil, |f| Value::Integer(f as i64)))
+        });
         methods.add_method_mut("state_at", |lua, this, frame: f64| {
             this.fit();
             let frame = whole_frames(lua, "state_at", frame, "frames are whole numbers, from 0")?;
