@@ -472,6 +472,28 @@ fn linear(c: Rgba) -> [f32; 3] {
     })
 }
 
+/// A GPU error as one line, its detail kept: wgpu writes "Validation
+/// Error" on the first line and what was invalid, and where, on the lines
+/// after, which one line that says only "Validation Error" lost.
+fn gpu_error_line(e: &wgpu::Error) -> String {
+    let mut parts: Vec<String> = e
+        .to_string()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && *l != "Caused by:")
+        .map(str::to_string)
+        .collect();
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !parts.iter().any(|p| p.contains(text.trim())) {
+            parts.push(text.trim().to_string());
+        }
+        source = cause.source();
+    }
+    parts.join(": ")
+}
+
 #[cfg(test)]
 mod tests {
 
@@ -500,26 +522,4 @@ mod tests {
         assert_eq!((r, b), (1.0, 0.0));
         assert!((g - 0.2158605).abs() < 1e-6, "{g}");
     }
-}
-
-/// A GPU error as one line, its detail kept: wgpu writes "Validation
-/// Error" on the first line and what was invalid, and where, on the lines
-/// after, which one line that says only "Validation Error" lost.
-fn gpu_error_line(e: &wgpu::Error) -> String {
-    let mut parts: Vec<String> = e
-        .to_string()
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && *l != "Caused by:")
-        .map(str::to_string)
-        .collect();
-    let mut source = std::error::Error::source(e);
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !parts.iter().any(|p| p.contains(text.trim())) {
-            parts.push(text.trim().to_string());
-        }
-        source = cause.source();
-    }
-    parts.join(": ")
 }
