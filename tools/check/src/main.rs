@@ -16,6 +16,7 @@ use std::process::ExitCode;
 
 use luau_analyzer_sys::NativeAnalyzer;
 
+mod game_table;
 mod typed_requires;
 
 include!(concat!(env!("OUT_DIR"), "/runtime.rs"));
@@ -135,6 +136,15 @@ impl Modules {
             let Some(text) = text else {
                 self.loading.remove(name);
                 return None;
+            };
+            // A game's main file: its returned table is a Game.
+            let is_main = Path::new(name)
+                .strip_prefix(&self.root)
+                .is_ok_and(|rel| rel == Path::new("main.luau"));
+            let text = if is_main {
+                game_table::annotate(&text)
+            } else {
+                text
             };
             let (text, exports) = typed_requires::export(&text);
             let mut typed = Vec::new();

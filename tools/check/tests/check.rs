@@ -272,3 +272,29 @@ unsafe extern "C" {
     #[link_name = "mkfifo"]
     fn libc_mkfifo(path: *const std::ffi::c_char, mode: u32) -> i32;
 }
+
+// rule: T1
+#[test]
+fn the_readme_style_game_is_checked_as_a_game() {
+    // `return { ... }` with no annotation: the API is checked, a correct
+    // `state.n + 1` is no error, and the docs' types are there to name.
+    let dir = game(&[(
+        "main.luau",
+        "local sky: Gradient = { linear = { 0, 0, 0, 100 }, stops = { { 0, \"#000\" }, { 1, \"#fff\" } } }\n\
+         return {\n\
+         \tinit = function() return { n = 0 } end,\n\
+         \tupdate = function(state, input, dt) return { n = state.n + 1 } end,\n\
+         \trender = function(state, scene, screen)\n\
+         \t\tscreen:rect(0, 0, 10, \"wide\")\n\
+         \t\tscreen:rect(0, 0, 10, 10, { fill = sky })\n\
+         \tend,\n\
+         }\n",
+    )]);
+    let (code, out) = check(dir.path(), &["g"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("g/main.luau:6:25: error: Expected this to be 'number', but got 'string'"),
+        "{out}"
+    );
+    assert!(out.contains("1 error"), "only the wrong call: {out}");
+}
