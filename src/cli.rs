@@ -91,6 +91,10 @@ enum Command {
         /// How long each test may run, in seconds (default 10).
         #[arg(long, value_name = "SECONDS", value_parser = parse_budget)]
         budget: Option<f64>,
+        /// Writes the golden pictures `picture:matches` finds missing or
+        /// changed, and says which.
+        #[arg(long)]
+        bless: bool,
     },
     /// Type-checks every .luau file of each game in strict mode against
     /// the API (runs moonloop-check, built beside this binary).
@@ -359,7 +363,14 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
         Command::Run(args) => run(args),
         Command::Build { game, out, verbose } => build(&game, &out, verbose),
-        Command::Test { games, budget } => test(games, budget),
+        Command::Test {
+            games,
+            budget,
+            bless,
+        } => {
+            crate::lua::picture::bless(bless);
+            test(games, budget)
+        }
         Command::Check { games } => Ok(check(&games)),
         Command::New { name } => crate::scaffold::new_game(&name).map(|()| {
             say!(

@@ -335,3 +335,48 @@ fn the_overlay_shows_history_as_a_timeline_the_mouse_can_scrub() {
     assert_eq!(overlay.timeline_frame(150.0, y), Some(2100));
     assert_eq!(overlay.timeline_frame(150.0, 2.0), None, "above the bar");
 }
+
+// rule: T3
+#[test]
+fn a_golden_picture_test_fails_on_one_pixel_and_passes_after_bless() {
+    let main = "return {\n  config = { width = 64, height = 48, background = \"#202030\" },\n  init = function() return { x = 10 } end,\n  update = function(s) return { x = s.x + 1 } end,\n  render = function(s, scene, screen) screen:rect(s.x, 10, 20, 20, { fill = \"#e0a040\" }) end,\n}\n";
+    let test = "test('the box', function()\n\tlocal e = engine.new()\n\te:advance(2)\n\texpect(e:picture():matches('tests/box.png')).is_true()\nend)\n";
+    let dir = common::game(&[("g/main.luau", main), ("g/tests/look.luau", test)]);
+    let run = |args: &[&str]| common::moonloop(&[&["test", "g"][..], args].concat(), dir.path());
+    let first = run(&[]);
+    assert_eq!(first.code, 1, "{}", first.stdout);
+    assert!(
+        first
+            .stdout
+            .contains("there is no golden `tests/box.png` yet"),
+        "{}",
+        first.stdout
+    );
+    let blessed = run(&["--bless"]);
+    assert_eq!(blessed.code, 0, "{}", blessed.stdout);
+    assert!(
+        blessed.stdout.contains("blessed tests/box.png (new)"),
+        "{}",
+        blessed.stdout
+    );
+    assert_eq!(run(&[]).code, 0, "the golden holds");
+    // The box one pixel to the right: two columns of 20 pixels change.
+    std::fs::write(
+        dir.path().join("g/main.luau"),
+        main.replace("x = 10", "x = 11"),
+    )
+    .unwrap();
+    let moved = run(&[]);
+    assert_eq!(moved.code, 1, "{}", moved.stdout);
+    assert!(
+        moved.stdout.contains("differs at 40 pixels")
+            && moved
+                .stdout
+                .contains("wrote `tests/box-actual.png` and `tests/box-difference.png`"),
+        "{}",
+        moved.stdout
+    );
+    assert!(dir.path().join("g/tests/box-actual.png").is_file());
+    assert_eq!(run(&["--bless"]).code, 0);
+    assert_eq!(run(&[]).code, 0, "blessed anew");
+}

@@ -9,6 +9,7 @@ mod engines;
 mod errors;
 mod game;
 mod handles;
+pub mod picture;
 mod places;
 mod require;
 mod scenario;

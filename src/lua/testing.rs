@@ -41,6 +41,9 @@ pub struct TestReport {
 struct EngineHandle {
     engine: Engine<LuaGame>,
     capture: Option<crate::headless::Capture>,
+    /// Draws `e:picture()` of a frame with a 3D scene (made when first
+    /// asked; a 2D frame is drawn on the CPU, exactly).
+    pictures: Option<crate::compositor::Compositor>,
     /// Its place among the test file's engines, which share one cap.
     member: Member,
 }
@@ -424,6 +427,26 @@ impl UserData for EngineHandle {
                 .map(|s| s.frames)
                 .map_err(|e| fail(lua, e.chain())),
         });
+        methods.add_method_mut("picture", |lua, this, ()| {
+            this.fit();
+            let root = this.engine.game().dir().to_path_buf();
+            let pixmap = if this.engine.scene().objects().is_empty() {
+                crate::compositor::screen_picture(&mut this.engine)
+            } else {
+                if this.pictures.is_none() {
+                    let made = crate::compositor::Compositor::headless()
+                        .map_err(|e| fail(lua, format!("picture: {}", e.chain())))?;
+                    this.pictures = Some(made);
+                }
+                let compositor = this.pictures.as_mut().expect("made above");
+                let (pixmap, fault) = compositor.picture(&mut this.engine, None);
+                if let Some(fault) = fault {
+                    return Err(fail(lua, format!("picture: {fault}")));
+                }
+                pixmap
+            };
+            Ok(super::picture::Picture::new(pixmap, root))
+        });
         methods.add_method("hash", |lua, this, ()| {
             this.engine.game().state_hash().map_err(|e| fail(lua, e))
         });
@@ -556,6 +579,7 @@ fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
         Ok(EngineHandle {
             engine,
             capture,
+            pictures: None,
             member,
         })
     })?;

@@ -1,0 +1,261 @@
+//! Pictures in tests (rule T3 in docs/testing.md): `e:picture()` is the
+//! frame as a recording takes it, a value a test reads pixels from and
+//! compares against a golden PNG in its game's folder.
+//!
+//! `picture:matches("tests/title.png", tolerance)` passes when every
+//! channel of every pixel is within `tolerance` (default 0) of the
+//! golden's. When it is not, the actual picture and a picture of where
+//! they differ are written beside the golden (`title-actual.png`,
+//! `title-difference.png`) and the error names them. Under `moonloop test
+//! --bless` a golden that is missing or differs is written instead, and
+//! the run says which.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use mlua::{Lua, UserData, UserDataFields, UserDataMethods};
+use tiny_skia::Pixmap;
+
+/// Whether this run blesses goldens (`moonloop test --bless`).
+static BLESS: AtomicBool = AtomicBool::new(false);
+
+/// Makes golden comparisons write the goldens instead, for this process.
+pub fn bless(on: bool) {
+    BLESS.store(on, Ordering::Relaxed);
+}
+
+/// A frame's picture, in a test.
+pub struct Picture {
+    pixmap: Pixmap,
+    /// The game folder goldens are named from.
+    root: PathBuf,
+}
+
+impl Picture {
+    /// The picture `pixmap` of a game in `root`.
+    pub fn new(pixmap: Pixmap, root: PathBuf) -> Picture {
+        Picture { pixmap, root }
+    }
+}
+
+/// Where two pictures differ: how many pixels, by how much at most, and
+/// a picture of it (black where they agree, red as bright as they differ).
+struct Difference {
+    pixels: usize,
+    most: u8,
+    picture: Pixmap,
+}
+
+/// Compares `actual` with `golden` (straight RGBA, demultiplied), a pixel
+/// differing when a channel differs by more than `tolerance`.
+fn difference(actual: &Pixmap, golden: &Pixmap, tolerance: u8) -> Difference {
+    let mut picture = Pixmap::new(actual.width(), actual.height()).expect("a picture's size");
+    let (mut pixels, mut most) = (0, 0u8);
+    for (i, (a, g)) in actual.pixels().iter().zip(golden.pixels()).enumerate() {
+        let (a, g) = (a.demultiply(), g.demultiply());
+        let d = [
+            a.red().abs_diff(g.red()),
+            a.green().abs_diff(g.green()),
+            a.blue().abs_diff(g.blue()),
+            a.alpha().abs_diff(g.alpha()),
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(0);
+        most = most.max(d);
+        let shown = if d > tolerance {
+            pixels += 1;
+            tiny_skia::PremultipliedColorU8::from_rgba(d.max(64), 0, 0, 255)
+        } else {
+            tiny_skia::PremultipliedColorU8::from_rgba(0, 0, 0, 255)
+        };
+        picture.pixels_mut()[i] = shown.expect("opaque is premultiplied");
+    }
+    Difference {
+        pixels,
+        most,
+        picture,
+    }
+}
+
+/// `name` with `-suffix` before its extension: `tests/title-actual.png`.
+fn beside(name: &str, suffix: &str) -> String {
+    match name.strip_suffix(".png") {
+        Some(stem) => format!("{stem}-{suffix}.png"),
+        None => format!("{name}-{suffix}.png"),
+    }
+}
+
+impl Picture {
+    /// Writes `pixmap` as game file `name` (inside the folder, through no
+    /// link, H10).
+    fn write(&self, name: &str, pixmap: &Pixmap) -> Result<(), String> {
+        let path = crate::assets::output(&self.root, name)?;
+        let bytes = pixmap.encode_png().map_err(|e| e.to_string())?;
+        std::fs::write(&path, bytes).map_err(|e| format!("cannot write `{name}` ({e})"))
+    }
+
+    /// Checks the picture against golden `name`; see the module's doc.
+    fn matches(&self, name: &str, tolerance: u8) -> Result<(), String> {
+        let shown = crate::terminal::escape(name).into_owned();
+        if !name.to_ascii_lowercase().ends_with(".png") {
+            return Err(format!("matches: a golden is a .png file, not `{shown}`"));
+        }
+        let golden = crate::assets::read(Some(&self.root), name, "golden", 64 << 20)
+            .ok()
+            .and_then(|bytes| Pixmap::decode_png(&bytes).ok());
+        let blessing = BLESS.load(Ordering::Relaxed);
+        let Some(golden) = golden else {
+            if blessing {
+                self.write(name, &self.pixmap)?;
+                crate::terminal::say!("blessed {shown} (new)");
+                return Ok(());
+            }
+            return Err(format!(
+                "matches: there is no golden `{shown}` yet; run `moonloop test --bless` to \
+                 write it, and look at it"
+            ));
+        };
+        let size = |p: &Pixmap| (p.width(), p.height());
+        let differs = if size(&golden) != size(&self.pixmap) {
+            Some(format!(
+                "is {}x{}, the golden {}x{}",
+                self.pixmap.width(),
+                self.pixmap.height(),
+                golden.width(),
+                golden.height()
+            ))
+        } else {
+            let d = difference(&self.pixmap, &golden, tolerance);
+            (d.pixels > 0).then(|| {
+                let _ = self.write(&beside(name, "difference"), &d.picture);
+                format!(
+                    "differs at {} pixel{} (by up to {} in a channel; the tolerance is {tolerance})",
+                    d.pixels,
+                    if d.pixels == 1 { "" } else { "s" },
+                    d.most
+                )
+            })
+        };
+        let Some(why) = differs else {
+            return Ok(());
+        };
+        if blessing {
+            self.write(name, &self.pixmap)?;
+            crate::terminal::say!("blessed {shown} (it {why})");
+            return Ok(());
+        }
+        let actual = beside(name, "actual");
+        self.write(&actual, &self.pixmap)?;
+        Err(format!(
+            "matches: the picture {why} from `{shown}`; wrote `{}` and `{}` beside it (run \
+             `moonloop test --bless` to take the new picture as the golden)",
+            crate::terminal::escape(&actual),
+            crate::terminal::escape(&beside(name, "difference"))
+        ))
+    }
+}
+
+impl UserData for Picture {
+    fn add_fields<F: UserDataFields<Self>>(fields: &mut F) {
+        fields.add_field_method_get("width", |_, this| Ok(this.pixmap.width()));
+        fields.add_field_method_get("height", |_, this| Ok(this.pixmap.height()));
+    }
+
+    fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
+        // The pixel at (x, y), from 0 at the top left, as 0-255 red,
+        // green, blue and alpha (straight, not premultiplied).
+        methods.add_method("pixel", |lua, this, (x, y): (f64, f64)| {
+            let (w, h) = (this.pixmap.width(), this.pixmap.height());
+            let inside = x.fract() == 0.0 && y.fract() == 0.0 && x >= 0.0 && y >= 0.0;
+            if !inside || x >= w as f64 || y >= h as f64 {
+                return Err(fail(
+                    lua,
+                    format!(
+                        "pixel({}, {}): a pixel is at whole numbers from 0,0 to {},{}",
+                        crate::terminal::Number(x),
+                        crate::terminal::Number(y),
+                        w - 1,
+                        h - 1
+                    ),
+                ));
+            }
+            let c = this.pixmap.pixels()[y as usize * w as usize + x as usize].demultiply();
+            Ok((c.red(), c.green(), c.blue(), c.alpha()))
+        });
+        methods.add_method(
+            "matches",
+            |lua, this, (name, tolerance): (String, Option<f64>)| {
+                let tolerance = match tolerance {
+                    None => 0,
+                    Some(t) if (0.0..=255.0).contains(&t) && t.fract() == 0.0 => t as u8,
+                    Some(t) => {
+                        return Err(fail(
+                            lua,
+                            format!(
+                                "matches: the tolerance is a whole number from 0 to 255, not {}",
+                                crate::terminal::Number(t)
+                            ),
+                        ));
+                    }
+                };
+                this.matches(&name, tolerance)
+                    .map(|()| true)
+                    .map_err(|why| fail(lua, why))
+            },
+        );
+    }
+}
+
+fn fail(lua: &Lua, message: impl std::fmt::Display) -> mlua::Error {
+    mlua::Error::RuntimeError(format!("{}{message}", super::location(lua, 1)))
+}
+
+/// Says whether `root` holds golden `name` (for a test of this module).
+#[cfg(test)]
+fn has(root: &std::path::Path, name: &str) -> bool {
+    root.join(name).is_file()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn filled(r: u8) -> Pixmap {
+        let mut p = Pixmap::new(4, 3).unwrap();
+        p.fill(tiny_skia::Color::from_rgba8(r, 10, 20, 255));
+        p
+    }
+
+    // rule: T3
+    #[test]
+    fn a_golden_passes_within_its_tolerance_and_fails_with_pictures_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("tests")).unwrap();
+        let name = "tests/title.png";
+        let picture = Picture::new(filled(100), dir.path().to_path_buf());
+        let missing = picture.matches(name, 0).unwrap_err();
+        assert!(
+            missing.contains("no golden `tests/title.png` yet"),
+            "{missing}"
+        );
+        bless(true);
+        picture.matches(name, 0).unwrap();
+        bless(false);
+        assert!(has(dir.path(), name), "blessed");
+        picture.matches(name, 0).unwrap();
+        // One pixel off by one: within a tolerance of 1, not of 0.
+        let mut off = filled(100);
+        let c = tiny_skia::PremultipliedColorU8::from_rgba(101, 10, 20, 255).unwrap();
+        off.pixels_mut()[5] = c;
+        let picture = Picture::new(off, dir.path().to_path_buf());
+        picture.matches(name, 1).unwrap();
+        let err = picture.matches(name, 0).unwrap_err();
+        assert!(
+            err.contains("differs at 1 pixel (by up to 1 in a channel"),
+            "{err}"
+        );
+        assert!(has(dir.path(), "tests/title-actual.png"));
+        assert!(has(dir.path(), "tests/title-difference.png"));
+    }
+}
