@@ -84,6 +84,40 @@ enum Command {
         #[arg(short, long)]
         verbose: bool,
     },
+    /// Plays the game with generated input, checking its properties after
+    /// every frame; shrinks the first failure to the shortest replay.
+    Explore {
+        /// The game folder.
+        game: PathBuf,
+        /// Where the search's input comes from: the same seed, the same
+        /// search.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// How many runs.
+        #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+        runs: u64,
+        /// How many frames each run plays (1/60 s each).
+        #[arg(long, default_value_t = 1800, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+        frames: u64,
+        /// The longest the search runs, in seconds of wall time.
+        #[arg(long, value_name = "SECONDS", default_value_t = 300.0, value_parser = parse_budget)]
+        time: f64,
+        /// Workers (default: one a core).
+        #[arg(short = 'j', long, value_parser = clap::value_parser!(u64).range(1..=256))]
+        jobs: Option<u64>,
+        /// This shard of the search, I/N (or N, with JOB_COMPLETION_INDEX).
+        #[arg(long, value_name = "I/N")]
+        shard: Option<String>,
+        /// Searches at random only, not guided by the game's `features`.
+        #[arg(long)]
+        unguided: bool,
+        /// Where the failure's replay and state are written.
+        #[arg(long, value_name = "DIR", default_value = "moonloop-explore")]
+        out: PathBuf,
+        /// Writes a report: JUnit XML (.xml) or JSON lines (.jsonl).
+        #[arg(long, value_name = "PATH")]
+        report: Option<PathBuf>,
+    },
     /// Runs each game's tests/*.luau and prints "N passed, N failed".
     Test {
         /// Game folders; default: every folder in games/ with a tests/ folder.
@@ -95,6 +129,13 @@ enum Command {
         /// changed, and says which.
         #[arg(long)]
         bless: bool,
+        /// Runs this shard of the test files, I/N (or N, with
+        /// JOB_COMPLETION_INDEX): file K when K modulo N is I.
+        #[arg(long, value_name = "I/N")]
+        shard: Option<String>,
+        /// Writes a report: JUnit XML (.xml) or JSON lines (.jsonl).
+        #[arg(long, value_name = "PATH")]
+        report: Option<PathBuf>,
     },
     /// Type-checks every .luau file of each game in strict mode against
     /// the API (runs moonloop-check, built beside this binary).
@@ -344,6 +385,12 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // A run ends between frames on a signal, finishing its recording and
+    // removing a packaged game's folder: the handler goes in as soon as
+    // the command is known to be a run, before anything is unpacked.
+    if matches!(cli.command, Command::Run(_)) {
+        crate::interrupt::install();
+    }
     // Held until the run ends: the unpacked folder goes with it.
     let mut _unpacked = None;
     let outcome = match cli.command {
@@ -367,11 +414,36 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             games,
             budget,
             bless,
+            shard,
+            report,
         } => {
             crate::lua::picture::bless(bless);
-            test(games, budget)
+            test(games, budget, shard.as_deref(), report.as_deref())
         }
         Command::Check { games } => Ok(check(&games)),
+        Command::Explore {
+            game,
+            seed,
+            runs,
+            frames,
+            time,
+            jobs,
+            shard,
+            unguided,
+            out,
+            report,
+        } => explore(ExploreArgs {
+            game,
+            seed,
+            runs,
+            frames,
+            time,
+            jobs,
+            shard,
+            unguided,
+            out,
+            report,
+        }),
         Command::New { name } => crate::scaffold::new_game(&name).map(|()| {
             say!(
                 "made {0}: run it with `moonloop run {0}`, test it with `moonloop test {0}`",
@@ -503,6 +575,7 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
     });
     let mut cut_short = false;
     let mut replay_frames = None;
+    let mut check_properties = false;
     let (mut engine, frames) = match &args.replay {
         Some(path) => {
             let playback = crate::playback::open(&args.game, shown, path, limits)?;
@@ -519,6 +592,7 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
             }
             let frames = args.until.or(args.frames).unwrap_or(playback.frames);
             replay_frames = Some(playback.frames);
+            check_properties = playback.properties;
             (playback.engine, Some(frames))
         }
         None => {
@@ -589,10 +663,18 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
                 crate::sound::Player::to_file(path, bank).map_err(crate::Error::Usage)
             })
             .transpose()?;
+        // A replay `moonloop explore` wrote breaks a property: playing it
+        // checks them, and the frame that breaks one fails (X1).
+        let check = if check_properties {
+            Some(property_check(&args.game)?)
+        } else {
+            None
+        };
         let mut session = Session::new(engine)
             .watch(watcher)
             .sound(sound)
-            .capture(capture);
+            .capture(capture)
+            .check(check);
         headless::run(&mut session, frames);
         session.finish()?
     } else {
@@ -661,6 +743,124 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// `moonloop explore`'s arguments.
+struct ExploreArgs {
+    game: PathBuf,
+    seed: u64,
+    runs: u64,
+    frames: u64,
+    time: f64,
+    jobs: Option<u64>,
+    shard: Option<String>,
+    unguided: bool,
+    out: PathBuf,
+    report: Option<PathBuf>,
+}
+
+/// Runs a search; exit 1 when a run broke something, 0 when none did.
+fn explore(args: ExploreArgs) -> Result<ExitCode> {
+    let shard = match &args.shard {
+        None => (0, 1),
+        Some(text) => crate::explore::report::parse_shard(text)
+            .map_err(|why| Error::Usage(format!("--shard {why}")))?,
+    };
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let options = crate::explore::Options {
+        game: args.game.clone(),
+        seed: args.seed,
+        runs: args.runs,
+        frames: args.frames,
+        time: std::time::Duration::from_secs_f64(args.time),
+        jobs: args.jobs.map_or(cores, |j| j as usize),
+        shard,
+        guided: !args.unguided,
+        out: args.out.clone(),
+        shrink_runs: 3000,
+    };
+    if let Ok(real) = args.out.canonicalize().or_else(|_| {
+        args.out
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or(std::env::current_dir(), |p| p.canonicalize())
+    }) && let Ok(game) = args.game.canonicalize()
+        && real.starts_with(&game)
+    {
+        return Err(Error::Usage(format!(
+            "--out {}: inside the game folder it would be shipped with the game; write it elsewhere",
+            args.out.display()
+        )));
+    }
+    let found = crate::explore::search(&options)?;
+    let broke = crate::explore::print(&found, &options);
+    if let Some(failure) = &found.failure {
+        crate::explore::write_failure(&args.game, &args.out, failure, args.seed)?;
+        say!(
+            "wrote {0}/replay.txt and {0}/state.json: `moonloop run {1} --headless --replay {0}/replay.txt` breaks at frame {2}; `--replay ... --until {2}` opens it in a window",
+            args.out.display(),
+            args.game.display(),
+            failure.failure.frame
+        );
+    }
+    if let Some(path) = &args.report {
+        let suite = args.game.display().to_string();
+        let mut cases: Vec<crate::explore::report::Case> = found
+            .properties
+            .iter()
+            .map(|name| crate::explore::report::Case {
+                suite: suite.clone(),
+                name: name.clone(),
+                seconds: 0.0,
+                failure: None,
+            })
+            .collect();
+        cases.push(crate::explore::report::Case {
+            suite: suite.clone(),
+            name: "every frame runs without error".into(),
+            seconds: found.seconds,
+            failure: None,
+        });
+        if let Some(f) = &found.failure {
+            let why = format!(
+                "{} at frame {} (run {}, seed {}); shrunk to {} steps; replay in {}",
+                f.failure.broke.describe(),
+                f.failure.frame,
+                f.run,
+                args.seed,
+                f.steps.len(),
+                args.out.join("replay.txt").display()
+            );
+            let name = match &f.failure.broke {
+                crate::explore::Broke::Property(name, _) => name.clone(),
+                crate::explore::Broke::Frame(_) => "every frame runs without error".into(),
+            };
+            if let Some(case) = cases.iter_mut().find(|c| c.name == name) {
+                case.failure = Some(why);
+            }
+        }
+        crate::explore::report::write(path, &cases)?;
+    }
+    Ok(if broke {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The check a replay of a broken property runs after every frame.
+fn property_check(game: &Path) -> Result<crate::session::Check<LuaGame>> {
+    let properties = crate::lua::properties::Properties::load(game)?;
+    Ok(Box::new(move |engine: &Engine<LuaGame>| {
+        match properties.broken(engine.game().state(), engine.frame()) {
+            Ok(None) => None,
+            Ok(Some((name, why))) => Some(Error::Script(format!(
+                "X1: {}",
+                crate::explore::Broke::Property(name, why).describe()
+            ))),
+            Err(err) => Some(err),
+        }
+    }))
 }
 
 /// Runs a scenario under each clock and prints a table; exit 1 when any
@@ -741,7 +941,17 @@ fn check_dt(game: &Path, scenario: &Path, clocks: Option<&str>) -> Result<ExitCo
 
 /// Finds the test files of each game, runs them in parallel on the
 /// available cores, and prints the results in file order.
-fn test(games: Vec<PathBuf>, budget: Option<f64>) -> Result<ExitCode> {
+fn test(
+    games: Vec<PathBuf>,
+    budget: Option<f64>,
+    shard: Option<&str>,
+    report: Option<&Path>,
+) -> Result<ExitCode> {
+    let (shard, shards) = match shard {
+        None => (0, 1),
+        Some(text) => crate::explore::report::parse_shard(text)
+            .map_err(|why| Error::Usage(format!("--shard {why}")))?,
+    };
     let games = if games.is_empty() {
         default_games()?
     } else {
@@ -764,8 +974,31 @@ fn test(games: Vec<PathBuf>, budget: Option<f64>) -> Result<ExitCode> {
         found.sort();
         files.extend(found.into_iter().map(|f| (game.clone(), f)));
     }
+    // Every shard lists the files alike (sorted) and takes its share.
+    let files: Vec<_> = files
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| *k as u64 % shards == shard)
+        .map(|(_, f)| f)
+        .collect();
     let budget = budget.map_or(crate::lua::TEST_BUDGET, std::time::Duration::from_secs_f64);
     let reports = run_parallel(&files, budget);
+    if let Some(path) = report {
+        let cases: Vec<crate::explore::report::Case> = reports
+            .iter()
+            .flat_map(|r| {
+                r.results
+                    .iter()
+                    .map(|(name, outcome)| crate::explore::report::Case {
+                        suite: r.file.clone(),
+                        name: name.clone(),
+                        seconds: 0.0,
+                        failure: outcome.as_ref().err().cloned(),
+                    })
+            })
+            .collect();
+        crate::explore::report::write(path, &cases)?;
+    }
     let (mut passed, mut failed) = (0, 0);
     for report in &reports {
         for (name, outcome) in &report.results {

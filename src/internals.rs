@@ -26,6 +26,8 @@ pub mod devkeys;
 pub mod engine;
 #[path = "error.rs"]
 pub mod error;
+#[path = "explore/mod.rs"]
+pub mod explore;
 #[path = "headless.rs"]
 pub mod headless;
 #[path = "history/mod.rs"]

@@ -25,6 +25,8 @@ pub struct Playback {
     pub frames: u64,
     /// What `math.random` started from: the log's seed.
     pub seed: u64,
+    /// Whether the log asks for the game's properties to be checked.
+    pub properties: bool,
     /// Whether the log was cut short (it plays to its last whole frame,
     /// and the run should end with exit 1).
     pub cut_short: bool,
@@ -58,6 +60,7 @@ pub fn open(game: &Path, shown: String, path: &Path, limits: Limits) -> Result<P
         None => false,
     };
     let frames = replay.deltas.len() as u64;
+    let properties = replay.properties;
     let mut engine = Engine::new(loaded, Box::new(replay.clock()));
     engine.set_script(replay.script);
     engine.set_expected_hashes(replay.hashes);
@@ -65,6 +68,7 @@ pub fn open(game: &Path, shown: String, path: &Path, limits: Limits) -> Result<P
         engine,
         frames,
         seed: limits.seed,
+        properties,
         cut_short,
     })
 }

@@ -114,6 +114,16 @@ impl ReplayWriter {
         self.line(format_args!("hash {hash}"))
     }
 
+    /// Says, at the top of the log, that playing it checks the game's
+    /// properties after every frame (a log `moonloop explore` wrote, which
+    /// breaks one).
+    ///
+    /// # Errors
+    /// The log could not be written.
+    pub fn properties(&mut self) -> Result {
+        self.line(format_args!("properties"))
+    }
+
     /// Ends the log with its `end` line and writes it all to disk.
     ///
     /// # Errors
@@ -162,6 +172,8 @@ pub struct Replay {
     /// Where a log without its `end` line was cut: the line it ends at;
     /// its frames are those before (the last whole one kept).
     pub cut: Option<usize>,
+    /// Whether playing it checks the game's properties (X1).
+    pub properties: bool,
 }
 
 impl Replay {
@@ -229,6 +241,7 @@ impl Replay {
         let saved = lines
             .next_if(|(_, line)| line.starts_with("saved "))
             .map(|(_, line)| line["saved ".len()..].to_string());
+        let properties = lines.next_if(|(_, line)| *line == "properties").is_some();
         let mut deltas = Vec::new();
         let mut hashes: Vec<Option<String>> = Vec::new();
         let mut events = Vec::new();
@@ -330,6 +343,7 @@ impl Replay {
             saved,
             hashes,
             cut,
+            properties,
         })
     }
 
@@ -354,6 +368,9 @@ impl Replay {
         }
         if let Some(saved) = &self.saved {
             let _ = writeln!(out, "saved {}", one_line(saved));
+        }
+        if self.properties {
+            out.push_str("properties\n");
         }
         let mut events = self.script.frame_events().peekable();
         for (i, dt) in self.deltas.iter().enumerate() {

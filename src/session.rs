@@ -49,7 +49,13 @@ pub struct Session<G> {
     /// The recording takes every this-many-th delivered frame.
     capture_every: u64,
     tally: ErrorTally,
+    /// Asked after every delivered frame: an error of its own, tallied
+    /// with the frame's (a replay's properties, X1).
+    check: Option<Check<G>>,
 }
+
+/// What a session asks after every delivered frame.
+pub type Check<G> = Box<dyn FnMut(&Engine<G>) -> Option<crate::Error>>;
 
 impl<G: Game> Session<G> {
     /// A session around `engine`, with nothing around it yet.
@@ -61,6 +67,7 @@ impl<G: Game> Session<G> {
             capture: None,
             capture_every: 1,
             tally: ErrorTally::default(),
+            check: None,
         }
     }
 
@@ -79,6 +86,13 @@ impl<G: Game> Session<G> {
     /// Records every delivered frame with `capture` (headless, step 8).
     pub fn capture(mut self, capture: Option<Capture>) -> Self {
         self.capture = capture;
+        self
+    }
+
+    /// Asks `check` after every delivered frame; what it says is one of
+    /// the frame's errors.
+    pub fn check(mut self, check: Option<Check<G>>) -> Self {
+        self.check = check;
         self
     }
 
@@ -216,6 +230,11 @@ impl<G: Game> Session<G> {
             }
             // Nothing to play them on: a long run must not keep them all.
             None => self.engine.cues_mut().drain().for_each(drop),
+        }
+        if let Some(check) = &mut self.check
+            && let Some(err) = check(&self.engine)
+        {
+            faults.push(err);
         }
         for err in self.engine.frame_errors().iter().chain(&faults) {
             turn.trouble = Some(self.tally.report(frame, err));

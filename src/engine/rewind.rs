@@ -543,6 +543,7 @@ impl<G: Game> Engine<G> {
             saved: saved.map(str::to_string),
             hashes: Vec::with_capacity(last as usize),
             cut: None,
+            properties: false,
         };
         let mut events = Vec::new();
         let mut first_error = None;

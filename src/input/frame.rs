@@ -257,6 +257,14 @@ pub struct Action {
 }
 
 impl Action {
+    /// Returns the keys bound to the action, in key order.
+    pub fn keys(&self) -> Vec<Key> {
+        (0..=u8::MAX)
+            .map(Key)
+            .filter(|&k| self.keys.has(k))
+            .collect()
+    }
+
     /// Binds `name` to `keys`.
     pub fn new(name: impl Into<String>, keys: &[Key]) -> Self {
         let mut set = KeySet::default();

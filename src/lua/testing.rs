@@ -632,6 +632,11 @@ pub fn run_test_file_with(game_dir: &Path, file: &Path, budget: Duration) -> Tes
             .cloned()
             .ok_or_else(|| mlua::Error::RuntimeError("@moonloop/test is not a table".into()))?;
         globals.raw_set("expect", testlib.raw_get::<Value>("expect")?)?;
+        // Properties are `moonloop explore`'s: a test file that declares
+        // them runs its tests as any other.
+        for name in ["property", "features"] {
+            globals.raw_set(name, lua.create_function(|_, _: mlua::MultiValue| Ok(()))?)?;
+        }
         vm::seal(&lua)?;
         let budget = Budget::install(&lua, test_budget)?;
         lua.set_app_data(Arc::clone(&budget));

@@ -332,7 +332,7 @@ fn writes() -> Vec<Row> {
                 "--frames",
                 "100000",
             ])
-            .signal("HUP", 2.0)
+            .signal("HUP", 5.0)
             .first("moonloop: interrupted after frame", 130)
             .after(nothing_left_in_tmp),
         Row::new("SIGTERM while a zipped game runs")
@@ -346,7 +346,7 @@ fn writes() -> Vec<Row> {
                 "--frames",
                 "100000",
             ])
-            .signal("TERM", 2.0)
+            .signal("TERM", 5.0)
             .first("moonloop: interrupted after frame", 130)
             .after(nothing_left_in_tmp),
     ]

@@ -1,0 +1,325 @@
+//! `moonloop explore`: the machine plays the game (rules X1-X4 in
+//! docs/exploring.md). Runs of generated input, each checked after every
+//! frame against the game's properties; the first that breaks one is
+//! shrunk to the shortest plan that still breaks it, and written as a
+//! replay log the window, `--replay`, `seek` and the rewind tools open.
+//!
+//! A search is reproducible: run `i` of seed `s` gets its input from
+//! `(s, i)` alone, and runs go in batches of [`BATCH`] whose results are
+//! taken in run order, so any number of workers (`-j`) finds the same
+//! failure. A search guided by the game's `features` starts some runs
+//! from the input that first reached a new feature, and learns only
+//! between batches, for the same reason. `--shard I/N` runs the runs whose
+//! index is `I` modulo `N`: each shard is reproducible on its own.
+
+pub mod plan;
+pub mod play;
+pub mod report;
+mod shrink;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::error::{Error, Result};
+use crate::lua::LuaGame;
+use crate::lua::properties::Properties;
+use crate::terminal::{say, tell};
+use plan::{Inputs, Rng, Step};
+pub use play::{Broke, Failure};
+
+/// Runs a batch holds: results are taken between batches, in run order.
+pub const BATCH: u64 = 16;
+
+/// What a search is asked to do.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The game folder.
+    pub game: PathBuf,
+    /// Where run `i`'s input comes from, with `i`.
+    pub seed: u64,
+    /// How many runs (before a shard takes its share).
+    pub runs: u64,
+    /// How many frames each run plays.
+    pub frames: u64,
+    /// The longest the search runs, wall time.
+    pub time: Duration,
+    /// Workers.
+    pub jobs: usize,
+    /// This shard, of how many.
+    pub shard: (u64, u64),
+    /// Whether runs may start from input that reached new features.
+    pub guided: bool,
+    /// Where the failure's replay, state and picture go.
+    pub out: PathBuf,
+    /// The most candidates shrinking tries.
+    pub shrink_runs: u64,
+}
+
+/// What a search found.
+#[derive(Debug)]
+pub struct Found {
+    /// Runs played, and frames.
+    pub runs: u64,
+    /// Frames played.
+    pub frames: u64,
+    /// Features seen.
+    pub features: usize,
+    /// How long the search took (shrinking aside).
+    pub seconds: f64,
+    /// How long shrinking took.
+    pub shrink_seconds: f64,
+    /// The failure, shrunk, if one was found: run index, the plan before
+    /// and after, where it breaks, and shrinking's runs.
+    pub failure: Option<FoundFailure>,
+    /// The properties checked, by name.
+    pub properties: Vec<String>,
+}
+
+/// A failure the search found, and its shrunk form.
+#[derive(Debug)]
+pub struct FoundFailure {
+    /// The run that found it.
+    pub run: u64,
+    /// Its plan's steps and frames before shrinking.
+    pub original: (usize, u64),
+    /// The shrunk plan.
+    pub steps: Vec<Step>,
+    /// Where the shrunk plan breaks.
+    pub failure: Failure,
+    /// Runs shrinking took.
+    pub shrink_runs: u64,
+}
+
+/// What one run of a batch asked for.
+struct Job {
+    run: u64,
+    steps: Vec<Step>,
+}
+
+/// Plays `jobs` on `workers` threads (each loads the game's properties
+/// once); results come back in the jobs' order.
+fn play_batch(
+    game: &Path,
+    frames: u64,
+    jobs: &[Job],
+    workers: usize,
+    seen: &HashSet<u64>,
+) -> Result<Vec<play::Played>> {
+    let next = Mutex::new(0usize);
+    let results: Mutex<Vec<Option<Result<play::Played>>>> =
+        Mutex::new((0..jobs.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..workers.min(jobs.len()).max(1) {
+            scope.spawn(|| {
+                let properties = match Properties::load(game) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        let mut r = results.lock().unwrap_or_else(|p| p.into_inner());
+                        if let Some(slot) = r.iter_mut().find(|s| s.is_none()) {
+                            *slot = Some(Err(e));
+                        }
+                        return;
+                    }
+                };
+                loop {
+                    let i = {
+                        let mut n = next.lock().unwrap_or_else(|p| p.into_inner());
+                        let i = *n;
+                        *n += 1;
+                        i
+                    };
+                    let Some(job) = jobs.get(i) else { break };
+                    let played = play::play(game, &job.steps, frames, &properties, seen);
+                    results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(played);
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner())
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(Error::Script("a run did not finish".into()))))
+        .collect()
+}
+
+/// Runs the search `options` asks for, printing a progress line now and
+/// then on stderr.
+///
+/// # Errors
+/// The game or its properties do not load.
+pub fn search(options: &Options) -> Result<Found> {
+    let started = Instant::now();
+    let game = LuaGame::load(&options.game)?;
+    let config = crate::Game::config(&game);
+    let inputs = Inputs::of(&config.actions, config.logical());
+    drop(game);
+    let properties = Properties::load(&options.game)?;
+    let names: Vec<String> = properties.names().map(str::to_string).collect();
+    let (shard, shards) = options.shard;
+    let mut corpus: Vec<(Vec<Step>, u64)> = Vec::new();
+    let mut seen: HashSet<u64> = HashSet::new();
+    let (mut runs, mut frames) = (0u64, 0u64);
+    let mut last_said = Instant::now();
+    let mut found = None;
+    let mut start = 0u64;
+    'search: while start < options.runs {
+        if started.elapsed() >= options.time {
+            break;
+        }
+        let end = (start + BATCH).min(options.runs);
+        let jobs: Vec<Job> = (start..end)
+            .filter(|run| run % shards == shard)
+            .map(|run| {
+                let mut rng = Rng::for_run(options.seed, run);
+                let steps = if options.guided && !corpus.is_empty() && rng.unit() < 0.7 {
+                    let (prefix, from) = &corpus[rng.below(corpus.len() as u64) as usize];
+                    plan::make(&inputs, &mut rng, options.frames, prefix, *from)
+                } else {
+                    plan::make(&inputs, &mut rng, options.frames, &[], 1)
+                };
+                Job { run, steps }
+            })
+            .collect();
+        start = end;
+        let results = play_batch(&options.game, options.frames, &jobs, options.jobs, &seen)?;
+        for (job, played) in jobs.into_iter().zip(results) {
+            runs += 1;
+            frames += played.frames;
+            for &(frame, feature) in &played.new {
+                if seen.insert(feature) {
+                    corpus.push((job.steps.clone(), frame + 1));
+                }
+            }
+            if let Some(failure) = played.failure {
+                found = Some((job, failure, played.frames));
+                break 'search;
+            }
+        }
+        if last_said.elapsed() >= Duration::from_secs(2) {
+            last_said = Instant::now();
+            tell!(
+                "explore: {runs} runs, {frames} frames, {} states seen, {:.0} s",
+                seen.len(),
+                started.elapsed().as_secs_f64()
+            );
+        }
+    }
+    let searched = started.elapsed().as_secs_f64();
+    let failure = match found {
+        None => None,
+        Some((job, failure, played)) => {
+            let original = (
+                job.steps
+                    .iter()
+                    .filter(|s| s.frame <= failure.frame)
+                    .count(),
+                played,
+            );
+            let shrunk = shrink::shrink(
+                &options.game,
+                &properties,
+                job.steps,
+                failure,
+                options.shrink_runs,
+                options.jobs,
+            )?;
+            Some(FoundFailure {
+                run: job.run,
+                original,
+                steps: shrunk.steps,
+                failure: shrunk.failure,
+                shrink_runs: shrunk.runs,
+            })
+        }
+    };
+    Ok(Found {
+        runs,
+        frames,
+        features: seen.len(),
+        seconds: searched,
+        shrink_seconds: started.elapsed().as_secs_f64() - searched,
+        failure,
+        properties: names,
+    })
+}
+
+/// Writes what a failure needs to be looked at into `out`: `replay.txt`
+/// (the shrunk run, which `--replay` plays and checks the properties of),
+/// and `state.json` (the state at the frame it broke).
+///
+/// # Errors
+/// The files cannot be written, or the game does not load.
+pub fn write_failure(game: &Path, out: &Path, failure: &FoundFailure, seed: u64) -> Result<()> {
+    std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
+    let replay_path = out.join("replay.txt");
+    let loaded = LuaGame::load(game)?;
+    let name = crate::replay::game_name(crate::Game::config(&loaded)).to_string();
+    let mut engine = crate::engine::Engine::new(
+        loaded,
+        Box::new(crate::clock::ConstantClock::new(1.0 / 60.0)),
+    );
+    engine.set_script(plan::script(&failure.steps));
+    let mut writer =
+        crate::replay::ReplayWriter::create(&replay_path, seed_of(seed), Some(&name), None)?;
+    writer.properties()?;
+    engine.set_replay_writer(writer);
+    let _ = engine.advance(failure.failure.frame);
+    let state = engine.game().state_json().unwrap_or_default();
+    engine.flush()?;
+    std::fs::write(out.join("state.json"), state + "\n").map_err(|e| Error::io(out, e))?;
+    Ok(())
+}
+
+/// The `math.random` seed explored games start from: the default one,
+/// whatever the search's seed (which seeds the input, not the game).
+fn seed_of(_search: u64) -> u64 {
+    crate::lua::DEFAULT_SEED
+}
+
+/// Prints what a search found; says whether it found a failure.
+pub fn print(found: &Found, options: &Options) -> bool {
+    say!(
+        "explored {} runs, {} frames ({:.0} frames a second), {} states seen, in {:.1} s (seed {})",
+        found.runs,
+        found.frames,
+        found.frames as f64 / found.seconds.max(1e-9),
+        found.features,
+        found.seconds,
+        options.seed
+    );
+    match &found.failure {
+        None => {
+            say!(
+                "no run broke {} {} or a frame",
+                found.properties.len(),
+                if found.properties.len() == 1 {
+                    "property"
+                } else {
+                    "properties"
+                }
+            );
+            false
+        }
+        Some(f) => {
+            say!(
+                "run {} broke at frame {}: {}",
+                f.run,
+                f.failure.frame,
+                crate::terminal::line(&f.failure.broke.describe())
+            );
+            say!(
+                "shrunk from {} steps over {} frames to {} steps over {} frames, in {} runs ({:.1} s)",
+                f.original.0,
+                f.original.1,
+                f.steps.len(),
+                f.failure.frame,
+                f.shrink_runs,
+                found.shrink_seconds
+            );
+            true
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! One run of exploration (rule X1): the game loaded afresh, given a
+//! plan's input under a constant 1/60 s clock, and asked after every
+//! frame whether it broke: an error of the frame (`update` failed,
+//! returned nil, ran past its budget or the memory cap: the properties
+//! every game has) or a property of the author's that does not hold.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use super::plan::{self, Step};
+use crate::clock::ConstantClock;
+use crate::engine::Engine;
+use crate::error::Result;
+use crate::lua::LuaGame;
+use crate::lua::properties::Properties;
+
+/// What broke.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Broke {
+    /// A property did not hold: its name, and why when it failed rather
+    /// than answered false.
+    Property(String, Option<String>),
+    /// The frame failed (the properties every game has).
+    Frame(String),
+}
+
+impl Broke {
+    /// Whether `other` is the same breakage, for shrinking: the same
+    /// property, or a frame error of the same words (numbers aside, which
+    /// name frames and values that shrinking moves).
+    pub fn same_as(&self, other: &Broke) -> bool {
+        let words = |s: &str| {
+            s.chars()
+                .filter(|c| !c.is_ascii_digit())
+                .collect::<String>()
+        };
+        match (self, other) {
+            (Broke::Property(a, _), Broke::Property(b, _)) => a == b,
+            (Broke::Frame(a), Broke::Frame(b)) => words(a) == words(b),
+            _ => false,
+        }
+    }
+
+    /// One line for the author.
+    pub fn describe(&self) -> String {
+        match self {
+            Broke::Property(name, None) => format!("property `{name}` does not hold"),
+            Broke::Property(name, Some(why)) => format!("property `{name}` failed: {why}"),
+            Broke::Frame(why) => format!("the frame failed: {why}"),
+        }
+    }
+}
+
+/// Where a run broke.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    /// The frame after which it broke (0: `init`'s state).
+    pub frame: u64,
+    /// What broke.
+    pub broke: Broke,
+}
+
+/// What a run did.
+#[derive(Debug, Default)]
+pub struct Played {
+    /// Where it broke, if it did.
+    pub failure: Option<Failure>,
+    /// The frames it ran.
+    pub frames: u64,
+    /// The frames at which it first reached features not in the search's
+    /// `seen` set, with them.
+    pub new: Vec<(u64, u64)>,
+}
+
+/// Runs the game in `dir` on `steps` for `frames` frames, asking
+/// `properties` after each; features not in `seen` are noted.
+///
+/// # Errors
+/// The game does not load.
+pub fn play(
+    dir: &Path,
+    steps: &[Step],
+    frames: u64,
+    properties: &Properties,
+    seen: &HashSet<u64>,
+) -> Result<Played> {
+    let game = LuaGame::load(dir)?;
+    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    engine.set_script(plan::script(steps));
+    let mut played = Played::default();
+    let mut noted: HashSet<u64> = HashSet::new();
+    let mut look = |engine: &Engine<LuaGame>, played: &mut Played| -> Result<bool> {
+        let frame = engine.frame();
+        if let Some((name, why)) = properties.broken(engine.game().state(), frame)? {
+            played.failure = Some(Failure {
+                frame,
+                broke: Broke::Property(name, why),
+            });
+            return Ok(true);
+        }
+        if let Some(feature) = properties.features(engine.game().state(), frame)
+            && !seen.contains(&feature)
+            && noted.insert(feature)
+        {
+            played.new.push((frame, feature));
+        }
+        Ok(false)
+    };
+    if look(&engine, &mut played)? {
+        return Ok(played);
+    }
+    for _ in 0..frames {
+        if let Err(err) = engine.advance(1) {
+            played.frames = engine.frame();
+            played.failure = Some(Failure {
+                frame: engine.frame(),
+                broke: Broke::Frame(err.to_string()),
+            });
+            return Ok(played);
+        }
+        engine.cues_mut().drain().for_each(drop);
+        if look(&engine, &mut played)? {
+            break;
+        }
+    }
+    played.frames = engine.frame();
+    Ok(played)
+}

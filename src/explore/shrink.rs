@@ -1,0 +1,205 @@
+//! Shrinking (rule X3): a failing plan made as small as it goes while it
+//! still breaks the same way. In passes, until a pass changes nothing:
+//! the frames after the failure go; chunks of steps are dropped, halving
+//! down to single steps (delta debugging); holds are shortened; steps
+//! move earlier. What is left is minimal by these rules: no one step can
+//! be dropped and the plan still fail.
+
+use std::collections::HashSet;
+
+use super::plan::Step;
+use super::play::{Broke, Failure, play};
+use crate::error::Result;
+use crate::input::InputEvent;
+use crate::lua::properties::Properties;
+
+/// A plan shrunk, and what it took.
+#[derive(Debug)]
+pub struct Shrunk {
+    /// The smallest plan found.
+    pub steps: Vec<Step>,
+    /// Where it breaks.
+    pub failure: Failure,
+    /// How many runs shrinking took.
+    pub runs: u64,
+}
+
+struct Shrinker<'a> {
+    dir: &'a std::path::Path,
+    properties: &'a Properties,
+    broke: Broke,
+    runs: u64,
+    max_runs: u64,
+    jobs: usize,
+}
+
+impl Shrinker<'_> {
+    /// Whether `steps` still break the same way within `frames`; where.
+    fn fails(&mut self, steps: &[Step], frames: u64) -> Result<Option<Failure>> {
+        if self.runs >= self.max_runs {
+            return Ok(None);
+        }
+        self.runs += 1;
+        let played = play(self.dir, steps, frames, self.properties, &HashSet::new())?;
+        Ok(played.failure.filter(|f| f.broke.same_as(&self.broke)))
+    }
+
+    /// The first of `candidates`, in their order, that still breaks the
+    /// same way within `frames`: tried `jobs` at a time on threads of
+    /// their own, so the answer is the one trying them in turn would give.
+    fn first_failing(
+        &mut self,
+        candidates: &[Vec<Step>],
+        frames: u64,
+    ) -> Result<Option<(usize, Failure)>> {
+        if self.jobs <= 1 {
+            for (i, c) in candidates.iter().enumerate() {
+                if let Some(f) = self.fails(c, frames)? {
+                    return Ok(Some((i, f)));
+                }
+            }
+            return Ok(None);
+        }
+        for (batch, chunk) in candidates.chunks(self.jobs).enumerate() {
+            let left = self.max_runs.saturating_sub(self.runs) as usize;
+            let chunk = &chunk[..chunk.len().min(left)];
+            if chunk.is_empty() {
+                return Ok(None);
+            }
+            self.runs += chunk.len() as u64;
+            let (dir, broke) = (self.dir, &self.broke);
+            let results: Vec<Result<Option<Failure>>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = chunk
+                    .iter()
+                    .map(|c| {
+                        scope.spawn(move || -> Result<Option<Failure>> {
+                            let properties = Properties::load(dir)?;
+                            let played = play(dir, c, frames, &properties, &HashSet::new())?;
+                            Ok(played.failure.filter(|f| f.broke.same_as(broke)))
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join().unwrap_or_else(|_| {
+                            Err(crate::Error::Script("a shrinking run stopped".into()))
+                        })
+                    })
+                    .collect()
+            });
+            for (i, result) in results.into_iter().enumerate() {
+                if let Some(f) = result? {
+                    return Ok(Some((batch * self.jobs + i, f)));
+                }
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// Shrinks `steps`, which break as `failure` says, in the game in `dir`,
+/// trying at most `max_runs` candidates, `jobs` at a time (the result is
+/// the same for any number).
+///
+/// # Errors
+/// The game does not load.
+pub fn shrink(
+    dir: &std::path::Path,
+    properties: &Properties,
+    steps: Vec<Step>,
+    failure: Failure,
+    max_runs: u64,
+    jobs: usize,
+) -> Result<Shrunk> {
+    let mut s = Shrinker {
+        dir,
+        properties,
+        broke: failure.broke.clone(),
+        runs: 0,
+        max_runs,
+        jobs,
+    };
+    let mut best = failure;
+    let mut steps: Vec<Step> = steps
+        .into_iter()
+        .filter(|x| x.frame <= best.frame)
+        .collect();
+    loop {
+        let before = (steps.clone(), best.frame);
+        // Drop chunks, from halves down to single steps.
+        let mut size = steps.len().div_ceil(2).max(1);
+        while size >= 1 && !steps.is_empty() {
+            let mut at = 0;
+            let mut dropped = false;
+            while at < steps.len() {
+                // Every chunk from `at` on, dropped in turn: the first whose
+                // plan still fails is taken, and the pass goes on there.
+                let starts: Vec<usize> = (at..steps.len()).step_by(size).collect();
+                let candidates: Vec<Vec<Step>> = starts
+                    .iter()
+                    .map(|&from| {
+                        let mut c = steps.clone();
+                        c.drain(from..(from + size).min(steps.len()));
+                        c
+                    })
+                    .collect();
+                match s.first_failing(&candidates, best.frame)? {
+                    Some((i, f)) => {
+                        at = starts[i];
+                        steps = candidates.into_iter().nth(i).expect("a candidate");
+                        best = f;
+                        dropped = true;
+                    }
+                    None => break,
+                }
+            }
+            if !dropped {
+                if size == 1 {
+                    break;
+                }
+                size = size.div_ceil(2);
+            }
+        }
+        // Shorten holds and move steps earlier, halving the distance.
+        for i in 0..steps.len() {
+            let frame = steps[i].frame;
+            for earlier in [
+                frame / 2,
+                frame.saturating_sub(frame / 4),
+                frame.saturating_sub(1),
+            ] {
+                if earlier == 0 || earlier >= frame {
+                    continue;
+                }
+                let mut candidate = steps.clone();
+                candidate[i].frame = earlier;
+                // A release never comes before its press.
+                if let InputEvent::Release(k) = candidate[i].event
+                    && candidate[..i]
+                        .iter()
+                        .rev()
+                        .find(|p| p.event == InputEvent::Press(k))
+                        .is_some_and(|p| p.frame > earlier)
+                {
+                    continue;
+                }
+                candidate.sort_by_key(|x| x.frame);
+                if let Some(f) = s.fails(&candidate, best.frame)? {
+                    steps = candidate;
+                    best = f;
+                    break;
+                }
+            }
+        }
+        steps.retain(|x| x.frame <= best.frame);
+        if (steps.clone(), best.frame) == before || s.runs >= s.max_runs {
+            break;
+        }
+    }
+    Ok(Shrunk {
+        steps,
+        failure: best,
+        runs: s.runs,
+    })
+}

@@ -1,0 +1,235 @@
+//! Properties (rule X1 in docs/exploring.md): what an author says must
+//! hold after every frame, whatever the input, declared in the game's
+//! test files beside its tests:
+//!
+//! ```luau
+//! property("the ball stays on the table", function(state)
+//!     return state.ball.x >= 0 and state.ball.x <= 320
+//! end)
+//! features(function(state) return { state.level } end)
+//! ```
+//!
+//! `moonloop explore` loads them in a VM of their own (the files run with
+//! `test` doing nothing), and asks each after every frame, handing it a
+//! frozen copy of the state and the frame: a property cannot change the
+//! run it looks at. `features` names what makes a state new to the
+//! search; states whose features were never seen guide it.
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use mlua::{Function, Lua, Table, Value};
+
+use super::require::{self, ModuleId, Modules};
+use super::vm::{self, Attached, Budget, Call, Limits};
+use crate::error::{Error, Result};
+use crate::state;
+
+/// The most properties a game declares.
+pub const MAX_PROPERTIES: usize = 256;
+
+/// How long one property or features call may run.
+pub const PROPERTY_BUDGET: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// A game's properties, loaded from its test files.
+pub struct Properties {
+    /// Declared before the VM: it detaches as it drops, first.
+    budget: Attached,
+    lua: Lua,
+    list: Vec<(String, Function)>,
+    features: Option<Function>,
+    /// The files they came from, as shown.
+    pub files: Vec<String>,
+}
+
+type Declared = Rc<RefCell<(Vec<(String, Function)>, Option<Function>)>>;
+
+impl Properties {
+    /// Loads the properties the test files of the game in `game_dir`
+    /// declare (`tests/*.luau`, in name order).
+    ///
+    /// # Errors
+    /// A test file does not load (its line), declares a property twice or
+    /// more than [`MAX_PROPERTIES`], or declares `features` twice.
+    pub fn load(game_dir: &Path) -> Result<Properties> {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(game_dir.join("tests"))
+            .map(|entries| {
+                entries
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| crate::assets::is_luau_source(p))
+                    .collect()
+            })
+            .unwrap_or_default();
+        files.sort();
+        let display = game_dir.to_string_lossy().trim_end_matches('/').to_string();
+        let modules = Modules::new(game_dir.to_path_buf(), display);
+        let declared: Declared = Rc::default();
+        let lua = vm::new_vm(Limits::default()).map_err(script)?;
+        lua.set_app_data(modules);
+        require::install(&lua).map_err(script)?;
+        state::install(&lua).map_err(script)?;
+        install_declarations(&lua, &declared).map_err(script)?;
+        vm::seal(&lua).map_err(script)?;
+        let budget = Budget::install(&lua, PROPERTY_BUDGET).map_err(script)?;
+        let mut shown = Vec::new();
+        for file in &files {
+            let rel = file.strip_prefix(game_dir).unwrap_or(file).to_path_buf();
+            let id = ModuleId::Game(rel);
+            let name = lua
+                .app_data_ref::<Modules>()
+                .map(|m| m.chunk_name(&id))
+                .unwrap_or_default();
+            budget
+                .guard(Call::Test, || require::run(&lua, &id))
+                .map_err(script)?;
+            shown.push(name);
+        }
+        let (list, features) = std::mem::take(&mut *declared.borrow_mut());
+        Ok(Properties {
+            budget,
+            lua,
+            list,
+            features,
+            files: shown,
+        })
+    }
+
+    /// Says whether any property or `features` was declared.
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// Returns the properties' names, in the order declared.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.list.iter().map(|(name, _)| name.as_str())
+    }
+
+    /// Copies `value` (a state of another VM) into this one, frozen.
+    fn copy_in(&self, value: &Value) -> Result<Value> {
+        let copied = state::copy(value, &self.lua)
+            .map_err(|e| Error::Script(format!("X1: the state does not copy: {e}")))?;
+        if let Value::Table(t) = &copied {
+            freeze(t).map_err(script)?;
+        }
+        Ok(copied)
+    }
+
+    /// Asks every property of `state` (a value of the game's VM) at
+    /// `frame`; returns the name of the first that does not hold, with
+    /// why when it failed rather than answered false.
+    ///
+    /// # Errors
+    /// The state does not copy.
+    pub fn broken(&self, state: &Value, frame: u64) -> Result<Option<(String, Option<String>)>> {
+        if self.list.is_empty() {
+            return Ok(None);
+        }
+        let copied = self.copy_in(state)?;
+        for (name, holds) in &self.list {
+            let answer = self
+                .budget
+                .guard(Call::Test, || holds.call::<Value>((copied.clone(), frame)));
+            match answer {
+                Ok(Value::Nil | Value::Boolean(false)) => return Ok(Some((name.clone(), None))),
+                Ok(_) => {}
+                Err(e) => return Ok(Some((name.clone(), Some(super::describe(&e))))),
+            }
+        }
+        Ok(None)
+    }
+
+    /// The hash of what `features` says of `state`, when it was declared:
+    /// two states with the same features are the same to the search.
+    pub fn features(&self, state: &Value, frame: u64) -> Option<u64> {
+        let features = self.features.as_ref()?;
+        let copied = self.copy_in(state).ok()?;
+        let value = self
+            .budget
+            .guard(Call::Test, || features.call::<Value>((copied, frame)))
+            .ok()?;
+        state::hash(&value)
+            .ok()
+            .as_deref()
+            .and_then(crate::history::hash_bits)
+    }
+}
+
+fn install_declarations(lua: &Lua, declared: &Declared) -> mlua::Result<()> {
+    let globals = lua.globals();
+    let list = declared.clone();
+    globals.raw_set(
+        "property",
+        lua.create_function(move |lua, (name, holds): (String, Function)| {
+            let mut declared = list.borrow_mut();
+            if declared.0.iter().any(|(n, _)| *n == name) {
+                return Err(mlua::Error::RuntimeError(format!(
+                    "{}property `{}` is declared twice",
+                    super::location(lua, 1),
+                    crate::terminal::line(&name)
+                )));
+            }
+            if declared.0.len() == MAX_PROPERTIES {
+                return Err(mlua::Error::RuntimeError(format!(
+                    "{}a game declares at most {MAX_PROPERTIES} properties",
+                    super::location(lua, 1)
+                )));
+            }
+            declared.0.push((name, holds));
+            Ok(())
+        })?,
+    )?;
+    let slot = declared.clone();
+    globals.raw_set(
+        "features",
+        lua.create_function(move |lua, f: Function| {
+            let mut declared = slot.borrow_mut();
+            if declared.1.is_some() {
+                return Err(mlua::Error::RuntimeError(format!(
+                    "{}features is declared once, for the whole game",
+                    super::location(lua, 1)
+                )));
+            }
+            declared.1 = Some(f);
+            Ok(())
+        })?,
+    )?;
+    // Tests are `moonloop test`'s: loading a file for its properties runs
+    // none of them, and has no engines to make.
+    globals.raw_set(
+        "test",
+        lua.create_function(|_, _: mlua::MultiValue| Ok(()))?,
+    )?;
+    let engine = lua.create_table()?;
+    engine.raw_set(
+        "new",
+        lua.create_function(|lua, _: mlua::MultiValue| -> mlua::Result<()> {
+            Err(mlua::Error::RuntimeError(format!(
+                "{}engine.new is for tests; moonloop explore runs the game itself (call it \
+                 inside test(...))",
+                super::location(lua, 1)
+            )))
+        })?,
+    )?;
+    globals.raw_set("engine", engine)?;
+    let testlib: Table = require::load(lua, &ModuleId::Runtime("test".into()))?
+        .as_table()
+        .cloned()
+        .ok_or_else(|| mlua::Error::RuntimeError("@moonloop/test is not a table".into()))?;
+    globals.raw_set("expect", testlib.raw_get::<Value>("expect")?)?;
+    Ok(())
+}
+
+fn freeze(table: &Table) -> mlua::Result<()> {
+    for pair in table.pairs::<Value, Value>() {
+        if let (_, Value::Table(child)) = pair? {
+            freeze(&child)?;
+        }
+    }
+    table.set_readonly(true);
+    Ok(())
+}
+
+fn script(e: mlua::Error) -> Error {
+    Error::Script(super::describe(&e))
+}

@@ -1,0 +1,282 @@
+//! `moonloop explore` (rules X1-X4 in docs/exploring.md): the machine
+//! plays a game, checks its properties after every frame, and shrinks
+//! what breaks one to a replay that breaks it again.
+//!
+//! The bugs are planted in copies of the example games made here, never
+//! in the games themselves, whose own properties hold.
+
+mod common;
+
+use std::path::Path;
+
+use common::{game, moonloop};
+
+/// Copies the example game `name` into `dir`, with `find` replaced by
+/// `plant` in its file `file`.
+fn planted(dir: &Path, name: &str, file: &str, find: &str, plant: &str) {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("games")
+        .join(name);
+    let to = dir.join(name);
+    copy(&from, &to);
+    let path = to.join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains(find), "{file} holds {find:?}");
+    std::fs::write(&path, text.replacen(find, plant, 1)).unwrap();
+}
+
+fn copy(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// A small game with a planted bug: walking right past x = 95 is stopped
+/// at the wall, unless three jumps came first.
+const WALL: &str = "return {\n  config = { width = 100, height = 100, actions = { jump = { \"space\" }, left = { \"left\" }, right = { \"right\" } } },\n  init = function() return { x = 50, jumps = 0 } end,\n  update = function(s, input, dt)\n    local x = s.x\n    if input:down(\"left\") then x -= 1 end\n    if input:down(\"right\") then x += 1 end\n    local jumps = s.jumps + (if input:pressed(\"jump\") then 1 else 0)\n    if x > 95 and jumps < 3 then x = 95 end\n    return { x = x, jumps = jumps }\n  end,\n}\n";
+
+const WALL_PROPERTY: &str = "property(\"x stays on the screen\", function(state)\n\treturn state.x <= 95\nend)\nfeatures(function(state)\n\treturn { math.floor(state.x / 10), math.min(state.jumps, 5) }\nend)\n";
+
+fn explore(dir: &Path, game: &str, extra: &[&str]) -> common::Outcome {
+    moonloop(&[&["explore", game], extra].concat(), dir)
+}
+
+// rule: X1, X3
+#[test]
+fn a_planted_bug_is_found_shrunk_and_replayed() {
+    let dir = game(&[("g/main.luau", WALL), ("g/tests/props.luau", WALL_PROPERTY)]);
+    let out = explore(dir.path(), "g", &["--runs", "64", "--frames", "600"]);
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("broke at frame")
+            && out
+                .stdout
+                .contains("property `x stays on the screen` does not hold"),
+        "{}",
+        out.stdout
+    );
+    // Shrunk: the three jumps and a walk right, nothing more.
+    let replay = std::fs::read_to_string(dir.path().join("moonloop-explore/replay.txt")).unwrap();
+    let presses = replay.lines().filter(|l| l.starts_with("press")).count();
+    assert_eq!(presses, 4, "{replay}");
+    let frame: u64 = out
+        .stdout
+        .split("over ")
+        .last()
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    // The replay breaks it again, at the same frame.
+    let replayed = moonloop(
+        &[
+            "run",
+            "g",
+            "--headless",
+            "--replay",
+            "moonloop-explore/replay.txt",
+        ],
+        dir.path(),
+    );
+    assert_eq!(replayed.code, 1, "{}", replayed.stderr);
+    assert!(
+        replayed.stderr.starts_with(&format!(
+            "frame {frame}: X1: property `x stays on the screen` does not hold"
+        )),
+        "{}",
+        replayed.stderr
+    );
+}
+
+// rule: X3
+#[test]
+fn a_shrunk_plan_is_minimal_no_step_of_it_can_go() {
+    use moonloop::internals::explore::plan::Step;
+    use moonloop::internals::explore::play::play;
+    use moonloop::internals::lua::properties::Properties;
+    let dir = game(&[("g/main.luau", WALL), ("g/tests/props.luau", WALL_PROPERTY)]);
+    let out = explore(
+        dir.path(),
+        "g",
+        &["--runs", "64", "--frames", "600", "-j", "1"],
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let replay =
+        moonloop::internals::replay::Replay::load(&dir.path().join("moonloop-explore/replay.txt"))
+            .unwrap();
+    let steps: Vec<Step> = replay
+        .script
+        .frame_events()
+        .map(|(frame, event)| Step { frame, event })
+        .collect();
+    let frames = replay.deltas.len() as u64;
+    let game_dir = dir.path().join("g");
+    let properties = Properties::load(&game_dir).unwrap();
+    let breaks = |steps: &[Step]| {
+        play(&game_dir, steps, frames, &properties, &Default::default())
+            .unwrap()
+            .failure
+            .is_some()
+    };
+    assert!(breaks(&steps), "the shrunk plan breaks it");
+    for i in 0..steps.len() {
+        let mut fewer = steps.clone();
+        fewer.remove(i);
+        assert!(
+            !breaks(&fewer),
+            "without step {i} ({:?}) it still breaks",
+            steps[i]
+        );
+    }
+}
+
+// rule: X2, X4
+#[test]
+fn the_same_seed_finds_the_same_failure_with_any_number_of_workers_or_shards() {
+    let dir = game(&[("g/main.luau", WALL), ("g/tests/props.luau", WALL_PROPERTY)]);
+    let line = |out: &common::Outcome| {
+        out.stdout
+            .lines()
+            .find(|l| l.starts_with("run "))
+            .unwrap_or_default()
+            .to_string()
+    };
+    let args = [
+        "--runs",
+        "64",
+        "--frames",
+        "600",
+        "--seed",
+        "7",
+        "--unguided",
+    ];
+    let one = explore(dir.path(), "g", &[&args[..], &["-j", "1"]].concat());
+    let two = explore(dir.path(), "g", &[&args[..], &["-j", "2"]].concat());
+    assert!(!line(&one).is_empty(), "{}", one.stdout);
+    assert_eq!(line(&one), line(&two), "workers change nothing");
+    // Unguided, each run's input is its seed and index alone: the shards
+    // of a search between them find its first failing run.
+    let run = |out: &common::Outcome| -> Option<u64> {
+        line(out)
+            .strip_prefix("run ")?
+            .split(' ')
+            .next()?
+            .parse()
+            .ok()
+    };
+    let shards: Vec<Option<u64>> = (0..2)
+        .map(|i| {
+            run(&explore(
+                dir.path(),
+                "g",
+                &[&args[..], &["--shard", &format!("{i}/2")]].concat(),
+            ))
+        })
+        .collect();
+    assert_eq!(
+        shards.iter().flatten().min().copied(),
+        run(&one),
+        "{shards:?}"
+    );
+    // And a shard is reproducible on its own.
+    let again = explore(dir.path(), "g", &[&args[..], &["--shard", "1/2"]].concat());
+    assert_eq!(run(&again), shards[1]);
+}
+
+// rule: X4
+#[test]
+fn reports_are_junit_a_ci_system_reads_and_json_lines() {
+    let dir = game(&[("g/main.luau", WALL), ("g/tests/props.luau", WALL_PROPERTY)]);
+    let out = explore(
+        dir.path(),
+        "g",
+        &["--runs", "64", "--frames", "600", "--report", "explore.xml"],
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let xml = std::fs::File::open(dir.path().join("explore.xml")).unwrap();
+    let suites = junit_parser::from_reader(std::io::BufReader::new(xml)).unwrap();
+    assert_eq!(suites.suites.len(), 1);
+    let suite = &suites.suites[0];
+    assert_eq!((suite.tests, suite.failures), (2, 1));
+    let broken = suite
+        .cases
+        .iter()
+        .find(|c| c.original_name == "x stays on the screen" && c.classname.as_deref() == Some("g"))
+        .unwrap();
+    assert!(broken.status.is_failure());
+    // `moonloop test` writes the same, one case a test.
+    let test = moonloop(&["test", "g", "--report", "tests.jsonl"], dir.path());
+    assert_eq!(test.code, 0, "{}", test.stdout);
+    let lines = std::fs::read_to_string(dir.path().join("tests.jsonl")).unwrap();
+    assert!(lines.contains("\"passed\": true"), "{lines}");
+}
+
+// rule: X1
+#[test]
+fn the_example_games_properties_hold_over_a_short_search() {
+    for name in ["pong", "catch"] {
+        let games = Path::new(env!("CARGO_MANIFEST_DIR")).join("games");
+        let out = moonloop(
+            &[
+                "explore",
+                name,
+                "--runs",
+                "4",
+                "--frames",
+                "600",
+                "--out",
+                "/tmp/moonloop-explore-examples",
+            ],
+            &games,
+        );
+        assert_eq!(out.code, 0, "{name}: {}{}", out.stdout, out.stderr);
+    }
+}
+
+// rule: X1, X3
+#[test]
+fn a_ball_that_escapes_after_a_paddle_edge_hit_is_found_in_pong() {
+    let dir = tempfile::tempdir().unwrap();
+    planted(
+        dir.path(),
+        "pong",
+        "rules.luau",
+        "\t\t\tlocal angle = offset * 0.9\n",
+        "\t\t\tlocal angle = offset * 0.9\n\t\t\tif math.abs(offset) > 0.9 then\n\t\t\t\tspeed = speed * 40\n\t\t\tend\n",
+    );
+    let out = explore(dir.path(), "pong", &["--runs", "16", "--frames", "900"]);
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout
+            .contains("property `the ball stays on the table` does not hold"),
+        "{}",
+        out.stdout
+    );
+}
+
+// rule: X1, X3
+#[test]
+fn a_score_that_goes_negative_after_a_catch_at_the_wall_is_found_in_catch() {
+    let dir = tempfile::tempdir().unwrap();
+    planted(
+        dir.path(),
+        "catch",
+        "main.luau",
+        "\t\t\tscore += 1\n",
+        "\t\t\tscore += if basket <= BASKET_W / 2 + 1 and score >= 1 then -5 else 1\n",
+    );
+    let out = explore(dir.path(), "catch", &["--runs", "64", "--frames", "900"]);
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout
+            .contains("property `the score never goes below zero` does not hold"),
+        "{}",
+        out.stdout
+    );
+}
