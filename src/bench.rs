@@ -17,6 +17,8 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::lua::{Budget, Call, Limits, LuaGame};
 
+#[path = "bench/explore.rs"]
+mod explore;
 #[path = "bench/fill.rs"]
 mod fill;
 #[path = "bench/history.rs"]
@@ -318,7 +320,9 @@ pub fn reload_latency(rounds: usize) -> Result<(Duration, Duration)> {
 }
 
 /// The groups of cases `moonloop bench --only` picks from.
-pub const GROUPS: [&str; 6] = ["frame", "history", "screen", "record", "budget", "render"];
+pub const GROUPS: [&str; 7] = [
+    "frame", "history", "screen", "record", "budget", "render", "explore",
+];
 
 /// Runs every case (or only those of `only`'s group) and returns the
 /// report's rows.
@@ -342,6 +346,9 @@ pub fn run(only: Option<&str>) -> Result<Vec<Row>> {
     }
     if want("budget") {
         rows.extend(budget_rows()?);
+    }
+    if want("explore") {
+        rows.extend(explore::rows()?);
     }
     Ok(rows)
 }

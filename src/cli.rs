@@ -182,7 +182,8 @@ enum Command {
         #[arg(long)]
         json: bool,
         /// Runs one group of cases only: frame, history, screen, record,
-        /// budget or render (hot reload latency is measured with frame).
+        /// budget, render or explore (hot reload latency is measured with
+        /// frame).
         #[arg(long, value_name = "GROUP", value_parser = clap::builder::PossibleValuesParser::new(crate::bench::GROUPS))]
         only: Option<String>,
     },

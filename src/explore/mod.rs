@@ -32,6 +32,9 @@ pub use play::{Broke, Failure};
 /// Runs a batch holds: results are taken between batches, in run order.
 pub const BATCH: u64 = 16;
 
+/// How many runs' lengths a guided run may reach, prefix and all.
+const MAX_DEPTH: u64 = 10;
+
 /// What a search is asked to do.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -96,13 +99,15 @@ pub struct FoundFailure {
 struct Job {
     run: u64,
     steps: Vec<Step>,
+    /// How many frames it plays: `--frames`, or that many past the
+    /// prefix it started from.
+    frames: u64,
 }
 
 /// Plays `jobs` on `workers` threads (each loads the game's properties
 /// once); results come back in the jobs' order.
 fn play_batch(
     game: &Path,
-    frames: u64,
     jobs: &[Job],
     workers: usize,
     seen: &HashSet<u64>,
@@ -131,7 +136,7 @@ fn play_batch(
                         i
                     };
                     let Some(job) = jobs.get(i) else { break };
-                    let played = play::play(game, &job.steps, frames, &properties, seen);
+                    let played = play::play(game, &job.steps, job.frames, &properties, seen);
                     results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(played);
                 }
             });
@@ -174,17 +179,27 @@ pub fn search(options: &Options) -> Result<Found> {
             .filter(|run| run % shards == shard)
             .map(|run| {
                 let mut rng = Rng::for_run(options.seed, run);
-                let steps = if options.guided && !corpus.is_empty() && rng.unit() < 0.7 {
-                    let (prefix, from) = &corpus[rng.below(corpus.len() as u64) as usize];
-                    plan::make(&inputs, &mut rng, options.frames, prefix, *from)
+                let (steps, frames) = if options.guided && !corpus.is_empty() && rng.unit() < 0.7 {
+                    // The newer an entry, the further it reached: the
+                    // later of two picks leans toward them. A run from
+                    // one plays its frames past where it starts, so the
+                    // search goes deeper than one run's length.
+                    let n = corpus.len() as u64;
+                    let pick = rng.below(n).max(rng.below(n)) as usize;
+                    let (prefix, from) = &corpus[pick];
+                    let frames = (*from + options.frames).min(options.frames * MAX_DEPTH);
+                    (plan::make(&inputs, &mut rng, frames, prefix, *from), frames)
                 } else {
-                    plan::make(&inputs, &mut rng, options.frames, &[], 1)
+                    (
+                        plan::make(&inputs, &mut rng, options.frames, &[], 1),
+                        options.frames,
+                    )
                 };
-                Job { run, steps }
+                Job { run, steps, frames }
             })
             .collect();
         start = end;
-        let results = play_batch(&options.game, options.frames, &jobs, options.jobs, &seen)?;
+        let results = play_batch(&options.game, &jobs, options.jobs, &seen)?;
         for (job, played) in jobs.into_iter().zip(results) {
             runs += 1;
             frames += played.frames;

@@ -90,8 +90,9 @@ pub fn make(inputs: &Inputs, rng: &mut Rng, frames: u64, prefix: &[Step], from: 
         }
     }
     for (key, _) in std::mem::take(&mut held) {
-        // A key the prefix still holds comes up soon.
-        let up = from + rng.below(30);
+        // A key the prefix still holds stays down a while longer: what
+        // it was doing may be what reaches further.
+        let up = from + 1 + rng.below(90);
         held.push((key, up));
     }
     // Presses come every few frames, at a rate of its own for each run.
