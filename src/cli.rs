@@ -796,9 +796,22 @@ fn explore(args: ExploreArgs) -> Result<ExitCode> {
     let found = crate::explore::search(&options)?;
     let broke = crate::explore::print(&found, &options);
     if let Some(failure) = &found.failure {
-        crate::explore::write_failure(&args.game, &args.out, failure, args.seed)?;
+        let written = crate::explore::write_failure(&args.game, &args.out, failure, args.seed)?;
+        if !written.changes.is_empty() {
+            say!("frame {} changed:", failure.failure.frame);
+            for line in written.changes.iter().take(12) {
+                say!("  {line}");
+            }
+            if written.changes.len() > 12 {
+                say!("  ... (all of them in {}/changes.txt)", args.out.display());
+            }
+        }
+        match &written.gif {
+            Ok(path) => say!("the last seconds: {}", path.display()),
+            Err(why) => say!("no GIF of the last seconds: {}", crate::terminal::line(why)),
+        }
         say!(
-            "wrote {0}/replay.txt and {0}/state.json: `moonloop run {1} --headless --replay {0}/replay.txt` breaks at frame {2}; `--replay ... --until {2}` opens it in a window",
+            "wrote {0}/replay.txt, {0}/state.json and {0}/changes.txt: `moonloop run {1} --headless --replay {0}/replay.txt` breaks at frame {2}; `--replay ... --until {2}` opens it in a window",
             args.out.display(),
             args.game.display(),
             failure.failure.frame

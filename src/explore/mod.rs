@@ -261,13 +261,46 @@ pub fn search(options: &Options) -> Result<Found> {
     })
 }
 
+/// How many frames before the failure the GIF shows: the last three
+/// seconds at 60 frames a second.
+const GIF_FRAMES: u64 = 180;
+
+/// How many changed places `changes.txt` lists.
+const CHANGES: usize = 200;
+
+/// What [`write_failure`] wrote, for the closing lines.
+#[derive(Debug)]
+pub struct Written {
+    /// The GIF of the last seconds, or why there is none.
+    pub gif: std::result::Result<PathBuf, String>,
+    /// The places the failing frame changed (empty when it broke at
+    /// `init`'s state or changed nothing).
+    pub changes: Vec<String>,
+}
+
+impl Default for Written {
+    fn default() -> Self {
+        Written {
+            gif: Err(String::new()),
+            changes: Vec::new(),
+        }
+    }
+}
+
 /// Writes what a failure needs to be looked at into `out`: `replay.txt`
 /// (the shrunk run, which `--replay` plays and checks the properties of),
-/// and `state.json` (the state at the frame it broke).
+/// `state.json` (the state at the frame it broke), `changes.txt` (what
+/// that frame changed, place by place) and `last-seconds.gif` (the last
+/// three seconds up to it, when there is a graphics adapter to draw them).
 ///
 /// # Errors
 /// The files cannot be written, or the game does not load.
-pub fn write_failure(game: &Path, out: &Path, failure: &FoundFailure, seed: u64) -> Result<()> {
+pub fn write_failure(
+    game: &Path,
+    out: &Path,
+    failure: &FoundFailure,
+    seed: u64,
+) -> Result<Written> {
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     let replay_path = out.join("replay.txt");
     let loaded = LuaGame::load(game)?;
@@ -281,11 +314,51 @@ pub fn write_failure(game: &Path, out: &Path, failure: &FoundFailure, seed: u64)
         crate::replay::ReplayWriter::create(&replay_path, seed_of(seed), Some(&name), None)?;
     writer.properties()?;
     engine.set_replay_writer(writer);
-    let _ = engine.advance(failure.failure.frame);
+    let target = failure.failure.frame;
+    let _ = engine.advance(target.saturating_sub(GIF_FRAMES));
+    let gif_path = out.join("last-seconds.gif");
+    let mut capture = crate::headless::Capture::start(&gif_path, true).map_err(|e| e.to_string());
+    let mut before = None;
+    while engine.frame() < target {
+        if engine.frame() + 1 == target {
+            before = Some(engine.game().state().clone());
+        }
+        let frame = engine.frame();
+        let _ = engine.advance_with(1, |engine| {
+            if let Ok(c) = &mut capture
+                && let Some(err) = c.take(engine)
+            {
+                capture = Err(err.to_string());
+            }
+        });
+        if engine.frame() == frame {
+            break;
+        }
+    }
     let state = engine.game().state_json().unwrap_or_default();
     engine.flush()?;
     std::fs::write(out.join("state.json"), state + "\n").map_err(|e| Error::io(out, e))?;
-    Ok(())
+    let changes = match &before {
+        Some(old) => crate::state::changes(old, engine.game().state(), CHANGES)
+            .unwrap_or_else(|e| vec![format!("the states could not be compared: {e}")]),
+        None => Vec::new(),
+    };
+    let mut text = changes.join("\n");
+    if before.is_none() {
+        text = "it broke at init's state: no frame ran before it".into();
+    } else if changes.is_empty() {
+        text = format!("frame {target} changed nothing in the state");
+    }
+    std::fs::write(out.join("changes.txt"), text + "\n").map_err(|e| Error::io(out, e))?;
+    let gif = capture.and_then(|c| c.recorder.finish().map_err(|e| e.to_string()));
+    let gif = match gif {
+        Ok(_) => Ok(gif_path),
+        Err(why) => {
+            let _ = std::fs::remove_file(&gif_path);
+            Err(why)
+        }
+    };
+    Ok(Written { gif, changes })
 }
 
 /// The `math.random` seed explored games start from: the default one,

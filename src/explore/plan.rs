@@ -1,9 +1,10 @@
 //! Input plans (rule X2 in docs/exploring.md): the input a run of
 //! exploration gives the game, made from a seed and the game's declared
 //! actions, as events on frames: presses held for varied lengths, pointer
-//! moves inside the screen.
+//! moves inside the screen, the first pad's sticks and triggers, typed
+//! text.
 
-use crate::input::{InputEvent, Key, Script, When};
+use crate::input::{Axis, InputEvent, Key, PAD_AXES, Script, TextPiece, When};
 
 /// SplitMix64: small, fast, and the same numbers on every machine.
 #[derive(Debug, Clone)]
@@ -77,7 +78,8 @@ impl Inputs {
 /// Makes a plan of `frames` frames from `rng`, continuing `prefix` (its
 /// steps kept, from frame `from` on new ones): each frame may press a
 /// key not held, held 1 to 90 frames (most short, a few long), or move
-/// the pointer.
+/// the pointer, a stick or trigger of the first pad (a third of the
+/// time back to rest), or type a few characters.
 pub fn make(inputs: &Inputs, rng: &mut Rng, frames: u64, prefix: &[Step], from: u64) -> Vec<Step> {
     let mut steps: Vec<Step> = prefix.iter().copied().filter(|s| s.frame < from).collect();
     // Keys the prefix left held, and when they come up.
@@ -133,9 +135,40 @@ pub fn make(inputs: &Inputs, rng: &mut Rng, frames: u64, prefix: &[Step], from: 
                 event: InputEvent::Move(x, y),
             });
         }
+        if rng.unit() < 0.005 {
+            let axis = rng.below(PAD_AXES.len() as u64) as usize;
+            let trigger = PAD_AXES[axis].ends_with("trigger");
+            let value = match rng.below(3) {
+                0 => 0.0,
+                _ if trigger => (rng.unit() * 100.0).round() / 100.0,
+                _ => (rng.unit() * 200.0).round() / 100.0 - 1.0,
+            };
+            let pad = Axis { pad: Some(1), axis };
+            steps.push(Step {
+                frame,
+                event: InputEvent::Axis(pad, value),
+            });
+        }
+        if rng.unit() < 0.003 {
+            let typed: String = (0..1 + rng.below(3))
+                .map(|_| TYPED[rng.below(TYPED.len() as u64) as usize])
+                .collect();
+            for piece in TextPiece::split(&typed) {
+                steps.push(Step {
+                    frame,
+                    event: InputEvent::Text(piece),
+                });
+            }
+        }
     }
     steps
 }
+
+/// What a run types: letters, digits, a space, punctuation, and a few
+/// characters past ASCII (a game's text handling meets those first).
+const TYPED: &[char] = &[
+    'a', 'e', 'k', 'z', 'A', 'Q', '0', '7', ' ', '.', '-', '?', 'é', 'ß', 'ж', '中', '🙂',
+];
 
 /// The plan as a script the engine feeds.
 pub fn script(steps: &[Step]) -> Script {
@@ -151,6 +184,10 @@ pub fn script(steps: &[Step]) -> Script {
 mod tests {
     use super::*;
 
+    fn plan_of(inputs: &Inputs, run: u64, frames: u64) -> Vec<Step> {
+        make(inputs, &mut Rng::for_run(42, run), frames, &[], 1)
+    }
+
     #[test]
     fn a_seed_and_an_index_make_the_same_plan_anywhere() {
         let inputs = Inputs::of(&[], (320, 180));
@@ -163,6 +200,15 @@ mod tests {
             "in frame order"
         );
         assert!(p.iter().any(|s| matches!(s.event, InputEvent::Press(_))));
+        let long = plan_of(&inputs, 7, 6000);
+        assert!(long.iter().any(|s| matches!(s.event, InputEvent::Axis(..))));
+        assert!(long.iter().any(|s| matches!(s.event, InputEvent::Text(_))));
+        assert!(long.iter().all(|s| match s.event {
+            InputEvent::Axis(a, v) if PAD_AXES[a.axis].ends_with("trigger") =>
+                (0.0..=1.0).contains(&v),
+            InputEvent::Axis(_, v) => (-1.0..=1.0).contains(&v),
+            _ => true,
+        }));
         // Every press is let go within 90 frames, or by the plan's end.
         for (i, s) in p.iter().enumerate() {
             if let InputEvent::Press(k) = s.event {

@@ -164,14 +164,14 @@ pub fn shrink(
         // Shorten holds and move steps earlier, halving the distance.
         for i in 0..steps.len() {
             let frame = steps[i].frame;
-            for earlier in [
+            let candidates: Vec<Vec<Step>> = [
                 frame / 2,
                 frame.saturating_sub(frame / 4),
                 frame.saturating_sub(1),
-            ] {
-                if earlier == 0 || earlier >= frame {
-                    continue;
-                }
+            ]
+            .into_iter()
+            .filter(|&earlier| earlier != 0 && earlier < frame)
+            .filter_map(|earlier| {
                 let mut candidate = steps.clone();
                 candidate[i].frame = earlier;
                 // A release never comes before its press.
@@ -182,14 +182,15 @@ pub fn shrink(
                         .find(|p| p.event == InputEvent::Press(k))
                         .is_some_and(|p| p.frame > earlier)
                 {
-                    continue;
+                    return None;
                 }
                 candidate.sort_by_key(|x| x.frame);
-                if let Some(f) = s.fails(&candidate, best.frame)? {
-                    steps = candidate;
-                    best = f;
-                    break;
-                }
+                Some(candidate)
+            })
+            .collect();
+            if let Some((at, f)) = s.first_failing(&candidates, best.frame)? {
+                steps = candidates.into_iter().nth(at).expect("a candidate");
+                best = f;
             }
         }
         steps.retain(|x| x.frame <= best.frame);

@@ -161,8 +161,9 @@ pub struct Screen {
     skipped: u32,
     /// Commands the last rasterize left undrawn when its time ran out.
     late: u32,
-    /// When the rasterize under way must stop.
+    /// When the rasterize under way must stop, and how long one may take.
     deadline: Option<std::time::Instant>,
+    time_limit: std::time::Duration,
 }
 
 /// The most bytes of drawing one frame's display list holds.
@@ -251,6 +252,7 @@ impl Screen {
             skipped: 0,
             late: 0,
             deadline: None,
+            time_limit: raster::MAX_RASTER_TIME,
         }
     }
 
@@ -260,6 +262,13 @@ impl Screen {
     pub fn set_bands(&mut self, count: usize) {
         self.band_count = count.clamp(1, bands::MAX_BANDS);
         self.bands = None;
+    }
+
+    /// Lets one frame's drawing take up to `limit` before the rest is
+    /// left undrawn (H9; [`MAX_RASTER_TIME`] unless set). Tests
+    /// that compare pictures raise it so a slow machine cannot cut them.
+    pub fn set_time_limit(&mut self, limit: std::time::Duration) {
+        self.time_limit = limit;
     }
 
     /// Returns the logical size.

@@ -37,7 +37,7 @@ impl Screen {
         }
         self.skipped = 0;
         self.late = 0;
-        let deadline = std::time::Instant::now() + MAX_RASTER_TIME;
+        let deadline = std::time::Instant::now() + self.time_limit;
         self.deadline = Some(deadline);
         let mut next = 0;
         while next < self.commands.len() {

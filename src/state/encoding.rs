@@ -49,12 +49,12 @@ pub fn number(n: f64) -> String {
 
 /// A key of a table in canonical order: numbers by value, then strings by bytes.
 #[derive(Debug, Clone, PartialEq)]
-enum Key {
+pub(super) enum Key {
     Number(f64),
     String(Vec<u8>),
 }
 
-fn sorted_entries(table: &Table) -> mlua::Result<Vec<(Key, Value)>> {
+pub(super) fn sorted_entries(table: &Table) -> mlua::Result<Vec<(Key, Value)>> {
     let mut entries = Vec::new();
     for pair in table.pairs::<Value, Value>() {
         let (k, v) = pair?;

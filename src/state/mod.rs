@@ -26,11 +26,13 @@ use mlua::{Lua, Value, ffi};
 
 use layout::RawTable;
 
+mod changes;
 mod decoding;
 mod digest;
 mod encoding;
 mod layout;
 
+pub use changes::changes;
 pub use decoding::from_json;
 pub use digest::{Digester, lend as lend_digester};
 pub use encoding::{MAX_JSON, copy, hash, number, to_json};
