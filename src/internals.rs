@@ -42,6 +42,8 @@ pub mod lua;
 pub mod overlay;
 #[path = "package/mod.rs"]
 pub mod package;
+#[path = "physics/mod.rs"]
+pub mod physics;
 #[path = "playback.rs"]
 pub mod playback;
 #[path = "record.rs"]

@@ -14,9 +14,9 @@ pub mod internals;
 
 use internals::{
     assets, bench, cli, clock, color, compositor, config, cues, devkeys, engine, error, explore,
-    headless, history, input, interrupt, lua, overlay, package, playback, record, reload, render,
-    replay, report, save, scaffold, scene, screen, seek, session, soak, sound, state, tally,
-    terminal, text, viewport, window,
+    headless, history, input, interrupt, lua, overlay, package, physics, playback, record, reload,
+    render, replay, report, save, scaffold, scene, screen, seek, session, soak, sound, state,
+    tally, terminal, text, viewport, window,
 };
 
 pub use cli::main;

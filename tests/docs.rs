@@ -114,3 +114,81 @@ fn every_docs_example_runs() {
     }
     assert!(ran >= 10, "only {ran} examples found in docs/");
 }
+
+/// The rule ids `// rule:` and `-- rule:` comments under `dir` name.
+fn rules_named_under(dir: &Path, into: &mut std::collections::BTreeSet<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            rules_named_under(&path, into);
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        for line in text.lines() {
+            let Some(at) = line.find("rule: ") else {
+                continue;
+            };
+            let before = line[..at].trim_end();
+            if !(before.ends_with("//") || before.ends_with("--")) {
+                continue;
+            }
+            for id in line[at + 6..].split([',', ' ']) {
+                let id = id.trim();
+                let mut chars = id.chars();
+                if chars.next().is_some_and(|c| c.is_ascii_uppercase())
+                    && id.len() >= 2
+                    && chars.all(|c| c.is_ascii_digit())
+                {
+                    into.insert(id.to_string());
+                }
+            }
+        }
+    }
+}
+
+// The contract in the repository is whole: every rule a test names is
+// written down in docs/contract.md, every rule written there is named by
+// a test, and every source file it points at exists.
+#[test]
+fn the_contract_names_every_rule_the_tests_check_and_no_other() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let contract = std::fs::read_to_string(root.join("docs/contract.md")).unwrap();
+    let mut written = std::collections::BTreeSet::new();
+    let mut places = Vec::new();
+    for row in contract.lines().filter(|l| l.starts_with("| ")) {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let id = cells[1];
+        if id == "id" || id.starts_with('-') {
+            continue;
+        }
+        written.insert(id.to_string());
+        for place in cells[cells.len() - 2].split(", ") {
+            places.push((id.to_string(), place.trim_matches('`').to_string()));
+        }
+    }
+    let mut named = std::collections::BTreeSet::new();
+    for dir in ["tests", "games", "src", "runtime", "tools/check"] {
+        rules_named_under(&root.join(dir), &mut named);
+    }
+    let unwritten: Vec<_> = named.difference(&written).collect();
+    assert!(
+        unwritten.is_empty(),
+        "tests name rules docs/contract.md lacks: {unwritten:?}"
+    );
+    let untested: Vec<_> = written.difference(&named).collect();
+    assert!(
+        untested.is_empty(),
+        "no test names these rules of docs/contract.md: {untested:?}"
+    );
+    for (id, place) in places {
+        assert!(
+            root.join(&place).exists(),
+            "{id} points at {place}, which is not there"
+        );
+    }
+}

@@ -26,6 +26,7 @@ pub const RUNTIME: &[(&str, &str)] = &[
         "interpolate",
         include_str!("../../runtime/interpolate.luau"),
     ),
+    ("physics", include_str!("../../runtime/physics.luau")),
     ("random", include_str!("../../runtime/random.luau")),
     ("smooth", include_str!("../../runtime/smooth.luau")),
     ("test", include_str!("../../runtime/test.luau")),
@@ -303,7 +304,7 @@ fn load_as(lua: &Lua, id: &ModuleId, module: bool) -> mlua::Result<Value> {
             lua.load(source)
                 .set_name(format!("@{chunk}"))
                 .set_mode(mlua::prelude::LuaChunkMode::Text)
-                .call::<mlua::MultiValue>(())
+                .call::<mlua::MultiValue>(native_half(lua, id)?)
         });
     let mut modules = lua.app_data_mut::<Modules>().expect("modules installed");
     modules.loading.retain(|m| m != id);
@@ -316,6 +317,18 @@ fn load_as(lua: &Lua, id: &ModuleId, module: bool) -> mlua::Result<Value> {
     let key = lua.create_registry_value(value.clone())?;
     modules.loaded.insert(id.clone(), key);
     Ok(value)
+}
+
+/// What a library module written half in Rust gets as its chunk's
+/// argument: `@moonloop/physics` its stepper. Games never see it but
+/// through the module.
+fn native_half(lua: &Lua, id: &ModuleId) -> mlua::Result<Value> {
+    match id {
+        ModuleId::Runtime(name) if name == "physics" => {
+            Ok(Value::Table(crate::physics::native(lua)?))
+        }
+        _ => Ok(Value::Nil),
+    }
 }
 
 /// Reads game file `rel` through the asset door: inside the folder, links

@@ -1,0 +1,237 @@
+//! Physics as a value (rules P1-P5, docs/physics.md): `@moonloop/physics`
+//! steps a world that lives in the game's state as plain data.
+//!
+//! A world is a table of bodies keyed by their ids. [`step`] reads it,
+//! builds a rapier world from it, applies the tick's commands, steps once
+//! and writes a new world table; the old one is never touched (P1). The
+//! rapier world is made afresh every step and thrown away, so a step is a
+//! pure function of the table and the commands: replays, rewind,
+//! edit-the-past and saves see the same bodies as the run that made them
+//! (P3). Bodies that did not move keep their tables, so history shares
+//! them as it shares any unchanged part of a state.
+
+mod crowd;
+mod read;
+mod simulate;
+
+use mlua::{Function, Lua, Table, Value};
+
+pub use read::{MAX_BODIES, MAX_COMMANDS, MAX_POINTS, MAX_WORLD_POINTS};
+
+/// The most pairs of bodies whose boxes may overlap in one step (P4): the
+/// contacts a step works out grow with these pairs, not with bodies.
+pub const MAX_PAIRS: usize = 100_000;
+
+/// The native half of `@moonloop/physics`, handed to `runtime/physics.luau`
+/// as its chunk's argument: `step(world, dt, commands)` and
+/// `ray(world, x1, y1, x2, y2)`.
+///
+/// # Errors
+/// Lua cannot make the functions.
+pub fn native(lua: &Lua) -> mlua::Result<Table> {
+    let table = lua.create_table()?;
+    table.raw_set(
+        "step",
+        lua.create_function(
+            |lua, (world, dt, commands): (Value, Value, Value)| -> mlua::Result<Table> {
+                step(lua, &world, &dt, &commands).map_err(|why| refused(lua, "step", &why))
+            },
+        )?,
+    )?;
+    table.raw_set(
+        "ray",
+        lua.create_function(
+            |lua, (world, x1, y1, x2, y2): (Value, Value, Value, Value, Value)| {
+                ray(lua, &world, [&x1, &y1, &x2, &y2]).map_err(|why| refused(lua, "ray", &why))
+            },
+        )?,
+    )?;
+    table.set_readonly(true);
+    Ok(table)
+}
+
+/// One named error at the author's line: `game/main.luau:12: physics.step:
+/// bodies.ball.x is NaN (P4)`.
+fn refused(lua: &Lua, call: &str, why: &str) -> mlua::Error {
+    mlua::Error::RuntimeError(format!("{}physics.{call}: {why}", author_place(lua)))
+}
+
+/// Where the author's code called in: the innermost frame that is neither
+/// the host's nor the library's own.
+fn author_place(lua: &Lua) -> String {
+    for level in 1..8 {
+        let found = lua.inspect_stack(level, |debug| {
+            let source = debug.source();
+            match (source.what, source.short_src, debug.current_line()) {
+                ("Lua", Some(src), Some(line))
+                    if line > 0
+                        && src != "moonloop"
+                        && !src.starts_with("__mlua")
+                        && !src.starts_with("@moonloop/") =>
+                {
+                    Some(format!("{src}:{line}: "))
+                }
+                _ => None,
+            }
+        });
+        match found {
+            Some(Some(place)) => return place,
+            Some(None) => continue,
+            None => break,
+        }
+    }
+    String::new()
+}
+
+/// One step of `world` by `dt` seconds after `commands` (P2).
+fn step(lua: &Lua, world: &Value, dt: &Value, commands: &Value) -> Result<Table, String> {
+    let Value::Table(world) = world else {
+        return Err(format!(
+            "the world is a table made by physics.world, not a {}",
+            crate::state::type_of(world)
+        ));
+    };
+    let dt = match dt {
+        Value::Number(n) => *n,
+        Value::Integer(n) => *n as f64,
+        other => {
+            return Err(format!(
+                "dt is a number of seconds, not a {}",
+                crate::state::type_of(other)
+            ));
+        }
+    };
+    if !(dt.is_finite() && dt > 0.0 && dt <= 1.0) {
+        return Err(format!(
+            "dt is {dt}; a step is more than 0 and at most 1 second (P4)"
+        ));
+    }
+    let read = read::world(world)?;
+    let commands = read::commands(commands, &read)?;
+    crowd::bound(&read.bodies, MAX_PAIRS)?;
+    let stepped = simulate::step(&read, &commands, dt)?;
+    write(lua, world, &read, &stepped).map_err(|e| e.to_string())
+}
+
+/// The names a step writes, made once a VM: a key given as `&str` is a
+/// new Lua string, pushed under a protected call, at every write.
+struct Keys {
+    clone: Function,
+    names: Vec<(&'static str, mlua::LuaString)>,
+}
+
+const WRITTEN: &[&str] = &[
+    "x", "y", "angle", "vx", "vy", "spin", "bodies", "steps", "touching", "events", "kind", "a",
+    "b", "a_data", "b_data", "data",
+];
+
+impl Keys {
+    fn of(lua: &Lua) -> mlua::Result<mlua::AppDataRef<'_, Keys>> {
+        if lua.app_data_ref::<Keys>().is_none() {
+            let names = WRITTEN
+                .iter()
+                .map(|&n| Ok((n, lua.create_string(n)?)))
+                .collect::<mlua::Result<_>>()?;
+            let clone = lua.globals().get::<Table>("table")?.get("clone")?;
+            lua.set_app_data(Keys { clone, names });
+        }
+        Ok(lua.app_data_ref::<Keys>().expect("just set"))
+    }
+
+    fn get(&self, name: &str) -> &mlua::LuaString {
+        &self
+            .names
+            .iter()
+            .find(|(n, _)| *n == name)
+            .expect("a written name")
+            .1
+    }
+}
+
+/// The world after a step: a new table; bodies that moved get new tables,
+/// the rest keep theirs (P1).
+fn write(
+    lua: &Lua,
+    old: &Table,
+    read: &read::World,
+    stepped: &simulate::Stepped,
+) -> mlua::Result<Table> {
+    let keys = Keys::of(lua)?;
+    let k = |name| keys.get(name);
+    let clone = &keys.clone;
+    let bodies = lua.create_table_with_capacity(0, read.bodies.len())?;
+    for (body, motion) in read.bodies.iter().zip(&stepped.motions) {
+        if body.motion == *motion {
+            bodies.raw_set(body.id.clone(), body.table.clone())?;
+            continue;
+        }
+        let moved: Table = clone.call(body.table.clone())?;
+        let [x, y, angle, vx, vy, spin] = *motion;
+        moved.raw_set(k("x"), x)?;
+        moved.raw_set(k("y"), y)?;
+        moved.raw_set(k("angle"), angle)?;
+        moved.raw_set(k("vx"), vx)?;
+        moved.raw_set(k("vy"), vy)?;
+        moved.raw_set(k("spin"), spin)?;
+        bodies.raw_set(body.id.clone(), moved)?;
+    }
+    let world: Table = clone.call(old.clone())?;
+    world.raw_set(k("bodies"), bodies)?;
+    world.raw_set(k("steps"), read.steps + 1.0)?;
+    // The pairs touching now; the old list when nothing changed.
+    if stepped.touching == read.touching {
+        world.raw_set(k("touching"), old.raw_get::<Value>(k("touching"))?)?;
+    } else {
+        let touching = lua.create_table_with_capacity(stepped.touching.len(), 0)?;
+        for &(a, b) in &stepped.touching {
+            let pair = lua.create_table_with_capacity(0, 2)?;
+            pair.raw_set(k("a"), read.bodies[a].id.clone())?;
+            pair.raw_set(k("b"), read.bodies[b].id.clone())?;
+            touching.raw_push(pair)?;
+        }
+        world.raw_set(k("touching"), touching)?;
+    }
+    let events = lua.create_table()?;
+    for (kind, (a, b)) in stepped.events(&read.touching) {
+        let event = lua.create_table_with_capacity(0, 5)?;
+        let (a, b) = (&read.bodies[a], &read.bodies[b]);
+        event.raw_set(k("kind"), kind)?;
+        event.raw_set(k("a"), a.id.clone())?;
+        event.raw_set(k("b"), b.id.clone())?;
+        event.raw_set(k("a_data"), a.table.raw_get::<Value>(k("data"))?)?;
+        event.raw_set(k("b_data"), b.table.raw_get::<Value>(k("data"))?)?;
+        events.raw_push(event)?;
+    }
+    world.raw_set(k("events"), events)?;
+    Ok(world)
+}
+
+/// The first body a ray from (x1, y1) to (x2, y2) meets (P5): its id,
+/// where, the surface's normal there and the fraction of the way, or nil.
+fn ray(lua: &Lua, world: &Value, ends: [&Value; 4]) -> Result<Value, String> {
+    let Value::Table(world) = world else {
+        return Err(format!(
+            "the world is a table made by physics.world, not a {}",
+            crate::state::type_of(world)
+        ));
+    };
+    let mut at = [0.0; 4];
+    for (i, (value, name)) in ends.into_iter().zip(["x1", "y1", "x2", "y2"]).enumerate() {
+        at[i] = read::finite_number(value, name)?;
+    }
+    let read = read::world(world)?;
+    let Some(hit) = simulate::ray(&read, at)? else {
+        return Ok(Value::Nil);
+    };
+    let out = || -> mlua::Result<Value> {
+        let table = lua.create_table_with_capacity(0, 6)?;
+        table.raw_set("id", read.bodies[hit.body].id.clone())?;
+        table.raw_set("x", hit.point[0])?;
+        table.raw_set("y", hit.point[1])?;
+        table.raw_set("nx", hit.normal[0])?;
+        table.raw_set("ny", hit.normal[1])?;
+        table.raw_set("fraction", hit.fraction)?;
+        Ok(Value::Table(table))
+    };
+    out().map_err(|e| e.to_string())
+}

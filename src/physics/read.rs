@@ -1,0 +1,705 @@
+//! Reading a world table and a tick's commands into plain Rust values,
+//! counting and checking as it goes (P4): every refusal names the place
+//! in the world (`bodies.ball.shape.radius is -2`) before anything is
+//! built from it.
+
+use std::collections::HashMap;
+
+use mlua::{Table, Value};
+
+/// The most bodies one world holds.
+pub const MAX_BODIES: usize = 10_000;
+
+/// The most points one polygon or polyline has.
+pub const MAX_POINTS: usize = 1024;
+
+/// The most points all the shapes of one world have together.
+pub const MAX_WORLD_POINTS: usize = 100_000;
+
+/// The most commands one step takes.
+pub const MAX_COMMANDS: usize = 10_000;
+
+/// The farthest from the origin a position may be, in pixels; beyond it
+/// single precision (rapier's) cannot tell pixels apart.
+pub const MAX_COORDINATE: f64 = 1e7;
+
+/// The largest size of a shape and speed of a body.
+pub const MAX_SIZE: f64 = 1e6;
+
+/// The longest id, in bytes.
+pub const MAX_ID: usize = 256;
+
+/// How a body moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Moved by forces, contacts and gravity.
+    Dynamic,
+    /// Moved only by its velocity, which the game sets; pushes dynamic
+    /// bodies, is never pushed.
+    Kinematic,
+    /// Never moves.
+    Fixed,
+}
+
+/// A body's shape, in pixels, around its position.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Shape {
+    Circle {
+        radius: f64,
+    },
+    Box {
+        width: f64,
+        height: f64,
+    },
+    /// Upright: two half circles `length` apart.
+    Capsule {
+        radius: f64,
+        length: f64,
+    },
+    /// Convex: the hull of its points.
+    Polygon(Vec<[f64; 2]>),
+    /// An open chain of segments (ground, tile edges); for fixed and
+    /// kinematic bodies.
+    Polyline(Vec<[f64; 2]>),
+}
+
+/// An id, ordered: whole numbers first, then strings bytewise. Bodies
+/// are stepped in this order, so the same world gives the same result.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Id {
+    Number(i64),
+    Text(Vec<u8>),
+}
+
+/// One body as read.
+#[derive(Debug, Clone)]
+pub struct Body {
+    pub id: Value,
+    pub key: Id,
+    /// The table it was read from (kept when it does not move).
+    pub table: Table,
+    pub kind: Kind,
+    /// x, y, angle, vx, vy, spin.
+    pub motion: [f64; 6],
+    pub shape: Shape,
+    pub density: f64,
+    pub friction: f64,
+    pub restitution: f64,
+    pub sensor: bool,
+    pub bullet: bool,
+    pub fixed_rotation: bool,
+    pub damping: f64,
+    pub angular_damping: f64,
+    pub gravity_scale: f64,
+    pub group: u32,
+    pub mask: u32,
+}
+
+/// A world as read: bodies in id order.
+#[derive(Debug)]
+pub struct World {
+    pub bodies: Vec<Body>,
+    pub gravity: [f64; 2],
+    /// Pixels to a meter: the size rapier's tolerances are scaled to.
+    pub scale: f64,
+    pub steps: f64,
+    /// Pairs (by index, lower first) touching after the last step.
+    pub touching: Vec<(usize, usize)>,
+}
+
+/// What the game asks of one body before the step.
+#[derive(Debug, Clone, Default)]
+pub struct Command {
+    pub body: usize,
+    /// A change of velocity, whatever the mass (px/s).
+    pub push: Option<[f64; 2]>,
+    /// A change of momentum (mass times px/s).
+    pub impulse: Option<[f64; 2]>,
+    pub velocity: Option<[f64; 2]>,
+    pub spin: Option<f64>,
+    pub position: Option<[f64; 2]>,
+    pub angle: Option<f64>,
+}
+
+const WORLD_FIELDS: &[&str] = &["gravity", "scale", "bodies", "touching", "events", "steps"];
+const BODY_FIELDS: &[&str] = &[
+    "kind",
+    "x",
+    "y",
+    "angle",
+    "vx",
+    "vy",
+    "spin",
+    "shape",
+    "density",
+    "friction",
+    "restitution",
+    "sensor",
+    "bullet",
+    "fixed_rotation",
+    "damping",
+    "angular_damping",
+    "gravity_scale",
+    "group",
+    "mask",
+    "data",
+];
+const SHAPE_FIELDS: &[&str] = &["kind", "radius", "width", "height", "length", "points"];
+const COMMAND_FIELDS: &[&str] = &[
+    "id", "push", "impulse", "velocity", "spin", "position", "angle",
+];
+
+/// Reads `table` as a world.
+///
+/// # Errors
+/// One line naming the first field that is missing, of the wrong type,
+/// out of bounds or unknown.
+pub fn world(table: &Table) -> Result<World, String> {
+    let table = &Fields::read(table, WORLD_FIELDS, "", "")?;
+    let gravity = match table.get("gravity") {
+        Value::Nil => [0.0, 0.0],
+        value => pair(&value, || "gravity".to_string())?,
+    };
+    let scale = number_or(table, "scale", 50.0, "")?;
+    if !(1e-3..=1e6).contains(&scale) {
+        return Err(format!(
+            "scale is {scale}; it is pixels to a meter, from 0.001 to 1000000 (P4)"
+        ));
+    }
+    let steps = number_or(table, "steps", 0.0, "")?;
+    let bodies = match table.get("bodies") {
+        Value::Table(bodies) => read_bodies(&bodies)?,
+        Value::Nil => Vec::new(),
+        other => {
+            return Err(format!(
+                "bodies is a table of bodies by id, not a {}",
+                crate::state::type_of(&other)
+            ));
+        }
+    };
+    let index: HashMap<&Id, usize> = bodies
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (&b.key, i))
+        .collect();
+    let mut touching = Vec::new();
+    if let Value::Table(list) = table.get("touching") {
+        for pair in list.sequence_values::<Value>().take(super::MAX_PAIRS + 1) {
+            let Value::Table(pair) = pair.map_err(text)? else {
+                return Err("touching holds pairs { a = id, b = id }".into());
+            };
+            let ends = (
+                id_of(&pair.raw_get("a").map_err(text)?),
+                id_of(&pair.raw_get("b").map_err(text)?),
+            );
+            // A pair of which a body has gone is no longer touching.
+            if let (Some(a), Some(b)) = ends
+                && let (Some(&a), Some(&b)) = (index.get(&a), index.get(&b))
+            {
+                touching.push((a.min(b), a.max(b)));
+            }
+        }
+        touching.sort_unstable();
+        touching.dedup();
+    }
+    Ok(World {
+        bodies,
+        gravity,
+        scale,
+        steps,
+        touching,
+    })
+}
+
+fn read_bodies(table: &Table) -> Result<Vec<Body>, String> {
+    let mut bodies = Vec::new();
+    let mut points = 0;
+    for entry in table.pairs::<Value, Value>() {
+        let (id, body) = entry.map_err(text)?;
+        if bodies.len() == MAX_BODIES {
+            return Err(format!("the world has more than {MAX_BODIES} bodies (P4)"));
+        }
+        let Some(key) = id_of(&id) else {
+            return Err(format!(
+                "a body's id is a whole number or a string of at most {MAX_ID} bytes, not {}",
+                shown(&id)
+            ));
+        };
+        let place = format!("bodies{}", place_of(&id));
+        let Value::Table(body) = body else {
+            return Err(format!(
+                "{place} is a {}; a body is a table (physics.body makes one)",
+                crate::state::type_of(&body)
+            ));
+        };
+        let read = read_body(id, key, body, &place)?;
+        points += match &read.shape {
+            Shape::Polygon(p) | Shape::Polyline(p) => p.len(),
+            _ => 0,
+        };
+        if points > MAX_WORLD_POINTS {
+            return Err(format!(
+                "the world's shapes have more than {MAX_WORLD_POINTS} points (P4)"
+            ));
+        }
+        bodies.push(read);
+    }
+    bodies.sort_by(|a, b| a.key.cmp(&b.key));
+    Ok(bodies)
+}
+
+fn read_body(id: Value, key: Id, table: Table, place: &str) -> Result<Body, String> {
+    let fields = Fields::read(&table, BODY_FIELDS, place, "; your own values go in data")?;
+    let at = |field: &str| format!("{place}.{field}");
+    let kind = match fields.get("kind") {
+        Value::Nil => Kind::Dynamic,
+        Value::String(s) => match &*s.as_bytes() {
+            b"dynamic" => Kind::Dynamic,
+            b"kinematic" => Kind::Kinematic,
+            b"fixed" => Kind::Fixed,
+            _ => {
+                return Err(format!(
+                    "{} is \"{}\"; a body is \"dynamic\", \"kinematic\" or \"fixed\"",
+                    at("kind"),
+                    moonloop_door::escape(&s.to_string_lossy())
+                ));
+            }
+        },
+        other => {
+            return Err(format!(
+                "{} is a {}; it is \"dynamic\", \"kinematic\" or \"fixed\"",
+                at("kind"),
+                crate::state::type_of(&other)
+            ));
+        }
+    };
+    let coordinate = |field: &str| -> Result<f64, String> {
+        let v = number_or(&fields, field, 0.0, place)?;
+        if v.abs() > MAX_COORDINATE {
+            return Err(format!(
+                "{} is {v}, farther than {MAX_COORDINATE} from 0 (P4)",
+                at(field)
+            ));
+        }
+        Ok(v)
+    };
+    let motion = [
+        coordinate("x")?,
+        coordinate("y")?,
+        coordinate("angle")?,
+        coordinate("vx")?,
+        coordinate("vy")?,
+        coordinate("spin")?,
+    ];
+    let shape = match fields.get("shape") {
+        Value::Table(shape) => read_shape(&shape, &at("shape"))?,
+        other => {
+            return Err(format!(
+                "{} is a {}; a body has a shape (physics.circle, box, capsule, polygon or polyline)",
+                at("shape"),
+                crate::state::type_of(&other)
+            ));
+        }
+    };
+    if matches!(shape, Shape::Polyline(_)) && kind == Kind::Dynamic {
+        return Err(format!(
+            "{place} is dynamic with a polyline; a polyline has no inside, so it is for fixed and \
+             kinematic bodies (use a polygon)"
+        ));
+    }
+    let within = |field: &str, default: f64, lo: f64, hi: f64| -> Result<f64, String> {
+        let v = number_or(&fields, field, default, place)?;
+        if !(lo..=hi).contains(&v) {
+            return Err(format!(
+                "{} is {v}; it is from {lo} to {hi} (P4)",
+                at(field)
+            ));
+        }
+        Ok(v)
+    };
+    let group = |field: &str, default: f64| -> Result<u32, String> {
+        let v = within(field, default, 0.0, u32::MAX as f64)?;
+        if v.fract() != 0.0 {
+            return Err(format!(
+                "{} is {v}; groups are whole numbers (bits)",
+                at(field)
+            ));
+        }
+        Ok(v as u32)
+    };
+    Ok(Body {
+        density: within("density", 1.0, 0.0, MAX_SIZE)?,
+        friction: within("friction", 0.5, 0.0, 1000.0)?,
+        restitution: within("restitution", 0.0, 0.0, 1000.0)?,
+        sensor: flag(&fields, "sensor", place)?,
+        bullet: flag(&fields, "bullet", place)?,
+        fixed_rotation: flag(&fields, "fixed_rotation", place)?,
+        damping: within("damping", 0.0, 0.0, MAX_SIZE)?,
+        angular_damping: within("angular_damping", 0.0, 0.0, MAX_SIZE)?,
+        gravity_scale: within("gravity_scale", 1.0, -MAX_SIZE, MAX_SIZE)?,
+        group: group("group", 1.0)?,
+        mask: group("mask", u32::MAX as f64)?,
+        id,
+        key,
+        table,
+        kind,
+        motion,
+        shape,
+    })
+}
+
+fn read_shape(table: &Table, place: &str) -> Result<Shape, String> {
+    let table = &Fields::read(table, SHAPE_FIELDS, place, "")?;
+    let size = |field: &str| -> Result<f64, String> {
+        let v = match table.get(field) {
+            Value::Nil => return Err(format!("{} is missing", joined(place, field))),
+            Value::Number(n) if n.is_finite() => n,
+            Value::Integer(n) => n as f64,
+            value => finite_number(&value, &joined(place, field))?,
+        };
+        if !(v > 0.0 && v <= MAX_SIZE) {
+            return Err(format!(
+                "{} is {v}; a size is more than 0 and at most {MAX_SIZE} (P4)",
+                joined(place, field)
+            ));
+        }
+        Ok(v)
+    };
+    let kind = table.get("kind");
+    let kind = match &kind {
+        Value::String(s) => s.to_string_lossy(),
+        other => {
+            return Err(format!(
+                "{place}.kind is a {}; physics.circle, box, capsule, polygon and polyline make shapes",
+                crate::state::type_of(other)
+            ));
+        }
+    };
+    Ok(match kind.as_str() {
+        "circle" => Shape::Circle {
+            radius: size("radius")?,
+        },
+        "box" => Shape::Box {
+            width: size("width")?,
+            height: size("height")?,
+        },
+        "capsule" => Shape::Capsule {
+            radius: size("radius")?,
+            length: match table.get("length") {
+                Value::Nil => 0.0,
+                _ => size("length")?,
+            },
+        },
+        "polygon" => Shape::Polygon(points(table, place, 3)?),
+        "polyline" => Shape::Polyline(points(table, place, 2)?),
+        other => {
+            return Err(format!(
+                "{place}.kind is \"{}\"; a shape is a circle, box, capsule, polygon or polyline",
+                moonloop_door::escape(other)
+            ));
+        }
+    })
+}
+
+/// A shape's `points`: a flat list x1, y1, x2, y2, ...
+fn points(table: &Fields<'_>, place: &str, least: usize) -> Result<Vec<[f64; 2]>, String> {
+    let at = format!("{place}.points");
+    let Value::Table(list) = table.get("points") else {
+        return Err(format!("{at} is a list of numbers x1, y1, x2, y2, ..."));
+    };
+    let n = list.raw_len();
+    if n > 2 * MAX_POINTS {
+        return Err(format!("{at} has more than {MAX_POINTS} points (P4)"));
+    }
+    if n % 2 != 0 || n < 2 * least {
+        return Err(format!(
+            "{at} has {n} numbers; it is pairs x, y, at least {least} of them"
+        ));
+    }
+    let mut out = Vec::with_capacity(n / 2);
+    for i in 0..n / 2 {
+        let mut xy = [0.0; 2];
+        for (j, v) in xy.iter_mut().enumerate() {
+            let value: Value = list.raw_get(2 * i + j + 1).map_err(text)?;
+            *v = number_at(&value, || format!("{at}[{}]", 2 * i + j + 1))?;
+            if v.abs() > MAX_SIZE {
+                return Err(format!(
+                    "{at}[{}] is {v}, farther than {MAX_SIZE} (P4)",
+                    2 * i + j + 1
+                ));
+            }
+        }
+        out.push(xy);
+    }
+    Ok(out)
+}
+
+/// Reads a tick's commands: a list of `{ id = ..., push = {x, y}, ... }`.
+///
+/// # Errors
+/// As [`world`], for the commands.
+pub fn commands(value: &Value, world: &World) -> Result<Vec<Command>, String> {
+    let list = match value {
+        Value::Nil => return Ok(Vec::new()),
+        Value::Table(list) => list,
+        other => {
+            return Err(format!(
+                "the commands are a list of tables, not a {}",
+                crate::state::type_of(other)
+            ));
+        }
+    };
+    let n = list.raw_len();
+    if n > MAX_COMMANDS {
+        return Err(format!(
+            "more than {MAX_COMMANDS} commands in one step (P4)"
+        ));
+    }
+    let index: HashMap<&Id, usize> = world
+        .bodies
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (&b.key, i))
+        .collect();
+    let mut out = Vec::with_capacity(n);
+    for i in 1..=n {
+        let place = format!("commands[{i}]");
+        let Value::Table(command) = list.raw_get::<Value>(i).map_err(text)? else {
+            return Err(format!("{place} is not a table {{ id = ..., push = ... }}"));
+        };
+        let command = Fields::read(&command, COMMAND_FIELDS, &place, "")?;
+        let id: Value = command.get("id");
+        let Some(body) = id_of(&id).and_then(|k| index.get(&k).copied()) else {
+            return Err(format!(
+                "{place}.id is {}, which names no body of the world",
+                shown(&id)
+            ));
+        };
+        let vector = |field: &str| -> Result<Option<[f64; 2]>, String> {
+            match command.get(field) {
+                Value::Nil => Ok(None),
+                value => {
+                    let v = pair(&value, || format!("{place}.{field}"))?;
+                    if v.iter().any(|c| c.abs() > MAX_COORDINATE) {
+                        return Err(format!(
+                            "{place}.{field} is farther than {MAX_COORDINATE} (P4)"
+                        ));
+                    }
+                    Ok(Some(v))
+                }
+            }
+        };
+        let scalar = |field: &str| -> Result<Option<f64>, String> {
+            match command.get(field) {
+                Value::Nil => Ok(None),
+                value => {
+                    let v = number_at(&value, || format!("{place}.{field}"))?;
+                    if v.abs() > MAX_COORDINATE {
+                        return Err(format!(
+                            "{place}.{field} is {v}, beyond {MAX_COORDINATE} (P4)"
+                        ));
+                    }
+                    Ok(Some(v))
+                }
+            }
+        };
+        out.push(Command {
+            body,
+            push: vector("push")?,
+            impulse: vector("impulse")?,
+            velocity: vector("velocity")?,
+            spin: scalar("spin")?,
+            position: vector("position")?,
+            angle: scalar("angle")?,
+        });
+    }
+    Ok(out)
+}
+
+/// An id: a whole number or a short string.
+pub fn id_of(value: &Value) -> Option<Id> {
+    match value {
+        Value::Integer(n) => Some(Id::Number(*n)),
+        Value::Number(n) if n.fract() == 0.0 && n.abs() < 9.0e15 => Some(Id::Number(*n as i64)),
+        Value::String(s) if s.as_bytes().len() <= MAX_ID => Some(Id::Text(s.as_bytes().to_vec())),
+        _ => None,
+    }
+}
+
+/// A finite number, or why `value` is not one; `place` names it, made
+/// only when it is not.
+fn number_at(value: &Value, place: impl FnOnce() -> String) -> Result<f64, String> {
+    match value {
+        Value::Number(n) if n.is_finite() => Ok(*n),
+        Value::Integer(n) => Ok(*n as f64),
+        other => finite_number(other, &place()),
+    }
+}
+
+/// A finite number, or why `value` (at `place`) is not one.
+pub fn finite_number(value: &Value, place: &str) -> Result<f64, String> {
+    let v = match value {
+        Value::Number(n) => *n,
+        Value::Integer(n) => *n as f64,
+        other => {
+            return Err(format!(
+                "{place} is a {}, not a number",
+                crate::state::type_of(other)
+            ));
+        }
+    };
+    if !v.is_finite() {
+        return Err(format!("{place} is {v}; it must be a finite number (P4)"));
+    }
+    Ok(v)
+}
+
+/// `place.field`, or `field` at the top of the world; made only for a
+/// message, so reading a world allocates no names.
+fn joined(place: &str, field: &str) -> String {
+    if place.is_empty() {
+        field.to_string()
+    } else {
+        format!("{place}.{field}")
+    }
+}
+
+/// Field `field` of `table` (at `place`) as a finite number, or `default`.
+fn number_or(table: &Fields<'_>, field: &str, default: f64, place: &str) -> Result<f64, String> {
+    match table.get(field) {
+        Value::Nil => Ok(default),
+        Value::Number(n) if n.is_finite() => Ok(n),
+        Value::Integer(n) => Ok(n as f64),
+        value => finite_number(&value, &joined(place, field)),
+    }
+}
+
+fn flag(table: &Fields<'_>, field: &str, place: &str) -> Result<bool, String> {
+    match table.get(field) {
+        Value::Nil => Ok(false),
+        Value::Boolean(b) => Ok(b),
+        other => Err(format!(
+            "{} is a {}, not true or false",
+            joined(place, field),
+            crate::state::type_of(&other)
+        )),
+    }
+}
+
+/// `{ x = .., y = .. }`, `{ x, y }` or a vector.
+fn pair(value: &Value, place: impl Fn() -> String) -> Result<[f64; 2], String> {
+    let place = &place;
+    let (x, y) = match value {
+        Value::Vector(v) => (Value::Number(v.x() as f64), Value::Number(v.y() as f64)),
+        Value::Table(t) => {
+            let x: Value = t.raw_get("x").map_err(text)?;
+            if x.is_nil() {
+                (t.raw_get(1).map_err(text)?, t.raw_get(2).map_err(text)?)
+            } else {
+                (x, t.raw_get("y").map_err(text)?)
+            }
+        }
+        other => {
+            return Err(format!(
+                "{} is a {}; it is {{ x = .., y = .. }} or a vector",
+                place(),
+                crate::state::type_of(other)
+            ));
+        }
+    };
+    Ok([
+        number_at(&x, || format!("{}.x", place()))?,
+        number_at(&y, || format!("{}.y", place()))?,
+    ])
+}
+
+/// A table's fields read in one pass (`lua_rawiter`, no key strings
+/// made), refusing any field it should not have: a typo would otherwise
+/// be ignored silently.
+struct Fields<'a> {
+    names: &'a [&'a str],
+    values: Vec<Value>,
+}
+
+impl<'a> Fields<'a> {
+    fn read(table: &Table, names: &'a [&'a str], place: &str, hint: &str) -> Result<Self, String> {
+        let mut values = vec![Value::Nil; names.len()];
+        let mut unknown: Option<Value> = None;
+        table
+            .for_each::<Value, Value>(|key, value| {
+                let slot = match &key {
+                    Value::String(s) => names.iter().position(|n| n.as_bytes() == &*s.as_bytes()),
+                    _ => None,
+                };
+                match slot {
+                    Some(i) => values[i] = value,
+                    None => {
+                        unknown.get_or_insert(key);
+                    }
+                }
+                Ok(())
+            })
+            .map_err(text)?;
+        if let Some(key) = unknown {
+            let place = if place.is_empty() { "the world" } else { place };
+            let name = match &key {
+                Value::String(s) => format!("`{}`", moonloop_door::escape(&s.to_string_lossy())),
+                other => place_of(other),
+            };
+            return Err(format!(
+                "{place} has a field {name} it does not know (it knows {}){hint}",
+                names.join(", ")
+            ));
+        }
+        Ok(Fields { names, values })
+    }
+
+    fn get(&self, name: &str) -> Value {
+        let i = self
+            .names
+            .iter()
+            .position(|n| *n == name)
+            .expect("a field of the list");
+        self.values[i].clone()
+    }
+}
+
+/// An id as the author wrote it: `"ball"`, `3`, or what it is.
+fn shown(id: &Value) -> String {
+    match id {
+        Value::Integer(n) => n.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => {
+            let cut: String = s.to_string_lossy().chars().take(MAX_ID).collect();
+            format!("\"{}\"", moonloop_door::escape(&cut))
+        }
+        other => format!("a {}", crate::state::type_of(other)),
+    }
+}
+
+/// How `key` reads after a table's name: `.ball`, `[3]`, `["two words"]`,
+/// or what it is when it cannot be a key of ours (`a boolean`).
+pub fn place_of(key: &Value) -> String {
+    match key {
+        Value::Integer(n) => format!("[{n}]"),
+        Value::Number(n) => format!("[{n}]"),
+        Value::String(s) => {
+            let s = s.to_string_lossy();
+            let word = !s.is_empty()
+                && s.len() <= MAX_ID
+                && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !s.starts_with(|c: char| c.is_ascii_digit());
+            if word {
+                format!(".{s}")
+            } else {
+                let cut: String = s.chars().take(MAX_ID).collect();
+                format!("[\"{}\"]", moonloop_door::escape(&cut))
+            }
+        }
+        other => format!("a {}", crate::state::type_of(other)),
+    }
+}
+
+fn text(e: mlua::Error) -> String {
+    e.to_string()
+}

@@ -1,0 +1,226 @@
+//! One step on rapier: a world built afresh from what was read, the
+//! commands applied, one step of `dt`, the bodies and contacts read back
+//! (P2, P3). Everything is in pixels: rapier's length unit is the world's
+//! `scale`, so its tolerances fit a world measured in pixels.
+
+use std::collections::HashMap;
+
+use rapier2d::prelude::*;
+
+use super::read::{self, Kind, Shape};
+
+/// What one step made.
+#[derive(Debug)]
+pub struct Stepped {
+    /// x, y, angle, vx, vy, spin of each body, in the world's order.
+    pub motions: Vec<[f64; 6]>,
+    /// Pairs (by index, lower first) touching in this step, sorted.
+    pub touching: Vec<(usize, usize)>,
+}
+
+impl Stepped {
+    /// The pairs that stopped touching, then those that began, each in
+    /// pair order: what the next tick reads as the step's events.
+    pub fn events(&self, before: &[(usize, usize)]) -> Vec<(&'static str, (usize, usize))> {
+        let ended = before
+            .iter()
+            .filter(|p| self.touching.binary_search(p).is_err())
+            .map(|&p| ("ended", p));
+        let began = self
+            .touching
+            .iter()
+            .filter(|p| before.binary_search(p).is_err())
+            .map(|&p| ("began", p));
+        ended.chain(began).collect()
+    }
+}
+
+/// A ray's first hit.
+#[derive(Debug)]
+pub struct Hit {
+    pub body: usize,
+    pub point: [f64; 2],
+    pub normal: [f64; 2],
+    pub fraction: f64,
+}
+
+struct Built {
+    world: PhysicsWorld,
+    bodies: Vec<RigidBodyHandle>,
+    owner: HashMap<ColliderHandle, usize>,
+}
+
+fn v(x: f64, y: f64) -> Vector {
+    Vector::new(x as f32, y as f32)
+}
+
+fn build(read: &read::World, dt: f64) -> Result<Built, String> {
+    let mut world = PhysicsWorld::new();
+    world.gravity = v(read.gravity[0], read.gravity[1]);
+    world.integration_parameters.dt = dt as f32;
+    world.integration_parameters.length_unit = read.scale as f32;
+    let mut bodies = Vec::with_capacity(read.bodies.len());
+    let mut owner = HashMap::with_capacity(read.bodies.len());
+    for (i, body) in read.bodies.iter().enumerate() {
+        let [x, y, angle, vx, vy, spin] = body.motion;
+        let mut builder = match body.kind {
+            Kind::Dynamic => RigidBodyBuilder::dynamic(),
+            Kind::Kinematic => RigidBodyBuilder::kinematic_velocity_based(),
+            Kind::Fixed => RigidBodyBuilder::fixed(),
+        }
+        .translation(v(x, y))
+        .rotation(angle as f32)
+        .linvel(v(vx, vy))
+        .angvel(spin as f32)
+        .linear_damping(body.damping as f32)
+        .angular_damping(body.angular_damping as f32)
+        .gravity_scale(body.gravity_scale as f32)
+        .ccd_enabled(body.bullet)
+        // A world is made afresh every step: nothing may fall asleep.
+        .can_sleep(false);
+        if body.fixed_rotation {
+            builder = builder.lock_rotations();
+        }
+        let handle = world.bodies.insert(builder.build());
+        let collider = match &body.shape {
+            Shape::Circle { radius } => ColliderBuilder::ball(*radius as f32),
+            Shape::Box { width, height } => {
+                ColliderBuilder::cuboid(0.5 * *width as f32, 0.5 * *height as f32)
+            }
+            Shape::Capsule { radius, length } => {
+                ColliderBuilder::capsule_y(0.5 * *length as f32, *radius as f32)
+            }
+            Shape::Polygon(points) => {
+                let points: Vec<Vector> = points.iter().map(|p| v(p[0], p[1])).collect();
+                ColliderBuilder::convex_hull(&points).ok_or_else(|| {
+                    format!(
+                        "bodies{}.shape's points make no polygon (they lie on one line)",
+                        read::place_of(&body.id)
+                    )
+                })?
+            }
+            Shape::Polyline(points) => {
+                ColliderBuilder::polyline(points.iter().map(|p| v(p[0], p[1])).collect(), None)
+            }
+        }
+        .density(body.density as f32)
+        .friction(body.friction as f32)
+        .restitution(body.restitution as f32)
+        .sensor(body.sensor)
+        .collision_groups(InteractionGroups::new(
+            Group::from(body.group),
+            Group::from(body.mask),
+            InteractionTestMode::And,
+        ));
+        let collider =
+            world
+                .colliders
+                .insert_with_parent(collider.build(), handle, &mut world.bodies);
+        bodies.push(handle);
+        owner.insert(collider, i);
+    }
+    Ok(Built {
+        world,
+        bodies,
+        owner,
+    })
+}
+
+/// Steps `read` once by `dt` after `commands`.
+///
+/// # Errors
+/// A shape rapier cannot make (a polygon of points on one line).
+pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<Stepped, String> {
+    let mut built = build(read, dt)?;
+    for c in commands {
+        let body = &mut built.world.bodies[built.bodies[c.body]];
+        if let Some([x, y]) = c.position {
+            body.set_translation(v(x, y), true);
+        }
+        if let Some(angle) = c.angle {
+            body.set_rotation(Rotation::new(angle as f32), true);
+        }
+        if let Some([x, y]) = c.velocity {
+            body.set_linvel(v(x, y), true);
+        }
+        if let Some(spin) = c.spin {
+            body.set_angvel(spin as f32, true);
+        }
+        if let Some([x, y]) = c.push {
+            let now = body.linvel();
+            body.set_linvel(now + v(x, y), true);
+        }
+        if let Some([x, y]) = c.impulse {
+            body.apply_impulse(v(x, y), true);
+        }
+    }
+    built.world.step();
+    let motions = read
+        .bodies
+        .iter()
+        .zip(&built.bodies)
+        .map(|(body, &handle)| {
+            if body.kind == Kind::Fixed {
+                return body.motion;
+            }
+            let rb = &built.world.bodies[handle];
+            let (t, l) = (rb.translation(), rb.linvel());
+            let out = [t.x, t.y, rb.rotation().angle(), l.x, l.y, rb.angvel()];
+            // Where single precision did not change a value, the author's
+            // own is kept: a body at rest keeps its table.
+            let mut motion = body.motion;
+            for (m, o) in motion.iter_mut().zip(out) {
+                if (*m as f32) != o {
+                    *m = f64::from(o);
+                }
+            }
+            motion
+        })
+        .collect();
+    let mut touching: Vec<(usize, usize)> = Vec::new();
+    let pair = |a: ColliderHandle, b: ColliderHandle| -> Option<(usize, usize)> {
+        let (a, b) = (*built.owner.get(&a)?, *built.owner.get(&b)?);
+        Some((a.min(b), a.max(b)))
+    };
+    for contact in built.world.narrow_phase.contact_pairs() {
+        if contact.has_any_active_contact()
+            && let Some(p) = pair(contact.collider1, contact.collider2)
+        {
+            touching.push(p);
+        }
+    }
+    for (a, b, intersecting) in built.world.narrow_phase.intersection_pairs() {
+        if intersecting && let Some(p) = pair(a, b) {
+            touching.push(p);
+        }
+    }
+    touching.sort_unstable();
+    touching.dedup();
+    Ok(Stepped { motions, touching })
+}
+
+/// The first solid body the segment `[x1, y1, x2, y2]` meets.
+///
+/// # Errors
+/// As [`step`].
+pub fn ray(read: &read::World, at: [f64; 4]) -> Result<Option<Hit>, String> {
+    let [x1, y1, x2, y2] = at;
+    let (dx, dy) = (x2 - x1, y2 - y1);
+    if dx == 0.0 && dy == 0.0 {
+        return Ok(None);
+    }
+    let mut built = build(read, 1.0 / 60.0)?;
+    built.world.detect_collisions(&(), &());
+    let ray = Ray::new(v(x1, y1), v(dx, dy));
+    let filter = QueryFilter::default().exclude_sensors();
+    let Some((collider, hit)) = built.world.cast_ray_and_get_normal(&ray, 1.0, true, filter) else {
+        return Ok(None);
+    };
+    let fraction = f64::from(hit.time_of_impact);
+    Ok(built.owner.get(&collider).map(|&body| Hit {
+        body,
+        point: [x1 + dx * fraction, y1 + dy * fraction],
+        normal: [f64::from(hit.normal.x), f64::from(hit.normal.y)],
+        fraction,
+    }))
+}
