@@ -23,6 +23,8 @@ mod explore;
 mod fill;
 #[path = "bench/history.rs"]
 mod history;
+#[path = "bench/physics.rs"]
+mod physics;
 #[path = "bench/record.rs"]
 mod record;
 #[path = "bench/render.rs"]
@@ -320,8 +322,8 @@ pub fn reload_latency(rounds: usize) -> Result<(Duration, Duration)> {
 }
 
 /// The groups of cases `moonloop bench --only` picks from.
-pub const GROUPS: [&str; 7] = [
-    "frame", "history", "screen", "record", "budget", "render", "explore",
+pub const GROUPS: [&str; 8] = [
+    "frame", "history", "screen", "record", "budget", "render", "explore", "physics",
 ];
 
 /// Runs every case (or only those of `only`'s group) and returns the
@@ -349,6 +351,9 @@ pub fn run(only: Option<&str>) -> Result<Vec<Row>> {
     }
     if want("explore") {
         rows.extend(explore::rows()?);
+    }
+    if want("physics") {
+        rows.extend(physics::rows()?);
     }
     Ok(rows)
 }

@@ -1,0 +1,141 @@
+//! The physics cases (rules P1-P3): a frame of a game stepping 1,000
+//! bodies through `@moonloop/physics` against rapier stepping the same
+//! bodies in a world it keeps, in Rust; what history keeps a minute of
+//! that game; and how long going back 600 frames through it takes.
+
+use std::time::Instant;
+
+use rapier2d::prelude::*;
+
+use super::{Row, TempGame, interleaved};
+use crate::clock::ConstantClock;
+use crate::engine::Engine;
+use crate::error::Result;
+use crate::history::DEFAULT_CAP;
+use crate::lua::LuaGame;
+
+/// Balls in a grid, 40 across and 25 down, falling into a box: contacts
+/// with the floor, the walls and one another within a second.
+const BODIES: &str = r#"
+local physics = require("@moonloop/physics")
+return {
+	init = function()
+		local bodies = {}
+		for i = 0, 999 do
+			bodies[i + 1] = { x = 20 + (i % 40) * 10, y = 20 + (i // 40) * 10, shape = physics.circle(4), restitution = 0.2 }
+		end
+		bodies.floor = { kind = "fixed", x = 210, y = 300, shape = physics.box(440, 20) }
+		bodies.left = { kind = "fixed", x = 0, y = 150, shape = physics.box(20, 300) }
+		bodies.right = { kind = "fixed", x = 420, y = 150, shape = physics.box(20, 300) }
+		return { world = physics.world({ gravity = { x = 0, y = 600 }, bodies = bodies }) }
+	end,
+	update = function(state, input, dt)
+		return { world = physics.step(state.world, dt) }
+	end,
+}
+"#;
+
+/// The same bodies, in a rapier world kept from step to step.
+fn rapier_world() -> PhysicsWorld {
+    let mut world = PhysicsWorld::new();
+    world.gravity = Vector::new(0.0, 600.0);
+    world.integration_parameters.dt = 1.0 / 60.0;
+    world.integration_parameters.length_unit = 50.0;
+    for i in 0..1000 {
+        let (x, y) = (20.0 + (i % 40) as f32 * 10.0, 20.0 + (i / 40) as f32 * 10.0);
+        world.insert(
+            RigidBodyBuilder::dynamic()
+                .translation(Vector::new(x, y))
+                .can_sleep(false),
+            ColliderBuilder::ball(4.0).restitution(0.2).friction(0.5),
+        );
+    }
+    for (x, y, w, h) in [
+        (210.0, 300.0, 440.0, 20.0),
+        (0.0, 150.0, 20.0, 300.0),
+        (420.0, 150.0, 20.0, 300.0),
+    ] {
+        world.insert(
+            RigidBodyBuilder::fixed().translation(Vector::new(x, y)),
+            ColliderBuilder::cuboid(w / 2.0, h / 2.0).friction(0.5),
+        );
+    }
+    world
+}
+
+fn engine(dir: &std::path::Path, history: bool) -> Result<Engine<LuaGame>> {
+    let game = LuaGame::load(dir)?;
+    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    if history {
+        engine.keep_history(DEFAULT_CAP)?;
+    }
+    Ok(engine)
+}
+
+/// The rows.
+///
+/// # Errors
+/// The game does not load or run.
+pub fn rows() -> Result<Vec<Row>> {
+    let game = TempGame::new("physics-bodies", BODIES)?;
+    let mut luau = engine(&game.0, false)?;
+    let mut rust = rapier_world();
+    // Both settle first, so the contacts are those of a heap at rest.
+    luau.advance(120)?;
+    for _ in 0..120 {
+        rust.step();
+    }
+    let [baseline, measured] = interleaved(|case, n| {
+        for _ in 0..n {
+            if case == 0 {
+                rust.step();
+            } else {
+                luau.advance(1).expect("the game runs");
+            }
+        }
+    });
+    let mut rows = vec![Row {
+        case: "1,000 bodies: a frame stepping them through Luau vs rapier stepping its own world"
+            .into(),
+        baseline,
+        measured,
+        target: Some(1.3),
+        note: Some(format!(
+            "{:.2} ms a frame, rapier alone {:.2} ms",
+            measured.as_secs_f64() * 1e3,
+            baseline.as_secs_f64() * 1e3
+        )),
+        ..Row::default()
+    }];
+    let mut kept = engine(&game.0, true)?;
+    kept.advance(3_600)?;
+    let minute = kept.history().map_or(0, |h| h.bytes()) as f64;
+    let [live, back] = interleaved(|case, n| {
+        for _ in 0..n {
+            if case == 0 {
+                kept.advance(1).expect("the game runs");
+            } else {
+                let to = kept.frame() - 600;
+                let started = Instant::now();
+                kept.with_state_at(to, |_| ()).expect("history holds it");
+                std::hint::black_box(started.elapsed());
+            }
+        }
+    });
+    let fails = (minute > 64.0 * (1 << 20) as f64)
+        .then(|| format!("{:.0} MiB a minute is over 64", minute / (1 << 20) as f64));
+    rows.push(Row {
+        case: "1,000 bodies: the state 600 frames back vs a frame played".into(),
+        baseline: live,
+        measured: back,
+        target: None,
+        note: Some(format!(
+            "{:.1} ms back; history {:.1} MiB a minute (target 64)",
+            back.as_secs_f64() * 1e3,
+            minute / (1 << 20) as f64
+        )),
+        fails,
+        ..Row::default()
+    });
+    Ok(rows)
+}
