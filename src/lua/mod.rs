@@ -44,9 +44,13 @@ pub fn location(lua: &Lua, level: usize) -> String {
             let line = debug.current_line();
             match (source.what, source.short_src, line) {
                 // The host's trampolines are never the author's place.
-                // Nor are mlua's own Luau helpers (`__mlua_index`).
+                // Nor are mlua's own Luau helpers (`__mlua_index`), nor
+                // the host's library calling in on the author's behalf.
                 ("Lua", Some(src), Some(line))
-                    if line > 0 && src != "moonloop" && !src.starts_with("__mlua") =>
+                    if line > 0
+                        && src != "moonloop"
+                        && !src.starts_with("__mlua")
+                        && !src.starts_with("@moonloop/") =>
                 {
                     Some(format!("{src}:{line}: "))
                 }

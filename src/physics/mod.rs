@@ -53,34 +53,10 @@ pub fn native(lua: &Lua) -> mlua::Result<Table> {
 /// One named error at the author's line: `game/main.luau:12: physics.step:
 /// bodies.ball.x is NaN (P4)`.
 fn refused(lua: &Lua, call: &str, why: &str) -> mlua::Error {
-    mlua::Error::RuntimeError(format!("{}physics.{call}: {why}", author_place(lua)))
-}
-
-/// Where the author's code called in: the innermost frame that is neither
-/// the host's nor the library's own.
-fn author_place(lua: &Lua) -> String {
-    for level in 1..8 {
-        let found = lua.inspect_stack(level, |debug| {
-            let source = debug.source();
-            match (source.what, source.short_src, debug.current_line()) {
-                ("Lua", Some(src), Some(line))
-                    if line > 0
-                        && src != "moonloop"
-                        && !src.starts_with("__mlua")
-                        && !src.starts_with("@moonloop/") =>
-                {
-                    Some(format!("{src}:{line}: "))
-                }
-                _ => None,
-            }
-        });
-        match found {
-            Some(Some(place)) => return place,
-            Some(None) => continue,
-            None => break,
-        }
-    }
-    String::new()
+    mlua::Error::RuntimeError(format!(
+        "{}physics.{call}: {why}",
+        crate::lua::location(lua, 1)
+    ))
 }
 
 /// One step of `world` by `dt` seconds after `commands` (P2).
