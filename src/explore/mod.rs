@@ -65,8 +65,11 @@ pub struct Options {
 pub struct Found {
     /// Runs played, and frames.
     pub runs: u64,
-    /// Frames played.
+    /// Frames played by those runs.
     pub frames: u64,
+    /// Frames played in all, with the runs of the last batch after the
+    /// failure (what the rate is of).
+    pub played: u64,
     /// Features seen.
     pub features: usize,
     /// How long the search took (shrinking aside).
@@ -166,7 +169,7 @@ pub fn search(options: &Options) -> Result<Found> {
     let (shard, shards) = options.shard;
     let mut corpus: Vec<(Vec<Step>, u64)> = Vec::new();
     let mut seen: HashSet<u64> = HashSet::new();
-    let (mut runs, mut frames) = (0u64, 0u64);
+    let (mut runs, mut frames, mut played_all) = (0u64, 0u64, 0u64);
     let mut last_said = Instant::now();
     let mut found = None;
     let mut start = 0u64;
@@ -200,6 +203,7 @@ pub fn search(options: &Options) -> Result<Found> {
             .collect();
         start = end;
         let results = play_batch(&options.game, &jobs, options.jobs, &seen)?;
+        played_all += results.iter().map(|p| p.frames).sum::<u64>();
         for (job, played) in jobs.into_iter().zip(results) {
             runs += 1;
             frames += played.frames;
@@ -253,6 +257,7 @@ pub fn search(options: &Options) -> Result<Found> {
     Ok(Found {
         runs,
         frames,
+        played: played_all,
         features: seen.len(),
         seconds: searched,
         shrink_seconds: started.elapsed().as_secs_f64() - searched,
@@ -373,7 +378,7 @@ pub fn print(found: &Found, options: &Options) -> bool {
         "explored {} runs, {} frames ({:.0} frames a second), {} states seen, in {:.1} s (seed {})",
         found.runs,
         found.frames,
-        found.frames as f64 / found.seconds.max(1e-9),
+        found.played as f64 / found.seconds.max(1e-9),
         found.features,
         found.seconds,
         options.seed
