@@ -59,14 +59,20 @@ fn refused(lua: &Lua, call: &str, why: &str) -> mlua::Error {
     ))
 }
 
+/// `value` as a world's table, or why it is not one.
+fn world_table(value: &Value) -> Result<&Table, String> {
+    match value {
+        Value::Table(world) => Ok(world),
+        other => Err(format!(
+            "the world is a table made by physics.world, not a {}",
+            crate::state::type_of(other)
+        )),
+    }
+}
+
 /// One step of `world` by `dt` seconds after `commands` (P2).
 fn step(lua: &Lua, world: &Value, dt: &Value, commands: &Value) -> Result<Table, String> {
-    let Value::Table(world) = world else {
-        return Err(format!(
-            "the world is a table made by physics.world, not a {}",
-            crate::state::type_of(world)
-        ));
-    };
+    let world = world_table(world)?;
     let dt = match dt {
         Value::Number(n) => *n,
         Value::Integer(n) => *n as f64,
@@ -185,12 +191,7 @@ fn write(
 /// The first body a ray from (x1, y1) to (x2, y2) meets (P5): its id,
 /// where, the surface's normal there and the fraction of the way, or nil.
 fn ray(lua: &Lua, world: &Value, ends: [&Value; 4]) -> Result<Value, String> {
-    let Value::Table(world) = world else {
-        return Err(format!(
-            "the world is a table made by physics.world, not a {}",
-            crate::state::type_of(world)
-        ));
-    };
+    let world = world_table(world)?;
     let mut at = [0.0; 4];
     for (i, (value, name)) in ends.into_iter().zip(["x1", "y1", "x2", "y2"]).enumerate() {
         at[i] = read::finite_number(value, name)?;
