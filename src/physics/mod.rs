@@ -11,6 +11,7 @@
 //! them as it shares any unchanged part of a state.
 
 mod crowd;
+mod fields;
 mod read;
 mod simulate;
 
@@ -194,7 +195,7 @@ fn ray(lua: &Lua, world: &Value, ends: [&Value; 4]) -> Result<Value, String> {
     let world = world_table(world)?;
     let mut at = [0.0; 4];
     for (i, (value, name)) in ends.into_iter().zip(["x1", "y1", "x2", "y2"]).enumerate() {
-        at[i] = read::finite_number(value, name)?;
+        at[i] = fields::finite_number(value, name)?;
     }
     let read = read::world(world)?;
     let Some(hit) = simulate::ray(&read, at)? else {

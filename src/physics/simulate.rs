@@ -95,7 +95,7 @@ fn build(read: &read::World, dt: f64) -> Result<Built, String> {
                 ColliderBuilder::convex_hull(&points).ok_or_else(|| {
                     format!(
                         "bodies{}.shape's points make no polygon (they lie on one line)",
-                        read::place_of(&body.id)
+                        super::fields::place_of(&body.id)
                     )
                 })?
             }

@@ -1,0 +1,206 @@
+//! Reading one value, or one table's fields, with the place named in
+//! any refusal (P4): numbers are finite, points are pairs, ids are whole
+//! numbers or short strings, and a table has no field it should not.
+//! Names of places are made only when something is refused.
+
+use mlua::{Table, Value};
+
+use super::read::{Id, MAX_ID};
+
+/// An id: a whole number or a short string.
+pub fn id_of(value: &Value) -> Option<Id> {
+    match value {
+        Value::Integer(n) => Some(Id::Number(*n)),
+        Value::Number(n) if n.fract() == 0.0 && n.abs() < 9.0e15 => Some(Id::Number(*n as i64)),
+        Value::String(s) if s.as_bytes().len() <= MAX_ID => Some(Id::Text(s.as_bytes().to_vec())),
+        _ => None,
+    }
+}
+
+/// A finite number, or why `value` is not one; `place` names it, made
+/// only when it is not.
+pub(super) fn number_at(value: &Value, place: impl FnOnce() -> String) -> Result<f64, String> {
+    match value {
+        Value::Number(n) if n.is_finite() => Ok(*n),
+        Value::Integer(n) => Ok(*n as f64),
+        other => finite_number(other, &place()),
+    }
+}
+
+/// A finite number, or why `value` (at `place`) is not one.
+pub fn finite_number(value: &Value, place: &str) -> Result<f64, String> {
+    let v = match value {
+        Value::Number(n) => *n,
+        Value::Integer(n) => *n as f64,
+        other => {
+            return Err(format!(
+                "{place} is a {}, not a number",
+                crate::state::type_of(other)
+            ));
+        }
+    };
+    if !v.is_finite() {
+        return Err(format!("{place} is {v}; it must be a finite number (P4)"));
+    }
+    Ok(v)
+}
+
+/// `place.field`, or `field` at the top of the world; made only for a
+/// message, so reading a world allocates no names.
+pub(super) fn joined(place: &str, field: &str) -> String {
+    if place.is_empty() {
+        field.to_string()
+    } else {
+        format!("{place}.{field}")
+    }
+}
+
+/// Field `field` of `table` (at `place`) as a finite number, or `default`.
+pub(super) fn number_or(
+    table: &Fields<'_>,
+    field: &str,
+    default: f64,
+    place: &str,
+) -> Result<f64, String> {
+    match table.get(field) {
+        Value::Nil => Ok(default),
+        Value::Number(n) if n.is_finite() => Ok(n),
+        Value::Integer(n) => Ok(n as f64),
+        value => finite_number(&value, &joined(place, field)),
+    }
+}
+
+pub(super) fn flag(table: &Fields<'_>, field: &str, place: &str) -> Result<bool, String> {
+    match table.get(field) {
+        Value::Nil => Ok(false),
+        Value::Boolean(b) => Ok(b),
+        other => Err(format!(
+            "{} is a {}, not true or false",
+            joined(place, field),
+            crate::state::type_of(&other)
+        )),
+    }
+}
+
+/// `{ x = .., y = .. }`, `{ x, y }` or a vector.
+pub(super) fn pair(value: &Value, place: impl Fn() -> String) -> Result<[f64; 2], String> {
+    let place = &place;
+    let (x, y) = match value {
+        Value::Vector(v) => (Value::Number(v.x() as f64), Value::Number(v.y() as f64)),
+        Value::Table(t) => {
+            let x: Value = t.raw_get("x").map_err(text)?;
+            if x.is_nil() {
+                (t.raw_get(1).map_err(text)?, t.raw_get(2).map_err(text)?)
+            } else {
+                (x, t.raw_get("y").map_err(text)?)
+            }
+        }
+        other => {
+            return Err(format!(
+                "{} is a {}; it is {{ x = .., y = .. }} or a vector",
+                place(),
+                crate::state::type_of(other)
+            ));
+        }
+    };
+    Ok([
+        number_at(&x, || format!("{}.x", place()))?,
+        number_at(&y, || format!("{}.y", place()))?,
+    ])
+}
+
+/// A table's fields read in one pass (`lua_rawiter`, no key strings
+/// made), refusing any field it should not have: a typo would otherwise
+/// be ignored silently.
+pub(super) struct Fields<'a> {
+    names: &'a [&'a str],
+    values: Vec<Value>,
+}
+
+impl<'a> Fields<'a> {
+    pub(super) fn read(
+        table: &Table,
+        names: &'a [&'a str],
+        place: &str,
+        hint: &str,
+    ) -> Result<Self, String> {
+        let mut values = vec![Value::Nil; names.len()];
+        let mut unknown: Option<Value> = None;
+        table
+            .for_each::<Value, Value>(|key, value| {
+                let slot = match &key {
+                    Value::String(s) => names.iter().position(|n| n.as_bytes() == &*s.as_bytes()),
+                    _ => None,
+                };
+                match slot {
+                    Some(i) => values[i] = value,
+                    None => {
+                        unknown.get_or_insert(key);
+                    }
+                }
+                Ok(())
+            })
+            .map_err(text)?;
+        if let Some(key) = unknown {
+            let place = if place.is_empty() { "the world" } else { place };
+            let name = match &key {
+                Value::String(s) => format!("`{}`", moonloop_door::escape(&s.to_string_lossy())),
+                other => place_of(other),
+            };
+            return Err(format!(
+                "{place} has a field {name} it does not know (it knows {}){hint}",
+                names.join(", ")
+            ));
+        }
+        Ok(Fields { names, values })
+    }
+
+    pub(super) fn get(&self, name: &str) -> Value {
+        let i = self
+            .names
+            .iter()
+            .position(|n| *n == name)
+            .expect("a field of the list");
+        self.values[i].clone()
+    }
+}
+
+/// An id as the author wrote it: `"ball"`, `3`, or what it is.
+pub(super) fn shown(id: &Value) -> String {
+    match id {
+        Value::Integer(n) => n.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => {
+            let cut: String = s.to_string_lossy().chars().take(MAX_ID).collect();
+            format!("\"{}\"", moonloop_door::escape(&cut))
+        }
+        other => format!("a {}", crate::state::type_of(other)),
+    }
+}
+
+/// How `key` reads after a table's name: `.ball`, `[3]`, `["two words"]`,
+/// or what it is when it cannot be a key of ours (`a boolean`).
+pub fn place_of(key: &Value) -> String {
+    match key {
+        Value::Integer(n) => format!("[{n}]"),
+        Value::Number(n) => format!("[{n}]"),
+        Value::String(s) => {
+            let s = s.to_string_lossy();
+            let word = !s.is_empty()
+                && s.len() <= MAX_ID
+                && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !s.starts_with(|c: char| c.is_ascii_digit());
+            if word {
+                format!(".{s}")
+            } else {
+                let cut: String = s.chars().take(MAX_ID).collect();
+                format!("[\"{}\"]", moonloop_door::escape(&cut))
+            }
+        }
+        other => format!("a {}", crate::state::type_of(other)),
+    }
+}
+
+pub(super) fn text(e: mlua::Error) -> String {
+    e.to_string()
+}
