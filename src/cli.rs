@@ -118,6 +118,25 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         report: Option<PathBuf>,
     },
+    /// Plays the game rolling back and running again the last frames
+    /// after every frame, as online play would (N1): says whether every
+    /// frame came out the same.
+    Synctest {
+        /// The game folder.
+        game: PathBuf,
+        /// How many frames to play (1/60 s each).
+        #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+        frames: u64,
+        /// How many frames to roll back after each.
+        #[arg(long, default_value_t = crate::engine::SYNCTEST_DEPTH, value_parser = clap::value_parser!(u64).range(1..=64))]
+        depth: u64,
+        /// Where the generated input comes from.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Plays this input file of the game's instead of generated input.
+        #[arg(long, value_name = "FILE")]
+        input: Option<String>,
+    },
     /// Runs each game's tests/*.luau and prints "N passed, N failed".
     Test {
         /// Game folders; default: every folder in games/ with a tests/ folder.
@@ -445,6 +464,19 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             out,
             report,
         }),
+        Command::Synctest {
+            game,
+            frames,
+            depth,
+            seed,
+            input,
+        } => synctest(&crate::synctest::Options {
+            game,
+            frames,
+            depth,
+            seed,
+            input,
+        }),
         Command::New { name } => crate::scaffold::new_game(&name).map(|()| {
             say!(
                 "made {0}: run it with `moonloop run {0}`, test it with `moonloop test {0}`",
@@ -509,6 +541,38 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Err(err) => {
             tell!("moonloop: {}", crate::terminal::line(&err.chain()));
             ExitCode::from(2)
+        }
+    }
+}
+
+/// `moonloop synctest`: exit 1 when a frame came out differently or
+/// failed, with the line that says where.
+fn synctest(options: &crate::synctest::Options) -> Result<ExitCode> {
+    match crate::synctest::run(options)? {
+        crate::synctest::Outcome::Passed(passed) => {
+            let quit = if passed.frames < options.frames {
+                " (then the game quit)"
+            } else {
+                ""
+            };
+            say!(
+                "synctest: {} frames played{quit}, each rolled back {} frames: {} frames run again, \
+                 every one the same",
+                passed.frames,
+                options.depth,
+                passed.checked
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        crate::synctest::Outcome::Failed(line) => {
+            tell!("moonloop: {}", crate::terminal::line(&line));
+            if options.input.is_none() {
+                tell!(
+                    "moonloop: the input came from --seed {}; the same seed plays it again",
+                    options.seed
+                );
+            }
+            Ok(ExitCode::FAILURE)
         }
     }
 }

@@ -22,7 +22,7 @@ pub mod config;
 pub mod cues;
 #[path = "devkeys.rs"]
 pub mod devkeys;
-#[path = "engine.rs"]
+#[path = "engine/mod.rs"]
 pub mod engine;
 #[path = "error.rs"]
 pub mod error;
@@ -74,6 +74,8 @@ pub mod soak;
 pub mod sound;
 #[path = "state/mod.rs"]
 pub mod state;
+#[path = "synctest.rs"]
+pub mod synctest;
 #[path = "tally.rs"]
 pub mod tally;
 #[path = "terminal.rs"]

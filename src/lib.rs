@@ -16,7 +16,7 @@ use internals::{
     assets, bench, cli, clock, color, compositor, config, cues, devkeys, engine, error, explore,
     headless, history, input, interrupt, lua, overlay, package, physics, playback, record, reload,
     render, replay, report, save, scaffold, scene, screen, seek, session, soak, sound, state,
-    tally, terminal, text, viewport, window,
+    synctest, tally, terminal, text, viewport, window,
 };
 
 pub use cli::main;

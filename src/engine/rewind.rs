@@ -15,26 +15,26 @@ use crate::input::InputEvent;
 /// it closed, and the state as the game holds it.
 #[derive(Debug)]
 pub(super) struct Moment {
-    frame: u64,
+    pub(super) frame: u64,
     time: f64,
     last_dt: f64,
     input: InputFrame,
-    state: Held,
+    pub(super) state: Held,
     /// The generation of code that made the state, which shows it.
     generation: u32,
 }
 
 /// A recorded frame copied out of history: to run again while history
 /// changes (a reload replaces the old future), or beside it.
-struct Recorded {
-    dt: f64,
-    events: Vec<InputEvent>,
+pub(super) struct Recorded {
+    pub(super) dt: f64,
+    pub(super) events: Vec<InputEvent>,
     hover: Option<Option<String>>,
-    hash: Option<u64>,
+    pub(super) hash: Option<u64>,
 }
 
 impl Recorded {
-    fn of(history: &History, frame: u64) -> Recorded {
+    pub(super) fn of(history: &History, frame: u64) -> Recorded {
         let entry = history.entry(frame);
         Recorded {
             dt: entry.map_or(0.0, |e| e.dt),
@@ -571,7 +571,7 @@ impl<G: Game> Engine<G> {
     }
 
     /// Holds where the engine stands now.
-    fn moment(&self) -> Result<Moment> {
+    pub(super) fn moment(&self) -> Result<Moment> {
         let state = self
             .game
             .hold()
@@ -587,7 +587,7 @@ impl<G: Game> Engine<G> {
     }
 
     /// Stands the engine where `moment` was.
-    fn go_to(&mut self, moment: &Moment) -> Result {
+    pub(super) fn go_to(&mut self, moment: &Moment) -> Result {
         self.run_generation(moment.generation)?;
         self.game.put(&moment.state)?;
         self.frame = moment.frame;
@@ -653,7 +653,7 @@ impl<G: Game> Engine<G> {
     /// Before frame `frame` of the past is run again: the code that ran
     /// it runs it, after the migration it had (R1). False when that code
     /// is gone (the error says so).
-    fn enter_past(&mut self, frame: u64, first_error: &mut Option<Error>) -> bool {
+    pub(super) fn enter_past(&mut self, frame: u64, first_error: &mut Option<Error>) -> bool {
         let Some(span) = self.history.as_ref().map(|h| h.span(frame)) else {
             return true;
         };
@@ -691,7 +691,7 @@ impl<G: Game> Engine<G> {
     /// Runs `run` with the live input queue set aside and the game told
     /// it is replaying (no sound, no save, no quit), then puts both back:
     /// the live queue waits for the next delivered frame, as it did.
-    fn replaying<R>(&mut self, run: impl FnOnce(&mut Self) -> R) -> R {
+    pub(super) fn replaying<R>(&mut self, run: impl FnOnce(&mut Self) -> R) -> R {
         let live = self.input.take_queue();
         self.game.set_replaying(true);
         let result = run(self);
@@ -706,7 +706,7 @@ impl<G: Game> Engine<G> {
     /// what hover answered (the live queue is set aside by
     /// [`Engine::replaying`]). With `record`, the frame is history's anew,
     /// and the hash it left is returned.
-    fn run_again(
+    pub(super) fn run_again(
         &mut self,
         recorded: &Recorded,
         record: bool,

@@ -712,6 +712,13 @@ impl Game for LuaGame {
         Ok(())
     }
 
+    fn changes_from(&self, held: &Held, limit: usize) -> Vec<String> {
+        let Some((value, _)) = held.0.downcast_ref::<(Value, u64)>() else {
+            return Vec::new();
+        };
+        state::changes(value, &self.state, limit).unwrap_or_default()
+    }
+
     fn set_replaying(&mut self, replaying: bool) {
         self.replaying = replaying;
     }

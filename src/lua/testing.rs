@@ -493,7 +493,9 @@ fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
         check_options(
             lua,
             &options,
-            &["game", "clock", "save", "budget", "input", "record"],
+            &[
+                "game", "clock", "save", "budget", "input", "record", "synctest",
+            ],
             "engine.new",
         )?;
         // A test sees its game's folder and nothing else (H10): another
@@ -553,6 +555,26 @@ fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
                 budget.overran().then(|| budget.stopped_line())
             })));
         }
+        // N1: every frame is rolled back and run again; a frame that
+        // comes out differently fails the `advance` that ran it.
+        let depth = match options.get::<Value>("synctest")? {
+            Value::Nil | Value::Boolean(false) => None,
+            Value::Boolean(true) => Some(crate::engine::SYNCTEST_DEPTH),
+            Value::Integer(n) if n > 0 => Some(n as u64),
+            Value::Number(n) if n.fract() == 0.0 && n > 0.0 && n < 1e6 => Some(n as u64),
+            _ => {
+                return Err(fail(
+                    lua,
+                    format!(
+                        "engine.new: synctest is true or the frames to roll back, 1 to {}",
+                        crate::engine::SYNCTEST_MAX_DEPTH
+                    ),
+                ));
+            }
+        };
+        engine
+            .set_synctest(depth, super::engines::HISTORY_CAP)
+            .map_err(|e| fail(lua, format!("engine.new: {e}")))?;
         if let Some(name) = options.get::<Option<String>>("input")? {
             let script = Script::load_in(&dir, &name, &actions)
                 .map_err(|e| fail(lua, format!("engine.new: input: {e}")))?;

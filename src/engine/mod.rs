@@ -22,8 +22,10 @@ use crate::scene::Scene;
 use crate::screen::Screen;
 use crate::viewport::Viewport;
 
-#[path = "engine/rewind.rs"]
 mod rewind;
+mod synctest;
+
+pub use synctest::{DEPTH as SYNCTEST_DEPTH, MAX_DEPTH as SYNCTEST_MAX_DEPTH};
 
 /// What `update` may use (C1): the frame's input, and the cue log it plays
 /// cues into.
@@ -178,6 +180,15 @@ pub trait Game {
         Err(Error::Script("R1: this game keeps no history".into()))
     }
 
+    /// Says where the current state differs from `held` (one the game
+    /// held), one place a line (`ball.x: 3 -> 4.5`), at most `limit`
+    /// lines: how a sync test shows a frame that came out differently
+    /// (N1). Default: nothing to show.
+    fn changes_from(&self, held: &Held, limit: usize) -> Vec<String> {
+        let _ = (held, limit);
+        Vec::new()
+    }
+
     /// Says that the frames run from now on are history run again: they
     /// write no save and cannot quit. Default: nothing to change.
     fn set_replaying(&mut self, replaying: bool) {
@@ -306,6 +317,8 @@ pub struct Engine<G> {
     migrated_live: bool,
     /// What bounds a re-simulation: asked before each frame run again.
     limit: Option<Box<dyn FnMut() -> Option<String>>>,
+    /// The sync test, when one runs (N1).
+    synctest: Option<synctest::SyncTest>,
 }
 
 impl<G: Game> Engine<G> {
@@ -332,6 +345,7 @@ impl<G: Game> Engine<G> {
             running: game.generation(),
             migrated_live: false,
             limit: None,
+            synctest: None,
             game,
             frame: 0,
             time: 0.0,
@@ -455,6 +469,7 @@ impl<G: Game> Engine<G> {
         // 11. The input frame closes.
         self.input.close();
         self.keyframe();
+        self.sync_check();
     }
 
     /// Steps 3 and 4: the viewport follows the surface and the config's
