@@ -17,6 +17,12 @@ pub const MAX_SIDE: u32 = 4096;
 /// The longest window title, in characters.
 pub const MAX_TITLE: usize = 200;
 
+/// The most players a game may take (N2): one a pad.
+pub const MAX_PLAYERS: usize = crate::input::PADS;
+
+/// The most actions one table of actions binds.
+pub const MAX_ACTIONS: usize = 256;
+
 /// A game's config.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
@@ -30,6 +36,9 @@ pub struct Config {
     pub background: Rgba,
     /// Named actions bound to keys. Default: none.
     pub actions: Vec<Action>,
+    /// Each player's actions, first player first (N2). Default: none (one
+    /// player, reading `actions`).
+    pub players: Vec<Vec<Action>>,
     /// Each call's time budget. Default: 1 s.
     pub budget: Duration,
     /// The VM's memory cap in bytes. Default: 512 MiB.
@@ -57,6 +66,13 @@ pub struct Config {
     pub version: Option<String>,
 }
 
+impl Config {
+    /// Every action the game binds: its own, then each player's.
+    pub fn every_action(&self) -> impl Iterator<Item = &Action> {
+        self.actions.iter().chain(self.players.iter().flatten())
+    }
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {
@@ -65,6 +81,7 @@ impl Default for Config {
             height: 720,
             background: Rgba::BLACK,
             actions: Vec::new(),
+            players: Vec::new(),
             budget: Duration::from_secs(1),
             memory: 512 << 20,
             pause_on_blur: true,

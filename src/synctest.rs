@@ -56,7 +56,7 @@ pub fn run(options: &Options) -> Result<Outcome> {
     let script = match &options.input {
         Some(name) => Script::load_in(&options.game, name, &config.actions)?,
         None => {
-            let inputs = Inputs::of(&config.actions, config.logical());
+            let inputs = Inputs::of(config.every_action(), config.logical());
             let mut rng = Rng::for_run(options.seed, 0);
             plan::script(&plan::make(&inputs, &mut rng, options.frames, &[], 1))
         }

@@ -214,3 +214,136 @@ end)
         out.stderr
     );
 }
+
+/// A game of two players counted from its actions: each reads their own
+/// pad, and the keyboard is the first player's.
+const COUNTED: &str = r#"return {
+  config = { players = 2, actions = { jump = { "space", "pad:south" } } },
+  init = function() return { one = 0, two = 0, any = 0, x = 0 } end,
+  update = function(state, input)
+    return {
+      one = state.one + (if input:player(1):down("jump") then 1 else 0),
+      two = state.two + (if input:player(2):down("jump") then 1 else 0),
+      any = state.any + (if input:down("jump") then 1 else 0),
+      x = input:player(2):axis("leftx"),
+    }
+  end,
+}
+"#;
+
+// rule: N2
+#[test]
+fn each_player_reads_their_own_keys_and_pad() {
+    let tests = r#"
+test("a count gives each player the actions on their own pad", function()
+	local e = engine.new()
+	e:press("space")
+	e:advance(2)
+	e:release("space")
+	e:press("pad2:south")
+	e:axis("pad2:leftx", 1)
+	e:advance(3)
+	expect(e.state.one).equals(2)
+	expect(e.state.two).equals(3)
+	expect(e.state.any).equals(5)
+	expect(e.state.x).equals(1)
+	-- Player 1's pad is theirs, not player 2's.
+	e:release("pad2:south")
+	e:press("pad1:south")
+	e:advance(1)
+	expect(e.state.one).equals(3)
+	expect(e.state.two).equals(3)
+end)
+test("a list gives each player their own keys", function()
+	local e = engine.new({ game = "listed" })
+	e:press("w")
+	e:press("down")
+	e:advance(4)
+	expect(e.state).equals({ a = 4, b = 0, c = 0, d = 4 })
+end)
+test("asking past the players, or for an action a player lacks, is one clear error", function()
+	local e = engine.new({ game = "asks" })
+	e:advance(1)
+	expect(function()
+		e:advance(1)
+	end).errors("main.luau:6: input:player(3): the game takes 2 players, 1 to 2")
+	local one = engine.new({ game = "one" })
+	expect(function()
+		one:advance(1)
+	end).errors("input:player(2): the game takes 1 player (config.players says how many it takes)")
+	local lacks = engine.new({ game = "lacks" })
+	expect(function()
+		lacks:advance(1)
+	end).errors("input:player(1):down(\"fly\"): player 1 has no action by that name (theirs: jump)")
+end)
+"#;
+    let listed = r#"return {
+  config = { players = { { up = { "w" }, down = { "s" } }, { up = { "up" }, down = { "down" } } } },
+  init = function() return { a = 0, b = 0, c = 0, d = 0 } end,
+  update = function(s, input)
+    local one, two = input:player(1), input:player(2)
+    return {
+      a = s.a + (if one:down("up") then 1 else 0), b = s.b + (if one:down("down") then 1 else 0),
+      c = s.c + (if two:down("up") then 1 else 0), d = s.d + (if two:down("down") then 1 else 0),
+    }
+  end,
+}
+"#;
+    let asks = "return {\n  config = { players = 2, actions = { go = { \"a\" } } },\n  init = function() return { n = 0 } end,\n  update = function(s, input)\n    if s.n == 1 then\n      input:player(3)\n    end\n    return { n = s.n + 1 }\n  end,\n}\n";
+    let one =
+        "return {\n  update = function(s, input)\n    input:player(2)\n    return s\n  end,\n}\n";
+    let lacks = "return {\n  config = { actions = { jump = { \"space\" } } },\n  update = function(s, input)\n    input:player(1):down(\"fly\")\n    return s\n  end,\n}\n";
+    let dir = game(&[
+        ("g/main.luau", COUNTED),
+        ("g/listed/main.luau", listed),
+        ("g/asks/main.luau", asks),
+        ("g/one/main.luau", one),
+        ("g/lacks/main.luau", lacks),
+        ("g/tests/players.luau", tests),
+    ]);
+    let out = moonloop(&["test", "g"], dir.path());
+    assert!(
+        out.code == 0 && out.stdout.contains("3 passed, 0 failed"),
+        "exit {}\n{}{}",
+        out.code,
+        out.stdout,
+        out.stderr
+    );
+}
+
+// rule: N2
+#[test]
+fn a_bad_players_field_is_one_line_naming_it() {
+    for (players, said) in [
+        ("5", "config.players should be how many players, 1 to 4"),
+        ("0", "config.players should be how many players"),
+        ("1.5", "config.players should be how many players"),
+        ("{}", "config.players should be how many players"),
+        (
+            "{ { up = { \"w\" } }, 3 }",
+            "config.players[2] should map names to lists of keys",
+        ),
+        (
+            "{ { up = { \"nokey\" } } }",
+            "config.players[1].up names `nokey`, which is not a key",
+        ),
+        ("\"two\"", "config.players should be how many players"),
+    ] {
+        let main = format!(
+            "return {{\n  config = {{ players = {players} }},\n  update = function(s) return s end,\n}}\n"
+        );
+        let line = common::load_error(&[("main.luau", &main)]);
+        assert!(
+            line.contains(said) && !line.contains('\n'),
+            "{players}: {line}"
+        );
+    }
+    let line = common::load_error(&[(
+        "main.luau",
+        "return { config = { players = 2 }, update = function(s) return s end }\n",
+    )]);
+    assert!(
+        line.contains("config.players is a count, so each player is given config.actions"),
+        "{line}"
+    );
+}

@@ -327,7 +327,11 @@ impl<G: Game> Engine<G> {
         let logical = game.config().logical();
         Engine {
             clock,
-            input: InputFrame::new(game.config().actions.clone()),
+            input: {
+                let mut input = InputFrame::default();
+                input.set_actions(game.config().actions.clone(), game.config().players.clone());
+                input
+            },
             screen: Screen::new(logical),
             scene: Scene::new(),
             assets: Store::new(game.folder()),
@@ -700,7 +704,9 @@ impl<G: Game> Engine<G> {
         }
         // The config may have changed: the actions now, the logical
         // size and background at the next frame's step 3.
-        self.input.set_actions(self.game.config().actions.clone());
+        let config = self.game.config();
+        self.input
+            .set_actions(config.actions.clone(), config.players.clone());
         self.viewport = Viewport::fit(self.game.config().logical(), self.surface);
         self.reload_error = None;
         self.after_reload(reloaded);

@@ -162,7 +162,7 @@ pub fn search(options: &Options) -> Result<Found> {
     let started = Instant::now();
     let game = LuaGame::load(&options.game)?;
     let config = crate::Game::config(&game);
-    let inputs = Inputs::of(&config.actions, config.logical());
+    let inputs = Inputs::of(config.every_action(), config.logical());
     drop(game);
     let properties = Properties::load(&options.game)?;
     let names: Vec<String> = properties.names().map(str::to_string).collect();

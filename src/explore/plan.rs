@@ -61,8 +61,11 @@ pub struct Inputs {
 
 impl Inputs {
     /// What a game with `actions` on a `size` screen may be given.
-    pub fn of(actions: &[crate::input::Action], size: (u32, u32)) -> Inputs {
-        let mut keys: Vec<Key> = actions.iter().flat_map(|a| a.keys()).collect();
+    pub fn of<'a>(
+        actions: impl IntoIterator<Item = &'a crate::input::Action>,
+        size: (u32, u32),
+    ) -> Inputs {
+        let mut keys: Vec<Key> = actions.into_iter().flat_map(|a| a.keys()).collect();
         keys.sort_by_key(|k| k.name());
         keys.dedup();
         if keys.is_empty() {

@@ -288,6 +288,9 @@ pub enum Binding {
     Action(usize),
     /// Any of several keys: a button on any pad (`pad:south`).
     Any(KeySet),
+    /// One player's action (N2): the player from 0, the action by index
+    /// in their list.
+    Player(u8, u16),
 }
 
 /// The input the current frame sees.
@@ -304,6 +307,8 @@ pub struct InputFrame {
     wheel: (f64, f64),
     pending: Vec<InputEvent>,
     actions: Vec<Action>,
+    /// Each player's actions (N2), first player first.
+    players: Vec<Vec<Action>>,
     ray: Option<([f32; 3], [f32; 3])>,
     /// What was typed this frame, at most [`MAX_TEXT`] bytes.
     text: String,
@@ -327,6 +332,7 @@ impl Default for InputFrame {
             // Room for a burst of events, so steady play never allocates.
             pending: Vec::with_capacity(64),
             actions: Vec::new(),
+            players: Vec::new(),
             ray: None,
             text: String::with_capacity(MAX_TEXT),
             axes: [[0.0; 6]; PADS],
@@ -362,6 +368,7 @@ impl InputFrame {
             wheel: self.wheel,
             pending: Vec::new(),
             actions: Vec::new(),
+            players: Vec::new(),
             ray: self.ray,
             text: self.text.clone(),
             axes: self.axes,
@@ -378,12 +385,30 @@ impl InputFrame {
     pub fn restore(&mut self, mut past: InputFrame) {
         std::mem::swap(&mut past.pending, &mut self.pending);
         past.actions = std::mem::take(&mut self.actions);
+        past.players = std::mem::take(&mut self.players);
         *self = past;
     }
 
-    /// Replaces the actions (after a reload changed the config).
-    pub fn set_actions(&mut self, actions: Vec<Action>) {
+    /// Replaces the actions and each player's (after a reload changed the
+    /// config).
+    pub fn set_actions(&mut self, actions: Vec<Action>, players: Vec<Vec<Action>>) {
         self.actions = actions;
+        self.players = players;
+    }
+
+    /// Returns each player's actions (N2), first player first.
+    pub fn players(&self) -> &[Vec<Action>] {
+        &self.players
+    }
+
+    /// Finds player `player`'s (from 0) action `name`.
+    pub fn player_binding(&self, player: usize, name: &str) -> Option<Binding> {
+        let i = self
+            .players
+            .get(player)?
+            .iter()
+            .position(|a| a.name == name)?;
+        Some(Binding::Player(player as u8, i as u16))
     }
 
     /// Returns the actions bound in the game's config.
@@ -411,6 +436,7 @@ impl InputFrame {
             Binding::Key(key) => set.has(key),
             Binding::Action(i) => set.meets(self.actions[i].keys),
             Binding::Any(keys) => set.meets(keys),
+            Binding::Player(player, i) => set.meets(self.players[player as usize][i as usize].keys),
         }
     }
 

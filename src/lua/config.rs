@@ -8,7 +8,7 @@ use mlua::{Table, Value};
 use super::errors;
 use super::vm::Limits;
 use crate::color::Rgba;
-use crate::config::{Config, MAX_SIDE, MAX_TITLE};
+use crate::config::{Config, MAX_ACTIONS, MAX_PLAYERS as PLAYERS, MAX_SIDE, MAX_TITLE};
 use crate::error::{Error, Result};
 use crate::input::{Action, Key};
 use crate::state;
@@ -23,6 +23,7 @@ pub(super) const CONFIG_FIELDS: &[&str] = &[
     "height",
     "background",
     "actions",
+    "players",
     "budget",
     "memory",
     "pause_on_blur",
@@ -80,6 +81,8 @@ pub(super) fn read_config(
     };
     let bad =
         |field: &str, want: &str| Error::Script(format!("{file}: config.{field} should be {want}"));
+    // `players = N` reads `actions`, which may come later in the table.
+    let mut players = Value::Nil;
     for pair in table.pairs::<Value, Value>() {
         let (key, value) = pair.map_err(script)?;
         let Value::String(key) = key else {
@@ -157,7 +160,8 @@ pub(super) fn read_config(
                 }
                 _ => return Err(bad("memory", "megabytes, 1 or more, such as 256")),
             },
-            "actions" => config.actions = read_actions(&value, file)?,
+            "actions" => config.actions = read_actions(&value, file, "config.actions", None)?,
+            "players" => players = value,
             "id" => {
                 let Value::String(id) = &value else {
                     return Err(bad("id", "a name such as \"asteroids\""));
@@ -212,7 +216,59 @@ pub(super) fn read_config(
             }
         }
     }
+    config.players = read_players(&players, table.raw_get("actions").map_err(script)?, file)?;
     Ok(config)
+}
+
+/// Reads `config.players` (N2): a count, each player given `actions`
+/// with `pad:` meaning their own pad (and the keyboard and mouse for the
+/// first player only), or a list of each player's own actions.
+fn read_players(value: &Value, actions: Value, file: &str) -> Result<Vec<Vec<Action>>> {
+    let bad = || {
+        Error::Script(format!(
+            "{file}: config.players should be how many players, 1 to {PLAYERS} (each given \
+             config.actions on their own pad), or a list of each player's actions, as in \
+             {{ {{ up = {{\"w\"}} }}, {{ up = {{\"up\"}} }} }}"
+        ))
+    };
+    match value {
+        Value::Nil => Ok(Vec::new()),
+        Value::Integer(_) | Value::Number(_) => {
+            let count = match value {
+                Value::Integer(n) => *n as f64,
+                Value::Number(n) => *n,
+                _ => unreachable!("matched above"),
+            };
+            if !(1.0..=PLAYERS as f64).contains(&count) || count.fract() != 0.0 {
+                return Err(bad());
+            }
+            if actions.is_nil() {
+                return Err(Error::Script(format!(
+                    "{file}: config.players is a count, so each player is given config.actions, \
+                     but there are none; declare actions, or list each player's own"
+                )));
+            }
+            (1..=count as usize)
+                .map(|player| {
+                    let label = format!("config.players[{player}]");
+                    read_actions(&actions, file, &label, Some(player))
+                })
+                .collect()
+        }
+        Value::Table(list) => {
+            let count = list.raw_len();
+            if count == 0 || count > PLAYERS || list.pairs::<Value, Value>().count() != count {
+                return Err(bad());
+            }
+            (1..=count)
+                .map(|player| {
+                    let label = format!("config.players[{player}]");
+                    read_actions(&list.raw_get(player).map_err(script)?, file, &label, None)
+                })
+                .collect()
+        }
+        _ => Err(bad()),
+    }
 }
 
 fn read_sounds(value: &Value, file: &str) -> Result<Vec<(String, String)>> {
@@ -244,10 +300,13 @@ fn read_sounds(value: &Value, file: &str) -> Result<Vec<(String, String)>> {
     Ok(sounds)
 }
 
-fn read_actions(value: &Value, file: &str) -> Result<Vec<Action>> {
+/// Reads a table of actions at `label` (`config.actions`, or one
+/// player's). For player `own` of a counted `players`, `pad:` binds that
+/// player's pad alone, and keys off the pads bind for the first player.
+fn read_actions(value: &Value, file: &str, label: &str, own: Option<usize>) -> Result<Vec<Action>> {
     let bad = || {
         Error::Script(format!(
-            "{file}: config.actions should map names to lists of keys, as in {{ jump = {{\"space\", \"w\"}} }}"
+            "{file}: {label} should map names to lists of keys, as in {{ jump = {{\"space\", \"w\"}} }}"
         ))
     };
     let Value::Table(table) = value else {
@@ -266,25 +325,38 @@ fn read_actions(value: &Value, file: &str) -> Result<Vec<Action>> {
             };
             let key = key.to_string_lossy();
             if let Some(pads) = Key::any_pad(&key) {
-                bound.extend(pads);
+                match own {
+                    Some(player) => bound.push(pads[player - 1]),
+                    None => bound.extend(pads),
+                }
                 continue;
             }
-            bound.push(Key::from_name(&key).ok_or_else(|| {
+            let key = Key::from_name(&key).ok_or_else(|| {
                 Error::Script(format!(
-                    "{file}: config.actions.{name} names `{key}`, which is not a key \
+                    "{file}: {label}.{name} names `{key}`, which is not a key \
                      (keys are named like a, 1, space, left, mouse_left, pad:south, pad2:start)"
                 ))
-            })?);
+            })?;
+            if own.is_none_or(|player| player == 1 || key.name().starts_with("pad")) {
+                bound.push(key);
+            }
         }
         // An action shadows the key of the same name (`input:down("up")`
         // asks the action), so one named like a key must bind that key.
-        if let Some(key) = Key::from_name(&name)
+        // (A player's view reads actions alone: nothing is shadowed.)
+        if label == "config.actions"
+            && let Some(key) = Key::from_name(&name)
             && !bound.contains(&key)
         {
             return Err(Error::Script(format!(
-                "{file}: config.actions.{name} is named like the key `{name}` but does not \
+                "{file}: {label}.{name} is named like the key `{name}` but does not \
                      bind it, so input:down(\"{name}\") would stop reading that key; add \
                      \"{name}\" to its keys or rename the action"
+            )));
+        }
+        if actions.len() == MAX_ACTIONS {
+            return Err(Error::Script(format!(
+                "{file}: {label} has more than {MAX_ACTIONS} actions"
             )));
         }
         actions.push(Action::new(name, &bound));

@@ -170,29 +170,71 @@ fn outside(lua: &Lua, handle: &str, function: &str) -> mlua::Error {
     ))
 }
 
-/// The `input` handle `update` gets (C1).
-pub struct InputHandle {
-    leases: Rc<Leases>,
-    /// Names already looked up, by the address of the interned Luau
-    /// string. Reading a string's bytes through mlua allocates; comparing
-    /// its address does not, so steady frames look names up for free. The
-    /// cached string keeps its address from being reused.
-    names: RefCell<Vec<(*const c_void, LuaString, Binding)>>,
-    /// The empty string `input:text()` returns on most frames, made once:
-    /// a new string handle every frame would allocate.
-    no_text: std::cell::OnceCell<LuaString>,
-}
+/// Names already looked up, by the address of the interned Luau string.
+/// Reading a string's bytes through mlua allocates; comparing its address
+/// does not, so steady frames look names up for free. The cached string
+/// keeps its address from being reused.
+#[derive(Default)]
+pub(super) struct Names(RefCell<Vec<(*const c_void, LuaString, Binding)>>);
 
 /// The most names cached before the cache starts over.
 const NAME_CACHE: usize = 256;
+
+impl Names {
+    /// What `name` was found to mean before, if it was looked up.
+    pub(super) fn cached(&self, name: &LuaString) -> Option<Binding> {
+        let address = name.to_pointer();
+        let names = self.0.borrow();
+        names
+            .iter()
+            .find(|(a, _, _)| *a == address)
+            .map(|(_, _, b)| *b)
+    }
+
+    /// Remembers what `name` means.
+    pub(super) fn keep(&self, name: &LuaString, binding: Binding) {
+        let mut names = self.0.borrow_mut();
+        if names.len() == NAME_CACHE {
+            names.clear();
+        }
+        names.push((name.to_pointer(), name.clone(), binding));
+    }
+}
+
+/// Runs `f` on the input frame lent to `leases`: inside `update` only (C3).
+pub(super) fn with_input<R>(
+    leases: &Leases,
+    lua: &Lua,
+    f: impl FnOnce(&InputFrame) -> R,
+) -> mlua::Result<R> {
+    let input = leases.input.get();
+    if input.is_null() {
+        return Err(outside(lua, "input", "update"));
+    }
+    // SAFETY: non-null only inside `lend_update`, whose borrow of the
+    // input frame outlives this call.
+    Ok(f(unsafe { &*input }))
+}
+
+/// The `input` handle `update` gets (C1).
+pub struct InputHandle {
+    leases: Rc<Leases>,
+    names: Names,
+    /// The empty string `input:text()` returns on most frames, made once:
+    /// a new string handle every frame would allocate.
+    no_text: std::cell::OnceCell<LuaString>,
+    /// Each player's view (`input:player(i)`, N2), made when first asked.
+    players: super::players::Views,
+}
 
 impl InputHandle {
     /// Creates the handle reading from `leases`.
     pub fn new(leases: Rc<Leases>) -> Self {
         InputHandle {
             leases,
-            names: RefCell::new(Vec::with_capacity(16)),
+            names: Names::default(),
             no_text: std::cell::OnceCell::new(),
+            players: super::players::Views::default(),
         }
     }
 
@@ -209,13 +251,7 @@ impl InputHandle {
     }
 
     fn with<R>(&self, lua: &Lua, f: impl FnOnce(&InputFrame) -> R) -> mlua::Result<R> {
-        let input = self.leases.input.get();
-        if input.is_null() {
-            return Err(outside(lua, "input", "update"));
-        }
-        // SAFETY: non-null only inside `lend_update`, whose borrow of the
-        // input frame outlives this call.
-        Ok(f(unsafe { &*input }))
+        with_input(&self.leases, lua, f)
     }
 
     fn binding(&self, lua: &Lua, call: &str, name: &Value) -> mlua::Result<Binding> {
@@ -226,11 +262,10 @@ impl InputHandle {
                 crate::state::type_of(name)
             )));
         };
-        let address = name.to_pointer();
-        if let Some((_, _, binding)) = self.names.borrow().iter().find(|(a, _, _)| *a == address) {
+        if let Some(binding) = self.names.cached(name) {
             // Still check the scope: the cache must not answer outside update.
             self.with(lua, |_| ())?;
-            return Ok(*binding);
+            return Ok(binding);
         }
         let text = name.to_string_lossy();
         let binding = self.with(lua, |input| input.binding(&text))?.ok_or_else(|| {
@@ -248,11 +283,7 @@ impl InputHandle {
                 super::location(lua, 1),
             ))
         })?;
-        let mut names = self.names.borrow_mut();
-        if names.len() == NAME_CACHE {
-            names.clear();
-        }
-        names.push((address, name.clone(), binding));
+        self.names.keep(name, binding);
         Ok(binding)
     }
 }
@@ -271,6 +302,9 @@ impl UserData for InputHandle {
         methods.add_method("released", |lua, this, name: Value| {
             let binding = this.binding(lua, "released", &name)?;
             this.with(lua, |input| input.released(binding))
+        });
+        methods.add_method("player", |lua, this, player: Value| {
+            this.players.view(lua, &this.leases, &player)
         });
         methods.add_method("pointer", |lua, this, ()| {
             this.with(lua, |input| {

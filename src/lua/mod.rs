@@ -11,6 +11,7 @@ mod game;
 mod handles;
 pub mod picture;
 mod places;
+mod players;
 pub mod properties;
 mod require;
 mod scenario;
