@@ -29,6 +29,8 @@ mod physics;
 mod record;
 #[path = "bench/render.rs"]
 mod render;
+#[path = "bench/rollback.rs"]
+mod rollback;
 #[path = "bench/screen_cases.rs"]
 mod screen_cases;
 #[path = "bench/sprites.rs"]
@@ -130,7 +132,7 @@ local function update(state, input, dt)
 end
 "#;
 
-const BALLS: &str = r#"
+pub(crate) const BALLS: &str = r#"
 local function init()
     local balls = {}
     for i = 1, 1000 do
@@ -322,8 +324,8 @@ pub fn reload_latency(rounds: usize) -> Result<(Duration, Duration)> {
 }
 
 /// The groups of cases `moonloop bench --only` picks from.
-pub const GROUPS: [&str; 8] = [
-    "frame", "history", "screen", "record", "budget", "render", "explore", "physics",
+pub const GROUPS: [&str; 9] = [
+    "frame", "history", "screen", "record", "budget", "render", "explore", "physics", "rollback",
 ];
 
 /// Runs every case (or only those of `only`'s group) and returns the
@@ -354,6 +356,9 @@ pub fn run(only: Option<&str>) -> Result<Vec<Row>> {
     }
     if want("physics") {
         rows.extend(physics::rows()?);
+    }
+    if want("rollback") {
+        rows.extend(rollback::rows()?);
     }
     Ok(rows)
 }

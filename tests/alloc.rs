@@ -62,10 +62,14 @@ fn steady_frames_allocate_nothing() {
         "main.luau",
         r#"
         return {
-            config = { actions = { jump = { "space" } } },
+            config = { players = 2, actions = { jump = { "space", "pad:south" } } },
             init = function() return { n = 0, list = { 1, 2, 3 } } end,
             update = function(state, input, dt)
                 if input:down("jump") and input:pressed("left") then error("never") end
+                -- A player's view is made once and kept (N2).
+                if input:player(2):pressed("jump") or input:player(1):axis("leftx") > 0.5 or input:axis("pad:leftx") > 0.5 then
+                    error("player 2 presses nothing")
+                end
                 local x, y = input:pointer()
                 if input:text() ~= "" then error("nothing is typed") end
                 return state

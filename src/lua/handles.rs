@@ -174,15 +174,20 @@ fn outside(lua: &Lua, handle: &str, function: &str) -> mlua::Error {
 /// Reading a string's bytes through mlua allocates; comparing its address
 /// does not, so steady frames look names up for free. The cached string
 /// keeps its address from being reused.
-#[derive(Default)]
-pub(super) struct Names(RefCell<Vec<(*const c_void, LuaString, Binding)>>);
+pub(super) struct Names<T = Binding>(RefCell<Vec<(*const c_void, LuaString, T)>>);
+
+impl<T> Default for Names<T> {
+    fn default() -> Self {
+        Names(RefCell::new(Vec::with_capacity(16)))
+    }
+}
 
 /// The most names cached before the cache starts over.
 const NAME_CACHE: usize = 256;
 
-impl Names {
+impl<T: Copy> Names<T> {
     /// What `name` was found to mean before, if it was looked up.
-    pub(super) fn cached(&self, name: &LuaString) -> Option<Binding> {
+    pub(super) fn cached(&self, name: &LuaString) -> Option<T> {
         let address = name.to_pointer();
         let names = self.0.borrow();
         names
@@ -192,7 +197,7 @@ impl Names {
     }
 
     /// Remembers what `name` means.
-    pub(super) fn keep(&self, name: &LuaString, binding: Binding) {
+    pub(super) fn keep(&self, name: &LuaString, binding: T) {
         let mut names = self.0.borrow_mut();
         if names.len() == NAME_CACHE {
             names.clear();
@@ -225,6 +230,8 @@ pub struct InputHandle {
     no_text: std::cell::OnceCell<LuaString>,
     /// Each player's view (`input:player(i)`, N2), made when first asked.
     players: super::players::Views,
+    /// Axis names looked up (reading a name's bytes allocates).
+    axes: Names<crate::input::Axis>,
 }
 
 impl InputHandle {
@@ -235,6 +242,7 @@ impl InputHandle {
             names: Names::default(),
             no_text: std::cell::OnceCell::new(),
             players: super::players::Views::default(),
+            axes: Names::default(),
         }
     }
 
@@ -333,19 +341,26 @@ impl UserData for InputHandle {
                 .transpose()
         });
         methods.add_method("axis", |lua, this, name: LuaString| {
-            let axis = name
-                .to_str()
-                .ok()
-                .and_then(|n| crate::input::Axis::from_name(&n))
-                .ok_or_else(|| {
-                    mlua::Error::RuntimeError(format!(
-                        "{}input:axis(\"{}\"): no axis by that name (axes are named like \
-                         pad1:leftx or pad:leftx, for any pad; the axes are {})",
-                        super::location(lua, 1),
-                        crate::terminal::escape(&name.to_string_lossy()),
-                        crate::input::PAD_AXES.join(", ")
-                    ))
-                })?;
+            let axis = match this.axes.cached(&name) {
+                Some(axis) => axis,
+                None => {
+                    let axis = name
+                        .to_str()
+                        .ok()
+                        .and_then(|n| crate::input::Axis::from_name(&n))
+                        .ok_or_else(|| {
+                            mlua::Error::RuntimeError(format!(
+                                "{}input:axis(\"{}\"): no axis by that name (axes are named \
+                                 like pad1:leftx or pad:leftx, for any pad; the axes are {})",
+                                super::location(lua, 1),
+                                crate::terminal::escape(&name.to_string_lossy()),
+                                crate::input::PAD_AXES.join(", ")
+                            ))
+                        })?;
+                    this.axes.keep(&name, axis);
+                    axis
+                }
+            };
             this.with(lua, |input| input.axis(axis))
         });
         methods.add_method("text", |lua, this, ()| {

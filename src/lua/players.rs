@@ -58,6 +58,7 @@ impl Views {
             leases: Rc::clone(leases),
             player: index,
             names: Names::default(),
+            axes: Names::default(),
         })?;
         self.0.borrow_mut().push((index, view.clone()));
         Ok(view)
@@ -75,6 +76,8 @@ struct PlayerHandle {
     /// The player, from 0.
     player: usize,
     names: Names,
+    /// Axis names looked up, to their index in [`PAD_AXES`].
+    axes: Names<usize>,
 }
 
 impl PlayerHandle {
@@ -142,23 +145,30 @@ impl UserData for PlayerHandle {
         });
         methods.add_method("axis", |lua, this, name: LuaString| {
             let number = this.player + 1;
-            let axis = name
-                .to_str()
-                .ok()
-                .and_then(|n| PAD_AXES.iter().position(|a| *a == &*n))
-                .map(|axis| Axis {
-                    pad: Some(number),
-                    axis,
-                })
-                .ok_or_else(|| {
-                    mlua::Error::RuntimeError(format!(
-                        "{}input:player({number}):axis(\"{}\"): no axis by that name (a player's \
-                         axes are those of their pad: {})",
-                        super::location(lua, 1),
-                        crate::terminal::escape(&name.to_string_lossy()),
-                        PAD_AXES.join(", ")
-                    ))
-                })?;
+            let axis = match this.axes.cached(&name) {
+                Some(axis) => axis,
+                None => {
+                    let axis = name
+                        .to_str()
+                        .ok()
+                        .and_then(|n| PAD_AXES.iter().position(|a| *a == &*n))
+                        .ok_or_else(|| {
+                            mlua::Error::RuntimeError(format!(
+                                "{}input:player({number}):axis(\"{}\"): no axis by that name (a \
+                                 player's axes are those of their pad: {})",
+                                super::location(lua, 1),
+                                crate::terminal::escape(&name.to_string_lossy()),
+                                PAD_AXES.join(", ")
+                            ))
+                        })?;
+                    this.axes.keep(&name, axis);
+                    axis
+                }
+            };
+            let axis = Axis {
+                pad: Some(number),
+                axis,
+            };
             with_input(&this.leases, lua, |input| input.axis(axis))
         });
     }

@@ -374,7 +374,7 @@ fn test_api() -> Vec<Row> {
             .file("g/main.luau", COUNTING)
             .file("g/tests/t.luau", test_file("engine.new({ clock = 'constant:1/60', bogus = 1 })"))
             .args(&["test", "g"])
-            .first("engine.new: no option `bogus` (it takes game, clock, save, budget, input, record)", 1),
+            .first("engine.new: no option `bogus` (it takes game, clock, save, budget, input, record, synctest)", 1),
         Row::new("e:move(nan) (accepted, and the pointer went nowhere)")
             .file("g/main.luau", COUNTING)
             .file("g/tests/t.luau", test_file("engine.new():move(0/0, 1)"))
