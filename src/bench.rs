@@ -35,6 +35,8 @@ mod rollback;
 mod screen_cases;
 #[path = "bench/sprites.rs"]
 mod sprites;
+#[path = "bench/startup.rs"]
+mod startup;
 
 /// How long one timed batch should take.
 const BATCH: Duration = Duration::from_millis(40);
@@ -201,8 +203,13 @@ end
 /// loop inside Luau.
 fn frame_case(name: &str, game: &str) -> Result<(Duration, Duration)> {
     let dir = TempGame::new(name, &format!("{game}{GAME_TABLE}"))?;
-    // The baseline runs in its own copy of the game, so both start alike.
-    let baseline_game = LuaGame::load(&dir.0)?;
+    // The baseline runs in its own copy of the game, so both start alike,
+    // compiled to native code as it loads: it runs no frames that would
+    // compile it.
+    crate::lua::compile_at_load(true);
+    let baseline_game = LuaGame::load(&dir.0);
+    crate::lua::compile_at_load(false);
+    let baseline_game = baseline_game?;
     let bench: Function = baseline_game
         .main_table()
         .get("bench")
@@ -224,8 +231,12 @@ fn frame_case(name: &str, game: &str) -> Result<(Duration, Duration)> {
 /// with no budget, and against a naive interrupt callback.
 fn budget_case() -> Result<(Duration, Duration, Duration)> {
     let script = |e: mlua::Error| Error::Script(e.to_string());
+    // Native code, as a game's runs from its second frame.
     let make = || -> Result<(mlua::Lua, Function)> {
-        let lua = crate::lua::new_vm(Limits::default()).map_err(script)?;
+        crate::lua::compile_at_load(true);
+        let lua = crate::lua::new_vm(Limits::default());
+        crate::lua::compile_at_load(false);
+        let lua = lua.map_err(script)?;
         let f: Function = lua
             .load(TIGHT_LOOP)
             .set_name("=bench")
@@ -390,6 +401,7 @@ fn frame_rows() -> Result<Vec<Row>> {
         target: None,
         ..Row::default()
     });
+    rows.extend(startup::row());
     Ok(rows)
 }
 

@@ -11,6 +11,7 @@ use mlua::{AnyUserData, Function, Lua, Table, Value};
 use super::config::read_config;
 use super::errors;
 use super::handles::{InputHandle, Leases};
+use super::native;
 use super::require::{self, ModuleId, Modules};
 use super::scene::SceneHandle;
 use super::screen::ScreenHandle;
@@ -358,11 +359,8 @@ impl LuaGame {
                 .expect("modules installed");
             saved.iter().map(|(id, _)| modules.chunk_name(id)).collect()
         };
-        // Reloaded code runs in Luau's interpreter: native code lives in an
-        // arena Luau never gives back, so compiling every edit would grow
-        // the process by about 16 KiB per reload of a small file (measured
-        // with moonloop soak). Restarting the game brings native speed back.
-        self.lua.enable_jit(false);
+        // Reloaded code runs in Luau's interpreter (native.rs says why).
+        native::close(&self.lua);
         let attempt = load_code(
             &self.lua,
             &self.budget,
@@ -768,6 +766,7 @@ impl Game for LuaGame {
     }
 
     fn update(&mut self, ctx: UpdateCtx<'_>, dt: f64) -> Result {
+        native::frame_begins(&self.lua);
         let Some(update) = &self.code.update else {
             return Ok(());
         };

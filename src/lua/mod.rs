@@ -9,6 +9,7 @@ mod engines;
 mod errors;
 mod game;
 mod handles;
+mod native;
 pub mod picture;
 mod places;
 mod players;
@@ -23,6 +24,7 @@ mod testing;
 mod vm;
 
 pub use game::LuaGame;
+pub use native::compile_at_load;
 pub use require::RUNTIME;
 pub use scenario::{DEFAULT_CLOCKS, Run, check_dt, compact, split_clocks};
 pub use testing::{TEST_BUDGET, TestReport, run_test_file, run_test_file_with};

@@ -301,10 +301,13 @@ fn load_as(lua: &Lua, id: &ModuleId, module: bool) -> mlua::Result<Value> {
     let result = check_source(&source)
         .map_err(|why| mlua::Error::RuntimeError(format!("{chunk}: {why}")))
         .and_then(|()| {
-            lua.load(source)
+            let code = lua
+                .load(source)
                 .set_name(format!("@{chunk}"))
                 .set_mode(mlua::prelude::LuaChunkMode::Text)
-                .call::<mlua::MultiValue>(native_half(lua, id)?)
+                .into_function()?;
+            super::native::queue(lua, &code);
+            code.call::<mlua::MultiValue>(native_half(lua, id)?)
         });
     let mut modules = lua.app_data_mut::<Modules>().expect("modules installed");
     modules.loading.retain(|m| m != id);

@@ -83,7 +83,7 @@ impl Call {
     }
 }
 
-/// Creates a sandboxed VM: Luau's sandbox on, native code generation on,
+/// Creates a sandboxed VM: Luau's sandbox on, native code made as frames run,
 /// no way to load code but `require`, and the memory cap set.
 ///
 /// The caller installs `require` and the host's globals before calling
@@ -98,7 +98,7 @@ pub fn new_vm(limits: Limits) -> mlua::Result<Lua> {
         }
     });
     let lua = Lua::new_with(StdLib::ALL_SAFE, LuaOptions::default())?;
-    lua.enable_jit(true);
+    super::native::install(&lua);
     let globals = lua.globals();
     // Code comes in through `require` alone, which confines it to the game
     // folder; environments are not the game's to swap.

@@ -1,0 +1,50 @@
+//! Start-up: pong loaded, started and run for one frame headless, as
+//! `moonloop run games/pong --headless --frames 1` does once the process
+//! is up, against the same with every module compiled to native code as
+//! it loads (what moonloop did before native code waited for the second
+//! frame). The target is the issue's: start and one frame in 5 ms.
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::{Row, interleaved};
+use crate::clock::ConstantClock;
+use crate::engine::Engine;
+use crate::lua::{LuaGame, compile_at_load};
+
+/// What start and one frame may cost.
+const TARGET: Duration = Duration::from_millis(5);
+
+fn start_and_one_frame(dir: &Path) {
+    let game = LuaGame::load(dir).expect("the game loads");
+    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    engine.advance(1).expect("the game runs");
+}
+
+/// The row, where the game is there.
+pub fn row() -> Option<Row> {
+    let pong = Path::new(env!("CARGO_MANIFEST_DIR")).join("games/pong");
+    if !pong.join("main.luau").is_file() {
+        return None;
+    }
+    let [eager, lazy] = interleaved(|case, n| {
+        compile_at_load(case == 0);
+        for _ in 0..n {
+            start_and_one_frame(&pong);
+        }
+        compile_at_load(false);
+    });
+    Some(Row {
+        case: "pong: start and one frame vs the same compiling every module as it loads".into(),
+        baseline: eager,
+        measured: lazy,
+        target: None,
+        note: Some(format!(
+            "{:.2} ms to start and show a frame (target 5 ms), {:.2} ms before",
+            lazy.as_secs_f64() * 1e3,
+            eager.as_secs_f64() * 1e3
+        )),
+        fails: (lazy > TARGET).then(|| "start and one frame take over 5 ms".to_string()),
+        ..Row::default()
+    })
+}
