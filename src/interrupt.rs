@@ -6,14 +6,44 @@
 //! The handler only sets a flag (all a signal handler may safely do); the
 //! loops ask [`requested`] between frames. A second signal while the
 //! first is being honoured ends the process at once, as users expect of a
-//! second Ctrl+C.
+//! second Ctrl+C; the same signal again within [`ECHO`] of the first is
+//! the same news twice and changes nothing: a closing terminal sends
+//! SIGHUP to its whole process group and the shell passes it on to its
+//! jobs, and `timeout` and `kill -- -PGID` signal a process and its group
+//! alike, so a run would otherwise die mid-recording on one hang-up.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 
 static REQUESTED: AtomicBool = AtomicBool::new(false);
 
+/// The first signal, and when it came (monotonic nanoseconds).
+static FIRST: AtomicI32 = AtomicI32::new(0);
+static FIRST_AT: AtomicU64 = AtomicU64::new(0);
+
+/// How soon after the first the same signal counts as its echo.
+pub const ECHO: std::time::Duration = std::time::Duration::from_millis(300);
+
+/// Monotonic nanoseconds; `clock_gettime` is async-signal-safe.
+fn now() -> u64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec to write into.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
+    (t.tv_sec as u64).saturating_mul(1_000_000_000) + t.tv_nsec as u64
+}
+
 extern "C" fn on_signal(signal: libc::c_int) {
-    if REQUESTED.swap(true, Ordering::SeqCst) {
+    let at = now();
+    if !REQUESTED.swap(true, Ordering::SeqCst) {
+        FIRST.store(signal, Ordering::SeqCst);
+        FIRST_AT.store(at, Ordering::SeqCst);
+        return;
+    }
+    let echo = signal == FIRST.load(Ordering::SeqCst)
+        && at.saturating_sub(FIRST_AT.load(Ordering::SeqCst)) < ECHO.as_nanos() as u64;
+    if !echo {
         // SAFETY: `_exit` is async-signal-safe.
         unsafe { libc::_exit(128 + signal) };
     }

@@ -940,3 +940,110 @@ fn moonloop_new_makes_a_game_that_runs_and_passes_its_test() {
     assert_eq!(bad.code, 2);
     assert!(bad.stderr.contains("is not a game name"), "{}", bad.stderr);
 }
+
+/// Starts a headless run of `main` and returns it once its first frame
+/// has printed `started`, with what it wrote to stderr before.
+#[cfg(unix)]
+fn started_run(
+    main: &str,
+    extra: &[&str],
+) -> (
+    std::process::Child,
+    tempfile::TempDir,
+    std::thread::JoinHandle<String>,
+) {
+    use std::io::{BufRead, BufReader};
+    let dir = game(&[("g/main.luau", main)]);
+    let mut child = Command::new(common::binary())
+        .args([
+            "run",
+            "g",
+            "--headless",
+            "--clock",
+            "paced:60",
+            "--frames",
+            "100000",
+        ])
+        .args(extra)
+        .current_dir(dir.path())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let first = lines.next().expect("a line").unwrap();
+    assert!(first.contains("started"), "{first}");
+    // The rest of stderr drains in the background.
+    let rest = std::thread::spawn(move || {
+        lines
+            .map_while(Result::ok)
+            .collect::<Vec<String>>()
+            .join("\n")
+    });
+    (child, dir, rest)
+}
+
+#[cfg(unix)]
+#[test]
+fn a_signal_sent_twice_at_once_is_one_interrupt() {
+    // A closing terminal hangs up its whole process group and the shell
+    // passes SIGHUP on to its jobs: the run gets it twice, and must still
+    // stop between frames and finish its recording, not die at once.
+    let main = r#"return {
+  init = function() return { n = 0 } end,
+  update = function(s) if s.n == 0 then print("started") end return { n = s.n + 1 } end,
+  render = function(s, scene, screen) screen:rect(0, 0, 10, 10, { fill = "white" }) end,
+}"#;
+    let (mut child, dir, rest) = started_run(main, &["--record", "out.gif"]);
+    // The second a little after the first, so both arrive (two sent at
+    // once may merge into one pending signal).
+    for _ in 0..2 {
+        // SAFETY: signalling a child we spawned.
+        unsafe { libc::kill(child.id() as i32, libc::SIGHUP) };
+        std::thread::sleep(std::time::Duration::from_millis(30));
+    }
+    let status = child.wait().unwrap();
+    let rest = rest.join().unwrap();
+    assert_eq!(
+        status.code(),
+        Some(130),
+        "stopped between frames, not at once: {rest}"
+    );
+    assert!(rest.contains("moonloop: interrupted after frame"), "{rest}");
+    let gif = std::fs::read(dir.path().join("out.gif")).unwrap();
+    assert!(
+        gif.starts_with(b"GIF89a") && gif.ends_with(b";"),
+        "a whole GIF"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_second_signal_later_ends_the_run_at_once() {
+    // The first Ctrl+C lands in a frame that takes 3 s; a second one half
+    // a second later does not wait for it.
+    let main = r#"return {
+  init = function() return { n = 0 } end,
+  update = function(s)
+    print("started")
+    local x = 0
+    for i = 1, 3e9 do x += i % 7 end
+    return { n = s.n + 1, x = x }
+  end,
+}"#;
+    let (mut child, _dir, rest) = started_run(main, &["--budget", "60"]);
+    let began = std::time::Instant::now();
+    // SAFETY: signalling a child we spawned.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    std::thread::sleep(moonloop::internals::interrupt::ECHO * 2);
+    // SAFETY: as above.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    let rest = rest.join().unwrap();
+    assert_eq!(status.code(), Some(130), "{rest}");
+    assert!(!rest.contains("interrupted after frame"), "{rest}");
+    assert!(
+        began.elapsed() < std::time::Duration::from_secs(2),
+        "ended at once, not after the frame: {:?}",
+        began.elapsed()
+    );
+}
