@@ -13,6 +13,7 @@ use std::sync::Mutex;
 use clap::{Args, Parser, Subcommand};
 
 use crate::clock::ClockSpec;
+use crate::config::Scaling;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::headless::{self, Capture};
@@ -270,6 +271,18 @@ struct RunArgs {
     /// .wav file the mix is rendered into, in step with simulated time.
     #[arg(long, value_name = "DEVICE|FILE.wav", default_value = "default")]
     audio: String,
+    /// Opens the window fullscreen.
+    #[arg(long)]
+    fullscreen: bool,
+    /// Opens the window N times the game's size (1 to 16; default the
+    /// game's config.scale).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=16))]
+    scale: Option<u32>,
+    /// How the game grows to fill the window: whole (whole pixels, for
+    /// pixel art) or fit (as large as fits). Default: the game's
+    /// config.scaling, else fit.
+    #[arg(long, value_name = "MODE", value_parser = ["whole", "fit"])]
+    scaling: Option<String>,
     /// The seed `math.random` starts from (default 0; a replay brings its own).
     #[arg(long, value_name = "N", conflicts_with = "replay")]
     seed: Option<u64>,
@@ -300,7 +313,16 @@ struct RunArgs {
 /// The options a built game shows its player: how to play it, not how
 /// to build or test it. The rest of `run`'s still work (a CI run of the
 /// built game, `--headless --frames 60 --print-state`), unlisted.
-const PLAYER_OPTIONS: &[&str] = &["audio", "save_dir", "headless", "help", "version"];
+const PLAYER_OPTIONS: &[&str] = &[
+    "fullscreen",
+    "scale",
+    "scaling",
+    "audio",
+    "save_dir",
+    "headless",
+    "help",
+    "version",
+];
 
 /// A built executable's own command line: the game's name, title and
 /// version, and the options a player uses.
@@ -716,6 +738,7 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
         tell!("watching {} for changes", args.game.display());
     }
     crate::interrupt::install();
+    engine.set_scaling(args.scaling.as_deref().and_then(Scaling::parse));
     let (mut engine, tally) = if args.headless {
         let capture = args
             .record
@@ -788,6 +811,10 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
             origin: crate::report::Origin {
                 seed: limits.seed,
                 saved: engine.game().loaded_save().map(str::to_string),
+            },
+            look: window::Choice {
+                fullscreen: args.fullscreen,
+                scale: args.scale,
             },
         };
         window::run(engine, options)?

@@ -17,6 +17,7 @@
 use tiny_skia::Pixmap;
 
 use crate::color::Rgba;
+use crate::config::Scaling;
 use crate::engine::{Engine, Game};
 use crate::error::{Error, Result};
 use crate::record::Recorder;
@@ -39,6 +40,10 @@ pub struct Compositor {
     /// Whether the view holds the game's frame alone (drawn, and no
     /// overlay laid over it since), so a picture may read it.
     view_clean: bool,
+    /// Whether the picture holds this frame at the logical size: under
+    /// whole-pixel scaling the frame is drawn there and enlarged onto the
+    /// view (V1).
+    picture_clean: bool,
 }
 
 impl std::fmt::Debug for Compositor {
@@ -77,6 +82,7 @@ impl Compositor {
             view: None,
             picture: None,
             view_clean: false,
+            picture_clean: false,
         }
     }
 
@@ -111,10 +117,35 @@ impl Compositor {
     /// size the engine was given. Returns the frame's fault (screen
     /// commands the rasterizer skipped), after handing the renderer's
     /// warnings to the engine's assets.
+    ///
+    /// Under whole-pixel scaling (V1) at a scale above 1, the frame is
+    /// drawn at the logical size and each of its pixels enlarged to a
+    /// square of the view's: shapes, text, sprites and the scene alike
+    /// keep the game's own pixels.
     pub fn draw<G: Game>(&mut self, engine: &mut Engine<G>) -> Option<Error> {
         let viewport = *engine.viewport();
-        let view = surface(&self.renderer, &mut self.view, viewport.surface);
-        let fault = render(&mut self.renderer, view, engine, &viewport);
+        let enlarged = engine.scaling() == Scaling::Whole
+            && viewport.is_whole()
+            && viewport.width > viewport.logical.0;
+        let fault = if enlarged {
+            let logical = viewport.logical;
+            let small = surface(&self.renderer, &mut self.picture, logical);
+            let fault = render(
+                &mut self.renderer,
+                small,
+                engine,
+                &Viewport::fit(logical, logical),
+            );
+            let large = surface(&self.renderer, &mut self.view, viewport.surface);
+            let background = engine.background();
+            self.renderer
+                .enlarge(&small.target, &mut large.target, &viewport, background);
+            fault
+        } else {
+            let view = surface(&self.renderer, &mut self.view, viewport.surface);
+            render(&mut self.renderer, view, engine, &viewport)
+        };
+        self.picture_clean = enlarged;
         self.view_clean = true;
         for warning in self.renderer.take_warnings() {
             engine.assets_mut().warn(warning);
@@ -142,6 +173,14 @@ impl Compositor {
         {
             return (self.renderer.read(&mut view.target), None);
         }
+        if let Some(picture) = &mut self.picture
+            && self.picture_clean
+            && picture.target.size() == size
+            && size == logical
+        {
+            return (self.renderer.read(&mut picture.target), None);
+        }
+        self.picture_clean = false;
         let viewport = Viewport::fit(logical, size);
         let picture = surface(&self.renderer, &mut self.picture, size);
         let fault = render(&mut self.renderer, picture, engine, &viewport);

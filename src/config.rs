@@ -64,6 +64,38 @@ pub struct Config {
     /// The game's version, as a built executable's `--version` shows it
     /// (at most 64 printable characters). Default: none.
     pub version: Option<String>,
+    /// How the logical area grows to fill a window (V1). Default: fit.
+    pub scaling: Scaling,
+    /// How many window pixels a logical pixel takes when the window opens
+    /// (V1): a 320x180 game at 4 opens 1280x720. Default: 1.
+    pub scale: u32,
+}
+
+/// The largest window scale a game or a player may ask for.
+pub const MAX_SCALE: u32 = 16;
+
+/// How the logical area grows to fill a window or a screen (V1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scaling {
+    /// As large as fits, at any scale: drawing is done at the window's
+    /// resolution, so shapes and text stay sharp.
+    #[default]
+    Fit,
+    /// The largest whole scale that fits: the frame is drawn at the
+    /// logical size and each logical pixel becomes a square of whole
+    /// window pixels, with no blur (pixel art). Bars fill the rest.
+    Whole,
+}
+
+impl Scaling {
+    /// Reads `"fit"` or `"whole"`.
+    pub fn parse(name: &str) -> Option<Scaling> {
+        match name {
+            "fit" => Some(Scaling::Fit),
+            "whole" => Some(Scaling::Whole),
+            _ => None,
+        }
+    }
 }
 
 impl Config {
@@ -93,6 +125,8 @@ impl Default for Config {
             cursor: true,
             icon: None,
             version: None,
+            scaling: Scaling::Fit,
+            scale: 1,
         }
     }
 }

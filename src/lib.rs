@@ -23,7 +23,7 @@ pub use cli::main;
 pub use clock::{Clock, ClockSpec, ConstantClock, JitterClock, ListClock, PacedClock, WallClock};
 pub use color::Rgba;
 pub use compositor::{Compositor, Steps, screen_picture};
-pub use config::Config;
+pub use config::{Config, Scaling};
 pub use engine::{Engine, Game, Pick, Reloaded, RenderCtx, Tick, UpdateCtx};
 pub use error::{Error, Result};
 pub use input::{Action, Binding, InputEvent, InputFrame, Key};

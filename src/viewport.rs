@@ -4,7 +4,10 @@
 //! The logical area is scaled uniformly to the largest size that fits the
 //! surface and centered, leaving bars on the sides (a wide surface) or at
 //! the top and bottom (a tall one). Edges are rounded to whole device
-//! pixels so the scissor and the picture agree exactly.
+//! pixels so the scissor and the picture agree exactly. Under whole-pixel
+//! scaling (rule V1) the scale is the largest whole number that fits.
+
+use crate::config::Scaling;
 
 /// Where the logical area lands on a surface, in device pixels.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -39,6 +42,41 @@ impl Viewport {
             width,
             height,
         }
+    }
+
+    /// Fits `logical` into `surface` at the largest whole scale (V1): each
+    /// logical pixel is a square of whole device pixels. A surface smaller
+    /// than the logical area gets [`Viewport::fit`]'s scale below 1.
+    pub fn whole(logical: (u32, u32), surface: (u32, u32)) -> Viewport {
+        let (lw, lh) = (logical.0.max(1), logical.1.max(1));
+        let scale = (surface.0 / lw).min(surface.1 / lh);
+        if scale == 0 {
+            return Viewport::fit(logical, surface);
+        }
+        let (width, height) = (lw * scale, lh * scale);
+        Viewport {
+            logical,
+            surface,
+            x: (surface.0 - width) / 2,
+            y: (surface.1 - height) / 2,
+            width,
+            height,
+        }
+    }
+
+    /// Fits `logical` into `surface` as `scaling` says.
+    pub fn of(logical: (u32, u32), scaling: Scaling, surface: (u32, u32)) -> Viewport {
+        match scaling {
+            Scaling::Fit => Viewport::fit(logical, surface),
+            Scaling::Whole => Viewport::whole(logical, surface),
+        }
+    }
+
+    /// Whether each logical pixel is a square of whole device pixels.
+    pub fn is_whole(&self) -> bool {
+        self.width.is_multiple_of(self.logical.0.max(1))
+            && self.height.is_multiple_of(self.logical.1.max(1))
+            && self.width / self.logical.0.max(1) == self.height / self.logical.1.max(1)
     }
 
     /// Fits `logical` into a window of `window` logical pixels shown at
@@ -110,6 +148,24 @@ mod tests {
         let v = Viewport::fit((1280, 720), (720, 1280));
         assert_eq!((v.x, v.y, v.width, v.height), (0, 437, 720, 405));
         assert_eq!(v.to_logical((360.0, 10.0)), None, "in the top bar");
+    }
+
+    #[test]
+    fn whole_scaling_takes_the_largest_whole_scale_and_bars_the_rest() {
+        // V1: 320x180 in 1280x720 is 4x exactly; in 1366x768 still 4x.
+        let v = Viewport::whole((320, 180), (1280, 720));
+        assert_eq!((v.x, v.y, v.width, v.height), (0, 0, 1280, 720));
+        let v = Viewport::whole((320, 180), (1366, 768));
+        assert_eq!((v.x, v.y, v.width, v.height), (43, 24, 1280, 720));
+        assert!(v.is_whole());
+        assert_eq!(v.to_logical((43.0 + 4.0 * 10.5, 24.0)), Some((10.5, 0.0)));
+        // 1920x1080 holds 6x; fit would too. 1900x1000 holds 5x.
+        let v = Viewport::whole((320, 180), (1900, 1000));
+        assert_eq!((v.width, v.height), (1600, 900));
+        assert!(!Viewport::fit((320, 180), (1900, 1000)).is_whole());
+        // Smaller than the game: as large as fits, below 1.
+        let v = Viewport::whole((320, 180), (160, 100));
+        assert_eq!((v.width, v.height), (160, 90));
     }
 
     #[test]

@@ -728,3 +728,73 @@ fn a_replay_opened_at_a_frame_holds_all_its_history_and_plays_on_without_a_false
         "live, nobody pressed space: {stdout}"
     );
 }
+
+// rule: V1
+#[test]
+fn a_pixel_game_opens_at_its_scale_and_shows_whole_pixels_at_any_size() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let x = Xvfb::start();
+    let main = r##"
+return {
+    config = { title = "pixels", width = 80, height = 45, scale = 4, scaling = "whole",
+        background = "#102040", pause_on_blur = false },
+    init = function() return {} end,
+    update = function(state) return state end,
+    render = function(state, scene, screen)
+        screen:circle(20, 22, 12.5, { fill = "white" })
+        screen:rect(50.3, 8.6, 20, 10, { fill = "#e04040" })
+        screen:text("px", 48, 26, { size = 12, color = "yellow" })
+    end,
+}
+"##;
+    let dir = game(&[("main.luau", main)]);
+    let child = spawn(&x, dir.path(), &["run", ".", "--no-watch"]);
+    let id = x.window("pixels");
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        geometry(&x, &id).contains("320x180"),
+        "{}",
+        geometry(&x, &id)
+    );
+    // Each logical pixel is a 4x4 square of one color, from (x0, y0).
+    let squares = |shot: &tiny_skia::Pixmap, x0: u32, y0: u32| {
+        let at = |x: u32, y: u32| {
+            let c = shot.pixel(x, y).unwrap();
+            [c.red(), c.green(), c.blue()]
+        };
+        let mut colors = std::collections::BTreeSet::new();
+        for ly in 0..45 {
+            for lx in 0..80 {
+                let first = at(x0 + lx * 4, y0 + ly * 4);
+                colors.insert(first);
+                for (dx, dy) in (0..4).flat_map(|dy| (0..4).map(move |dx| (dx, dy))) {
+                    assert_eq!(
+                        at(x0 + lx * 4 + dx, y0 + ly * 4 + dy),
+                        first,
+                        "the square of logical pixel {lx},{ly}"
+                    );
+                }
+            }
+        }
+        assert!(
+            colors.len() > 8,
+            "{} colors: the game was drawn",
+            colors.len()
+        );
+    };
+    let shot = screenshot(&x, &id, dir.path(), "scale-4");
+    squares(&shot, 0, 0);
+    // A wider window keeps 4x, centered, the rest in the background.
+    x.xdotool(&["windowsize", &id, "400", "200"]);
+    std::thread::sleep(Duration::from_millis(800));
+    let shot = screenshot(&x, &id, dir.path(), "wider");
+    assert_eq!((shot.width(), shot.height()), (400, 200));
+    squares(&shot, 40, 10);
+    let bar = shot.pixel(10, 100).unwrap();
+    assert_eq!((bar.red(), bar.green(), bar.blue()), (0x10, 0x20, 0x40));
+    shot.save_png(Path::new(env!("CARGO_TARGET_TMPDIR")).join("whole-pixels-wider.png"))
+        .unwrap();
+    x.xdotool(&["windowclose", &id]);
+    let (code, _, stderr) = finish(child);
+    assert_eq!(code, Some(0), "{stderr}");
+}

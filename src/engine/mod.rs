@@ -12,7 +12,7 @@ use std::time::Instant;
 use crate::assets::Store;
 use crate::clock::Clock;
 use crate::color::Rgba;
-use crate::config::Config;
+use crate::config::{Config, Scaling};
 use crate::cues::CueLog;
 use crate::error::{Error, Result};
 use crate::history::{Held, History, Kept};
@@ -293,6 +293,8 @@ pub struct Engine<G> {
     /// The surface's size in device pixels, as the window last set it.
     surface: (u32, u32),
     viewport: Viewport,
+    /// The player's choice of scaling (`--scaling`), over the game's (V1).
+    scaling: Option<Scaling>,
     reload_error: Option<String>,
     time_scale: f64,
     /// The hashes a replay recorded, by frame, to check each frame against.
@@ -337,6 +339,7 @@ impl<G: Game> Engine<G> {
             assets: Store::new(game.folder()),
             surface: logical,
             viewport: Viewport::fit(logical, logical),
+            scaling: None,
             reload_error: None,
             time_scale: 1.0,
             expected: None,
@@ -482,7 +485,7 @@ impl<G: Game> Engine<G> {
     /// it is rasterized).
     fn clear_layers(&mut self) {
         let logical = self.game.config().logical();
-        self.viewport = Viewport::fit(logical, self.surface);
+        self.viewport = Viewport::of(self.game.config().logical(), self.scaling(), self.surface);
         self.screen.clear(logical);
     }
 
@@ -707,7 +710,7 @@ impl<G: Game> Engine<G> {
         let config = self.game.config();
         self.input
             .set_actions(config.actions.clone(), config.players.clone());
-        self.viewport = Viewport::fit(self.game.config().logical(), self.surface);
+        self.viewport = Viewport::of(self.game.config().logical(), self.scaling(), self.surface);
         self.reload_error = None;
         self.after_reload(reloaded);
     }
@@ -721,7 +724,20 @@ impl<G: Game> Engine<G> {
     /// viewport follows.
     pub fn set_surface(&mut self, width: u32, height: u32) {
         self.surface = (width.max(1), height.max(1));
-        self.viewport = Viewport::fit(self.game.config().logical(), self.surface);
+        self.viewport = Viewport::of(self.game.config().logical(), self.scaling(), self.surface);
+    }
+
+    /// Sets the player's scaling, which wins over the game's config (V1);
+    /// `None` leaves it to the config.
+    pub fn set_scaling(&mut self, scaling: Option<Scaling>) {
+        self.scaling = scaling;
+        self.viewport = Viewport::of(self.game.config().logical(), self.scaling(), self.surface);
+    }
+
+    /// Returns how the logical area grows to fill the surface: the
+    /// player's choice, else the game's config (V1).
+    pub fn scaling(&self) -> Scaling {
+        self.scaling.unwrap_or(self.game.config().scaling)
     }
 
     /// Returns the letterboxed viewport.

@@ -8,7 +8,9 @@ use mlua::{Table, Value};
 use super::errors;
 use super::vm::Limits;
 use crate::color::Rgba;
-use crate::config::{Config, MAX_ACTIONS, MAX_PLAYERS as PLAYERS, MAX_SIDE, MAX_TITLE};
+use crate::config::{
+    Config, MAX_ACTIONS, MAX_PLAYERS as PLAYERS, MAX_SCALE, MAX_SIDE, MAX_TITLE, Scaling,
+};
 use crate::error::{Error, Result};
 use crate::input::{Action, Key};
 use crate::state;
@@ -35,6 +37,8 @@ pub(super) const CONFIG_FIELDS: &[&str] = &[
     "cursor",
     "icon",
     "version",
+    "scaling",
+    "scale",
 ];
 /// Reads `config.title`: at most [`MAX_TITLE`] characters, none of them
 /// control characters (a window system refuses a NUL; a newline has no
@@ -124,6 +128,28 @@ pub(super) fn read_config(
                     }
                 }
                 _ => return Err(bad(&key, &format!("a whole number from 1 to {MAX_SIDE}"))),
+            },
+            "scaling" => match &value {
+                Value::String(s) if let Some(scaling) = Scaling::parse(&s.to_string_lossy()) => {
+                    config.scaling = scaling
+                }
+                _ => {
+                    return Err(bad(
+                        "scaling",
+                        "\"fit\" (as large as fits) or \"whole\" (whole pixels, for pixel art)",
+                    ));
+                }
+            },
+            "scale" => match number {
+                Some(n) if (1.0..=MAX_SCALE as f64).contains(&n) && n.fract() == 0.0 => {
+                    config.scale = n as u32
+                }
+                _ => {
+                    return Err(bad(
+                        "scale",
+                        &format!("a whole number from 1 to {MAX_SCALE}"),
+                    ));
+                }
             },
             "background" => match &value {
                 Value::String(s) => {

@@ -9,11 +9,14 @@
 //! back. One path for both is what lets golden tests stand for what a
 //! player sees. The order of the steps lives in `compositor.rs`.
 
+mod blit;
 mod geometry;
 mod layers;
 mod pipelines;
 mod scene_pass;
 mod target;
+
+use blit::Blit;
 
 use crate::terminal::tell;
 use tiny_skia::Pixmap;
@@ -41,15 +44,6 @@ pub const MAX_DIRECTIONAL: usize = 4;
 /// See [`MAX_DIRECTIONAL`].
 pub const MAX_POINT: usize = 8;
 
-/// A surface format's present pipeline, its full-screen rectangle, and the
-/// bind group for the target it was made for.
-struct Present {
-    format: wgpu::TextureFormat,
-    pipeline: wgpu::RenderPipeline,
-    rect: wgpu::Buffer,
-    group: Option<(u64, wgpu::BindGroup)>,
-}
-
 /// The renderer: a device, its pipelines, and what it has uploaded.
 pub struct Renderer {
     device: wgpu::Device,
@@ -73,7 +67,9 @@ pub struct Renderer {
     /// Visible objects, in drawing order.
     staged: Vec<Staged>,
     upload: Vec<Instance>,
-    present: Option<Present>,
+    /// Presenting on a window, and enlarging a frame by whole pixels.
+    present: Option<Blit>,
+    enlarge: Option<Blit>,
     /// What the renderer met that the author should hear of, taken by
     /// [`Renderer::take_warnings`].
     warnings: Vec<String>,
@@ -212,6 +208,7 @@ impl Renderer {
             staged: Vec::new(),
             upload: Vec::new(),
             present: None,
+            enlarge: None,
             warnings: Vec::new(),
             told_lights: false,
             device,
@@ -310,92 +307,6 @@ impl Renderer {
     /// Reads the frame last drawn into `target` back as a pixmap.
     pub fn read(&self, target: &mut Target) -> Pixmap {
         target.read(&self.device, &self.queue)
-    }
-
-    /// Copies `target`'s frame onto a surface texture of `format` (a
-    /// window's), filling it.
-    pub fn present(
-        &mut self,
-        target: &Target,
-        view: &wgpu::TextureView,
-        format: wgpu::TextureFormat,
-    ) {
-        if self.present.as_ref().is_none_or(|p| p.format != format) {
-            // The frame holds sRGB-encoded values; an sRGB surface encodes
-            // on write, so decode first.
-            let entry = if format.is_srgb() {
-                "fs_present_srgb"
-            } else {
-                "fs_main"
-            };
-            let pipeline = pipelines::image_pipeline(
-                &self.device,
-                &self.pipelines.composite_layout,
-                format,
-                entry,
-                false,
-            );
-            let rect = self
-                .device
-                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("present rect"),
-                    contents: bytemuck::cast_slice(&[-1.0f32, 1.0, 2.0, 2.0]),
-                    usage: wgpu::BufferUsages::UNIFORM,
-                });
-            self.present = Some(Present {
-                format,
-                pipeline,
-                rect,
-                group: None,
-            });
-        }
-        let present = self.present.as_mut().expect("made above");
-        if present
-            .group
-            .as_ref()
-            .is_none_or(|(id, _)| *id != target.id)
-        {
-            let group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("present"),
-                layout: &self.pipelines.composite_layout,
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: wgpu::BindingResource::TextureView(&target.plain),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: wgpu::BindingResource::Sampler(&self.nearest),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: present.rect.as_entire_binding(),
-                    },
-                ],
-            });
-            present.group = Some((target.id, group));
-        }
-        let group = &present.group.as_ref().expect("made above").1;
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("present"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                ..Default::default()
-            });
-            pass.set_pipeline(&present.pipeline);
-            pass.set_bind_group(0, group, &[]);
-            pass.draw(0..6, 0..1);
-        }
-        self.queue.submit([encoder.finish()]);
     }
 
     /// Waits until the GPU has finished everything submitted.

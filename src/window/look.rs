@@ -6,11 +6,21 @@ use std::path::Path;
 
 use winit::window::{Fullscreen, Icon, Window, WindowAttributes};
 
-use crate::config::Config;
+use crate::config::{Config, MAX_SCALE};
 
 /// The largest icon, in pixels a side: window systems scale icons down to
 /// at most a few hundred pixels.
 pub const MAX_ICON_SIDE: u32 = 1024;
+
+/// What the player chose on the command line about the window.
+#[derive(Debug, Clone, Default)]
+pub struct Choice {
+    /// Opens fullscreen whatever the config says.
+    pub fullscreen: bool,
+    /// Window pixels a logical pixel takes when the window opens, over
+    /// `config.scale`.
+    pub scale: Option<u32>,
+}
 
 /// What the window shows now, to apply only what a reload changed.
 #[derive(Debug, Clone)]
@@ -26,7 +36,15 @@ impl Look {
     /// The look `config` asks for, and the attributes to open a window
     /// with it; a warning if its icon cannot be used (the window opens
     /// without one).
-    pub fn open(config: &Config, root: Option<&Path>) -> (Look, WindowAttributes, Option<String>) {
+    ///
+    /// The player's `choice` (`--fullscreen`, `--scale`) wins over the
+    /// config where it is given; a reload follows the config's own
+    /// changes only.
+    pub fn open(
+        config: &Config,
+        root: Option<&Path>,
+        choice: &Choice,
+    ) -> (Look, WindowAttributes, Option<String>) {
         let (icon, warning) = match (&config.icon, root) {
             (Some(name), Some(root)) => match load_icon(root, name) {
                 Ok(icon) => (Some(icon), None),
@@ -34,12 +52,20 @@ impl Look {
             },
             _ => (None, None),
         };
+        // V1: the window opens at a whole multiple of the logical size;
+        // one past what a window system takes opens as large as it lets.
+        let scale = choice.scale.unwrap_or(config.scale).clamp(1, MAX_SCALE);
         let attributes = Window::default_attributes()
             .with_title(config.title.clone())
-            .with_inner_size(winit::dpi::LogicalSize::new(config.width, config.height))
+            .with_inner_size(winit::dpi::LogicalSize::new(
+                config.width * scale,
+                config.height * scale,
+            ))
             .with_resizable(true)
             .with_window_icon(icon)
-            .with_fullscreen(config.fullscreen.then_some(Fullscreen::Borderless(None)));
+            .with_fullscreen(
+                (config.fullscreen || choice.fullscreen).then_some(Fullscreen::Borderless(None)),
+            );
         let look = Look {
             title: config.title.clone(),
             fullscreen: config.fullscreen,

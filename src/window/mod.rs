@@ -40,6 +40,7 @@ pub mod padmap;
 pub mod pads;
 
 use keys::{dev_key, key_name};
+pub use look::Choice;
 use look::Look;
 use pads::Pads;
 
@@ -63,6 +64,8 @@ pub struct Options {
     pub paused: bool,
     /// What the run started from, for a bug report (Shift+F2).
     pub origin: crate::report::Origin,
+    /// The player's fullscreen and window scale.
+    pub look: Choice,
 }
 
 struct Gpu {
@@ -218,8 +221,11 @@ pub fn report_recording(recorder: Recorder) {
 impl<G: Game> App<G> {
     fn create(&mut self, event_loop: &ActiveEventLoop) -> Result<()> {
         let root = self.session.engine().game().folder();
-        let (look, attributes, warning) =
-            Look::open(self.session.engine().config(), root.as_deref());
+        let (look, attributes, warning) = Look::open(
+            self.session.engine().config(),
+            root.as_deref(),
+            &self.options.look,
+        );
         if let Some(warning) = warning {
             tell!("moonloop: {warning}");
         }
