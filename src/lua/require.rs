@@ -21,6 +21,7 @@ pub const MAX_LOADING: usize = 100;
 /// The host's Luau library, as `(name, source)`.
 pub const RUNTIME: &[(&str, &str)] = &[
     ("animation", include_str!("../../runtime/animation.luau")),
+    ("collide", include_str!("../../runtime/collide.luau")),
     ("fixed_step", include_str!("../../runtime/fixed_step.luau")),
     (
         "interpolate",
