@@ -167,6 +167,11 @@ enum Command {
     New {
         /// The folder to make (its name becomes the game's title and id).
         name: PathBuf,
+        /// What to start from: blank (a square to move, one test) or 2d (a
+        /// sprite sheet, a sound, a pixel font, a save, a scenario and
+        /// tests, each used once).
+        #[arg(long, value_name = "NAME", default_value = "blank", value_parser = crate::scaffold::TEMPLATES)]
+        template: String,
     },
     /// Runs one scenario under several clocks and compares the outcomes (K4).
     CheckDt {
@@ -499,7 +504,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             seed,
             input,
         }),
-        Command::New { name } => crate::scaffold::new_game(&name).map(|()| {
+        Command::New { name, template } => crate::scaffold::new_game(&name, &template).map(|()| {
             say!(
                 "made {0}: run it with `moonloop run {0}`, test it with `moonloop test {0}`",
                 name.display()

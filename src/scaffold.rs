@@ -11,6 +11,12 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 
+#[path = "scaffold/template_2d.rs"]
+mod template_2d;
+
+/// The templates `moonloop new --template` offers.
+pub const TEMPLATES: [&str; 2] = ["blank", "2d"];
+
 const MAIN: &str = r##"--!strict
 -- GAME_TITLE: move the square with the arrow keys (or WASD).
 
@@ -117,12 +123,13 @@ const VSCODE: &str = r##"{
 /// The API's definitions, as the host embeds them.
 pub const DEFINITIONS: &str = include_str!("../runtime/moonloop.d.luau");
 
-/// Writes a new game folder at `dir`.
+/// Writes a new game folder at `dir` from `template` (one of
+/// [`TEMPLATES`]).
 ///
 /// # Errors
 /// `dir` exists already, its name is not usable as a game's id, or a file
 /// cannot be written.
-pub fn new_game(dir: &Path) -> Result<()> {
+pub fn new_game(dir: &Path, template: &str) -> Result<()> {
     if dir.exists() {
         return Err(Error::Usage(format!(
             "`{}` exists already; name a folder that does not",
@@ -159,14 +166,27 @@ pub fn new_game(dir: &Path) -> Result<()> {
             .replace("GAME_ID", &name.to_lowercase())
             .replace("GAME_DIR", &shown)
     };
-    let mut files: Vec<(String, String)> = vec![
-        ("main.luau".into(), fill(MAIN)),
-        ("tests/main.luau".into(), fill(TEST)),
-        ("README.md".into(), fill(README)),
+    let (main, test, readme) = match template {
+        "2d" => (template_2d::MAIN, template_2d::TEST, template_2d::README),
+        _ => (MAIN, TEST, README),
+    };
+    let mut files: Vec<(String, Vec<u8>)> = vec![
+        ("main.luau".into(), fill(main).into()),
+        ("tests/main.luau".into(), fill(test).into()),
+        ("README.md".into(), fill(readme).into()),
         (".luaurc".into(), LUAURC.into()),
         (".vscode/settings.json".into(), VSCODE.into()),
         (".moonloop/moonloop.d.luau".into(), DEFINITIONS.into()),
     ];
+    if template == "2d" {
+        files.push((
+            "fly.scenario.luau".into(),
+            fill(template_2d::SCENARIO).into(),
+        ));
+        for (file, bytes) in template_2d::FILES {
+            files.push(((*file).into(), bytes.to_vec()));
+        }
+    }
     for (module, source) in crate::lua::RUNTIME {
         files.push((format!(".moonloop/runtime/{module}.luau"), (*source).into()));
     }

@@ -941,6 +941,59 @@ fn moonloop_new_makes_a_game_that_runs_and_passes_its_test() {
     assert!(bad.stderr.contains("is not a game name"), "{}", bad.stderr);
 }
 
+// rule: T2
+#[test]
+fn the_2d_template_uses_a_sheet_a_sound_a_font_a_save_and_a_scenario_and_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = moonloop(&["new", "orb-run", "--template", "2d"], dir.path());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let game = dir.path().join("orb-run");
+    for file in [
+        "sprites.png",
+        "sounds/pickup.wav",
+        "fonts/pixel5x7.ttf",
+        "fly.scenario.luau",
+        "tests/main.luau",
+    ] {
+        assert!(game.join(file).is_file(), "no {file}");
+    }
+    let main = std::fs::read_to_string(game.join("main.luau")).unwrap();
+    for used in [
+        "\"sprites.png\"",
+        "\"sounds/pickup.wav\"",
+        "\"fonts/pixel5x7.ttf\"",
+        "input:save(",
+        "init(saved",
+        "scaling = \"whole\"",
+    ] {
+        assert!(main.contains(used), "main.luau uses {used}");
+    }
+    let tested = moonloop(&["test", "orb-run"], dir.path());
+    assert_eq!(tested.code, 0, "{}{}", tested.stdout, tested.stderr);
+    assert!(
+        tested.stdout.contains("4 passed, 0 failed"),
+        "{}",
+        tested.stdout
+    );
+    let agreed = moonloop(
+        &["check-dt", "orb-run", "--scenario", "fly.scenario.luau"],
+        dir.path(),
+    );
+    assert_eq!(agreed.code, 0, "{}{}", agreed.stdout, agreed.stderr);
+    assert!(
+        agreed.stdout.contains("all 4 clocks agree"),
+        "{}",
+        agreed.stdout
+    );
+    let unknown = moonloop(&["new", "x", "--template", "3d"], dir.path());
+    assert_eq!(unknown.code, 2);
+    assert!(
+        unknown.stderr.contains("possible values: blank, 2d"),
+        "{}",
+        unknown.stderr
+    );
+}
+
 /// Starts a headless run of `main` and returns it once its first frame
 /// has printed `started`, with what it wrote to stderr before.
 #[cfg(unix)]
