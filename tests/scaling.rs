@@ -77,6 +77,7 @@ fn mixed_squares(view: &Pixmap, x0: u32, y0: u32, scale: u32, logical: (u32, u32
     mixed
 }
 
+// rule: V1
 #[test]
 fn whole_scaling_shows_each_logical_pixel_as_a_square_of_whole_pixels() {
     // V1: 137x80 holds 32x18 four times (128x72), centered: bars of 4 and
@@ -109,6 +110,7 @@ fn whole_scaling_shows_each_logical_pixel_as_a_square_of_whole_pixels() {
     assert!(colors.len() > 8, "{} colors", colors.len());
 }
 
+// rule: V1
 #[test]
 fn fit_scaling_draws_at_the_windows_resolution() {
     // The same game under fit scaling on the same window: 137x80 fits
@@ -120,6 +122,7 @@ fn fit_scaling_draws_at_the_windows_resolution() {
     assert_eq!(mixed_squares(&view, 4, 4, 4, (32, 18)), 0);
 }
 
+// rule: V1
 #[test]
 fn pointers_land_on_the_logical_pixel_under_them() {
     // V1: input maps through the same whole-scale viewport the view shows.
@@ -137,6 +140,7 @@ fn pointers_land_on_the_logical_pixel_under_them() {
     assert_eq!(v.to_logical((2.0, 40.0)), None, "in a bar");
 }
 
+// rule: V1
 #[test]
 fn a_bad_scaling_or_scale_is_named() {
     for (config, want) in [

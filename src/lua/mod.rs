@@ -21,6 +21,7 @@ mod screen;
 mod sounds;
 mod strings;
 mod testing;
+mod tiled;
 mod vm;
 
 pub use game::LuaGame;

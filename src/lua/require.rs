@@ -31,6 +31,7 @@ pub const RUNTIME: &[(&str, &str)] = &[
     ("random", include_str!("../../runtime/random.luau")),
     ("smooth", include_str!("../../runtime/smooth.luau")),
     ("test", include_str!("../../runtime/test.luau")),
+    ("tiled", include_str!("../../runtime/tiled.luau")),
     ("timer", include_str!("../../runtime/timer.luau")),
 ];
 
@@ -71,6 +72,11 @@ impl Modules {
             edges: Vec::new(),
             sources: HashMap::new(),
         }
+    }
+
+    /// The game folder.
+    pub fn root(&self) -> &Path {
+        &self.root
     }
 
     /// Returns the game files loaded so far.
@@ -324,13 +330,15 @@ fn load_as(lua: &Lua, id: &ModuleId, module: bool) -> mlua::Result<Value> {
 }
 
 /// What a library module written half in Rust gets as its chunk's
-/// argument: `@moonloop/physics` its stepper. Games never see it but
+/// argument: `@moonloop/physics` its stepper, `@moonloop/tiled` its
+/// reader. Games never see it but
 /// through the module.
 fn native_half(lua: &Lua, id: &ModuleId) -> mlua::Result<Value> {
     match id {
         ModuleId::Runtime(name) if name == "physics" => {
             Ok(Value::Table(crate::physics::native(lua)?))
         }
+        ModuleId::Runtime(name) if name == "tiled" => Ok(Value::Table(super::tiled::native(lua)?)),
         _ => Ok(Value::Nil),
     }
 }
