@@ -20,6 +20,9 @@ pub enum Kind {
     Sound,
     /// A font: text laid out with it is laid out again.
     Font,
+    /// A Tiled map or tileset (`@moonloop/tiled`): the modules that read
+    /// it as they loaded load again, as if their code had changed.
+    Map,
 }
 
 /// Every extension a game's files may have that the host loads, and its
@@ -37,6 +40,8 @@ pub const KINDS: &[(&str, Kind)] = &[
     ("ttf", Kind::Font),
     ("otf", Kind::Font),
     ("ttc", Kind::Font),
+    ("tmj", Kind::Map),
+    ("tsj", Kind::Map),
 ];
 
 /// The kind of the file at `path`, by its extension; none for a file the
@@ -72,6 +77,8 @@ mod tests {
             ("song.flac", Kind::Sound),
             ("font.ttf", Kind::Font),
             ("font.otf", Kind::Font),
+            ("maps/one.tmj", Kind::Map),
+            ("maps/tiles.tsj", Kind::Map),
         ] {
             assert_eq!(kind_of(Path::new(name)), Some(kind), "{name}");
         }

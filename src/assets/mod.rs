@@ -186,6 +186,15 @@ pub fn is_luau_source(path: &Path) -> bool {
     kinds::kind_of(path) == Some(kinds::Kind::Code)
 }
 
+/// Says whether a change to `path` reloads code: Luau source, or a map
+/// that modules read as they loaded.
+pub fn reloads_code(path: &Path) -> bool {
+    matches!(
+        kinds::kind_of(path),
+        Some(kinds::Kind::Code | kinds::Kind::Map)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

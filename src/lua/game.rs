@@ -345,7 +345,7 @@ impl LuaGame {
         };
         let ids: Vec<ModuleId> = changed
             .iter()
-            .filter(|p| is_luau(p))
+            .filter(|p| crate::assets::reloads_code(p))
             .map(|p| ModuleId::Game(p.clone()))
             .collect();
         let saved = require::invalidate(&self.lua, &ids, &self.main_id);

@@ -79,6 +79,18 @@ impl Modules {
         &self.root
     }
 
+    /// Notes that the module loading now read the game file `rel` (a
+    /// map): a change to it reloads that module. Read outside a module's
+    /// loading (from `init`), nothing is noted.
+    pub fn note_read(&mut self, rel: &Path) {
+        if let Some(from) = self.loading.last().cloned() {
+            let to = ModuleId::Game(rel.to_path_buf());
+            if !self.edges.contains(&(from.clone(), to.clone())) {
+                self.edges.push((from, to));
+            }
+        }
+    }
+
     /// Returns the game files loaded so far.
     pub fn loaded_game_files(&self) -> Vec<PathBuf> {
         let mut files: Vec<PathBuf> = self
@@ -387,9 +399,13 @@ pub fn invalidate(
     main: &ModuleId,
 ) -> Vec<(ModuleId, RegistryKey)> {
     let mut modules = lua.app_data_mut::<Modules>().expect("modules installed");
+    // A changed module, or a file (a map) that modules read as they
+    // loaded: the edges name who read it.
     let mut affected: Vec<ModuleId> = changed
         .iter()
-        .filter(|id| modules.loaded.contains_key(id))
+        .filter(|id| {
+            modules.loaded.contains_key(id) || modules.edges.iter().any(|(_, to)| to == *id)
+        })
         .cloned()
         .collect();
     if affected.is_empty() {

@@ -54,6 +54,9 @@ fn read(lua: &Lua, name: &Value) -> Result<Value, String> {
         .ok_or("no game folder to read from")?;
     let path = crate::assets::find_rel(&root, rel, "map")?;
     let bytes = crate::assets::read_path(&path, &name, MAX_MAP)?;
+    if let Some(mut modules) = lua.app_data_mut::<Modules>() {
+        modules.note_read(rel);
+    }
     let text = std::str::from_utf8(&bytes)
         .map_err(|_| format!("`{}` is not UTF-8 text", crate::terminal::escape(&name)))?;
     crate::state::from_json(lua, text)
