@@ -34,6 +34,11 @@ impl Viewport {
         let scale = (sw / lw).min(sh / lh);
         let width = (lw * scale).round().min(sw) as u32;
         let height = (lh * scale).round().min(sh) as u32;
+        Viewport::centered(logical, surface, width, height)
+    }
+
+    /// `width` x `height` device pixels in the middle of `surface`.
+    fn centered(logical: (u32, u32), surface: (u32, u32), width: u32, height: u32) -> Viewport {
         Viewport {
             logical,
             surface,
@@ -53,15 +58,7 @@ impl Viewport {
         if scale == 0 {
             return Viewport::fit(logical, surface);
         }
-        let (width, height) = (lw * scale, lh * scale);
-        Viewport {
-            logical,
-            surface,
-            x: (surface.0 - width) / 2,
-            y: (surface.1 - height) / 2,
-            width,
-            height,
-        }
+        Viewport::centered(logical, surface, lw * scale, lh * scale)
     }
 
     /// Fits `logical` into `surface` as `scaling` says.

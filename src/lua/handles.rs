@@ -204,6 +204,24 @@ impl<T: Copy> Names<T> {
         }
         names.push((name.to_pointer(), name.clone(), binding));
     }
+
+    /// What `name` means: as found before, or read by `parse` now and
+    /// kept; `refusal` words the error for a name `parse` does not know.
+    pub(super) fn find(
+        &self,
+        name: &LuaString,
+        parse: impl FnOnce(&str) -> Option<T>,
+        refusal: impl FnOnce(&str) -> String,
+    ) -> mlua::Result<T> {
+        if let Some(found) = self.cached(name) {
+            return Ok(found);
+        }
+        let text = name.to_string_lossy();
+        let found = parse(&text)
+            .ok_or_else(|| mlua::Error::RuntimeError(refusal(&crate::terminal::escape(&text))))?;
+        self.keep(name, found);
+        Ok(found)
+    }
 }
 
 /// Runs `f` on the input frame lent to `leases`: inside `update` only (C3).
@@ -341,26 +359,16 @@ impl UserData for InputHandle {
                 .transpose()
         });
         methods.add_method("axis", |lua, this, name: LuaString| {
-            let axis = match this.axes.cached(&name) {
-                Some(axis) => axis,
-                None => {
-                    let axis = name
-                        .to_str()
-                        .ok()
-                        .and_then(|n| crate::input::Axis::from_name(&n))
-                        .ok_or_else(|| {
-                            mlua::Error::RuntimeError(format!(
-                                "{}input:axis(\"{}\"): no axis by that name (axes are named \
-                                 like pad1:leftx or pad:leftx, for any pad; the axes are {})",
-                                super::location(lua, 1),
-                                crate::terminal::escape(&name.to_string_lossy()),
-                                crate::input::PAD_AXES.join(", ")
-                            ))
-                        })?;
-                    this.axes.keep(&name, axis);
-                    axis
-                }
-            };
+            let axis = this
+                .axes
+                .find(&name, crate::input::Axis::from_name, |shown| {
+                    format!(
+                        "{}input:axis(\"{shown}\"): no axis by that name (axes are named like \
+                     pad1:leftx or pad:leftx, for any pad; the axes are {})",
+                        super::location(lua, 1),
+                        crate::input::PAD_AXES.join(", ")
+                    )
+                })?;
             this.with(lua, |input| input.axis(axis))
         });
         methods.add_method("text", |lua, this, ()| {

@@ -145,26 +145,18 @@ impl UserData for PlayerHandle {
         });
         methods.add_method("axis", |lua, this, name: LuaString| {
             let number = this.player + 1;
-            let axis = match this.axes.cached(&name) {
-                Some(axis) => axis,
-                None => {
-                    let axis = name
-                        .to_str()
-                        .ok()
-                        .and_then(|n| PAD_AXES.iter().position(|a| *a == &*n))
-                        .ok_or_else(|| {
-                            mlua::Error::RuntimeError(format!(
-                                "{}input:player({number}):axis(\"{}\"): no axis by that name (a \
-                                 player's axes are those of their pad: {})",
-                                super::location(lua, 1),
-                                crate::terminal::escape(&name.to_string_lossy()),
-                                PAD_AXES.join(", ")
-                            ))
-                        })?;
-                    this.axes.keep(&name, axis);
-                    axis
-                }
-            };
+            let axis = this.axes.find(
+                &name,
+                |n| PAD_AXES.iter().position(|a| *a == n),
+                |shown| {
+                    format!(
+                        "{}input:player({number}):axis(\"{shown}\"): no axis by that name (a \
+                         player's axes are those of their pad: {})",
+                        super::location(lua, 1),
+                        PAD_AXES.join(", ")
+                    )
+                },
+            )?;
             let axis = Axis {
                 pad: Some(number),
                 axis,
