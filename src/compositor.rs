@@ -94,8 +94,15 @@ impl Compositor {
     /// Runs steps 7 to 10 for `engine`'s last frame, as `steps` asks.
     /// Returns what went wrong drawing it, if anything did.
     pub fn frame<G: Game>(&mut self, engine: &mut Engine<G>, steps: Steps<'_>) -> Option<Error> {
-        // 7. The scene, with the screen layer rasterized over it.
-        let mut fault = self.draw(engine);
+        // 7. The scene, with the screen layer rasterized over it. A frame
+        // drawn at the logical size for whole pixels (V1) with nothing to
+        // lay over it is enlarged as it is presented, in one pass.
+        let direct = steps.overlay.is_none() && steps.present.is_some() && enlarges(engine);
+        let mut fault = if direct {
+            self.draw_logical(engine)
+        } else {
+            self.draw(engine)
+        };
         // 8. The recorder takes the picture, at the size it started with.
         if let Some(recorder) = steps.record {
             let (picture, late) = self.picture(engine, recorder.size());
@@ -107,8 +114,15 @@ impl Compositor {
             self.overlay(panel, x, y);
         }
         // 10. Present.
-        if let Some((view, format)) = steps.present {
-            self.present(view, format);
+        match (steps.present, &self.picture) {
+            (Some((view, format)), Some(small)) if direct => {
+                let viewport = *engine.viewport();
+                let background = engine.background();
+                self.renderer
+                    .present_enlarged(&small.target, view, format, &viewport, background);
+            }
+            (Some((view, format)), _) => self.present(view, format),
+            (None, _) => {}
         }
         fault
     }
@@ -124,33 +138,47 @@ impl Compositor {
     /// keep the game's own pixels.
     pub fn draw<G: Game>(&mut self, engine: &mut Engine<G>) -> Option<Error> {
         let viewport = *engine.viewport();
-        let enlarged = engine.scaling() == Scaling::Whole
-            && viewport.is_whole()
-            && viewport.width > viewport.logical.0;
-        let fault = if enlarged {
-            let logical = viewport.logical;
-            let small = surface(&self.renderer, &mut self.picture, logical);
-            let fault = render(
-                &mut self.renderer,
-                small,
-                engine,
-                &Viewport::fit(logical, logical),
-            );
+        if enlarges(engine) {
+            let fault = self.draw_logical(engine);
+            let small = self.picture.as_ref().expect("drawn above");
             let large = surface(&self.renderer, &mut self.view, viewport.surface);
             let background = engine.background();
             self.renderer
                 .enlarge(&small.target, &mut large.target, &viewport, background);
-            fault
-        } else {
-            let view = surface(&self.renderer, &mut self.view, viewport.surface);
-            render(&mut self.renderer, view, engine, &viewport)
-        };
-        self.picture_clean = enlarged;
+            self.view_clean = true;
+            return fault;
+        }
+        let view = surface(&self.renderer, &mut self.view, viewport.surface);
+        let fault = render(&mut self.renderer, view, engine, &viewport);
+        self.picture_clean = false;
         self.view_clean = true;
+        self.warn(engine);
+        fault
+    }
+
+    /// Step 7 at the logical size, into the picture: the frame of a game
+    /// shown in whole pixels, before it is enlarged.
+    fn draw_logical<G: Game>(&mut self, engine: &mut Engine<G>) -> Option<Error> {
+        let logical = engine.viewport().logical;
+        let small = surface(&self.renderer, &mut self.picture, logical);
+        let fault = render(
+            &mut self.renderer,
+            small,
+            engine,
+            &Viewport::fit(logical, logical),
+        );
+        self.picture_clean = true;
+        // The view is not drawn this frame.
+        self.view_clean = false;
+        self.warn(engine);
+        fault
+    }
+
+    /// Hands the renderer's warnings to the engine's assets.
+    fn warn<G: Game>(&mut self, engine: &mut Engine<G>) {
         for warning in self.renderer.take_warnings() {
             engine.assets_mut().warn(warning);
         }
-        fault
     }
 
     /// Step 8: the frame's picture at `size` (default: the game's logical
@@ -229,6 +257,13 @@ impl Compositor {
     pub fn finish(&self) {
         self.renderer.finish();
     }
+}
+
+/// Whether `engine`'s frame is drawn at its logical size and enlarged by
+/// whole pixels (V1): whole scaling, at a scale above 1.
+fn enlarges<G: Game>(engine: &Engine<G>) -> bool {
+    let viewport = engine.viewport();
+    engine.scaling() == Scaling::Whole && viewport.is_whole() && viewport.width > viewport.logical.0
 }
 
 /// Returns `slot`'s surface, made anew when it is not `size`.

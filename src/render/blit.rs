@@ -24,6 +24,17 @@ pub(super) struct Blit {
 /// The whole view, in clip space.
 const FULL: [f32; 4] = [-1.0, 1.0, 2.0, 2.0];
 
+/// Where `viewport` lies on its surface, in clip space.
+fn area(viewport: &Viewport) -> [f32; 4] {
+    let (w, h) = (viewport.surface.0 as f32, viewport.surface.1 as f32);
+    [
+        viewport.x as f32 / w * 2.0 - 1.0,
+        1.0 - viewport.y as f32 / h * 2.0,
+        viewport.width as f32 / w * 2.0,
+        viewport.height as f32 / h * 2.0,
+    ]
+}
+
 impl Renderer {
     /// Copies `target`'s frame onto a surface texture of `format` (a
     /// window's), filling it.
@@ -53,6 +64,37 @@ impl Renderer {
         self.present = slot;
     }
 
+    /// Presents `small`'s frame on a surface texture of `format` enlarged
+    /// at `viewport` (a whole scale of `small`'s size), bars in
+    /// `background`: [`Renderer::enlarge`] and [`Renderer::present`] in
+    /// one pass over the window's pixels instead of two, for a frame with
+    /// nothing laid over it. On a software adapter each full-window pass
+    /// is most of a frame's cost.
+    pub fn present_enlarged(
+        &mut self,
+        small: &Target,
+        view: &wgpu::TextureView,
+        format: wgpu::TextureFormat,
+        viewport: &Viewport,
+        background: Rgba,
+    ) {
+        // An sRGB surface encodes what is written, the clear color too.
+        let (entry, [r, g, b]) = if format.is_srgb() {
+            ("fs_present_srgb", super::linear(background))
+        } else {
+            ("fs_main", [background.r, background.g, background.b])
+        };
+        let clear = wgpu::Color {
+            r: r as f64,
+            g: g as f64,
+            b: b as f64,
+            a: 1.0,
+        };
+        let mut slot = self.present.take();
+        self.blit(&mut slot, small, view, format, entry, area(viewport), clear);
+        self.present = slot;
+    }
+
     /// Draws `small`'s frame onto `large` at `viewport` (a whole scale of
     /// `small`'s size), by nearest texel; the bars around it take
     /// `background`.
@@ -63,13 +105,6 @@ impl Renderer {
         viewport: &Viewport,
         background: Rgba,
     ) {
-        let (w, h) = (viewport.surface.0 as f32, viewport.surface.1 as f32);
-        let area = [
-            viewport.x as f32 / w * 2.0 - 1.0,
-            1.0 - viewport.y as f32 / h * 2.0,
-            viewport.width as f32 / w * 2.0,
-            viewport.height as f32 / h * 2.0,
-        ];
         // The frame's plain view holds encoded values, as the background
         // is given: the bars match what the scene pass clears to.
         let clear = wgpu::Color {
@@ -85,7 +120,7 @@ impl Renderer {
             &large.plain,
             FRAME_FORMAT,
             "fs_main",
-            area,
+            area(viewport),
             clear,
         );
         self.enlarge = slot;
