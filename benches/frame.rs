@@ -2,8 +2,8 @@
 //! (the same report as `moonloop bench`).
 
 fn main() {
-    match moonloop::internals::bench::run(None) {
-        Ok(rows) => moonloop::internals::bench::print(&rows),
+    match moonloop::bench::run(None) {
+        Ok(rows) => moonloop::bench::print(&rows),
         Err(err) => {
             eprintln!("bench: {err}");
             std::process::exit(1);

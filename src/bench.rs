@@ -17,25 +17,15 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::lua::{Budget, Call, Limits, LuaGame};
 
-#[path = "bench/explore.rs"]
 mod explore;
-#[path = "bench/fill.rs"]
 mod fill;
-#[path = "bench/history.rs"]
 mod history;
-#[path = "bench/physics.rs"]
 mod physics;
-#[path = "bench/record.rs"]
 mod record;
-#[path = "bench/render.rs"]
 mod render;
-#[path = "bench/rollback.rs"]
 mod rollback;
-#[path = "bench/screen_cases.rs"]
 mod screen_cases;
-#[path = "bench/sprites.rs"]
 mod sprites;
-#[path = "bench/startup.rs"]
 mod startup;
 
 /// How long one timed batch should take.

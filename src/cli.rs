@@ -266,6 +266,11 @@ struct RunArgs {
     /// that frame's state; in a window, paused on it, to play on or rewind.
     #[arg(long, value_name = "N", requires = "replay", conflicts_with = "frames")]
     until: Option<u64>,
+    /// In a window, Shift+F9 shows (paused) the next frame of history at
+    /// which this Luau expression over `state` and `frame` holds, as
+    /// `moonloop seek` finds it in a replay.
+    #[arg(long, value_name = "EXPR", conflicts_with = "headless")]
+    when: Option<String>,
     /// Reloads scripts when they change (on by default in a window).
     #[arg(long, conflicts_with = "no_watch")]
     watch: bool,
@@ -821,6 +826,11 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
                 fullscreen: args.fullscreen,
                 scale: args.scale,
             },
+            seek: args
+                .when
+                .as_deref()
+                .map(|when| window_seek(&engine, when))
+                .transpose()?,
         };
         window::run(engine, options)?
     };
@@ -840,6 +850,20 @@ fn run(mut args: RunArgs) -> Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// Shift+F9's predicate in a window: `when` compiled in the game's VM,
+/// with the pure libraries only, as `moonloop seek` asks it (R4).
+///
+/// # Errors
+/// The expression does not compile.
+fn window_seek(
+    engine: &Engine<LuaGame>,
+    when: &str,
+) -> Result<(crate::live::Seek<LuaGame>, String)> {
+    let predicate = engine.game().predicate(when)?;
+    let holds = move |game: &LuaGame, frame: u64| game.holds(&predicate, frame);
+    Ok((Box::new(holds), when.to_string()))
 }
 
 /// `moonloop explore`'s arguments.

@@ -14,6 +14,8 @@
 //! | F9 | held, goes back through history a frame a frame; let go, plays on from there (R2) |
 //! | F10 | steps back one frame while paused |
 //! | F12 | runs history again from the frame shown, with the code as it is now (R3) |
+//! | Shift+F9 | shows the next frame where `--when` holds (R4, in live.rs) |
+//! | Shift+F2 | writes a bug report (live.rs) |
 //!
 //! Escape is the game's: the host never quits on a key (close the window,
 //! Ctrl+C in the terminal, or the game's `input:quit()`). With
@@ -50,6 +52,27 @@ pub enum DevKey {
     F10,
     /// Run history again from the frame shown, with the code as it is now.
     F12,
+}
+
+impl DevKey {
+    /// Returns the developer key the host key `key` is, if it is one (F11
+    /// is the player's, never a developer key).
+    pub fn of(key: crate::input::Key) -> Option<DevKey> {
+        Some(match key.name() {
+            "f1" => DevKey::F1,
+            "f2" => DevKey::F2,
+            "f3" => DevKey::F3,
+            "f4" => DevKey::F4,
+            "f5" => DevKey::F5,
+            "f6" => DevKey::F6,
+            "f7" => DevKey::F7,
+            "f8" => DevKey::F8,
+            "f9" => DevKey::F9,
+            "f10" => DevKey::F10,
+            "f12" => DevKey::F12,
+            _ => return None,
+        })
+    }
 }
 
 /// What the window must do after a key or a focus change.
@@ -167,6 +190,14 @@ impl DevControls {
     /// frame, `--until`).
     pub fn start_paused(&mut self) {
         self.user_paused = true;
+    }
+
+    /// Pauses as F5 would, staying paused if already (a seek that found
+    /// its frame shows it paused).
+    pub fn pause(&mut self) -> Act {
+        let was = self.paused();
+        self.user_paused = true;
+        self.transition(was)
     }
 
     /// Takes the release of developer key `key`: letting go of F9 plays

@@ -5,19 +5,97 @@
 //! stepping a [`Game`] (a [`LuaGame`] folder, or one written in Rust) by
 //! a [`Clock`], its pictures made by a [`Compositor`], shown in a window
 //! by [`run_window`]. The modules themselves are not the API: the fuzz
-//! targets, the integration tests and the bench reach into them through
-//! one door, [`internals`], which makes no promises.
+//! targets, the integration tests and the bench reach into them, and no
+//! promises are made about them (they are hidden from these docs).
 #![warn(missing_docs)]
 
+// The host's modules, public for the fuzz targets, the integration tests
+// and the bench; hidden from the docs, and no promises are made about
+// anything in them.
 #[doc(hidden)]
-pub mod internals;
-
-use internals::{
-    assets, bench, cli, clock, color, compositor, config, cues, devkeys, engine, error, explore,
-    headless, history, input, interrupt, lua, overlay, package, physics, playback, record, reload,
-    render, replay, report, save, scaffold, scene, screen, seek, session, soak, sound, state,
-    synctest, tally, terminal, text, viewport, window,
-};
+pub mod assets;
+#[doc(hidden)]
+pub mod bench;
+#[doc(hidden)]
+pub mod cli;
+#[doc(hidden)]
+pub mod clock;
+#[doc(hidden)]
+pub mod color;
+#[doc(hidden)]
+pub mod compositor;
+#[doc(hidden)]
+pub mod config;
+#[doc(hidden)]
+pub mod cues;
+#[doc(hidden)]
+pub mod devkeys;
+#[doc(hidden)]
+pub mod engine;
+#[doc(hidden)]
+pub mod error;
+#[doc(hidden)]
+pub mod explore;
+#[doc(hidden)]
+pub mod headless;
+#[doc(hidden)]
+pub mod history;
+#[doc(hidden)]
+pub mod input;
+#[doc(hidden)]
+pub mod interrupt;
+#[doc(hidden)]
+pub mod live;
+#[doc(hidden)]
+pub mod lua;
+#[doc(hidden)]
+pub mod overlay;
+#[doc(hidden)]
+pub mod package;
+#[doc(hidden)]
+pub mod physics;
+#[doc(hidden)]
+pub mod playback;
+#[doc(hidden)]
+pub mod record;
+#[doc(hidden)]
+pub mod reload;
+#[doc(hidden)]
+pub mod render;
+#[doc(hidden)]
+pub mod replay;
+#[doc(hidden)]
+pub mod report;
+#[doc(hidden)]
+pub mod save;
+#[doc(hidden)]
+pub mod scaffold;
+#[doc(hidden)]
+pub mod scene;
+#[doc(hidden)]
+pub mod screen;
+#[doc(hidden)]
+pub mod seek;
+#[doc(hidden)]
+pub mod session;
+#[doc(hidden)]
+pub mod soak;
+#[doc(hidden)]
+pub mod sound;
+#[doc(hidden)]
+pub mod state;
+#[doc(hidden)]
+pub mod synctest;
+#[doc(hidden)]
+pub mod tally;
+#[doc(hidden)]
+pub mod terminal;
+#[doc(hidden)]
+pub mod text;
+#[doc(hidden)]
+pub mod viewport;
+#[doc(hidden)]
+pub mod window;
 
 pub use cli::main;
 pub use clock::{Clock, ClockSpec, ConstantClock, JitterClock, ListClock, PacedClock, WallClock};

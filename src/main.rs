@@ -5,7 +5,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     // A bug in the host must still end as one line, not a backtrace.
     std::panic::set_hook(Box::new(|info| {
-        if moonloop::internals::error::panic_is_caught() {
+        if moonloop::error::panic_is_caught() {
             return;
         }
         let place = info

@@ -20,11 +20,8 @@ use tiny_skia::Pixmap;
 
 use crate::error::{Error, Result};
 
-#[path = "record/diff.rs"]
 mod diff;
-#[path = "record/ending.rs"]
 mod ending;
-#[path = "record/gif.rs"]
 mod gif_frames;
 
 pub use gif_frames::Differ;

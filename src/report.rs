@@ -1,13 +1,15 @@
 //! The bug report: one folder that carries a session to another machine
 //! (rules R1, H11).
 //!
-//! Shift+F2 in a window writes `moonloop-report-N/`:
+//! Shift+F2 in a window writes `moonloop-report-T-N/`:
 //!
 //! - `replay.txt`: the session from its first frame, as `--record-input`
 //!   would have written it, with every frame's state hash, built from
 //!   history;
 //! - `files.txt`: the BLAKE3 hash of every file of the game, by path;
-//! - `last-10s.gif`: the last ten seconds of history, rendered again;
+//! - `around-N.gif`: about ten seconds of history around frame N, the
+//!   one shown when the report was asked for (five seconds each side
+//!   where history has them), rendered again;
 //! - `README.txt`: how to open it.
 //!
 //! `moonloop run GAME --replay REPORT/replay.txt --until N` opens it at
@@ -30,7 +32,7 @@ const MAX_FILES: usize = 4096;
 /// The largest file hashed; a larger one is listed as `too-large`.
 const MAX_FILE: u64 = 256 << 20;
 
-/// How many seconds of history the GIF shows.
+/// How many seconds of history the GIF shows, around the frame shown.
 const GIF_SECONDS: f64 = 10.0;
 
 /// The most frames the GIF takes (ten seconds of very short frames
@@ -94,7 +96,8 @@ pub fn write<G: Game>(
     };
     write("replay.txt", &replay.to_text())?;
     write("files.txt", &files_text(&hash_files(&folder)))?;
-    let gif_frames = gif(engine, compositor, &dir.join("last-10s.gif"))?;
+    let shown = engine.frame();
+    let gif_frames = gif(engine, compositor, &dir.join(format!("around-{shown}.gif")))?;
     let frames = replay.deltas.len() as u64;
     write(
         "README.txt",
@@ -113,19 +116,16 @@ pub fn write<G: Game>(
     })
 }
 
-/// Renders the last ten seconds of history into a GIF, then shows the
-/// present again; returns the frames written.
+/// Renders about ten seconds of history around the frame shown into a
+/// GIF, then shows that frame again; returns the frames written.
 fn gif<G: Game>(engine: &mut Engine<G>, compositor: &mut Compositor, path: &Path) -> Result<u64> {
     let Some(history) = engine.history() else {
         return Ok(0);
     };
-    let last = history.last();
-    let mut first = last;
-    let mut seconds = 0.0;
-    while first > *history.frames().start() && seconds < GIF_SECONDS && last - first < GIF_FRAMES {
-        seconds += history.entry(first).map_or(0.0, |e| e.dt);
-        first -= 1;
-    }
+    let shown = engine.frame();
+    let (first, last) = around(shown, (*history.frames().start(), history.last()), |f| {
+        history.entry(f).map_or(0.0, |e| e.dt)
+    });
     let deltas: Vec<f64> = (first..=last)
         .map(|f| history.entry(f).map_or(0.0, |e| e.dt))
         .collect();
@@ -145,10 +145,34 @@ fn gif<G: Game>(engine: &mut Engine<G>, compositor: &mut Compositor, path: &Path
         let (picture, _) = compositor.picture(engine, Some(size));
         recorder.push(picture, dt);
     }
-    engine.show(last)?;
+    engine.show(shown)?;
     engine.render_again();
     let summary = recorder.finish()?;
     Ok(summary.frames)
+}
+
+/// Returns the first and last frame of the stretch a report's GIF shows
+/// around frame `shown`, within `frames` (history's oldest and last),
+/// where `dt` gives each frame's delta: up to half of [`GIF_SECONDS`]
+/// after it and the rest before it (after it, near history's start), at
+/// most [`GIF_FRAMES`] in all.
+fn around(shown: u64, (oldest, newest): (u64, u64), dt: impl Fn(u64) -> f64) -> (u64, u64) {
+    let (mut first, mut last) = (shown, shown);
+    let mut seconds = 0.0;
+    while last < newest && seconds < GIF_SECONDS / 2.0 && last - first < GIF_FRAMES / 2 {
+        last += 1;
+        seconds += dt(last);
+    }
+    while first > oldest && seconds < GIF_SECONDS && last - first < GIF_FRAMES {
+        seconds += dt(first);
+        first -= 1;
+    }
+    // Near the start of history, the seconds it lacks before come after.
+    while last < newest && seconds < GIF_SECONDS && last - first < GIF_FRAMES {
+        last += 1;
+        seconds += dt(last);
+    }
+    (first, last)
 }
 
 /// Each file's hash under `root`, by its path there ('/'-separated);
@@ -242,4 +266,29 @@ pub fn check_files(root: &Path, replay: &Path) -> Option<String> {
             String::new()
         }
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_gif_shows_five_seconds_each_side_of_the_frame_shown_where_history_has_them() {
+        // Deltas of half a second (exact in binary): five seconds is ten frames.
+        let half = |_| 0.5;
+        assert_eq!(around(100, (0, 200), half), (90, 110), "5 s each side");
+        assert_eq!(
+            around(195, (0, 200), half),
+            (180, 200),
+            "near the end, more before"
+        );
+        assert_eq!(
+            around(3, (0, 200), half),
+            (0, 20),
+            "near the start, more after"
+        );
+        assert_eq!(around(7, (5, 9), half), (5, 9), "a short history, whole");
+        let (first, last) = around(5000, (0, 10_000), |_| 0.001);
+        assert_eq!(last - first, GIF_FRAMES, "at most {GIF_FRAMES} frames");
+    }
 }

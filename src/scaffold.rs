@@ -11,7 +11,6 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 
-#[path = "scaffold/template_2d.rs"]
 mod template_2d;
 
 /// The templates `moonloop new --template` offers.

@@ -119,9 +119,7 @@ fn history_allocates_nothing_between_keyframes() {
     )]);
     let game = LuaGame::load(dir.path()).unwrap();
     let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
-    engine
-        .keep_history(moonloop::internals::history::DEFAULT_CAP)
-        .unwrap();
+    engine.keep_history(moonloop::history::DEFAULT_CAP).unwrap();
     let space = Key::from_name("space").unwrap();
     let mut frames = |n: u32| {
         for i in 0..n {
@@ -169,8 +167,7 @@ fn batching_textured_models_allocates_nothing() {
     let game = LuaGame::load(dir.path()).unwrap();
     let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
     engine.advance(1).unwrap();
-    let mut renderer =
-        moonloop::internals::render::Renderer::headless().expect("a software adapter");
+    let mut renderer = moonloop::render::Renderer::headless().expect("a software adapter");
     let (scene, assets) = (engine.scene(), engine.assets());
     renderer.batch(scene, assets);
     let n = allocations_in(|| {
@@ -193,7 +190,7 @@ fn pictures_allocate(dir: &std::path::Path) -> u64 {
     let mut frames = |n: u32| {
         for _ in 0..n {
             engine.advance(1).unwrap();
-            moonloop::internals::compositor::screen_picture_into(&mut engine, &mut pixmap);
+            moonloop::compositor::screen_picture_into(&mut engine, &mut pixmap);
         }
     };
     frames(50);
@@ -276,9 +273,7 @@ fn the_mixer_allocates_nothing_as_it_plays() {
     // with fades, a bus moving and voices ending. Commands arrive built;
     // the stream's feeder decodes on another thread (pumped here, outside
     // the count).
-    use moonloop::internals::sound::{
-        Bus, Clip, Command, Mixer, Params, Source, Start, decode, stream, wav,
-    };
+    use moonloop::sound::{Bus, Clip, Command, Mixer, Params, Source, Start, decode, stream, wav};
     use std::sync::Arc;
     let tone: Vec<i32> = (0..8000)
         .map(|i| if (i / 20) % 2 == 0 { 9000 } else { -9000 })

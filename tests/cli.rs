@@ -1087,7 +1087,7 @@ fn a_second_signal_later_ends_the_run_at_once() {
     let began = std::time::Instant::now();
     // SAFETY: signalling a child we spawned.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    std::thread::sleep(moonloop::internals::interrupt::ECHO * 2);
+    std::thread::sleep(moonloop::interrupt::ECHO * 2);
     // SAFETY: as above.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let status = child.wait().unwrap();

@@ -12,7 +12,7 @@ use std::process::Command;
 
 use moonloop::ConstantClock;
 use moonloop::Engine;
-use moonloop::{LuaGame, internals::lua::run_test_file};
+use moonloop::{LuaGame, lua::run_test_file};
 
 fn blocks(text: &str) -> Vec<(String, String, usize)> {
     let mut out = Vec::new();

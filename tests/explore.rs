@@ -97,9 +97,9 @@ fn a_planted_bug_is_found_shrunk_and_replayed() {
 // rule: X3
 #[test]
 fn a_shrunk_plan_is_minimal_no_step_of_it_can_go() {
-    use moonloop::internals::explore::plan::Step;
-    use moonloop::internals::explore::play::play;
-    use moonloop::internals::lua::properties::Properties;
+    use moonloop::explore::plan::Step;
+    use moonloop::explore::play::play;
+    use moonloop::lua::properties::Properties;
     let dir = game(&[("g/main.luau", WALL), ("g/tests/props.luau", WALL_PROPERTY)]);
     let out = explore(
         dir.path(),
@@ -108,8 +108,7 @@ fn a_shrunk_plan_is_minimal_no_step_of_it_can_go() {
     );
     assert_eq!(out.code, 1, "{}", out.stdout);
     let replay =
-        moonloop::internals::replay::Replay::load(&dir.path().join("moonloop-explore/replay.txt"))
-            .unwrap();
+        moonloop::replay::Replay::load(&dir.path().join("moonloop-explore/replay.txt")).unwrap();
     let steps: Vec<Step> = replay
         .script
         .frame_events()

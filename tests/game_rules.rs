@@ -8,9 +8,9 @@ use std::time::Duration;
 use common::{engine, game, json, load_error};
 use moonloop::Engine;
 use moonloop::LuaGame;
-use moonloop::internals::replay::{Replay, ReplayWriter};
+use moonloop::replay::{Replay, ReplayWriter};
 use moonloop::{ClockSpec, ConstantClock};
-use moonloop::{InputEvent, Key, internals::input::Script};
+use moonloop::{InputEvent, Key, input::Script};
 
 // rule: G1
 #[test]

@@ -6,7 +6,7 @@ mod common;
 use std::path::Path;
 
 use common::{Outcome, game, moonloop};
-use moonloop::internals::{compositor::Compositor, history, report};
+use moonloop::{compositor::Compositor, history, report};
 
 /// A game that counts frames and presses, with a NaN from frame 40 on.
 const COUNTER: &str = r#"
@@ -257,14 +257,22 @@ fn a_bug_report_reopens_at_any_frame_and_names_changed_files() {
         eprintln!("no adapter: the report's GIF is not checked here");
         return;
     };
+    // Asked for while frame 40 is shown (scrubbed back in a window): the
+    // replay is the whole session, the GIF is around frame 40, and the
+    // engine is left on frame 40.
+    e.show(40).unwrap();
+    let at_40 = e.game().state_hash().unwrap();
     let folder = dir.path().join("report");
     let written =
         report::write(&mut e, &mut compositor, &folder, &report::Origin::default()).unwrap();
     assert_eq!(written.frames, 90);
-    assert!(written.gif_frames > 0);
-    assert_eq!(e.frame(), 90, "the engine is left where it stood");
-    assert_eq!(e.game().state_hash().unwrap(), at_90);
-    for file in ["replay.txt", "files.txt", "last-10s.gif", "README.txt"] {
+    assert_eq!(
+        written.gif_frames, 91,
+        "frames 0 to 90: all of a short history"
+    );
+    assert_eq!(e.frame(), 40, "the engine is left where it stood");
+    assert_eq!(e.game().state_hash().unwrap(), at_40);
+    for file in ["replay.txt", "files.txt", "around-40.gif", "README.txt"] {
         assert!(folder.join(file).is_file(), "{file}");
     }
     let open = |until: &str| {

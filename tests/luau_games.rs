@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use moonloop::internals::lua::run_test_file;
+use moonloop::lua::run_test_file;
 
 #[test]
 fn every_game_passes_its_luau_tests() {

@@ -281,7 +281,7 @@ fn build_refuses_an_unwritable_path_and_a_broken_game_in_one_line() {
 #[test]
 fn a_zipped_game_folder_runs_like_the_folder() {
     let dir = game(&[("counter/main.luau", COUNTER)]);
-    let zip = moonloop::internals::package::zip_folder(&dir.path().join("counter")).unwrap();
+    let zip = moonloop::package::zip_folder(&dir.path().join("counter")).unwrap();
     std::fs::write(dir.path().join("counter.zip"), zip).unwrap();
     let from_zip = moonloop(&[&["run", "counter.zip"], HEADLESS].concat(), dir.path());
     let from_folder = moonloop(&[&["run", "counter"], HEADLESS].concat(), dir.path());
@@ -314,7 +314,7 @@ fn a_packaged_games_errors_name_the_package_not_its_private_folder() {
         "oops/main.luau",
         "return { update = function(s) error('boom') end }",
     )]);
-    let zip = moonloop::internals::package::zip_folder(&dir.path().join("oops")).unwrap();
+    let zip = moonloop::package::zip_folder(&dir.path().join("oops")).unwrap();
     std::fs::write(dir.path().join("oops.zip"), zip).unwrap();
     let out = moonloop(
         &["run", "oops.zip", "--headless", "--frames", "1"],

@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use moonloop::InputEvent;
-use moonloop::internals::window::pads::Pads;
+use moonloop::window::pads::Pads;
 
 // evdev's event types and codes (<linux/input-event-codes.h>).
 const EV_SYN: u16 = 0x00;

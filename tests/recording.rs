@@ -6,7 +6,7 @@
 mod common;
 
 use common::game;
-use moonloop::internals::headless::Capture;
+use moonloop::headless::Capture;
 use moonloop::{ConstantClock, Engine, LuaGame};
 use tiny_skia::Pixmap;
 
@@ -122,7 +122,7 @@ fn every_recorded_frame_is_the_picture_the_game_drew() {
 // rule: H4
 #[test]
 fn encoding_runs_off_the_frame_s_thread() {
-    use moonloop::internals::record::Recorder;
+    use moonloop::record::Recorder;
     let dir = tempfile::tempdir().unwrap();
     let frame = || {
         let mut p = Pixmap::new(640, 360).unwrap();

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::{engine, game, json};
-use moonloop::internals::reload::Watcher;
+use moonloop::reload::Watcher;
 
 const WAIT: Duration = Duration::from_secs(10);
 
@@ -468,7 +468,7 @@ fn a_late_frame_still_looks_for_edits_before_it_runs() {
     // never look at the watcher, so the fix was never loaded.
     let looping = "return {\n  config = { budget = 0.05 },\n  init = function() return { n = 0 } end,\n  update = function(state)\n    while true do end\n  end,\n}\n";
     let dir = game(&[("main.luau", looping)]);
-    let mut session = moonloop::internals::session::Session::new(engine(dir.path()))
+    let mut session = moonloop::session::Session::new(engine(dir.path()))
         .watch(Some(Watcher::new(dir.path()).unwrap()));
     assert!(
         session.engine_mut().advance(1).is_err(),
@@ -497,7 +497,7 @@ fn every_kind_of_file_the_host_loads_is_watched() {
     // edited font or FLAC was never seen.
     let dir = game(&[("main.luau", "return {}")]);
     let mut watcher = Watcher::new(dir.path()).unwrap();
-    for (name, _) in moonloop::internals::assets::kinds::KINDS
+    for (name, _) in moonloop::assets::kinds::KINDS
         .iter()
         .map(|(ext, kind)| (format!("file.{ext}"), kind))
     {

@@ -394,7 +394,7 @@ fn a_device_that_cannot_view_a_texture_as_srgb_draws_the_same_frame() {
         compositor.draw(&mut engine);
         compositor.read_view()
     };
-    let renderer = || moonloop::internals::render::Renderer::headless().unwrap();
+    let renderer = || moonloop::render::Renderer::headless().unwrap();
     let viewed = frame(&mut Compositor::new(renderer()));
     let apart = frame(&mut Compositor::new(renderer().draw_scene_apart()));
     assert!(

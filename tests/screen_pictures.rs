@@ -282,7 +282,7 @@ fn drawing_errors_name_the_call_and_the_argument() {
 // rule: H5
 #[test]
 fn the_overlay_with_a_wrapped_error_at_fixed_figures() {
-    use moonloop::internals::overlay::{Overlay, Stats};
+    use moonloop::overlay::{Overlay, Stats};
     let mut overlay = Overlay::default();
     for k in 0..120 {
         // Frame times rising from 8 ms to 30 ms, for a graph with a shape.
@@ -311,13 +311,13 @@ fn the_overlay_with_a_wrapped_error_at_fixed_figures() {
 // rule: R2
 #[test]
 fn the_overlay_shows_history_as_a_timeline_the_mouse_can_scrub() {
-    use moonloop::internals::overlay::{Overlay, Stats};
+    use moonloop::overlay::{Overlay, Stats};
     let mut overlay = Overlay::default();
     overlay.visible = true;
     let stats = Stats {
         frame: 1500,
         speed: Some("rewinding (let go of F9 to play on from here)".into()),
-        timeline: Some(moonloop::internals::overlay::Timeline {
+        timeline: Some(moonloop::overlay::Timeline {
             first: 600,
             last: 3600,
             shown: 1500,

@@ -46,7 +46,7 @@ fn square(seconds: f64) -> Vec<u8> {
 }
 
 fn wav(channels: u16, rate: u32, bits: u16, samples: &[i32]) -> Vec<u8> {
-    moonloop::internals::sound::wav::encode(channels, rate, bits, samples)
+    moonloop::sound::wav::encode(channels, rate, bits, samples)
 }
 
 fn sound_game() -> tempfile::TempDir {
@@ -249,8 +249,8 @@ fn a_reload_forgets_the_sounds_it_changed_whoever_runs_the_game() {
     // Headless `--watch --audio` reloaded without telling the sound bank,
     // so a sound removed (or edited) played on as it was. The session
     // reloads for every runner, and the bank forgets.
-    use moonloop::internals::session::Session;
-    use moonloop::internals::sound::{Bank, Player};
+    use moonloop::session::Session;
+    use moonloop::sound::{Bank, Player};
     let dir = game(&[(
         "main.luau",
         "return { update = function(s, input) input:cue('zap') return {} end }",

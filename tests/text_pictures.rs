@@ -10,9 +10,9 @@
 mod common;
 
 use common::{assert_golden, picture};
-use moonloop::internals::assets::Store;
-use moonloop::internals::screen::{Screen, TextSpec};
-use moonloop::internals::viewport::Viewport;
+use moonloop::assets::Store;
+use moonloop::screen::{Screen, TextSpec};
+use moonloop::viewport::Viewport;
 
 fn font(name: &str) -> Vec<u8> {
     std::fs::read(

@@ -625,6 +625,42 @@ fn f10_steps_back_f9_rewinds_and_shift_f2_writes_a_bug_report() {
         "F10 ten times, then F9 for half a second: {recorded} frames, ended at {n}: {stderr}"
     );
     assert!(stderr.contains("wrote moonloop-report-"), "{stderr}");
+    // The GIF is around the frame shown when Shift+F2 was pressed.
+    let gif = report()
+        .unwrap()
+        .join(format!("around-{}.gif", recorded as u64 - 10));
+    assert!(gif.is_file(), "{}: {stderr}", gif.display());
+}
+
+// rule: R4
+#[test]
+fn shift_f9_shows_paused_the_frame_where_when_holds() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let x = Xvfb::start();
+    let dir = game(&[("main.luau", COUNTING)]);
+    let child = spawn(
+        &x,
+        dir.path(),
+        &[
+            "run",
+            ".",
+            "--no-watch",
+            "--print-state",
+            "--when",
+            "state.n == 30",
+        ],
+    );
+    let id = x.window("counting");
+    x.xdotool(&["windowfocus", &id]);
+    // Past frame 30 (a wall clock at about 60 frames a second).
+    std::thread::sleep(Duration::from_millis(1500));
+    x.xdotool(&["key", "--window", &id, "shift+F9"]);
+    std::thread::sleep(Duration::from_millis(500));
+    x.xdotool(&["windowclose", &id]);
+    let (code, stdout, stderr) = finish(child);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("holds at frame 30"), "{stderr}");
+    assert_eq!(number(&stdout, "n"), 30.0, "paused on frame 30: {stdout}");
 }
 
 // rule: R3

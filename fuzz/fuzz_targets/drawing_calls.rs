@@ -81,7 +81,7 @@ fn call(chunk: &[u8]) -> String {
 fn folder() -> &'static tempfile::TempDir {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
     DIR.get_or_init(|| {
-        moonloop::internals::error::forward_uncontained_panics();
+        moonloop::error::forward_uncontained_panics();
         let dir = tempfile::tempdir().unwrap();
         let mut dot = tiny_skia::Pixmap::new(2, 2).unwrap();
         dot.fill(tiny_skia::Color::from_rgba8(200, 40, 40, 255));

@@ -4,9 +4,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use moonloop::internals::color::Rgba;
-use moonloop::internals::screen::Align;
-use moonloop::internals::text::{TextStyle, Typesetter, count_faces};
+use moonloop::color::Rgba;
+use moonloop::screen::Align;
+use moonloop::text::{TextStyle, Typesetter, count_faces};
 use tiny_skia::{Pixmap, Transform};
 
 const TEXTS: [&str; 4] = [
@@ -18,7 +18,7 @@ const TEXTS: [&str; 4] = [
 
 fuzz_target!(|bytes: &[u8]| {
     static HOOK: std::sync::Once = std::sync::Once::new();
-    HOOK.call_once(moonloop::internals::error::forward_uncontained_panics);
+    HOOK.call_once(moonloop::error::forward_uncontained_panics);
     if count_faces(bytes) == 0 {
         return;
     }

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use moonloop::internals::package;
+use moonloop::package;
 
 /// Walks `dir`: every entry is a plain file or folder (no link), and the
 /// files' bytes add up to at most the cap.
@@ -25,7 +25,7 @@ fn check(dir: &Path, total: &mut u64) {
 
 fuzz_target!(|bytes: &[u8]| {
     static HOOK: std::sync::Once = std::sync::Once::new();
-    HOOK.call_once(moonloop::internals::error::forward_uncontained_panics);
+    HOOK.call_once(moonloop::error::forward_uncontained_panics);
     match package::unpack(bytes, "fuzz.zip") {
         Ok(unpacked) => {
             let game = unpacked.game();

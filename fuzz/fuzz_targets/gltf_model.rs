@@ -7,7 +7,7 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use moonloop::internals::assets::gltf;
+use moonloop::assets::gltf;
 
 fn folder() -> &'static tempfile::TempDir {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
@@ -16,7 +16,7 @@ fn folder() -> &'static tempfile::TempDir {
         // indexed a missing accessor; found here). The host contains those
         // panics and refuses the model; only a panic it does not contain
         // is a finding, so libFuzzer's hook sees only those.
-        moonloop::internals::error::forward_uncontained_panics();
+        moonloop::error::forward_uncontained_panics();
         let dir = tempfile::tempdir().unwrap();
         let game = dir.path().join("game");
         std::fs::create_dir_all(&game).unwrap();

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use moonloop::{InputFrame, internals::input::Script};
+use moonloop::{InputFrame, input::Script};
 
 fuzz_target!(|text: &str| {
     match Script::parse(text) {

@@ -4,13 +4,13 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use moonloop::internals::assets::png;
+use moonloop::assets::png;
 
 fuzz_target!(|bytes: &[u8]| {
     // Panics the host contains (a decoder's, the rasterizer's) are refusals,
     // not findings.
     static HOOK: std::sync::Once = std::sync::Once::new();
-    HOOK.call_once(moonloop::internals::error::forward_uncontained_panics);
+    HOOK.call_once(moonloop::error::forward_uncontained_panics);
     match png::decode(bytes) {
         Ok(pixmap) => {
             assert!(pixmap.width() <= png::MAX_SIDE && pixmap.height() <= png::MAX_SIDE);

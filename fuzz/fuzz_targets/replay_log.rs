@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use moonloop::internals::replay::Replay;
+use moonloop::replay::Replay;
 
 fuzz_target!(|text: &str| {
     if let Ok(replay) = Replay::parse(text) {

@@ -3,13 +3,13 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use moonloop::internals::sound::Clip;
+use moonloop::sound::Clip;
 
 fuzz_target!(|bytes: &[u8]| {
     // Panics the host contains (a decoder's, the rasterizer's) are refusals,
     // not findings.
     static HOOK: std::sync::Once = std::sync::Once::new();
-    HOOK.call_once(moonloop::internals::error::forward_uncontained_panics);
+    HOOK.call_once(moonloop::error::forward_uncontained_panics);
     for ext in ["wav", "ogg", "flac"] {
         if let Ok(clip) = Clip::decode(bytes, ext) {
             assert!(clip.frames() > 0 && (1..=2).contains(&clip.channels));

@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use mlua::Lua;
-use moonloop::internals::state;
+use moonloop::state;
 
 fuzz_target!(|bytes: &[u8]| {
     // Texts and byte strings alike: the first byte picks whether the rest

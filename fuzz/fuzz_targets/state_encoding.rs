@@ -85,7 +85,7 @@ fn build(lua: &Lua, bytes: &[u8]) -> mlua::Result<(Value, bool)> {
 /// Whether every table reachable from `value` is frozen.
 fn all_frozen(value: &Value, depth: usize) -> bool {
     let Value::Table(t) = value else { return true };
-    if depth > moonloop::internals::state::MAX_DEPTH + 1 {
+    if depth > moonloop::state::MAX_DEPTH + 1 {
         return true;
     }
     t.is_readonly()
@@ -96,19 +96,19 @@ fn all_frozen(value: &Value, depth: usize) -> bool {
 /// Takes the value the bytes build, with the walk that reads tables in
 /// place or the one that asks the C API about every entry.
 fn take(bytes: &[u8], in_place: bool) -> Option<(Result<(String, String), String>, bool)> {
-    let lua = moonloop::internals::lua::new_vm(moonloop::Limits::default()).expect("a VM");
+    let lua = moonloop::lua::new_vm(moonloop::Limits::default()).expect("a VM");
     if in_place {
-        moonloop::internals::state::install(&lua).expect("installed");
+        moonloop::state::install(&lua).expect("installed");
     } else {
-        moonloop::internals::state::install_asking_the_api(&lua).expect("installed");
+        moonloop::state::install_asking_the_api(&lua).expect("installed");
     }
     let (value, address_keys) = build(&lua, bytes).ok()?;
-    let taken = match moonloop::internals::state::take(&lua, &value) {
+    let taken = match moonloop::state::take(&lua, &value) {
         Ok(()) => {
-            let json = moonloop::internals::state::to_json(&value).expect("a taken state encodes");
-            let hash = moonloop::internals::state::hash(&value).expect("a taken state hashes");
-            assert_eq!(moonloop::internals::state::to_json(&value).unwrap(), json);
-            assert_eq!(moonloop::internals::state::hash(&value).unwrap(), hash);
+            let json = moonloop::state::to_json(&value).expect("a taken state encodes");
+            let hash = moonloop::state::hash(&value).expect("a taken state hashes");
+            assert_eq!(moonloop::state::to_json(&value).unwrap(), json);
+            assert_eq!(moonloop::state::hash(&value).unwrap(), hash);
             assert!(
                 all_frozen(&value, 0),
                 "taken tables are frozen, all the way down"
@@ -118,7 +118,7 @@ fn take(bytes: &[u8], in_place: bool) -> Option<(Result<(String, String), String
         Err(why) => {
             assert!(why.contains("S4") || why.contains("S5"), "{why}");
             // What the refusal left frozen is not taken as checked.
-            let again = moonloop::internals::state::take(&lua, &value);
+            let again = moonloop::state::take(&lua, &value);
             assert_eq!(again.as_ref(), Err(&why), "refused again, alike");
             Err(why)
         }

@@ -484,9 +484,28 @@ impl<G: Game> Engine<G> {
     /// # Errors
     /// History is not kept, a frame run again fails, the re-simulation
     /// limit stops it, or `holds` fails; the present is put back.
-    pub fn seek(&mut self, mut holds: impl FnMut(&G, u64) -> Result<bool>) -> Result<Option<u64>> {
+    pub fn seek(&mut self, holds: impl FnMut(&G, u64) -> Result<bool>) -> Result<Option<u64>> {
+        let oldest = *self.check_kept(self.frame, "seek")?.frames().start();
+        self.seek_from(oldest, holds)
+    }
+
+    /// Finds the first frame of history from `first` on (from its oldest
+    /// when `first` is older) whose state `holds`, as [`Engine::seek`]
+    /// does; `None` when it never holds, or `first` is past history's
+    /// last frame.
+    ///
+    /// # Errors
+    /// As [`Engine::seek`].
+    pub fn seek_from(
+        &mut self,
+        first: u64,
+        mut holds: impl FnMut(&G, u64) -> Result<bool>,
+    ) -> Result<Option<u64>> {
         let history = self.check_kept(self.frame, "seek")?;
-        let (first, last) = (*history.frames().start(), history.last());
+        let (first, last) = (first.max(*history.frames().start()), history.last());
+        if first > last {
+            return Ok(None);
+        }
         let now = self.moment()?;
         let found = self.rebuild(first, false).and_then(|()| {
             if holds(&self.game, first)? {

@@ -264,18 +264,6 @@ impl InputHandle {
         }
     }
 
-    /// Returns the frame's cue log and number, inside `update` only.
-    #[allow(clippy::mut_from_ref)] // a lease, as `Leases::screen` is
-    pub(super) fn cue_log(&self, lua: &Lua) -> mlua::Result<(&mut CueLog, u64)> {
-        self.with(lua, |_| ())?;
-        // SAFETY: as in `with`: lent for the duration of `update`, and
-        // Luau cannot run two input methods at once.
-        Ok((
-            unsafe { &mut *self.leases.cues.get() },
-            self.leases.frame.get(),
-        ))
-    }
-
     fn with<R>(&self, lua: &Lua, f: impl FnOnce(&InputFrame) -> R) -> mlua::Result<R> {
         with_input(&self.leases, lua, f)
     }
@@ -311,6 +299,20 @@ impl InputHandle {
         })?;
         self.names.keep(name, binding);
         Ok(binding)
+    }
+}
+
+impl super::sounds::Cues for InputHandle {
+    /// Returns the frame's cue log and number, inside `update` only.
+    #[allow(clippy::mut_from_ref)] // a lease, as `Leases::screen` is
+    fn cue_log(&self, lua: &Lua) -> mlua::Result<(&mut CueLog, u64)> {
+        self.with(lua, |_| ())?;
+        // SAFETY: as in `with`: lent for the duration of `update`, and
+        // Luau cannot run two input methods at once.
+        Ok((
+            unsafe { &mut *self.leases.cues.get() },
+            self.leases.frame.get(),
+        ))
     }
 }
 

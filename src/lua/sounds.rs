@@ -7,9 +7,20 @@
 use crate::terminal::Number;
 use mlua::{Lua, LuaString, Table, UserDataMethods, Value};
 
-use super::handles::InputHandle;
-use crate::cues::{Action, Cue};
+use crate::cues::{Action, Cue, CueLog};
 use crate::sound::Bus;
+
+/// What the sound actions need of the handle they are added to (the
+/// `input` of `update`): the frame's cue log and number, while the handle
+/// is live. A trait, so that this file need not know the handle's type.
+pub trait Cues {
+    /// Returns the frame's cue log and number.
+    ///
+    /// # Errors
+    /// The handle is used outside its `update` (C3).
+    #[allow(clippy::mut_from_ref)] // a lease, as the handle's own are
+    fn cue_log(&self, lua: &Lua) -> mlua::Result<(&mut CueLog, u64)>;
+}
 
 /// The longest fade, in seconds.
 const MAX_FADE: f64 = 3600.0;
@@ -157,7 +168,7 @@ fn name(lua: &Lua, call: &str, what: &str, s: &LuaString) -> mlua::Result<String
 fn log(
     lua: &Lua,
     call: &str,
-    this: &InputHandle,
+    this: &impl Cues,
     cue: impl FnOnce(&mut crate::cues::CueLog, u64) -> Result<Cue, String>,
 ) -> mlua::Result<()> {
     let (log, frame) = this.cue_log(lua)?;
@@ -167,7 +178,7 @@ fn log(
 
 /// An action on a named sound that is not playing does nothing, and the
 /// author hears of it in one line; the frame goes on.
-fn not_playing(lua: &Lua, this: &InputHandle, call: &str, id: &str) -> mlua::Result<bool> {
+fn not_playing(lua: &Lua, this: &impl Cues, call: &str, id: &str) -> mlua::Result<bool> {
     let (log, _) = this.cue_log(lua)?;
     if log.playing(id).is_some() {
         return Ok(false);
@@ -181,7 +192,7 @@ fn not_playing(lua: &Lua, this: &InputHandle, call: &str, id: &str) -> mlua::Res
 }
 
 /// Adds the sound actions to the `input` handle.
-pub fn add_methods<M: UserDataMethods<InputHandle>>(methods: &mut M) {
+pub fn add_methods<H: Cues + 'static, M: UserDataMethods<H>>(methods: &mut M) {
     methods.add_method(
         "play",
         |lua, this, (id, opts): (LuaString, Option<Table>)| {
@@ -290,7 +301,7 @@ pub fn add_methods<M: UserDataMethods<InputHandle>>(methods: &mut M) {
 /// playing is named in a line and does nothing).
 fn simple(
     lua: &Lua,
-    this: &InputHandle,
+    this: &impl Cues,
     call: &str,
     action: Action,
     id: &str,

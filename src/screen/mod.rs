@@ -22,6 +22,7 @@ pub use sprites::{Sheet, Sprite, SpriteSpec};
 
 use crate::assets::{ImageId, Store};
 use crate::color::Rgba;
+pub use crate::text::Align;
 use crate::text::{LayoutId, TextStyle, Typesetter};
 
 /// How an area or a line is painted.
@@ -91,17 +92,6 @@ pub enum PathOp {
     Cubic(f32, f32, f32, f32, f32, f32),
     /// Close the contour.
     Close,
-}
-
-/// Horizontal alignment of text at its x.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Align {
-    /// x is the left edge.
-    Left,
-    /// x is the center.
-    Center,
-    /// x is the right edge.
-    Right,
 }
 
 #[derive(Debug, Clone)]

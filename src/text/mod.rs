@@ -22,12 +22,22 @@ use tiny_skia::{Mask, PixmapMut, Transform};
 
 use crate::assets::{FontId, Store};
 use crate::color::Rgba;
-use crate::screen::Align;
 use glyphs::Glyphs;
 use layout::{Key, Layouts, Placed};
 
 pub use glyphs::Band;
 pub use layout::MAX_FRAME_GLYPHS;
+
+/// Horizontal alignment of text at its x.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Align {
+    /// x is the left edge.
+    Left,
+    /// x is the center.
+    Center,
+    /// x is the right edge.
+    Right,
+}
 
 /// The most font files one game uses.
 pub const MAX_FONTS: usize = 64;

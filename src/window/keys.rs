@@ -1,29 +1,10 @@
-//! The window's keys: which physical keys are the host's developer keys,
-//! and the host's name (rule H6) for each key a game can read.
+//! The window's keys: the host's name (rule H6) for each physical key,
+//! which the game reads and the developer keys are picked from.
 
 use winit::keyboard::KeyCode;
 
-use crate::devkeys::DevKey;
 #[cfg(test)]
 use crate::input::Key;
-
-/// Returns the developer key `code` is, if it is one.
-pub(super) fn dev_key(code: KeyCode) -> Option<DevKey> {
-    Some(match code {
-        KeyCode::F1 => DevKey::F1,
-        KeyCode::F2 => DevKey::F2,
-        KeyCode::F3 => DevKey::F3,
-        KeyCode::F4 => DevKey::F4,
-        KeyCode::F5 => DevKey::F5,
-        KeyCode::F6 => DevKey::F6,
-        KeyCode::F7 => DevKey::F7,
-        KeyCode::F8 => DevKey::F8,
-        KeyCode::F9 => DevKey::F9,
-        KeyCode::F10 => DevKey::F10,
-        KeyCode::F12 => DevKey::F12,
-        _ => return None,
-    })
-}
 
 /// Returns the host's name for a physical key.
 pub(super) fn key_name(code: KeyCode) -> Option<&'static str> {

@@ -9,24 +9,22 @@
 //! developer keys are `devkeys.rs`'s.
 
 use crate::terminal::tell;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use winit::application::ApplicationHandler;
-use winit::dpi::PhysicalPosition;
 use winit::event::{ElementState, Ime, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
-use winit::keyboard::{KeyCode, PhysicalKey};
+use winit::keyboard::PhysicalKey;
 use winit::window::{Window, WindowId};
 
 use crate::compositor::{Compositor, Steps};
-use crate::devkeys::{Act, DevControls};
 use crate::engine::{Engine, Game};
 use crate::error::{Error, Result};
-use crate::headless;
 use crate::input::{InputEvent, Key};
-use crate::overlay::{Overlay, Stats};
+use crate::live::{Live, Request, Seek};
+use crate::overlay::Overlay;
 use crate::record::Recorder;
 use crate::reload::Watcher;
 use crate::render::Renderer;
@@ -39,18 +37,13 @@ mod look;
 pub mod padmap;
 pub mod pads;
 
-use keys::{dev_key, key_name};
+use keys::key_name;
 pub use look::Choice;
 use look::Look;
 use pads::Pads;
 
-/// The longest F12 runs the past again before it stops, changing nothing:
-/// a window that froze for a minute on a looping game was no answer.
-const RERUN_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
-
 /// How a windowed run behaves.
-#[derive(Debug, Default)]
-pub struct Options {
+pub struct Options<G> {
     /// Record from the start to this path.
     pub record: Option<PathBuf>,
     /// Reload files as they change.
@@ -66,6 +59,23 @@ pub struct Options {
     pub origin: crate::report::Origin,
     /// The player's fullscreen and window scale.
     pub look: Choice,
+    /// What Shift+F9 seeks (`--when`), and the expression as typed.
+    pub seek: Option<(Seek<G>, String)>,
+}
+
+impl<G> Default for Options<G> {
+    fn default() -> Self {
+        Options {
+            record: None,
+            watcher: None,
+            frames: None,
+            audio: String::new(),
+            paused: false,
+            origin: crate::report::Origin::default(),
+            look: Choice::default(),
+            seek: None,
+        }
+    }
 }
 
 struct Gpu {
@@ -76,42 +86,21 @@ struct Gpu {
 }
 
 struct App<G: Game> {
-    /// The game and what lives around it: the one place frames are
-    /// driven from (the window only feeds it events and presents).
-    session: Session<G>,
-    options: Options,
+    /// The session in a person's hands: the window only turns events
+    /// into its calls and presents what a frame drew.
+    live: Live<G>,
+    choice: Choice,
     instance: wgpu::Instance,
     gpu: Option<Gpu>,
     overlay: Overlay,
-    dev: DevControls,
     recorder: Option<Recorder>,
-    started: Instant,
-    next_tick: Instant,
-    tick_interval: Duration,
-    /// F6 asked for one frame.
-    step: bool,
     screenshots: u32,
-    last_error: Option<String>,
     fatal: Option<Error>,
-    start_frame: u64,
     /// What the window shows of the config, to follow it after a reload;
     /// set when the window opens.
     look: Option<Look>,
     /// The gamepads, looked for once a second.
     pads: Pads,
-    /// The first frame the last run from the past changed (F12, R3).
-    changed_at: Option<u64>,
-    /// The timeline is being dragged with the mouse.
-    scrubbing: bool,
-    /// Whether a Shift key is held.
-    shift: bool,
-    /// Bug reports written.
-    reports: u32,
-    /// When F9 held goes back the next frame.
-    /// When F9 held began going back, and how many frames it has gone:
-    /// it goes back at 60 frames a second of wall time, whatever the
-    /// window's own frame rate (at 45 it went 45).
-    rewind: Option<(Instant, u64)>,
     /// Where the overlay panel was last drawn, in surface pixels.
     panel_at: Option<(i32, i32)>,
     /// The pointer, in surface pixels.
@@ -124,7 +113,7 @@ struct App<G: Game> {
 /// # Errors
 /// There is no display (the message suggests `--headless`), or no
 /// graphics adapter can draw to the window.
-pub fn run<G: Game>(engine: Engine<G>, options: Options) -> Result<(Engine<G>, ErrorTally)> {
+pub fn run<G: Game>(engine: Engine<G>, options: Options<G>) -> Result<(Engine<G>, ErrorTally)> {
     check_display()?;
     crate::interrupt::install();
     let event_loop = EventLoop::new()?;
@@ -132,45 +121,30 @@ pub fn run<G: Game>(engine: Engine<G>, options: Options) -> Result<(Engine<G>, E
         Some(path) => Some(Recorder::start(path, false)?),
         None => None,
     };
-    let start_frame = engine.frame();
-    let mut dev = DevControls::new(engine.config().dev_controls);
-    let mut engine = engine;
-    if options.paused {
-        dev.start_paused();
-        engine.pause();
-    }
     let sound = Player::for_device(&options.audio, Bank::new(engine.config().sounds.clone()))
         .map_err(crate::Error::Usage)?;
-    let mut options = options;
     let session = Session::new(engine)
-        .watch(options.watcher.take())
+        .watch(options.watcher)
         .sound(Some(sound));
+    let live = Live::new(session, Instant::now())
+        .paused(options.paused)
+        .close_after(options.frames)
+        .seek(options.seek)
+        .origin(options.origin);
     let mut app = App {
-        session,
-        options,
+        live,
+        choice: options.look,
         instance: wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(
             Box::new(event_loop.owned_display_handle()),
         )),
         gpu: None,
         overlay: Overlay::default(),
-        dev,
         recorder,
-        started: Instant::now(),
-        next_tick: Instant::now(),
-        tick_interval: headless::WALL_TICK,
-        step: false,
         screenshots: 0,
-        last_error: None,
         fatal: None,
-        start_frame,
         look: None,
         pads: Pads::new(),
-        changed_at: None,
-        scrubbing: false,
         panel_at: None,
-        rewind: None,
-        shift: false,
-        reports: 0,
         cursor: (0.0, 0.0),
         closing: false,
     };
@@ -183,7 +157,7 @@ pub fn run<G: Game>(engine: Engine<G>, options: Options) -> Result<(Engine<G>, E
     if let Some(recorder) = app.recorder.take() {
         report_recording(recorder);
     }
-    app.session.finish()
+    app.live.finish().finish()
 }
 
 /// Says whether there is a display to open a window on.
@@ -220,12 +194,10 @@ pub fn report_recording(recorder: Recorder) {
 
 impl<G: Game> App<G> {
     fn create(&mut self, event_loop: &ActiveEventLoop) -> Result<()> {
-        let root = self.session.engine().game().folder();
-        let (look, attributes, warning) = Look::open(
-            self.session.engine().config(),
-            root.as_deref(),
-            &self.options.look,
-        );
+        let engine = self.live.engine();
+        let root = engine.game().folder();
+        let (look, attributes, warning) =
+            Look::open(engine.config(), root.as_deref(), &self.choice);
         if let Some(warning) = warning {
             tell!("moonloop: {warning}");
         }
@@ -252,14 +224,14 @@ impl<G: Game> App<G> {
         surface_config.present_mode = look.present_mode();
         self.look = Some(look);
         surface.configure(renderer.device(), &surface_config);
-        self.session
-            .engine_mut()
-            .set_surface(surface_config.width, surface_config.height);
+        self.live
+            .resize(surface_config.width, surface_config.height);
         if let Some(rate) = window
             .current_monitor()
             .and_then(|m| m.refresh_rate_millihertz())
         {
-            self.tick_interval = Duration::from_secs_f64(1000.0 / rate.max(1000) as f64);
+            self.live
+                .set_tick_interval(Duration::from_secs_f64(1000.0 / rate.max(1000) as f64));
         }
         self.gpu = Some(Gpu {
             window,
@@ -277,215 +249,25 @@ impl<G: Game> App<G> {
         gpu.config.height = height.clamp(1, max);
         gpu.surface
             .configure(gpu.compositor.renderer().device(), &gpu.config);
-        self.session
-            .engine_mut()
-            .set_surface(gpu.config.width, gpu.config.height);
-        gpu.window.request_redraw();
+        self.live.resize(gpu.config.width, gpu.config.height);
     }
 
-    fn apply(&mut self, act: Act) {
-        match act {
-            Act::Redraw => {}
-            Act::Screenshot => self.screenshot(),
-            Act::ToggleRecording => self.toggle_recording(),
-            Act::Pause => self.session.engine_mut().pause(),
-            Act::Resume => self.session.engine_mut().resume(),
-            Act::Step => {
-                // Back in history, F6 steps forward through what was
-                // recorded, keeping the future; past its end, it runs a
-                // new frame live.
-                let ahead = self
-                    .session
-                    .engine()
-                    .history()
-                    .is_some_and(|h| self.session.engine().frame() < h.last());
-                if ahead {
-                    let next = self.session.engine().frame() + 1;
-                    self.show(next);
-                } else {
-                    self.step = true;
+    /// Does what only the window can do for a person's input.
+    fn fulfil(&mut self, request: Option<Request>) {
+        let Some(request) = request else { return };
+        match request {
+            Request::Fullscreen => {
+                if let Some(gpu) = &self.gpu {
+                    look::toggle_fullscreen(&gpu.window);
                 }
             }
-            Act::Scale(scale) => self.session.engine_mut().set_time_scale(scale),
-            Act::Rewind(true) => self.session.engine_mut().pause(),
-            Act::Rewind(false) => {
-                if !self.dev.paused() {
-                    self.session.engine_mut().resume();
+            Request::Screenshot => self.screenshot(),
+            Request::ToggleRecording => self.toggle_recording(),
+            Request::Report => {
+                if let Some(gpu) = &mut self.gpu {
+                    self.live.report(&mut gpu.compositor, Path::new(""));
                 }
             }
-            Act::StepBack => self.go_back(1),
-            Act::RunAgain => self.run_again(),
-        }
-        if let Some(gpu) = &self.gpu {
-            gpu.window.request_redraw();
-        }
-    }
-
-    fn key(&mut self, code: KeyCode, pressed: bool, repeat: bool) {
-        // F11 is the player's, whatever the game's dev controls say.
-        if code == KeyCode::F11 {
-            if pressed
-                && !repeat
-                && let Some(gpu) = &self.gpu
-            {
-                look::toggle_fullscreen(&gpu.window);
-            }
-            return;
-        }
-        if code == KeyCode::F2 && self.shift && self.dev.enabled {
-            if pressed && !repeat {
-                self.report();
-            }
-            return;
-        }
-        if let Some(dev) = dev_key(code)
-            && self.dev.enabled
-        {
-            if pressed
-                && !repeat
-                && let Some(act) = self.dev.key(dev)
-            {
-                self.apply(act);
-            }
-            if !pressed && let Some(act) = self.dev.release(dev) {
-                self.apply(act);
-            }
-            return;
-        }
-        if repeat {
-            return;
-        }
-        if let Some(key) = key_name(code).and_then(Key::from_name) {
-            let event = if pressed {
-                InputEvent::Press(key)
-            } else {
-                InputEvent::Release(key)
-            };
-            self.session.engine_mut().input_mut().push(event);
-        }
-    }
-
-    /// Shows the frame `frames` before the one shown, drawn by the current
-    /// `render` (R2); at the start of history it stays there.
-    fn go_back(&mut self, frames: u64) {
-        if self.session.engine().history().is_none() {
-            return;
-        }
-        let oldest = self
-            .session
-            .engine()
-            .history()
-            .map_or(0, |h| *h.frames().start());
-        let target = self
-            .session
-            .engine()
-            .frame()
-            .saturating_sub(frames)
-            .max(oldest);
-        self.show(target);
-    }
-
-    /// Shows frame `frame` of history.
-    fn show(&mut self, frame: u64) {
-        match self.session.engine_mut().show(frame) {
-            Ok(()) => self.session.engine_mut().render_again(),
-            Err(err) => self.last_error = Some(crate::terminal::line(&err.to_string())),
-        }
-        if let Some(gpu) = &self.gpu {
-            gpu.window.request_redraw();
-        }
-    }
-
-    /// Runs the recorded frames again from the keyframe at or before the
-    /// frame shown, with the code as it is now, and marks the first frame
-    /// whose state differs from the old run's (R3).
-    fn run_again(&mut self) {
-        let Some(history) = self.session.engine().history() else {
-            return;
-        };
-        let from = history
-            .keyframe_frames()
-            .filter(|&k| k <= self.session.engine().frame())
-            .last()
-            .unwrap_or(0);
-        let last = history.last();
-        // The person who pressed F12 waits for it: it runs at most so long.
-        let until = std::time::Instant::now() + RERUN_LIMIT;
-        self.session
-            .engine_mut()
-            .set_resimulation_limit(Some(Box::new(move || {
-                (std::time::Instant::now() > until).then(|| {
-                format!(
-                    "F12 ran the past again for {} s and stopped (a frame that takes long, or a \
-                     loop that never ends?); nothing changed",
-                    RERUN_LIMIT.as_secs()
-                )
-            })
-            })));
-        let rerun = self.session.engine_mut().reload_from(&[], from);
-        self.session.engine_mut().set_resimulation_limit(None);
-        match rerun {
-            Ok((_, changed)) => {
-                self.changed_at = changed;
-                match changed {
-                    Some(frame) => tell!(
-                        "ran frames {} to {last} again: the state first differs at frame {frame}",
-                        from + 1
-                    ),
-                    None => tell!(
-                        "ran frames {} to {last} again: no frame's state differs",
-                        from + 1
-                    ),
-                }
-                self.session.engine_mut().render_again();
-            }
-            Err(err) => {
-                let line = crate::terminal::line(&err.to_string());
-                tell!("moonloop: {line}");
-                self.last_error = Some(line);
-            }
-        }
-    }
-
-    /// Writes a bug report folder (Shift+F2): the replay of the session,
-    /// its files' hashes and a GIF of the last ten seconds.
-    fn report(&mut self) {
-        let Some(gpu) = &mut self.gpu else { return };
-        self.reports += 1;
-        let dir = PathBuf::from(format!(
-            "moonloop-report-{}-{}",
-            self.started.elapsed().as_secs(),
-            self.reports
-        ));
-        tell!("writing a bug report to {}", dir.display());
-        match crate::report::write(
-            self.session.engine_mut(),
-            &mut gpu.compositor,
-            &dir,
-            &self.options.origin,
-        ) {
-            Ok(w) => tell!(
-                "wrote {}: {} frames of replay, {} of GIF (open it with moonloop run GAME --replay {}/replay.txt --until N)",
-                w.dir.display(),
-                w.frames,
-                w.gif_frames,
-                w.dir.display()
-            ),
-            Err(err) => {
-                let line = crate::terminal::line(&err.chain());
-                tell!("moonloop: no bug report: {line}");
-                self.last_error = Some(line);
-            }
-        }
-    }
-
-    /// Queues typed text for the next frame's `input:text()`.
-    fn type_text(&mut self, text: &str) {
-        for piece in crate::input::TextPiece::split(text) {
-            self.session
-                .engine_mut()
-                .input_mut()
-                .push(InputEvent::Text(piece));
         }
     }
 
@@ -493,7 +275,8 @@ impl<G: Game> App<G> {
     /// logical size, no overlay, no letterbox bars.
     fn screenshot(&mut self) {
         let Some(gpu) = &mut self.gpu else { return };
-        let (picture, _) = gpu.compositor.picture(self.session.engine_mut(), None);
+        let engine = self.live.session_mut().engine_mut();
+        let (picture, _) = gpu.compositor.picture(engine, None);
         self.screenshots += 1;
         let path = PathBuf::from(format!("moonloop-screenshot-{}.png", self.screenshots));
         match picture.save_png(&path) {
@@ -508,7 +291,7 @@ impl<G: Game> App<G> {
             None => {
                 let path = PathBuf::from(format!(
                     "moonloop-recording-{}.png",
-                    self.started.elapsed().as_secs()
+                    self.live.started().elapsed().as_secs()
                 ));
                 match Recorder::start(&path, false) {
                     Ok(r) => {
@@ -526,27 +309,10 @@ impl<G: Game> App<G> {
             return;
         }
         let began = Instant::now();
-        let mut rewound = false;
-        if self.dev.rewinding {
-            let (since, gone) = *self.rewind.get_or_insert((began, 0));
-            let due = ((began - since).as_secs_f64() / crate::engine::STEP_DELTA) as u64 + 1;
-            if due > gone {
-                self.go_back(due - gone);
-                self.rewind = Some((since, due));
-                rewound = true;
-            }
-        } else {
-            self.rewind = None;
-        }
-        let turn = self.session.tick(began, std::mem::take(&mut self.step));
-        let delivered = turn.delivered;
-        if delivered {
-            // A frame that ran cleanly clears the overlay's last error.
-            self.last_error = turn.trouble;
-        }
+        let shown = self.live.frame(began);
         let Some(gpu) = &mut self.gpu else { return };
         if let Some(look) = &mut self.look {
-            let game = self.session.engine().game();
+            let game = self.live.engine().game();
             let (vsync, warning) = look.follow(&gpu.window, game.config(), || game.folder());
             if let Some(warning) = warning {
                 tell!("moonloop: {warning}");
@@ -557,46 +323,20 @@ impl<G: Game> App<G> {
                     .configure(gpu.compositor.renderer().device(), &gpu.config);
             }
         }
-        let stats = Stats {
-            frame_secs: began.elapsed().as_secs_f64(),
-            dt: self.session.engine().last_dt(),
-            frame: self.session.engine().frame(),
-            simulated: self.session.engine().time(),
-            wall: self.started.elapsed().as_secs_f64(),
-            recording: self
-                .recorder
-                .as_ref()
-                .map(|r| (r.path().display().to_string(), r.dropped())),
-            speed: self.dev.status(),
-            sound: self.dev.overlay.then(|| {
-                self.session
-                    .player()
-                    .map(Player::status)
-                    .unwrap_or_default()
-            }),
-            error: self
-                .session
-                .engine()
-                .reload_error()
-                .map(str::to_string)
-                .or_else(|| self.last_error.clone()),
-            timeline: self
-                .session
-                .engine()
-                .history()
-                .map(|h| crate::overlay::Timeline {
-                    first: *h.frames().start(),
-                    last: h.last(),
-                    shown: self.session.engine().frame(),
-                    changed: self.changed_at,
-                }),
-        };
-        self.overlay.visible = self.dev.overlay;
+        let recording = self
+            .recorder
+            .as_ref()
+            .map(|r| (r.path().display().to_string(), r.dropped()));
+        let stats = self
+            .live
+            .stats(began, began.elapsed().as_secs_f64(), recording);
+        self.overlay.visible = self.live.dev().overlay;
         let scale = gpu.window.scale_factor() as f32;
         let surface = (gpu.config.width, gpu.config.height);
         let panel = self.overlay.draw(&stats, scale);
+        let corner = self.live.dev().corner;
         let overlay = panel.map(|p| {
-            let (x, y) = self.dev.corner.place((p.width(), p.height()), surface);
+            let (x, y) = corner.place((p.width(), p.height()), surface);
             (p, x, y)
         });
         self.panel_at = overlay.as_ref().map(|(_, x, y)| (*x, *y));
@@ -615,12 +355,16 @@ impl<G: Game> App<G> {
         let steps = Steps {
             // The recorder takes delivered frames, and the past ones F9
             // shows: a paused game records nothing.
-            record: self.recorder.as_mut().filter(|_| delivered || rewound),
+            record: self
+                .recorder
+                .as_mut()
+                .filter(|_| shown.delivered || shown.rewound),
             overlay,
             present: view.as_ref().map(|v| (v, gpu.config.format)),
         };
-        if let Some(fault) = gpu.compositor.frame(self.session.engine_mut(), steps) {
-            self.last_error = Some(self.session.report(&fault));
+        let engine = self.live.session_mut().engine_mut();
+        if let Some(fault) = gpu.compositor.frame(engine, steps) {
+            self.live.fault(&fault);
         }
         if let Some(texture) = texture {
             gpu.window.pre_present_notify();
@@ -630,15 +374,9 @@ impl<G: Game> App<G> {
             began
                 .elapsed()
                 .as_secs_f64()
-                .max(self.tick_interval.as_secs_f64()),
+                .max(self.live.tick_interval().as_secs_f64()),
         );
-        let quit = self.session.engine().game().wants_to_quit();
-        if quit
-            || self
-                .options
-                .frames
-                .is_some_and(|n| self.session.engine().frame() - self.start_frame >= n)
-        {
+        if shown.close {
             self.close(event_loop);
         }
     }
@@ -652,6 +390,14 @@ impl<G: Game> App<G> {
             gpu.window.set_visible(false);
         }
         event_loop.exit();
+    }
+
+    /// Returns the frame of the overlay's timeline under the pointer.
+    fn timeline_frame(&self) -> Option<u64> {
+        let (px, py) = self.panel_at?;
+        let (x, y) = self.cursor;
+        self.overlay
+            .timeline_frame((x - px as f64) as f32, (y - py as f64) as f32)
     }
 }
 
@@ -671,17 +417,14 @@ impl<G: Game> ApplicationHandler for App<G> {
             // run ends, and nothing draws to the window again.
             WindowEvent::CloseRequested | WindowEvent::Destroyed => self.close(event_loop),
             WindowEvent::Resized(size) => self.resize(size.width, size.height),
-            WindowEvent::Focused(focused) => {
-                let act = self
-                    .dev
-                    .focus(focused, self.session.engine().config().pause_on_blur);
-                // Pausing and resuming restarts the clock: the first delta
-                // after focus returns is 0 (K1).
-                self.apply(act);
-            }
+            WindowEvent::Focused(focused) => self.live.focus(focused),
             WindowEvent::KeyboardInput { event, .. } => {
-                if let PhysicalKey::Code(code) = event.physical_key {
-                    self.key(code, event.state == ElementState::Pressed, event.repeat);
+                if let PhysicalKey::Code(code) = event.physical_key
+                    && let Some(key) = key_name(code).and_then(Key::from_name)
+                {
+                    let pressed = event.state == ElementState::Pressed;
+                    let request = self.live.key(key, pressed, event.repeat);
+                    self.fulfil(request);
                 }
                 // Typed text comes with the press, repeats included (a held
                 // key types again); an input method's composed text comes
@@ -689,26 +432,19 @@ impl<G: Game> ApplicationHandler for App<G> {
                 if event.state == ElementState::Pressed
                     && let Some(text) = &event.text
                 {
-                    self.type_text(text);
+                    self.live.text(text);
                 }
             }
-            WindowEvent::Ime(Ime::Commit(text)) => self.type_text(&text),
-            WindowEvent::ModifiersChanged(modifiers) => self.shift = modifiers.state().shift_key(),
+            WindowEvent::Ime(Ime::Commit(text)) => self.live.text(&text),
+            WindowEvent::ModifiersChanged(modifiers) => {
+                self.live.shift(modifiers.state().shift_key());
+            }
             WindowEvent::CursorMoved { position, .. } => {
                 self.cursor = (position.x, position.y);
-                if self.scrubbing {
-                    if let Some(frame) = self.timeline_frame() {
-                        self.show(frame);
-                    }
-                } else {
-                    self.pointer(position);
-                }
+                let timeline = self.timeline_frame();
+                self.live.pointer(self.cursor, timeline);
             }
-            WindowEvent::CursorLeft { .. } => self
-                .session
-                .engine_mut()
-                .input_mut()
-                .push(InputEvent::Leave),
+            WindowEvent::CursorLeft { .. } => self.live.input(InputEvent::Leave),
             WindowEvent::MouseInput { state, button, .. } => {
                 let name = match button {
                     MouseButton::Left => "mouse_left",
@@ -716,26 +452,17 @@ impl<G: Game> ApplicationHandler for App<G> {
                     MouseButton::Middle => "mouse_middle",
                     _ => return,
                 };
-                if self.scrub(name, state == ElementState::Pressed) {
-                    return;
-                }
                 let key = Key::from_name(name).expect("mouse buttons are keys");
-                let event = if state == ElementState::Pressed {
-                    InputEvent::Press(key)
-                } else {
-                    InputEvent::Release(key)
-                };
-                self.session.engine_mut().input_mut().push(event);
+                let timeline = self.timeline_frame();
+                self.live
+                    .button(key, state == ElementState::Pressed, timeline);
             }
             WindowEvent::MouseWheel { delta, .. } => {
                 let (dx, dy) = match delta {
                     MouseScrollDelta::LineDelta(x, y) => (x as f64, y as f64),
                     MouseScrollDelta::PixelDelta(p) => (p.x / 20.0, p.y / 20.0),
                 };
-                self.session
-                    .engine_mut()
-                    .input_mut()
-                    .push(InputEvent::Wheel(dx, dy));
+                self.live.input(InputEvent::Wheel(dx, dy));
             }
             WindowEvent::RedrawRequested => self.frame(event_loop),
             _ => {}
@@ -746,98 +473,18 @@ impl<G: Game> ApplicationHandler for App<G> {
         if crate::interrupt::requested() {
             return self.close(event_loop);
         }
-        if let Some(reloaded) = self.session.look_for_edits() {
-            match reloaded {
-                // The developer keys follow the config, as all else does.
-                Ok(_) => self.dev.enabled = self.session.engine().config().dev_controls,
-                Err(line) => self.last_error = Some(line),
-            }
-            if let Some(gpu) = &self.gpu {
-                gpu.window.request_redraw();
-            }
-        }
         let now = Instant::now();
-        let input = self.session.engine_mut().input_mut();
+        let input = self.live.session_mut().engine_mut().input_mut();
         self.pads.poll(now, |event| input.push(event));
-        // A paused game waits for events (a key, a resize, an edit): it
-        // has nothing to draw until one comes.
-        if self.session.engine().is_paused() && !self.step && !self.dev.rewinding {
-            let flow = if self.session.is_watching() {
-                ControlFlow::WaitUntil(now + Duration::from_millis(50))
-            } else {
-                ControlFlow::Wait
-            };
-            return event_loop.set_control_flow(flow);
-        }
-        let due = self.session.engine().next_due().unwrap_or(self.next_tick);
-        if now >= due || self.step {
-            self.next_tick = (self.next_tick + self.tick_interval).max(now);
-            if let Some(gpu) = &self.gpu {
-                gpu.window.request_redraw();
-            }
-        }
-        let wake = self
-            .session
-            .engine()
-            .next_due()
-            .unwrap_or(self.next_tick)
-            .max(now + Duration::from_micros(500));
-        // Wake early enough to reload an edit promptly, and to see a
-        // Ctrl+C.
-        let wake = if self.session.is_watching() {
-            wake.min(now + Duration::from_millis(4))
-        } else {
-            wake.min(now + Duration::from_millis(100))
-        };
-        event_loop.set_control_flow(ControlFlow::WaitUntil(wake));
-    }
-}
-
-impl<G: Game> App<G> {
-    /// Returns the frame of the overlay's timeline under the pointer.
-    fn timeline_frame(&self) -> Option<u64> {
-        let (px, py) = self.panel_at?;
-        let (x, y) = self.cursor;
-        self.overlay
-            .timeline_frame((x - px as f64) as f32, (y - py as f64) as f32)
-    }
-
-    /// Takes a left button on the overlay's timeline: pressed, it pauses
-    /// and shows the frame under the pointer, and dragging scrubs;
-    /// released, the game plays on from there unless F5 paused it (R2).
-    /// Returns whether the button was the timeline's, not the game's.
-    fn scrub(&mut self, button: &str, pressed: bool) -> bool {
-        if button != "mouse_left" {
-            return false;
-        }
-        if pressed {
-            let Some(frame) = self.timeline_frame() else {
-                return false;
-            };
-            self.scrubbing = true;
-            self.session.engine_mut().pause();
-            self.show(frame);
-            return true;
-        }
-        if !std::mem::take(&mut self.scrubbing) {
-            return false;
-        }
-        if !self.dev.paused() {
-            self.session.engine_mut().resume();
-        }
-        true
-    }
-
-    fn pointer(&mut self, position: PhysicalPosition<f64>) {
-        let event = match self
-            .session
-            .engine()
-            .viewport()
-            .to_logical((position.x, position.y))
+        let wake = self.live.wake(now);
+        if wake.redraw
+            && let Some(gpu) = &self.gpu
         {
-            Some((x, y)) => InputEvent::Move(x, y),
-            None => InputEvent::Leave,
-        };
-        self.session.engine_mut().input_mut().push(event);
+            gpu.window.request_redraw();
+        }
+        event_loop.set_control_flow(match wake.until {
+            Some(until) => ControlFlow::WaitUntil(until),
+            None => ControlFlow::Wait,
+        });
     }
 }

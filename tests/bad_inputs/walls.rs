@@ -570,13 +570,13 @@ fn host_memory() -> Vec<Row> {
             .first("sound `noise.ogg`: `noise.ogg`: not an Ogg Vorbis file", 1)
             .survives(RAN),
         Row::new("a new streamed sound every frame, twice (files, rings and threads without end)")
-            .file("g/m.wav", moonloop::internals::sound::wav::encode(1, 8000, 8, &[10; 800]))
+            .file("g/m.wav", moonloop::sound::wav::encode(1, 8000, 8, &[10; 800]))
             .update("input:play('a' .. state.n, { sound = 'm.wav', bus = 'music', loop = true }) input:play('b' .. state.n, { sound = 'm.wav', bus = 'music', loop = true })")
             .args(&["run", "g", "--headless", "--clock", "constant:1/60", "--frames", "6", "--print-state", "--audio", "g/out.wav"])
             .first("sound `m.wav`: at most 8 streamed sounds play at once (H10); stop one first", 1)
             .survives("{\n  \"n\": 6\n}"),
         Row::new("three streams started in one frame")
-            .file("g/m.wav", moonloop::internals::sound::wav::encode(1, 8000, 8, &[10; 800]))
+            .file("g/m.wav", moonloop::sound::wav::encode(1, 8000, 8, &[10; 800]))
             .update("for i = 1, 3 do input:play('s' .. i, { sound = 'm.wav', bus = 'music' }) end")
             .args(&[RUN, &["--audio", "g/out.wav"]].concat())
             .first("sound `m.wav`: a frame starts at most 2 streamed sounds (H10)", 1)
