@@ -12,11 +12,12 @@ use std::sync::Mutex;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::capture::Capture;
 use crate::clock::ClockSpec;
 use crate::config::Scaling;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::headless::{self, Capture};
+use crate::headless;
 use crate::input::Script;
 use crate::lua::{LuaGame, TestReport, run_test_file_with};
 use crate::reload::Watcher;

@@ -7,43 +7,8 @@
 
 use std::time::{Duration, Instant};
 
-use crate::compositor::{Compositor, Steps};
-use crate::engine::{Engine, Game};
-use crate::record::Recorder;
+use crate::engine::Game;
 use crate::session::Session;
-
-/// What a run records each delivered frame with (step 8).
-pub struct Capture {
-    /// Draws the frame.
-    pub compositor: Compositor,
-    /// Takes it.
-    pub recorder: Recorder,
-}
-
-impl Capture {
-    /// Starts recording to `path` on a headless compositor; `blocking` as
-    /// for [`Recorder::start`].
-    ///
-    /// # Errors
-    /// No adapter, or the path cannot be written.
-    pub fn start(path: &std::path::Path, blocking: bool) -> crate::Result<Capture> {
-        let recorder = Recorder::start(path, blocking)?;
-        Ok(Capture {
-            compositor: Compositor::headless()?,
-            recorder,
-        })
-    }
-
-    /// Draws `engine`'s last frame and hands it to the recorder; returns
-    /// what went wrong drawing it, if anything did.
-    pub fn take<G: Game>(&mut self, engine: &mut Engine<G>) -> Option<crate::Error> {
-        let steps = Steps {
-            record: Some(&mut self.recorder),
-            ..Steps::default()
-        };
-        self.compositor.frame(engine, steps)
-    }
-}
 
 /// The cadence a headless wall clock is ticked at, standing in for a display.
 pub const WALL_TICK: Duration = Duration::from_nanos(16_666_667);

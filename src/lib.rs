@@ -17,6 +17,8 @@ pub mod assets;
 #[doc(hidden)]
 pub mod bench;
 #[doc(hidden)]
+pub mod capture;
+#[doc(hidden)]
 pub mod cli;
 #[doc(hidden)]
 pub mod clock;

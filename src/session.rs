@@ -19,8 +19,8 @@
 
 use std::time::Instant;
 
+use crate::capture::Capture;
 use crate::engine::{Engine, Game, Reloaded, Tick};
-use crate::headless::Capture;
 use crate::reload::Watcher;
 use crate::sound::Player;
 use crate::tally::ErrorTally;

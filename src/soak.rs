@@ -4,10 +4,10 @@
 use std::path::Path;
 use std::time::Instant;
 
+use crate::capture::Capture;
 use crate::clock::ConstantClock;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::headless::Capture;
 use crate::lua::LuaGame;
 use crate::session::Session;
 

@@ -6,7 +6,7 @@
 mod common;
 
 use common::game;
-use moonloop::headless::Capture;
+use moonloop::capture::Capture;
 use moonloop::{ConstantClock, Engine, LuaGame};
 use tiny_skia::Pixmap;
 

@@ -322,7 +322,7 @@ pub fn write_failure(
     let target = failure.failure.frame;
     let _ = engine.advance(target.saturating_sub(GIF_FRAMES));
     let gif_path = out.join("last-seconds.gif");
-    let mut capture = crate::headless::Capture::start(&gif_path, true).map_err(|e| e.to_string());
+    let mut capture = crate::capture::Capture::start(&gif_path, true).map_err(|e| e.to_string());
     let mut before = None;
     while engine.frame() < target {
         if engine.frame() + 1 == target {

@@ -10,7 +10,8 @@ use mlua::{AnyUserData, Function, Lua, Table, Value};
 
 use super::config::read_config;
 use super::errors;
-use super::handles::{InputHandle, Leases};
+use super::handles::InputHandle;
+use super::leases::Leases;
 use super::native;
 use super::require::{self, ModuleId, Modules};
 use super::scene::SceneHandle;

@@ -9,6 +9,7 @@ mod engines;
 mod errors;
 mod game;
 mod handles;
+mod leases;
 mod native;
 pub mod picture;
 mod places;

@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use mlua::{AnyUserData, Lua, LuaString, UserData, UserDataMethods, Value};
 
-use super::handles::{Leases, Names, with_input};
+use super::leases::{Leases, Names, with_input};
 use crate::config::MAX_PLAYERS;
 use crate::input::{Axis, Binding, InputFrame, PAD_AXES};
 

@@ -14,7 +14,7 @@ use glam::{EulerRot, Quat, Vec3};
 use mlua::{Lua, Table, UserData, UserDataMethods, Value};
 
 use super::args;
-use super::handles::Leases;
+use super::leases::Leases;
 use crate::assets::Store;
 use crate::color::Rgba;
 use crate::scene::{Light, Mesh, Projection, Scene};

@@ -10,7 +10,7 @@ use mlua::{Lua, Table, UserData, UserDataMethods, Value};
 use tiny_skia::{LineCap, LineJoin};
 
 use super::args;
-use super::handles::Leases;
+use super::leases::Leases;
 use super::strings::Strings;
 use crate::color::Rgba;
 use crate::screen::{Align, Fill, MAX_TEXT, PathOp, Screen, Style, TextSpec};

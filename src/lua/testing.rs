@@ -40,7 +40,7 @@ pub struct TestReport {
 /// An engine built by a test, stepping a game in its own VM.
 struct EngineHandle {
     engine: Engine<LuaGame>,
-    capture: Option<crate::headless::Capture>,
+    capture: Option<crate::capture::Capture>,
     /// Draws `e:picture()` of a frame with a 3D scene (made when first
     /// asked; a 2D frame is drawn on the CPU, exactly).
     pictures: Option<crate::compositor::Compositor>,
@@ -593,7 +593,7 @@ fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
                 if name.ends_with('/') {
                     path.push(""); // still a folder, whatever its name
                 }
-                let capture = crate::headless::Capture::start(&path, true)
+                let capture = crate::capture::Capture::start(&path, true)
                     .map_err(|e| fail(lua, format!("engine.new: {}", e.chain())))?;
                 Some(capture)
             }

@@ -5,7 +5,16 @@
 
 use mlua::{Table, Value};
 
-use super::read::{Id, MAX_ID};
+/// The longest id, in bytes.
+pub const MAX_ID: usize = 256;
+
+/// An id, ordered: whole numbers first, then strings bytewise. Bodies
+/// are stepped in this order, so the same world gives the same result.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Id {
+    Number(i64),
+    Text(Vec<u8>),
+}
 
 /// An id: a whole number or a short string.
 pub fn id_of(value: &Value) -> Option<Id> {

@@ -10,6 +10,7 @@ use mlua::{Table, Value};
 use super::fields::{
     Fields, finite_number, flag, id_of, joined, number_at, number_or, pair, place_of, shown, text,
 };
+pub use super::fields::{Id, MAX_ID};
 
 /// The most bodies one world holds.
 pub const MAX_BODIES: usize = 10_000;
@@ -29,9 +30,6 @@ pub const MAX_COORDINATE: f64 = 1e7;
 
 /// The largest size of a shape and speed of a body.
 pub const MAX_SIZE: f64 = 1e6;
-
-/// The longest id, in bytes.
-pub const MAX_ID: usize = 256;
 
 /// How a body moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,14 +63,6 @@ pub enum Shape {
     /// An open chain of segments (ground, tile edges); for fixed and
     /// kinematic bodies.
     Polyline(Vec<[f64; 2]>),
-}
-
-/// An id, ordered: whole numbers first, then strings bytewise. Bodies
-/// are stepped in this order, so the same world gives the same result.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Id {
-    Number(i64),
-    Text(Vec<u8>),
 }
 
 /// One body as read.

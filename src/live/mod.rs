@@ -12,17 +12,16 @@ use std::time::{Duration, Instant};
 use crate::compositor::Compositor;
 use crate::devkeys::{Act, DevControls, DevKey};
 use crate::engine::{Engine, Game};
-use crate::error::Result;
 use crate::input::{InputEvent, Key};
 use crate::overlay::{Stats, Timeline};
 use crate::report::Origin;
 use crate::session::Session;
 use crate::terminal::tell;
 
-/// The longest F12 (and a Shift+F9 seek) runs the past before it stops,
-/// changing nothing: a window that froze for a minute on a looping game
-/// was no answer.
-pub const PAST_LIMIT: Duration = Duration::from_secs(10);
+mod past;
+
+use past::Past;
+pub use past::{PAST_LIMIT, Seek};
 
 /// How long a paused, watched game sleeps between looks for edits.
 const PAUSED_WATCH: Duration = Duration::from_millis(50);
@@ -62,9 +61,6 @@ pub struct Wake {
     pub until: Option<Instant>,
 }
 
-/// A predicate over the state, for Shift+F9 to seek (R4).
-pub type Seek<G> = Box<dyn FnMut(&G, u64) -> Result<bool>>;
-
 /// A session and the developer's hands on it.
 pub struct Live<G> {
     session: Session<G>,
@@ -74,12 +70,8 @@ pub struct Live<G> {
     tick_interval: Duration,
     /// F6 asked for one frame.
     step: bool,
-    /// When F9 held began going back, and how many frames it has gone:
-    /// it goes back at 60 frames a second of wall time, whatever the
-    /// window's own frame rate (at 45 it went 45).
-    rewind: Option<(Instant, u64)>,
-    /// The first frame the last run of the past changed (F12, R3).
-    changed_at: Option<u64>,
+    /// The hands on history: F9's pace, F12, Shift+F9.
+    past: Past<G>,
     /// The timeline is being dragged.
     scrubbing: bool,
     /// A Shift key is held.
@@ -89,8 +81,6 @@ pub struct Live<G> {
     /// Close after this many delivered frames.
     frames: Option<u64>,
     start_frame: u64,
-    /// What Shift+F9 seeks, and the expression it came from.
-    seek: Option<(Seek<G>, String)>,
     /// What the run started from, for a bug report.
     origin: Origin,
     reports: u32,
@@ -111,14 +101,12 @@ impl<G: Game> Live<G> {
             next_tick: now,
             tick_interval: crate::headless::WALL_TICK,
             step: false,
-            rewind: None,
-            changed_at: None,
+            past: Past::default(),
             scrubbing: false,
             shift: false,
             last_error: None,
             frames: None,
             start_frame,
-            seek: None,
             origin: Origin::default(),
             reports: 0,
             redraw: true,
@@ -143,7 +131,7 @@ impl<G: Game> Live<G> {
     /// Lets Shift+F9 seek the frames where `seek` holds; `when` is the
     /// expression as the person typed it.
     pub fn seek(mut self, seek: Option<(Seek<G>, String)>) -> Self {
-        self.seek = seek;
+        self.past.set_seek(seek);
         self
     }
 
@@ -195,7 +183,7 @@ impl<G: Game> Live<G> {
 
     /// Returns the first frame the last run of the past changed.
     pub fn changed_at(&self) -> Option<u64> {
-        self.changed_at
+        self.past.changed_at()
     }
 
     /// Ends the live session, handing the session back.
@@ -216,7 +204,13 @@ impl<G: Game> Live<G> {
             }
             "f9" if self.shift && self.dev.enabled && !self.dev.rewinding => {
                 if first_press {
-                    self.seek_next();
+                    let (found, trouble) = self.past.seek_next(self.session.engine_mut());
+                    self.trouble(trouble);
+                    if found {
+                        let act = self.dev.pause();
+                        self.apply(act);
+                    }
+                    self.redraw = true;
                 }
                 return None;
             }
@@ -285,7 +279,9 @@ impl<G: Game> Live<G> {
     pub fn pointer(&mut self, (x, y): (f64, f64), timeline: Option<u64>) {
         if self.scrubbing {
             if let Some(frame) = timeline {
-                self.show(frame);
+                let trouble = Past::<G>::show(self.session.engine_mut(), frame);
+                self.trouble(trouble);
+                self.redraw = true;
             }
             return;
         }
@@ -305,8 +301,11 @@ impl<G: Game> Live<G> {
         if button.name() == "mouse_left" {
             if pressed && let Some(frame) = timeline {
                 self.scrubbing = true;
-                self.session.engine_mut().pause();
-                self.show(frame);
+                let engine = self.session.engine_mut();
+                engine.pause();
+                let trouble = Past::<G>::show(engine, frame);
+                self.trouble(trouble);
+                self.redraw = true;
                 return;
             }
             if !pressed && std::mem::take(&mut self.scrubbing) {
@@ -371,18 +370,9 @@ impl<G: Game> Live<G> {
     /// at 60 frames a second of wall time; then the session ticks (one
     /// frame by hand after F6).
     pub fn frame(&mut self, now: Instant) -> Shown {
-        let mut rewound = false;
-        if self.dev.rewinding {
-            let (since, gone) = *self.rewind.get_or_insert((now, 0));
-            let due = ((now - since).as_secs_f64() / crate::engine::STEP_DELTA) as u64 + 1;
-            if due > gone {
-                self.go_back(due - gone);
-                self.rewind = Some((since, due));
-                rewound = true;
-            }
-        } else {
-            self.rewind = None;
-        }
+        let engine = self.session.engine_mut();
+        let (rewound, trouble) = self.past.rewind(engine, self.dev.rewinding, now);
+        self.trouble(trouble);
         let turn = self.session.tick(now, std::mem::take(&mut self.step));
         if turn.delivered {
             // A frame that ran cleanly clears the overlay's last error.
@@ -429,7 +419,7 @@ impl<G: Game> Live<G> {
                 first: *h.frames().start(),
                 last: h.last(),
                 shown: engine.frame(),
-                changed: self.changed_at,
+                changed: self.past.changed_at(),
             }),
         }
     }
@@ -485,141 +475,27 @@ impl<G: Game> Live<G> {
                 // Back in history, F6 steps forward through what was
                 // recorded, keeping the future; past its end, it runs a
                 // new frame live.
-                let ahead = engine.history().is_some_and(|h| engine.frame() < h.last());
-                if ahead {
-                    let next = engine.frame() + 1;
-                    self.show(next);
-                } else {
-                    self.step = true;
-                }
+                let (stepped, trouble) = Past::<G>::forward(engine);
+                self.step = !stepped;
+                self.trouble(trouble);
             }
             Act::Scale(scale) => engine.set_time_scale(scale),
-            Act::StepBack => self.go_back(1),
-            Act::RunAgain => self.run_again(),
+            Act::StepBack => {
+                let trouble = Past::<G>::back(engine, 1);
+                self.trouble(trouble);
+            }
+            Act::RunAgain => {
+                let trouble = self.past.run_again(engine);
+                self.trouble(trouble);
+            }
         }
         None
     }
 
-    /// Shows the frame `frames` before the one shown, drawn by the code
-    /// that ran it (R2, R5); at the start of history it stays there.
-    fn go_back(&mut self, frames: u64) {
-        let engine = self.session.engine();
-        let Some(history) = engine.history() else {
-            return;
-        };
-        let target = engine
-            .frame()
-            .saturating_sub(frames)
-            .max(*history.frames().start());
-        self.show(target);
-    }
-
-    /// Shows frame `frame` of history.
-    fn show(&mut self, frame: u64) {
-        let engine = self.session.engine_mut();
-        match engine.show(frame) {
-            Ok(()) => engine.render_again(),
-            Err(err) => self.last_error = Some(crate::terminal::line(&err.to_string())),
+    /// Shows `trouble`, a line saying what went wrong, on the overlay.
+    fn trouble(&mut self, trouble: Option<String>) {
+        if trouble.is_some() {
+            self.last_error = trouble;
         }
-        self.redraw = true;
-    }
-
-    /// Runs `f` on the engine with re-simulation stopped after
-    /// [`PAST_LIMIT`] of wall time (`what` names who asked, in the error).
-    fn within_limit<R>(&mut self, what: &'static str, f: impl FnOnce(&mut Engine<G>) -> R) -> R {
-        let until = Instant::now() + PAST_LIMIT;
-        let engine = self.session.engine_mut();
-        engine.set_resimulation_limit(Some(Box::new(move || {
-            (Instant::now() > until).then(|| {
-                format!(
-                    "{what} ran the past for {} s and stopped (a frame that takes long, or a \
-                     loop that never ends?); nothing changed",
-                    PAST_LIMIT.as_secs()
-                )
-            })
-        })));
-        let result = f(engine);
-        engine.set_resimulation_limit(None);
-        result
-    }
-
-    /// Runs the recorded frames again from the keyframe at or before the
-    /// frame shown, with the code as it is now, and marks the first frame
-    /// whose state differs from the old run's (F12, R3, R6).
-    fn run_again(&mut self) {
-        let engine = self.session.engine();
-        let Some(history) = engine.history() else {
-            return;
-        };
-        let from = history
-            .keyframe_frames()
-            .filter(|&k| k <= engine.frame())
-            .last()
-            .unwrap_or(0);
-        let last = history.last();
-        match self.within_limit("F12", |engine| engine.reload_from(&[], from)) {
-            Ok((_, changed)) => {
-                self.changed_at = changed;
-                match changed {
-                    Some(frame) => tell!(
-                        "ran frames {} to {last} again: the state first differs at frame {frame}",
-                        from + 1
-                    ),
-                    None => tell!(
-                        "ran frames {} to {last} again: no frame's state differs",
-                        from + 1
-                    ),
-                }
-                self.session.engine_mut().render_again();
-            }
-            Err(err) => {
-                let line = crate::terminal::line(&err.to_string());
-                tell!("moonloop: {line}");
-                self.last_error = Some(line);
-            }
-        }
-    }
-
-    /// Shift+F9: shows, paused, the next frame of history after the one
-    /// shown at which the `--when` expression holds, going round to the
-    /// oldest frame when none after it does (R4).
-    fn seek_next(&mut self) {
-        let Some((mut holds, when)) = self.seek.take() else {
-            let line = "Shift+F9 seeks the frames where an expression holds: start the window \
-                        with --when EXPR (moonloop run GAME --when 'state.lives == 0')";
-            tell!("moonloop: {line}");
-            self.last_error = Some(line.to_string());
-            return;
-        };
-        let shown = self.session.engine().frame();
-        let found = self.within_limit("Shift+F9", |engine| {
-            let oldest = engine.history().map_or(0, |h| *h.frames().start());
-            match engine.seek_from(shown + 1, &mut holds)? {
-                Some(frame) => Ok(Some(frame)),
-                None if shown > oldest => engine.seek_from(oldest, &mut holds),
-                None => Ok(None),
-            }
-        });
-        self.seek = Some((holds, when));
-        let when = &self.seek.as_ref().expect("put back").1;
-        match found {
-            Ok(Some(frame)) => {
-                tell!("--when `{when}` holds at frame {frame}");
-                let act = self.dev.pause();
-                self.apply(act);
-                self.show(frame);
-            }
-            Ok(None) => {
-                let line = format!("--when `{when}` holds at no frame of history");
-                tell!("moonloop: {line}");
-                self.last_error = Some(line);
-            }
-            Err(err) => {
-                let line = format!("--when: {}", crate::terminal::line(&err.to_string()));
-                tell!("moonloop: {line}");
-                self.last_error = Some(line);
-            }
-        }
-        self.redraw = true;
     }
 }
