@@ -1,5 +1,5 @@
 //! Gamepads through the kernel (rule H6): the host's evdev half, the part
-//! the decoder tests in src/window/pads.rs cannot reach (the ioctls that
+//! the decoder tests in src/input/pads/mod.rs cannot reach (the ioctls that
 //! tell a pad from a keyboard and name it, the axis ranges, reading a
 //! device, hot-plug), run against virtual pads made by Linux's uinput.
 //!
@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use moonloop::InputEvent;
-use moonloop::window::pads::Pads;
+use moonloop::input::pads::Pads;
 
 // evdev's event types and codes (<linux/input-event-codes.h>).
 const EV_SYN: u16 = 0x00;

@@ -6,8 +6,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use moonloop::window::padmap::{self, ABS_CODES, Caps};
-use moonloop::window::pads::{self, Decoder, Range};
+use moonloop::input::pads::padmap::{self, ABS_CODES, Caps};
+use moonloop::input::pads::{self, Decoder, Range};
 
 fuzz_target!(|data: &[u8]| {
     let Some(newline) = data.iter().position(|b| *b == b'\n') else {

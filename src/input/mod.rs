@@ -1,6 +1,7 @@
 //! Input: the frame's keys, buttons, pointer and actions, with edges that
 //! close at frame step 11 (rule H6), and the scripted input files that feed
-//! it in headless runs.
+//! it in headless runs; gamepads read from the kernel and mapped by the
+//! community's controller database (pads/).
 //!
 //! Live input (a window), a script and a replay all arrive as the same
 //! [`InputEvent`]s, queued until the next *delivered* frame: a declined tick
@@ -8,6 +9,7 @@
 
 mod frame;
 mod keys;
+pub mod pads;
 mod script;
 
 pub use frame::{Action, Binding, InputEvent, InputFrame, MAX_TEXT, TextPiece, strip_comment};

@@ -34,13 +34,11 @@ use crate::tally::ErrorTally;
 
 mod keys;
 mod look;
-pub mod padmap;
-pub mod pads;
 
 use keys::key_name;
 pub use look::Choice;
 use look::Look;
-use pads::Pads;
+use crate::input::pads::Pads;
 
 /// How a windowed run behaves.
 pub struct Options<G> {

@@ -10,7 +10,7 @@ use super::{
 };
 use crate::input::InputEvent;
 use crate::terminal::{escape, tell};
-use crate::window::padmap::{self, Binds, Caps, STANDARD_AXES, STANDARD_BUTTONS};
+use super::padmap::{self, Binds, Caps, STANDARD_AXES, STANDARD_BUTTONS};
 
 const DEVICES: &str = "/dev/input";
 /// The most devices looked at in one scan (a machine has a few dozen).

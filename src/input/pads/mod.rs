@@ -4,7 +4,7 @@
 //! gilrs, the usual crate, links libudev, which needs `libudev-dev` at build
 //! time and would break the README's play command on a fresh machine. So
 //! this reads evdev directly: no build-time dependency, and nothing to
-//! load at run time. A pad the community's mappings know ([`super::padmap`],
+//! load at run time. A pad the community's mappings know ([`padmap`],
 //! SDL_GameControllerDB, built in) reads through its mapping; any other
 //! that reports `BTN_SOUTH`, as the kernel's gamepad drivers do, reads as
 //! the kernel's standard layout.
@@ -18,7 +18,9 @@
 
 use std::time::{Duration, Instant};
 
-use super::padmap::{ABS_CODES, ABS_HAT0X, Binds, Target};
+pub mod padmap;
+
+use padmap::{ABS_CODES, ABS_HAT0X, Binds, Target};
 use crate::input::{Axis, InputEvent, Key, PADS};
 
 /// How often the device folder is looked at for new pads.
@@ -337,7 +339,7 @@ mod tests {
     // rule: H6
     #[test]
     fn a_pad_read_through_a_community_mapping_lands_on_the_standard_names() {
-        use crate::window::padmap::{self, Caps};
+        use super::padmap::{self, Caps};
         // A generic pad: buttons from BTN_TRIGGER (0x120), axes X, Y, Z,
         // RZ (0..255) and hat 0. Its mapping puts south on its third
         // button, reads lefty upside down, the d-pad from the hat, the left
