@@ -8,6 +8,9 @@
 //! targets, the integration tests and the bench reach into them, and no
 //! promises are made about them (they are hidden from these docs).
 #![warn(missing_docs)]
+// Every unsafe block says what makes it sound, and every unsafe fn what
+// its caller must promise (CI runs clippy with -D warnings).
+#![warn(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
 // The host's modules, public for the fuzz targets, the integration tests
 // and the bench; hidden from the docs, and no promises are made about

@@ -27,18 +27,24 @@ fn count_one() {
     }
 }
 
+// SAFETY: every call is handed on to the system allocator as it came,
+// so its guarantees are the system allocator's; counting allocates
+// nothing.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         count_one();
+        // SAFETY: the caller's promises, handed on.
         unsafe { System.alloc(layout) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller's promises, handed on.
         unsafe { System.dealloc(ptr, layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         count_one();
+        // SAFETY: the caller's promises, handed on.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }

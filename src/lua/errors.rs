@@ -62,7 +62,13 @@ pub fn handler(lua: &mlua::Lua) -> mlua::Result<mlua::Function> {
 
 /// The `xpcall` handler: returns the error value as the author should
 /// read it (see the module's doc).
+///
+/// # Safety
+/// Called by Luau only, as a C function, with a live `state` whose slot 1
+/// holds the raised value.
 unsafe extern "C-unwind" fn explain(state: *mut ffi::lua_State) -> c_int {
+    // SAFETY: `state` is live and slot 1 exists (the C function protocol);
+    // the helpers below read slot 1 and push at most what they pop.
     unsafe {
         let message = match ffi::lua_type(state, 1) {
             // mlua's wrapped Rust errors (a budget stop, a refused call):
@@ -95,7 +101,14 @@ unsafe extern "C-unwind" fn explain(state: *mut ffi::lua_State) -> c_int {
 /// Turns a raised value that is not a string into words: its
 /// `__tostring` when that works, else what it is. `Err` leaves the
 /// host's own error (a budget stop) on top of the stack instead.
+///
+/// # Safety
+/// `state` is live, inside a C function, with the raised value in slot 1
+/// and `kind` its type.
 unsafe fn describe_value(state: *mut ffi::lua_State, kind: c_int) -> Result<String, ()> {
+    // SAFETY: slot 1 exists (the caller's promise); each call pushes at
+    // most three values, which Luau's minimum stack of a C function
+    // holds, and `lua_settop(state, 1)` takes them off again.
     unsafe {
         let type_name = match kind {
             ffi::LUA_TNIL => "nil",
@@ -149,7 +162,13 @@ unsafe fn describe_value(state: *mut ffi::lua_State, kind: c_int) -> Result<Stri
 
 /// Returns `"file:line: "` for the innermost frame of the author's code
 /// on the stack (not the host's trampoline), or `""`.
+///
+/// # Safety
+/// `state` is a live thread.
 unsafe fn author_place(state: *mut ffi::lua_State) -> String {
+    // SAFETY: `lua_getinfo` fills a zeroed `lua_Debug` (all of whose
+    // fields may be zero) for a level it reports present; the strings it
+    // points at live as long as the frame, longer than this copy.
     unsafe {
         for level in 1..64 {
             let mut ar: ffi::lua_Debug = std::mem::zeroed();
@@ -166,14 +185,25 @@ unsafe fn author_place(state: *mut ffi::lua_State) -> String {
     }
 }
 
+/// Copies a C string.
+///
+/// # Safety
+/// `ptr` is null or points at a NUL-terminated string.
 unsafe fn cstr(ptr: *const std::ffi::c_char) -> String {
     if ptr.is_null() {
         return String::new();
     }
+    // SAFETY: not null, and NUL-terminated (the caller's promise).
     unsafe { CStr::from_ptr(ptr).to_string_lossy().into_owned() }
 }
 
+/// Copies the string at stack slot `idx`.
+///
+/// # Safety
+/// `state` is live and `idx` a valid slot.
 unsafe fn string_at(state: *mut ffi::lua_State, idx: c_int) -> String {
+    // SAFETY: `lua_tolstring` on a valid slot gives null or `len` bytes
+    // that live while the value stays on the stack, past this copy.
     unsafe {
         let mut len = 0;
         let ptr = ffi::lua_tolstring(state, idx, &mut len);
@@ -181,12 +211,17 @@ unsafe fn string_at(state: *mut ffi::lua_State, idx: c_int) -> String {
     }
 }
 
+/// Copies `len` bytes at `ptr` (at most 64 KiB of them) as text.
+///
+/// # Safety
+/// `ptr` is null or points at `len` readable bytes.
 unsafe fn bytes(ptr: *const std::ffi::c_char, len: usize) -> String {
     if ptr.is_null() {
         return String::new();
     }
     // A message is one line; at most this much of a huge one is kept.
     let len = len.min(64 << 10);
+    // SAFETY: not null, and at least `len` bytes (the caller's promise).
     let slice = unsafe { std::slice::from_raw_parts(ptr as *const u8, len) };
     String::from_utf8_lossy(slice).into_owned()
 }

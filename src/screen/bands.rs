@@ -167,8 +167,9 @@ impl Bands {
         }
         let generation = {
             let mut state = self.shared.lock();
-            // SAFETY (of the erased lifetime): see `JobPtr`; this function
-            // waits for every band claimed to be drawn.
+            // SAFETY: only the lifetime is erased (see `JobPtr`); this
+            // function waits for every band claimed to be drawn before
+            // `job` goes out of scope.
             let erased: *const Job = unsafe {
                 std::mem::transmute::<*const (dyn Fn(usize, Range<usize>) + Sync + 'a), *const Job>(
                     job,

@@ -142,6 +142,7 @@ impl Digester {
     /// The table is alive and part of a state being taken; no Luau code
     /// runs until the walk ends.
     pub(super) unsafe fn checked_table(&mut self, table: RawTable) -> u64 {
+        // SAFETY: the caller's promise is `table`'s.
         unsafe { self.table(table) }
     }
 
@@ -153,6 +154,7 @@ impl Digester {
     /// As [`Digester::checked_table`].
     pub(super) unsafe fn walked_table(&mut self, table: RawTable, sums: Sums) -> u64 {
         let digest = sums.digest();
+        // SAFETY: `table` is alive (the caller's promise).
         if unsafe { table.slots() } > SMALL {
             self.next.insert(table.addr() as usize, digest);
         }
@@ -186,6 +188,7 @@ impl Digester {
         // fast as it is looked up: only larger ones are remembered. Its
         // larger tables are, so an unchanged world under a small root is
         // not read again.
+        // SAFETY: `table` is alive (the caller's promise).
         let leaf = unsafe { table.slots() } <= SMALL;
         let addr = table.addr() as usize;
         if !leaf && let Some(&digest) = self.last.get(&addr).or_else(|| self.next.get(&addr)) {
@@ -196,6 +199,9 @@ impl Digester {
         // Entries are summed, so their order does not matter. Reading a
         // table inside another's walk is only reading memory: no Luau
         // code runs, nothing moves.
+        // SAFETY: `table` is alive, so are its keys and values (a taken
+        // state holds only plain data and tables), and nothing runs that
+        // could collect or move them.
         unsafe {
             table.for_each(|key, value| {
                 let v = self.value(value);
@@ -244,11 +250,16 @@ impl layout::Passed for Sums {
         // Most entries are a number under a string key: those skip the
         // match.
         let key = match key.tt {
+            // SAFETY: the trait's promise: `key` and `value` are a live
+            // entry of a table being walked, so a string is a live
+            // `TString`.
             ffi::LUA_TSTRING => unsafe { string(key.bits as *const u8) },
+            // SAFETY: as above.
             _ => unsafe { plain(key) },
         };
         let value = match value.tt {
             ffi::LUA_TNUMBER => number(value.bits),
+            // SAFETY: as above.
             _ => unsafe { plain(value) },
         };
         self.add(key, value);
@@ -257,6 +268,7 @@ impl layout::Passed for Sums {
 
     #[inline(always)]
     unsafe fn pass_named_number(mut self, key: u64, value: u64) -> Sums {
+        // SAFETY: the trait's promise: `key` is a live `TString`.
         self.add(unsafe { string(key as *const u8) }, number(value));
         self
     }
@@ -275,6 +287,7 @@ pub(super) unsafe fn plain(raw: Raw) -> u64 {
     match raw.tt {
         ffi::LUA_TNUMBER => number(raw.bits),
         // A string by the hash Luau made of all its bytes, and its length.
+        // SAFETY: a live `TString` of a known layout (the caller's promise).
         ffi::LUA_TSTRING => unsafe { string(raw.bits as *const u8) },
         ffi::LUA_TBOOLEAN => 0xb001_0000 | u64::from(raw.bits & 0xffff_ffff != 0),
         ffi::LUA_TVECTOR => {
@@ -346,6 +359,8 @@ fn float(bits: u32) -> u32 {
 /// `string` is a live `TString`, and [`readable`] said its layout is known.
 #[inline(always)]
 unsafe fn string(string: *const u8) -> u64 {
+    // SAFETY: the hash and length fields are inside a live `TString` at
+    // the offsets `readable` checked; the read is unaligned-safe.
     unsafe {
         // The hash and the length side by side, read as one word.
         const _: () = assert!(STRING_LEN == STRING_HASH + 4);

@@ -83,6 +83,8 @@ impl RawTable {
     /// # Safety
     /// The value at `idx` is a table and [`known`] returned true.
     pub(super) unsafe fn at(state: *mut ffi::lua_State, idx: c_int) -> RawTable {
+        // SAFETY: `idx` holds a table (the caller's promise), whose
+        // pointer is a `LuaTable` of the layout `known` checked.
         RawTable(unsafe { ffi::lua_topointer(state, idx) } as *mut LuaTable)
     }
 
@@ -97,21 +99,28 @@ impl RawTable {
         self.0 as *const c_void
     }
 
+    /// Whether the table is frozen.
     pub(super) unsafe fn readonly(self) -> bool {
+        // SAFETY: alive and unmoved (the methods' promise above).
         unsafe { (*self.0).readonly != 0 }
     }
 
     /// Whether the walk marked this table checked (it is frozen too).
     pub(super) unsafe fn checked(self) -> bool {
+        // SAFETY: alive and unmoved (the methods' promise above).
         unsafe { (*self.0).readonly & CHECKED != 0 }
     }
 
     /// Marks this frozen table checked.
     pub(super) unsafe fn mark_checked(self) {
+        // SAFETY: alive and unmoved, and no other reference to it is
+        // held while the walk runs (the methods' promise above).
         unsafe { (*self.0).readonly |= CHECKED }
     }
 
+    /// Whether the table has a metatable.
     pub(super) unsafe fn has_metatable(self) -> bool {
+        // SAFETY: alive and unmoved (the methods' promise above).
         unsafe { !(*self.0).metatable.is_null() }
     }
 
@@ -121,6 +130,8 @@ impl RawTable {
     /// only speeds up a frozen table used as a metatable; without it such a
     /// table still works, its metamethods looked up by name.
     pub(super) unsafe fn freeze(self) {
+        // SAFETY: alive and unmoved, and no other reference to it is
+        // held while the walk runs (the methods' promise above).
         unsafe { (*self.0).readonly = 1 }
     }
 
@@ -356,6 +367,8 @@ pub(super) const AUDITED_LUAU: &str = "0.740";
 /// # Safety
 /// `state` is a live Lua state with room for a few stack slots.
 pub(super) unsafe fn known(state: *mut ffi::lua_State) -> bool {
+    // SAFETY: `state` is live with room on its stack (the caller's
+    // promise); `check` builds its tables on top and the top is put back.
     *KNOWN.get_or_init(|| unsafe {
         if ffi::luau_version() != Some(AUDITED_LUAU) {
             return false;
@@ -370,7 +383,13 @@ pub(super) unsafe fn known(state: *mut ffi::lua_State) -> bool {
 /// Builds tables through the C API and reads them back in place: every
 /// slot's key and value types, pointers and numbers, the frozen flag and
 /// the metatable must agree.
+///
+/// # Safety
+/// As [`known`]; the caller restores the stack's top.
 unsafe fn check(state: *mut ffi::lua_State) -> bool {
+    // SAFETY: eight slots are checked for first; the tables read in place
+    // are on the stack, so alive and unmoved; each pointer is read only
+    // as far as the mirror structs' sizes, which the Luau build shares.
     unsafe {
         if ffi::lua_checkstack(state, 8) == 0 {
             return false;
@@ -467,7 +486,12 @@ unsafe fn check(state: *mut ffi::lua_State) -> bool {
 }
 
 /// The slot holding the check's one table value.
+///
+/// # Safety
+/// `raw` is the check's live table.
 unsafe fn slot_of_table(raw: RawTable) -> c_int {
+    // SAFETY: the table is alive; its node array holds `1 << lsizenode`
+    // entries.
     unsafe {
         let t = &*raw.0;
         (0..1 << t.lsizenode)

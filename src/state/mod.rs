@@ -149,17 +149,29 @@ pub fn take(lua: &Lua, value: &Value) -> Result<(), String> {
 }
 
 /// The `take` function; `RAW`: read tables in place (see [`layout`]).
+///
+/// # Safety
+/// Called by Luau only, as a C function with its argument in slot 1;
+/// `RAW` only where [`layout::known`] said so.
 unsafe extern "C-unwind" fn take_c<const RAW: bool>(state: *mut ffi::lua_State) -> std::ffi::c_int {
     // Everything with a destructor lives in `walk_and_report`, which has
     // returned by the time `lua_error` unwinds through this frame.
+    // SAFETY: as this function's own promise.
     if unsafe { walk_and_report::<RAW>(state) } {
+        // SAFETY: the message is on top, and nothing here needs dropping.
         unsafe { ffi::lua_error(state) }
     }
     0
 }
 
 /// Walks argument 1; on a refusal pushes the message and returns true.
+///
+/// # Safety
+/// As [`take_c`].
 unsafe fn walk_and_report<const RAW: bool>(state: *mut ffi::lua_State) -> bool {
+    // SAFETY: slot 1 is the argument; the registry's checked set goes in
+    // slot 2 and the root in slot 3, the walk's own promise (its table is
+    // on top) from there.
     unsafe {
         let result = match ffi::lua_type(state, 1) {
             ffi::LUA_TTABLE => {
@@ -197,8 +209,12 @@ unsafe fn walk_and_report<const RAW: bool>(state: *mut ffi::lua_State) -> bool {
 
 /// Keeps `refusal` for [`take_refusal`] and pushes the error `take_c`
 /// raises; returns true for it to raise it.
+///
+/// # Safety
+/// `state` is live with room for one more slot (a C function has 20).
 unsafe fn report(state: *mut ffi::lua_State, refusal: Refusal) -> bool {
     REFUSAL.with(|r| *r.borrow_mut() = Some(refusal.message()));
+    // SAFETY: as the caller promises; the bytes are a static string's.
     unsafe { ffi::lua_pushlstring_(state, REFUSED.as_ptr() as *const _, REFUSED.len()) };
     true
 }
@@ -292,7 +308,14 @@ impl<const RAW: bool> Walk<RAW> {
     /// few nanoseconds, and a state of 1,000 new tables makes thousands.
     ///
     /// Returns the table's digest when a digester is lent, else 0.
+    ///
+    /// # Safety
+    /// `self.state` is the take call's live thread, the table is at `idx`
+    /// on top of its stack, and `raw`, when given, is that table.
     unsafe fn table(&mut self, idx: i32, raw: Option<RawTable>) -> Result<u64, Refusal> {
+        // SAFETY: as the promise above; every value pushed is popped
+        // before return, and the stack is grown (`reserve_stack`) before
+        // each level's batch is pushed.
         unsafe {
             let state = self.state;
             let frozen = match raw {
@@ -357,7 +380,13 @@ impl<const RAW: bool> Walk<RAW> {
     /// the sum of its entries' parts of its digest and their count (every
     /// table entry is visited then; the plain ones are summed as they are
     /// passed over).
+    ///
+    /// # Safety
+    /// As [`Walk::table`].
     unsafe fn entries(&mut self, idx: i32, raw: Option<RawTable>) -> Result<digest::Sums, Refusal> {
+        // SAFETY: as [`Walk::table`]: keys and values are pushed in
+        // batches the stack was grown for, and the top is put back to
+        // `idx` before return; a raw read sees a table on the stack.
         unsafe {
             let state = self.state;
             let digesting = !self.digester.is_null();
@@ -435,10 +464,16 @@ impl<const RAW: bool> Walk<RAW> {
     }
 
     /// Whether an earlier walk checked the frozen table at `idx`.
+    ///
+    /// # Safety
+    /// As [`Walk::table`].
     unsafe fn is_checked(&self, idx: i32, raw: Option<RawTable>) -> bool {
         if let Some(raw) = raw {
+            // SAFETY: `raw` is the table at `idx`, alive on the stack.
             return unsafe { raw.checked() };
         }
+        // SAFETY: one slot pushed (the stack has room: `reserve_stack`)
+        // and the top put back.
         unsafe {
             ffi::lua_pushvalue(self.state, idx);
             let checked = ffi::lua_rawget(self.state, self.checked) != ffi::LUA_TNIL;
@@ -448,10 +483,16 @@ impl<const RAW: bool> Walk<RAW> {
     }
 
     /// Marks the table at `idx`, the top of the stack, as checked.
+    ///
+    /// # Safety
+    /// As [`Walk::table`].
     unsafe fn mark_checked(&self, idx: i32, raw: Option<RawTable>) {
         if let Some(raw) = raw {
+            // SAFETY: `raw` is the table at `idx`, alive on the stack.
             return unsafe { raw.mark_checked() };
         }
+        // SAFETY: two slots pushed and taken by `lua_rawset` (the stack
+        // has room: `reserve_stack`).
         unsafe {
             ffi::lua_pushvalue(self.state, idx);
             ffi::lua_pushboolean(self.state, 1);
@@ -462,17 +503,27 @@ impl<const RAW: bool> Walk<RAW> {
     /// Makes sure the stack has room for the tables at this depth and a few
     /// below: a batch of keys and values each, and the checked-set lookup.
     /// Asks Luau only every few levels.
+    ///
+    /// # Safety
+    /// `self.state` is the take call's live thread.
     unsafe fn reserve_stack(&mut self) -> bool {
         const LEVELS: usize = 8;
         if self.depth < self.reserved {
             return true;
         }
         self.reserved = self.depth + LEVELS;
+        // SAFETY: as the promise above.
         unsafe { ffi::lua_checkstack(self.state, (2 * BATCH + 4) * LEVELS as i32) != 0 }
     }
 }
 
+/// The path segment a key at `idx` makes (a number or a field name).
+///
+/// # Safety
+/// `state` is live and `idx` holds a number or a string.
 unsafe fn segment(state: *mut ffi::lua_State, idx: i32) -> Segment {
+    // SAFETY: a string slot gives `len` bytes that live while the key is
+    // on the stack, past this copy.
     unsafe {
         if ffi::lua_type(state, idx) == ffi::LUA_TNUMBER {
             Segment::Index(ffi::lua_tonumber(state, idx))
@@ -667,6 +718,8 @@ mod tests {
             kept.set_readonly(true);
             if in_place {
                 // Unfreezing cleared the mark kept in the table; put it back.
+                // SAFETY: `kept` is the table in slot 1, alive, and no Luau
+                // runs while its mark is set.
                 unsafe {
                     lua.exec_raw::<()>(&kept, |state| {
                         RawTable::at(state, 1).mark_checked();

@@ -34,6 +34,10 @@ pub fn read(lua: &Lua, list: &Table, keys: &[usize; 8], out: &mut Vec<Quick>) ->
     // every call): nothing below can raise. Raw gets call no metamethods,
     // `lua_next` is given back the key it gave, and the stack was grown
     // first. mlua's RawLua is its own escape hatch for this.
+    // SAFETY: `raw.state()` is the live main thread (mlua holds its lock
+    // for the closure); every slot read is at or below the top pushed
+    // here, five were checked for first, and the top is restored before
+    // returning.
     lua.exec_raw_lua(|raw| unsafe {
         let state = raw.state();
         let top = ffi::lua_gettop(state);
