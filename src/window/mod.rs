@@ -35,10 +35,10 @@ use crate::tally::ErrorTally;
 mod keys;
 mod look;
 
+use crate::input::pads::Pads;
 use keys::key_name;
 pub use look::Choice;
 use look::Look;
-use crate::input::pads::Pads;
 
 /// How a windowed run behaves.
 pub struct Options<G> {

@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 
 pub mod padmap;
 
-use padmap::{ABS_CODES, ABS_HAT0X, Binds, Target};
 use crate::input::{Axis, InputEvent, Key, PADS};
+use padmap::{ABS_CODES, ABS_HAT0X, Binds, Target};
 
 /// How often the device folder is looked at for new pads.
 const RESCAN: Duration = Duration::from_secs(1);
