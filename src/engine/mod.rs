@@ -22,257 +22,15 @@ use crate::scene::Scene;
 use crate::screen::Screen;
 use crate::viewport::Viewport;
 
+mod game;
+mod hashes;
 mod rewind;
 mod synctest;
 
+use game::PickFrom;
+pub use game::{Game, Pick, Reloaded, RenderCtx, Tick, UpdateCtx};
+
 pub use synctest::{DEPTH as SYNCTEST_DEPTH, MAX_DEPTH as SYNCTEST_MAX_DEPTH};
-
-/// What `update` may use (C1): the frame's input, and the cue log it plays
-/// cues into.
-#[derive(Debug)]
-pub struct UpdateCtx<'a> {
-    /// The delivered frame's number, counted from 1.
-    pub frame: u64,
-    /// The frame's input.
-    pub input: &'a InputFrame,
-    /// Where played cues go.
-    pub cues: &'a mut CueLog,
-    /// What the pointer's ray is cast into, when `update` asks.
-    pick: Pick<'a>,
-}
-
-/// The scene as the player last saw it, to find what is under the pointer;
-/// or, while history runs a frame again, the answer the frame had then.
-#[derive(Debug, Clone, Copy)]
-pub struct Pick<'a> {
-    from: PickFrom<'a>,
-    /// Set when `update` asks, for history to keep the answer.
-    asked: Option<&'a Cell<bool>>,
-}
-
-#[derive(Debug, Clone, Copy)]
-enum PickFrom<'a> {
-    Scene { scene: &'a Scene, assets: &'a Store },
-    Recorded(Option<&'a str>),
-}
-
-impl<'a> Pick<'a> {
-    /// Returns the name of the nearest visible object under `ray`.
-    ///
-    /// Picking tests every object, with a matrix inverse each, so it is
-    /// done only when asked, not every frame.
-    pub fn hover(&self, ray: Option<([f32; 3], [f32; 3])>) -> Option<&'a str> {
-        if let Some(asked) = self.asked {
-            asked.set(true);
-        }
-        match self.from {
-            PickFrom::Scene { scene, assets } => {
-                let (origin, direction) = ray?;
-                scene
-                    .hit(origin.into(), direction.into(), assets)
-                    .map(|(object, _)| object.name.as_str())
-            }
-            PickFrom::Recorded(answer) => answer,
-        }
-    }
-}
-
-impl<'a> UpdateCtx<'a> {
-    /// Returns the name of the nearest visible scene object under the
-    /// pointer, through the camera the player saw last frame.
-    pub fn hover(&self) -> Option<&'a str> {
-        self.pick.hover(self.input.ray())
-    }
-
-    /// Returns what picking needs, for a binding to keep while `update` runs.
-    pub fn pick(&self) -> Pick<'a> {
-        self.pick
-    }
-}
-
-/// What `render` may use (C2): the screen layer (and the scene); nothing
-/// that reads input or plays a cue.
-#[derive(Debug)]
-pub struct RenderCtx<'a> {
-    /// The delivered frame's number, counted from 1.
-    pub frame: u64,
-    /// The 2D layer, cleared and in logical coordinates.
-    pub screen: &'a mut Screen,
-    /// The retained 3D scene.
-    pub scene: &'a mut Scene,
-    /// The game's images and models, which drawing and posing load.
-    pub assets: &'a mut Store,
-}
-
-/// A game the engine steps: the part that is the author's.
-pub trait Game {
-    /// Runs step 5: advances the game's state by `dt` seconds.
-    ///
-    /// # Errors
-    /// The update failed; the game keeps the state it had.
-    fn update(&mut self, ctx: UpdateCtx<'_>, dt: f64) -> Result;
-
-    /// Runs step 6: poses the scene and draws the screen layer from the state.
-    ///
-    /// # Errors
-    /// The render failed; nothing is lost.
-    fn render(&mut self, ctx: RenderCtx<'_>) -> Result;
-
-    /// Returns the game's config: title, logical size, background,
-    /// actions, developer controls, sounds. The engine reads it again after
-    /// every reload. Default: [`Config::default`].
-    fn config(&self) -> &Config {
-        crate::config::default_config()
-    }
-
-    /// Returns the folder images and meshes load from. Default: none.
-    fn folder(&self) -> Option<PathBuf> {
-        None
-    }
-
-    /// Returns the hash of the state's canonical encoding (S7), for a
-    /// replay to record and check (H11). Default: none.
-    fn state_hash(&self) -> Option<String> {
-        None
-    }
-
-    /// Says whether the game asked the host to quit (`input:quit()` in an
-    /// update that ran to the end). Default: never.
-    fn wants_to_quit(&self) -> bool {
-        false
-    }
-
-    /// Returns a digest of the state for history to compare two runs of a
-    /// frame by (R3): equal states digest alike within one process.
-    /// Default: the hash of the canonical encoding (S7).
-    fn digest(&mut self) -> Option<u64> {
-        self.state_hash()
-            .as_deref()
-            .and_then(crate::history::hash_bits)
-    }
-
-    /// Encodes the state, and what else `update` reads, for a keyframe of
-    /// history (R1). Default: none, and the game keeps no history.
-    fn keep(&self) -> Option<Kept> {
-        None
-    }
-
-    /// Takes a kept state back as the current one.
-    ///
-    /// # Errors
-    /// The state does not decode. Default: always.
-    fn restore(&mut self, kept: &Kept) -> Result {
-        let _ = kept;
-        Err(Error::Script("R1: this game keeps no history".into()))
-    }
-
-    /// Holds the current state as the game holds it. Default: none.
-    fn hold(&self) -> Option<Held> {
-        None
-    }
-
-    /// Takes a held state back as the current one.
-    ///
-    /// # Errors
-    /// The state was not one this game held. Default: always.
-    fn put(&mut self, held: &Held) -> Result {
-        let _ = held;
-        Err(Error::Script("R1: this game keeps no history".into()))
-    }
-
-    /// Says where the current state differs from `held` (one the game
-    /// held), one place a line (`ball.x: 3 -> 4.5`), at most `limit`
-    /// lines: how a sync test shows a frame that came out differently
-    /// (N1). Default: nothing to show.
-    fn changes_from(&self, held: &Held, limit: usize) -> Vec<String> {
-        let _ = (held, limit);
-        Vec::new()
-    }
-
-    /// Says that the frames run from now on are history run again: they
-    /// write no save and cannot quit. Default: nothing to change.
-    fn set_replaying(&mut self, replaying: bool) {
-        let _ = replaying;
-    }
-
-    /// Returns the generation of code live play runs: 0 at load, one
-    /// more at each reload that changed code (R1). Default: 0.
-    fn generation(&self) -> u32 {
-        0
-    }
-
-    /// Returns the oldest generation of code the game still holds, to run
-    /// frames of the past again with. Default: the live one.
-    fn oldest_generation(&self) -> u32 {
-        self.generation()
-    }
-
-    /// Runs generation `generation`'s code (`update`, `render`, the
-    /// config) from now on: history runs and shows each frame of the past
-    /// with the code that ran it (R1).
-    ///
-    /// # Errors
-    /// The game no longer holds that generation. Default: only the live
-    /// one is held.
-    fn run_generation(&mut self, generation: u32) -> Result {
-        if generation == self.generation() {
-            Ok(())
-        } else {
-            Err(Error::Script(format!(
-                "R1: the code that ran these frames (reload {generation}) is gone"
-            )))
-        }
-    }
-
-    /// Takes back the last reload: the code before it is live again, as
-    /// if the reload had failed (a re-simulation through the new code
-    /// failed, R3).
-    ///
-    /// # Errors
-    /// There is no reload to take back. Default: always.
-    fn undo_reload(&mut self) -> Result {
-        Err(Error::Script("R3: there is no reload to take back".into()))
-    }
-
-    /// Runs the new code's `reload(state)` on the current state, as a
-    /// reload does, for a state from the past (R3). Default: nothing.
-    ///
-    /// # Errors
-    /// The migration failed; the state is kept.
-    fn migrate(&mut self) -> Result {
-        Ok(())
-    }
-
-    /// Reloads after the files `changed` (relative to the folder) changed,
-    /// between two frames. Default: nothing to reload.
-    ///
-    /// # Errors
-    /// The new code does not load; the old code keeps running.
-    fn reload(&mut self, changed: &[PathBuf]) -> Result<Reloaded> {
-        let _ = changed;
-        Ok(Reloaded::default())
-    }
-}
-
-/// What a reload changed (H8).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Reloaded {
-    /// The code files run again, as errors show them.
-    pub modules: Vec<String>,
-    /// Whether an image, model or sound changed.
-    pub assets: bool,
-    /// Whether the new code's `reload(state)` migrated the state.
-    pub migrated: bool,
-}
-
-/// What one tick did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tick {
-    /// The clock declined: nothing advanced.
-    Declined,
-    /// A frame ran (possibly with errors, see [`Engine::frame_errors`]).
-    Delivered,
-}
 
 /// The frame loop's state: a game, its clock, and what the frames left.
 pub struct Engine<G> {
@@ -284,7 +42,8 @@ pub struct Engine<G> {
     input: InputFrame,
     cues: CueLog,
     script: Option<Script>,
-    replay: Option<ReplayWriter>,
+    /// The replay written, and the one checked against (H11).
+    logs: hashes::Logs,
     paused: bool,
     errors: Vec<Error>,
     screen: Screen,
@@ -297,10 +56,6 @@ pub struct Engine<G> {
     scaling: Option<Scaling>,
     reload_error: Option<String>,
     time_scale: f64,
-    /// The hashes a replay recorded, by frame, to check each frame against.
-    expected: Option<Vec<Option<String>>>,
-    /// The first frame whose hash differed from the replay's.
-    diverged: Option<u64>,
     /// Every frame of the session, when kept (R1).
     history: Option<History>,
     /// Whether this frame's `update` asked what is under the pointer.
@@ -342,8 +97,6 @@ impl<G: Game> Engine<G> {
             scaling: None,
             reload_error: None,
             time_scale: 1.0,
-            expected: None,
-            diverged: None,
             history: None,
             asked: Cell::new(false),
             shown: Vec::new(),
@@ -359,7 +112,7 @@ impl<G: Game> Engine<G> {
             last_dt: 0.0,
             cues: CueLog::default(),
             script: None,
-            replay: None,
+            logs: hashes::Logs::default(),
             paused: false,
             errors: Vec::with_capacity(2),
         }
@@ -380,24 +133,24 @@ impl<G: Game> Engine<G> {
     /// that differs is an error of that frame, and [`Engine::diverged`]
     /// names it (H11).
     pub fn set_expected_hashes(&mut self, hashes: Vec<Option<String>>) {
-        self.expected = Some(hashes);
+        self.logs.check_against(Some(hashes));
     }
 
     /// Stops checking frames against a replay's hashes: the frames from
     /// here on are live, not the replay's (a replay opened at a frame and
     /// played on).
     pub fn forget_expected_hashes(&mut self) {
-        self.expected = None;
+        self.logs.check_against(None);
     }
 
     /// Returns the first frame whose state hash differed from the replay's.
     pub fn diverged(&self) -> Option<u64> {
-        self.diverged
+        self.logs.diverged()
     }
 
     /// Records every delivered delta and applied input event to `writer`.
     pub fn set_replay_writer(&mut self, writer: ReplayWriter) {
-        self.replay = Some(writer);
+        self.logs.write_to(writer);
     }
 
     /// Runs one tick at host time `now`, in SPEC order.
@@ -526,33 +279,11 @@ impl<G: Game> Engine<G> {
     /// Records the frame's state hash in the replay being written, and
     /// checks it against the replay being played (H11).
     fn check_hash(&mut self) {
-        if self.replay.is_none() && self.expected.is_none() {
+        if !self.logs.wants_hashes() {
             return;
         }
-        let Some(hash) = self.game.state_hash() else {
-            return;
-        };
-        if let Some(replay) = &mut self.replay
-            && let Err(err) = replay.hash(&hash)
-        {
-            self.errors.push(err);
-        }
-        let recorded = self
-            .expected
-            .as_ref()
-            .and_then(|hashes| hashes.get(self.frame as usize - 1))
-            .and_then(Option::as_ref);
-        if let Some(recorded) = recorded
-            && *recorded != hash
-            && self.diverged.is_none()
-        {
-            self.diverged = Some(self.frame);
-            self.errors.push(Error::Script(format!(
-                "H11: the replay diverged: frame {}'s state hash is {hash}, the replay recorded \
-                 {recorded} (the game's code or files changed, or it reads something that differs \
-                 between runs)",
-                self.frame
-            )));
+        if let Some(hash) = self.game.state_hash() {
+            self.logs.hash(self.frame, &hash, &mut self.errors);
         }
     }
 
@@ -578,19 +309,8 @@ impl<G: Game> Engine<G> {
     }
 
     fn begin_events(&mut self, dt: f64) {
-        match &mut self.replay {
-            None => self.input.begin(|_| {}),
-            Some(replay) => {
-                let mut result = replay.frame(self.frame, dt);
-                self.input.begin(|event| {
-                    if result.is_ok() {
-                        result = replay.event(event);
-                    }
-                });
-                if let Err(err) = result {
-                    self.errors.push(err);
-                }
-            }
+        if let Err(err) = self.logs.begin(self.frame, dt, &mut self.input) {
+            self.errors.push(err);
         }
     }
 
@@ -846,10 +566,7 @@ impl<G: Game> Engine<G> {
     /// # Errors
     /// The log could not be written.
     pub fn flush(&mut self) -> Result {
-        match self.replay.take() {
-            Some(replay) => replay.finish(),
-            None => Ok(()),
-        }
+        self.logs.finish()
     }
 }
 
@@ -862,131 +579,4 @@ thread_local! {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::clock::{ConstantClock, ListClock};
-    use crate::input::{Binding, InputEvent, Key};
-
-    /// A game in plain Rust: counts what it saw.
-    #[derive(Default)]
-    struct Probe {
-        updates: Vec<(u64, f64)>,
-        renders: u64,
-        space_pressed: Vec<u64>,
-        fail_update_on: Option<u64>,
-    }
-
-    impl Game for Probe {
-        fn update(&mut self, ctx: UpdateCtx<'_>, dt: f64) -> Result {
-            if self.fail_update_on == Some(ctx.frame) {
-                return Err(Error::Script("boom".into()));
-            }
-            self.updates.push((ctx.frame, dt));
-            let space = Binding::Key(Key::from_name("space").unwrap());
-            if ctx.input.pressed(space) {
-                self.space_pressed.push(ctx.frame);
-            }
-            if ctx.frame.is_multiple_of(2) {
-                ctx.cues.play(ctx.frame, "even", 1.0, 1.0, 0.0).unwrap();
-            }
-            Ok(())
-        }
-
-        fn render(&mut self, _ctx: RenderCtx<'_>) -> Result {
-            self.renders += 1;
-            Ok(())
-        }
-    }
-
-    fn clock(deltas: &[Option<f64>]) -> Box<dyn Clock> {
-        // A clock that follows a list of answers, None declining.
-        struct Answers(Vec<Option<f64>>, usize);
-        impl Clock for Answers {
-            fn tick(&mut self, _now: Instant) -> Option<f64> {
-                self.1 += 1;
-                self.0[(self.1 - 1) % self.0.len()]
-            }
-        }
-        Box::new(Answers(deltas.to_vec(), 0))
-    }
-
-    #[test]
-    fn delivered_frames_advance_counter_time_and_delta() {
-        let mut engine = Engine::new(
-            Probe::default(),
-            Box::new(ListClock::repeating(vec![0.5, 0.25])),
-        );
-        engine.advance(3).unwrap();
-        assert_eq!(engine.frame(), 3, "three delivered frames");
-        assert_eq!(engine.time(), 1.25, "simulated time is the sum of deltas");
-        assert_eq!(engine.last_dt(), 0.5);
-        assert_eq!(engine.game().updates, [(1, 0.5), (2, 0.25), (3, 0.5)]);
-        assert_eq!(
-            engine.game().renders,
-            3,
-            "render runs once per delivered frame"
-        );
-    }
-
-    #[test]
-    fn declined_tick_changes_nothing() {
-        let mut engine = Engine::new(Probe::default(), clock(&[Some(0.1), None, None, Some(0.1)]));
-        let now = Instant::now();
-        engine
-            .input_mut()
-            .push(InputEvent::Tap(Key::from_name("space").unwrap()));
-        // tick 1: delivered, sees the press.
-        assert_eq!(engine.tick(now), Tick::Delivered);
-        engine
-            .input_mut()
-            .push(InputEvent::Press(Key::from_name("space").unwrap()));
-        // ticks 2 and 3: declined; nothing advances and the queued input waits.
-        assert_eq!(engine.tick(now), Tick::Declined);
-        assert_eq!(engine.tick(now), Tick::Declined);
-        assert_eq!(
-            (engine.frame(), engine.time()),
-            (1, 0.1),
-            "a declined tick changes nothing"
-        );
-        assert_eq!(engine.game().renders, 1, "no render on a declined tick");
-        // tick 4: delivered; the tap's release and the new press apply now.
-        assert_eq!(engine.tick(now), Tick::Delivered);
-        assert_eq!(
-            engine.game().space_pressed,
-            [1, 2],
-            "each edge seen by exactly one delivered frame"
-        );
-    }
-
-    // rule: S4
-    #[test]
-    fn advance_raises_the_first_error_and_render_still_runs() {
-        let probe = Probe {
-            fail_update_on: Some(2),
-            ..Default::default()
-        };
-        let mut engine = Engine::new(probe, Box::new(ConstantClock::new(0.1)));
-        let err = engine.advance(5).unwrap_err();
-        assert_eq!(err.to_string(), "boom");
-        assert_eq!(engine.frame(), 2, "the advance stops at the failing frame");
-        assert_eq!(engine.game().renders, 2, "render ran on the failing frame");
-    }
-
-    #[test]
-    fn pause_declines_and_resume_restarts_the_clock() {
-        let mut engine = Engine::new(Probe::default(), Box::new(ConstantClock::new(0.1)));
-        engine.pause();
-        assert_eq!(engine.tick(Instant::now()), Tick::Declined);
-        engine.resume();
-        assert_eq!(engine.tick(Instant::now()), Tick::Delivered);
-    }
-
-    // rule: H7
-    #[test]
-    fn cues_are_logged_by_frame() {
-        let mut engine = Engine::new(Probe::default(), Box::new(ConstantClock::new(0.1)));
-        engine.advance(4).unwrap();
-        let frames: Vec<u64> = engine.cues().cues().iter().map(|c| c.frame).collect();
-        assert_eq!(frames, [2, 4]);
-    }
-}
+mod tests;

@@ -283,7 +283,7 @@ impl<G: Game> Engine<G> {
     /// Checks that `frame` is one history can build, naming the range
     /// when it is not.
     fn check_kept(&self, frame: u64, asked: &str) -> Result<&History> {
-        if self.replay.is_some() {
+        if self.logs.writing() {
             return Err(Error::Script(format!(
                 "R2: {asked}: this run writes --record-input, whose log only goes forward"
             )));
