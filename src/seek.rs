@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use crate::error::{Error, Result};
-use crate::lua::Limits;
+use crate::lua::{Limits, Predicate};
 use crate::terminal::{say, tell};
 
 /// Plays `replay` against `game` until `when` holds; prints `frame N` and
@@ -27,13 +27,12 @@ use crate::terminal::{say, tell};
 pub fn run(game: &Path, replay_path: &Path, when: &str) -> Result<ExitCode> {
     let shown = game.to_string_lossy().trim_end_matches('/').to_string();
     let playback = crate::playback::open(game, shown, replay_path, Limits::default())?;
-    let predicate = playback.engine.game().predicate(when)?;
+    let predicate = Predicate::compile(playback.engine.game(), when)?;
     let (mut engine, frames) = (playback.engine, playback.frames);
     let mut warned = false;
     loop {
-        let holds = engine
-            .game()
-            .holds(&predicate, engine.frame())
+        let holds = predicate
+            .holds(engine.game(), engine.frame())
             .map_err(|e| {
                 // The predicate is one expression: its line says nothing.
                 let why = e.to_string();

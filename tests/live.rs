@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use common::game;
 use moonloop::live::{Live, Request, Seek};
+use moonloop::lua::Predicate;
 use moonloop::reload::Watcher;
 use moonloop::session::Session;
 use moonloop::{Key, LuaGame};
@@ -308,8 +309,8 @@ fn the_timeline_pauses_where_pressed_scrubs_while_dragged_and_plays_on_when_let_
 fn shift_f9_shows_paused_the_next_frame_where_when_holds_going_round() {
     let (_dir, live, t0) = start(COUNTER);
     let when = "state.n % 25 == 0";
-    let predicate = live.engine().game().predicate(when).unwrap();
-    let seek: Seek<LuaGame> = Box::new(move |g: &LuaGame, frame| g.holds(&predicate, frame));
+    let predicate = Predicate::compile(live.engine().game(), when).unwrap();
+    let seek: Seek<LuaGame> = Box::new(move |g: &LuaGame, frame| predicate.holds(g, frame));
     let mut live = live.seek(Some((seek, when.to_string())));
     for i in 0..60 {
         live.frame(at(t0, i));

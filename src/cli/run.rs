@@ -337,8 +337,8 @@ fn window_seek(
     engine: &Engine<LuaGame>,
     when: &str,
 ) -> Result<(crate::live::Seek<LuaGame>, String)> {
-    let predicate = engine.game().predicate(when)?;
-    let holds = move |game: &LuaGame, frame: u64| game.holds(&predicate, frame);
+    let predicate = crate::lua::Predicate::compile(engine.game(), when)?;
+    let holds = move |game: &LuaGame, frame: u64| predicate.holds(game, frame);
     Ok((Box::new(holds), when.to_string()))
 }
 

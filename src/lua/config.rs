@@ -1,11 +1,11 @@
 //! The binding for a game's `config` table: read into the host's
 //! [`Config`] when the game loads and each time it reloads.
 
+use super::errors::script;
 use std::time::Duration;
 
 use mlua::{Table, Value};
 
-use super::errors;
 use super::vm::Limits;
 use crate::color::Rgba;
 use crate::config::{
@@ -14,10 +14,6 @@ use crate::config::{
 use crate::error::{Error, Result};
 use crate::input::{Action, Key};
 use crate::state;
-
-fn script(err: mlua::Error) -> Error {
-    Error::Script(errors::describe(&err))
-}
 
 pub(super) const CONFIG_FIELDS: &[&str] = &[
     "title",

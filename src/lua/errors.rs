@@ -285,6 +285,48 @@ fn traceback_place(traceback: &str) -> Option<&str> {
         .filter(|place| has_place(&format!("{place}: ")))
 }
 
+/// Turns what `function` (named `name`) returned through the taking
+/// trampoline into the next state, or the error its author reads (S4,
+/// S5).
+///
+/// A call returning nothing reads as nil: telling the two apart would
+/// cost a heap allocation every frame.
+pub(super) fn accept(
+    function: &mlua::Function,
+    name: &str,
+    result: mlua::Result<mlua::Value>,
+) -> crate::Result<mlua::Value> {
+    use crate::Error;
+    use mlua::Value;
+    match result {
+        Ok(Value::Nil) => Err(Error::Script(format!(
+            "{}S4: {name} returned nil; return the next state (the host kept the state it had)",
+            place(function)
+        ))),
+        Ok(value) => Ok(value),
+        Err(err) => Err(Error::Script(match crate::state::take_refusal() {
+            Some(why) => format!("{}{name} returned a state where {why}", place(function)),
+            None => describe(&err),
+        })),
+    }
+}
+
+/// Returns `"file:line: "` where `function` is defined.
+fn place(function: &mlua::Function) -> String {
+    let info = function.info();
+    match (info.short_src, info.line_defined) {
+        (Some(src), Some(line)) => format!("{src}:{line}: "),
+        (Some(src), None) => format!("{src}: "),
+        _ => String::new(),
+    }
+}
+
+/// Turns an error raised in Luau into the host's error, worded for the
+/// author by [`describe`].
+pub(super) fn script(err: mlua::Error) -> crate::Error {
+    crate::Error::Script(describe(&err))
+}
+
 /// Turns an mlua error into the one line a game author reads: the Luau
 /// message (which starts with `file:line:`), without the traceback and
 /// without mlua's wrapping, with the rule and fix added where Luau's own

@@ -1,14 +1,14 @@
 //! LuaGame: a game folder loaded into its own sandboxed VM (rules G1, G2,
 //! S1-S6), stepped by the engine through the [`Game`] trait.
 
-use std::collections::VecDeque;
+use super::errors::{accept, script};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::Duration;
 
 use mlua::{AnyUserData, Function, Lua, Table, Value};
 
-use super::config::read_config;
+use super::code::{Code, Generations, find_main, load_code};
 use super::errors;
 use super::handles::InputHandle;
 use super::leases::Leases;
@@ -23,70 +23,6 @@ use crate::error::{Error, Result};
 use crate::history::{Held, Kept};
 use crate::save::Saves;
 use crate::state;
-
-const GAME_FIELDS: &[&str] = &["init", "update", "render", "reload", "config"];
-
-/// What the main file returned: the game's functions and config.
-struct Code {
-    module: Table,
-    init: Option<Function>,
-    update: Option<Function>,
-    render: Option<Function>,
-    reload: Option<Function>,
-    config: Config,
-}
-
-/// Runs the main module (through `require`, so its modules load too) and
-/// reads the game table it returns (G1).
-fn load_code(
-    lua: &Lua,
-    budget: &Budget,
-    main_id: &ModuleId,
-    main_name: &str,
-    title: &str,
-    ceilings: Limits,
-) -> Result<Code> {
-    let table = budget
-        .guard(Call::Load, || require::load(lua, main_id))
-        .map_err(script)?;
-    let Value::Table(table) = table else {
-        return Err(Error::Script(format!(
-            "{main_name}: returned a {} where a game table was expected: return {{ init = ..., update = ..., render = ... }} (G1)",
-            state::type_of(&table)
-        )));
-    };
-    check_fields(&table, GAME_FIELDS, main_name, "the game table")?;
-    let function = |name: &str| -> Result<Option<Function>> {
-        match table.raw_get::<Value>(name).map_err(script)? {
-            Value::Nil => Ok(None),
-            Value::Function(f) => Ok(Some(f)),
-            other => Err(Error::Script(format!(
-                "{main_name}: `{name}` is a {}; it should be a function (G1)",
-                state::type_of(&other)
-            ))),
-        }
-    };
-    Ok(Code {
-        init: function("init")?,
-        update: function("update")?,
-        render: function("render")?,
-        reload: function("reload")?,
-        config: read_config(&table, main_name, title.to_string(), ceilings)?,
-        module: table,
-    })
-}
-
-/// The most generations of code a game holds for history: each keeps
-/// its functions, and the modules they hold, alive in the VM (counted
-/// against its cap). History forgets frames that ran older ones.
-pub const MAX_GENERATIONS: usize = 16;
-
-/// What a reload replaced: the generation live before it and the modules
-/// it loaded again.
-struct Undo {
-    previous: u32,
-    modules: Vec<(ModuleId, mlua::RegistryKey)>,
-}
 
 /// A game folder loaded and running in its own VM.
 pub struct LuaGame {
@@ -103,13 +39,9 @@ pub struct LuaGame {
     /// The code `update` and `render` run now: the live generation's, or
     /// an older one's while history runs the past again (R1).
     code: Rc<Code>,
-    /// Every generation of code history may still run, oldest first, the
-    /// live one among them (at most [`MAX_GENERATIONS`]).
-    generations: VecDeque<(u32, Rc<Code>)>,
-    /// The generation live play runs.
-    live: u32,
-    /// What the last reload replaced, to take it back.
-    undo: Option<Undo>,
+    /// Every generation of code history may still run, the live one
+    /// among them, and what the last reload replaced.
+    generations: Generations,
     /// Calls a function and takes its result as the state, inside Luau.
     taking: Function,
     /// Calls a function whose result is not a state (`render`).
@@ -234,9 +166,7 @@ impl LuaGame {
             main_id,
             title,
             ceilings,
-            generations: VecDeque::from([(0, Rc::clone(&code))]),
-            live: 0,
-            undo: None,
+            generations: Generations::new(Rc::clone(&code)),
             code,
             taking,
             calling,
@@ -301,32 +231,7 @@ impl LuaGame {
         let result = self
             .budget
             .guard(Call::Init, || self.taking.call::<Value>((&init, saved)));
-        self.accept(&init, "init", result)
-    }
-
-    /// Turns what `function` (named `name`) returned through the taking
-    /// trampoline into the next state, or the error its author reads (S4,
-    /// S5).
-    ///
-    /// A call returning nothing reads as nil: telling the two apart would
-    /// cost a heap allocation every frame.
-    fn accept(
-        &self,
-        function: &Function,
-        name: &str,
-        result: mlua::Result<Value>,
-    ) -> Result<Value> {
-        match result {
-            Ok(Value::Nil) => Err(Error::Script(format!(
-                "{}S4: {name} returned nil; return the next state (the host kept the state it had)",
-                place(function)
-            ))),
-            Ok(value) => Ok(value),
-            Err(err) => Err(Error::Script(match state::take_refusal() {
-                Some(why) => format!("{}{name} returned a state where {why}", place(function)),
-                None => errors::describe(&err),
-            })),
-        }
+        accept(&init, "init", result)
     }
 
     /// Reloads the game after the files `changed` (relative to its folder)
@@ -341,7 +246,7 @@ impl LuaGame {
     /// keeps running on the state it had.
     pub fn reload(&mut self, changed: &[PathBuf]) -> Result<Reloaded> {
         let mut reloaded = Reloaded {
-            assets: changed.iter().any(|p| !is_luau(p)),
+            assets: changed.iter().any(|p| !crate::assets::is_luau_source(p)),
             ..Reloaded::default()
         };
         let ids: Vec<ModuleId> = changed
@@ -377,7 +282,7 @@ impl LuaGame {
                     let result = self.budget.guard(Call::Reload, || {
                         self.taking.call::<Value>((migrate, &self.state))
                     });
-                    self.accept(migrate, "reload", result)?
+                    accept(migrate, "reload", result)?
                 }
             };
             Ok((code, state))
@@ -386,16 +291,7 @@ impl LuaGame {
             Ok((code, state)) => {
                 reloaded.migrated = code.reload.is_some();
                 let code = Rc::new(code);
-                let generation = self.generations.back().map_or(0, |(g, _)| g + 1);
-                self.generations.push_back((generation, Rc::clone(&code)));
-                while self.generations.len() > MAX_GENERATIONS {
-                    self.generations.pop_front();
-                }
-                self.undo = Some(Undo {
-                    previous: self.live,
-                    modules: saved,
-                });
-                self.live = generation;
+                self.generations.add(Rc::clone(&code), saved);
                 self.use_code(code);
                 self.state = state;
                 Ok(reloaded)
@@ -414,53 +310,12 @@ impl LuaGame {
         self.code = code;
     }
 
-    /// Replaces the text of game file `rel` in memory (a test's edit); the
-    /// next reload of it reads this instead of the disk. Returns the edit
-    /// it replaced.
-    pub fn set_source(&self, rel: &Path, text: Vec<u8>) -> Option<Vec<u8>> {
-        let mut modules = self
-            .lua
+    /// Returns the game's modules: what is loaded, and the edits a test
+    /// made of the game's files (`e:reload(edits)`).
+    pub(super) fn modules(&self) -> mlua::AppDataRefMut<'_, Modules> {
+        self.lua
             .app_data_mut::<Modules>()
-            .expect("modules installed");
-        modules.sources.insert(rel.to_path_buf(), text)
-    }
-
-    /// Returns how many bytes of text the edits of the game's files hold.
-    pub fn edited_bytes(&self) -> usize {
-        let modules = self
-            .lua
-            .app_data_ref::<Modules>()
-            .expect("modules installed");
-        modules.sources.values().map(Vec::len).sum()
-    }
-
-    /// Puts back what [`LuaGame::set_source`] replaced: the edit before,
-    /// or the disk's text when there was none.
-    pub fn unset_source(&self, rel: &Path, before: Option<Vec<u8>>) {
-        let mut modules = self
-            .lua
-            .app_data_mut::<Modules>()
-            .expect("modules installed");
-        match before {
-            Some(text) => modules.sources.insert(rel.to_path_buf(), text),
-            None => modules.sources.remove(rel),
-        };
-    }
-
-    /// Returns the current text of game file `rel`: an edit, or the disk's
-    /// (through the asset door, H10).
-    ///
-    /// # Errors
-    /// The door refuses the file, or it cannot be read.
-    pub fn source(&self, rel: &Path) -> Result<Vec<u8>> {
-        let modules = self
-            .lua
-            .app_data_ref::<Modules>()
-            .expect("modules installed");
-        match modules.sources.get(rel) {
-            Some(text) => Ok(text.clone()),
-            None => require::read_source(&self.dir, rel).map_err(Error::Script),
-        }
+            .expect("modules installed")
     }
 
     /// Returns the game's Luau files loaded so far, relative to its folder.
@@ -501,7 +356,7 @@ impl LuaGame {
         let result = self.budget.guard(Call::Apply, || {
             self.taking.call::<Value>((transition, &self.state))
         });
-        self.state = self.accept(transition, "apply's transition", result)?;
+        self.state = accept(transition, "apply's transition", result)?;
         Ok(())
     }
 
@@ -554,94 +409,12 @@ impl LuaGame {
         self.saves.take_notice()
     }
 
-    /// Compiles `expression`, Luau over `state` and `frame`, into a
-    /// predicate for [`LuaGame::holds`] (R4). It sees the pure libraries
-    /// only (see `predicate_env`): looking must not change the run.
-    ///
-    /// # Errors
-    /// The expression does not compile: the message says where.
-    pub fn predicate(&self, expression: &str) -> Result<Function> {
-        let quoted = crate::terminal::line(expression);
-        // On a line of its own, so what the parser says of it is about
-        // the author's text; the place (`--when:2:`) is dropped.
-        let source = format!("local state, frame = ...\nreturn (\n{expression}\n)");
-        let env = self
-            .predicate_env()
-            .map_err(|e| Error::Usage(format!("--when: {}", errors::describe(&e))))?;
-        self.lua
-            .load(source)
-            .set_name("=--when")
-            .set_environment(env)
-            .into_function()
-            .map_err(|e| {
-                let why = errors::describe(&e);
-                let why = why
-                    .split_once(": ")
-                    .filter(|(place, _)| place.starts_with("--when:"))
-                    .map_or(why.as_str(), |(_, rest)| rest);
-                Error::Usage(format!("--when `{quoted}` is not an expression: {why}"))
-            })
-    }
-
-    /// The globals a seek predicate sees: the pure libraries and
-    /// functions, and nothing that changes the game's run. `math.random`
-    /// would draw from the game's generator (the run seeking would differ
-    /// from the run seen), `tostring` of a table advances the game's table
-    /// numbering, `print` writes; they are refused by name.
-    fn predicate_env(&self) -> mlua::Result<Table> {
-        let globals = self.lua.globals();
-        let env = self.lua.create_table()?;
-        for name in [
-            "string", "table", "vector", "bit32", "utf8", "assert", "error", "ipairs", "next",
-            "pairs", "rawequal", "rawget", "rawlen", "select", "tonumber", "type", "typeof",
-            "unpack",
-        ] {
-            // The game's globals see the libraries through the sandbox.
-            let value: Value = globals.get(name)?;
-            env.raw_set(name, value)?;
-        }
-        let math: Table = globals.get("math")?;
-        let safe = self
-            .lua
-            .create_table_from(math.pairs::<Value, Value>().flatten())?;
-        for name in ["random", "randomseed"] {
-            let refusal = self.lua.create_function(move |_, ()| -> mlua::Result<()> {
-                Err(mlua::Error::RuntimeError(format!(
-                    "--when cannot call math.{name}: it would draw from the game's random \
-                     generator and change the run it looks at"
-                )))
-            })?;
-            safe.raw_set(name, refusal)?;
-        }
-        safe.set_readonly(true);
-        env.raw_set("math", safe)?;
-        for name in ["tostring", "print"] {
-            let refusal = self.lua.create_function(
-                move |_, _: mlua::MultiValue| -> mlua::Result<()> {
-                    Err(mlua::Error::RuntimeError(format!(
-                        "--when cannot call {name}: it would change the run it looks at (compare \
-                     values instead)"
-                    )))
-                },
-            )?;
-            env.raw_set(name, refusal)?;
-        }
-        env.set_readonly(true);
-        Ok(env)
-    }
-
-    /// Says whether `predicate` holds for the current state at `frame`:
-    /// any value but nil and false.
-    ///
-    /// # Errors
-    /// The predicate failed or ran past the budget.
-    pub fn holds(&self, predicate: &Function, frame: u64) -> Result<bool> {
-        self.budget
-            .guard(Call::Seek, || {
-                self.asking.call::<Value>((predicate, &self.state, frame))
-            })
-            .map(|v| !matches!(v, Value::Nil | Value::Boolean(false)))
-            .map_err(script)
+    /// Calls `function` on the current state and `frame` under the
+    /// budget (a seek's predicate, R4), and returns what it answers.
+    pub(super) fn ask(&self, function: &Function, frame: u64) -> mlua::Result<Value> {
+        self.budget.guard(Call::Seek, || {
+            self.asking.call::<Value>((function, &self.state, frame))
+        })
     }
 
     /// Sets each call's time budget.
@@ -723,30 +496,25 @@ impl Game for LuaGame {
     }
 
     fn generation(&self) -> u32 {
-        self.live
+        self.generations.live()
     }
 
     fn oldest_generation(&self) -> u32 {
-        self.generations.front().map_or(self.live, |(g, _)| *g)
+        self.generations.oldest()
     }
 
     fn run_generation(&mut self, generation: u32) -> Result {
-        if Rc::ptr_eq(&self.code, self.code_of(generation)?) {
-            return Ok(());
+        let code = self.generations.code_of(generation)?;
+        if !Rc::ptr_eq(&self.code, code) {
+            let code = Rc::clone(code);
+            self.use_code(code);
         }
-        let code = Rc::clone(self.code_of(generation)?);
-        self.use_code(code);
         Ok(())
     }
 
     fn undo_reload(&mut self) -> Result {
-        let Some(undo) = self.undo.take() else {
-            return Err(Error::Script("R3: there is no reload to take back".into()));
-        };
-        let previous = Rc::clone(self.code_of(undo.previous)?);
-        self.generations.retain(|(g, _)| *g <= undo.previous);
-        require::restore(&self.lua, undo.modules);
-        self.live = undo.previous;
+        let (previous, modules) = self.generations.undo()?;
+        require::restore(&self.lua, modules);
         self.use_code(previous);
         Ok(())
     }
@@ -758,7 +526,7 @@ impl Game for LuaGame {
         let result = self.budget.guard(Call::Reload, || {
             self.taking.call::<Value>((migrate, &self.state))
         });
-        self.state = self.accept(migrate, "reload", result)?;
+        self.state = accept(migrate, "reload", result)?;
         Ok(())
     }
 
@@ -785,7 +553,7 @@ impl Game for LuaGame {
         });
         let pending = self.leases.take_save();
         let quit = self.leases.take_quit();
-        self.state = self.accept(update, "update", result)?;
+        self.state = accept(update, "update", result)?;
         if self.replaying {
             // A frame run again already had its effects the first time.
             return Ok(());
@@ -812,79 +580,4 @@ impl Game for LuaGame {
             })
             .map_err(script)
     }
-}
-
-impl LuaGame {
-    /// The code of generation `generation`.
-    fn code_of(&self, generation: u32) -> Result<&Rc<Code>> {
-        self.generations
-            .iter()
-            .find(|(g, _)| *g == generation)
-            .map(|(_, code)| code)
-            .ok_or_else(|| {
-                Error::Script(format!(
-                    "R1: the code that ran these frames (reload {generation}) is no longer \
-                     held: a game holds its last {MAX_GENERATIONS} reloads' code"
-                ))
-            })
-    }
-}
-
-fn is_luau(path: &Path) -> bool {
-    crate::assets::is_luau_source(path)
-}
-
-fn script(err: mlua::Error) -> Error {
-    Error::Script(errors::describe(&err))
-}
-
-/// Returns `"file:line: "` where `function` is defined.
-fn place(function: &Function) -> String {
-    let info = function.info();
-    match (info.short_src, info.line_defined) {
-        (Some(src), Some(line)) => format!("{src}:{line}: "),
-        (Some(src), None) => format!("{src}: "),
-        _ => String::new(),
-    }
-}
-
-fn find_main(dir: &Path) -> Result<String> {
-    let game_err = |reason: &str| Error::Game {
-        path: dir.to_path_buf(),
-        reason: reason.to_string(),
-    };
-    if !dir.exists() {
-        return Err(game_err("no such game folder"));
-    }
-    if !dir.is_dir() {
-        return Err(game_err("is a file; a game is a folder with a main.luau"));
-    }
-    for name in ["main.luau", "main.lua"] {
-        if dir.join(name).is_file() {
-            return Ok(name.to_string());
-        }
-    }
-    Err(game_err(
-        "has no main.luau (or main.lua); a game is a folder with one (G1)",
-    ))
-}
-
-/// Refuses a field whose name differs from a known one only by case, the
-/// likeliest typo (`Update` for `update`); other fields are the author's.
-fn check_fields(table: &Table, known: &[&str], file: &str, what: &str) -> Result {
-    for pair in table.pairs::<Value, Value>() {
-        let Ok((Value::String(key), _)) = pair else {
-            continue;
-        };
-        let key = key.to_string_lossy();
-        if let Some(meant) = known
-            .iter()
-            .find(|k| k.eq_ignore_ascii_case(&key) && **k != key)
-        {
-            return Err(Error::Script(format!(
-                "{file}: {what} has `{key}`; did you mean `{meant}`?"
-            )));
-        }
-    }
-    Ok(())
 }

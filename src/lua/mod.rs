@@ -3,6 +3,7 @@
 //! state walk in `state.rs`) touches mlua.
 
 mod args;
+mod code;
 mod config;
 mod determinism;
 mod engines;
@@ -14,6 +15,7 @@ mod native;
 pub mod picture;
 mod places;
 mod players;
+mod predicate;
 pub mod properties;
 mod require;
 mod scenario;
@@ -27,6 +29,7 @@ mod vm;
 
 pub use game::LuaGame;
 pub use native::compile_at_load;
+pub use predicate::Predicate;
 pub use require::RUNTIME;
 pub use scenario::{DEFAULT_CLOCKS, Run, check_dt, compact, split_clocks};
 pub use testing::{TEST_BUDGET, TestReport, run_test_file, run_test_file_with};

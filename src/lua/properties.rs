@@ -15,6 +15,7 @@
 //! run it looks at. `features` names what makes a state new to the
 //! search; states whose features were never seen guide it.
 
+use super::errors::script;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -228,8 +229,4 @@ fn freeze(table: &Table) -> mlua::Result<()> {
     }
     table.set_readonly(true);
     Ok(())
-}
-
-fn script(e: mlua::Error) -> Error {
-    Error::Script(super::describe(&e))
 }

@@ -79,6 +79,39 @@ impl Modules {
         &self.root
     }
 
+    /// Replaces the text of game file `rel` in memory (a test's edit); the
+    /// next load of it reads this instead of the disk. Returns the edit it
+    /// replaced.
+    pub fn edit(&mut self, rel: &Path, text: Vec<u8>) -> Option<Vec<u8>> {
+        self.sources.insert(rel.to_path_buf(), text)
+    }
+
+    /// Puts back what [`Modules::edit`] replaced: the edit before, or the
+    /// disk's text when there was none.
+    pub fn unedit(&mut self, rel: &Path, before: Option<Vec<u8>>) {
+        match before {
+            Some(text) => self.sources.insert(rel.to_path_buf(), text),
+            None => self.sources.remove(rel),
+        };
+    }
+
+    /// Returns how many bytes of text the edits hold.
+    pub fn edited_bytes(&self) -> usize {
+        self.sources.values().map(Vec::len).sum()
+    }
+
+    /// Returns the current text of game file `rel`: an edit, or the disk's
+    /// (through the asset door, H10).
+    ///
+    /// # Errors
+    /// The door refuses the file, or it cannot be read.
+    pub fn text(&self, rel: &Path) -> Result<Vec<u8>, String> {
+        match self.sources.get(rel) {
+            Some(text) => Ok(text.clone()),
+            None => read_source(&self.root, rel),
+        }
+    }
+
     /// Notes that the module loading now read the game file `rel` (a
     /// map): a change to it reloads that module. Read outside a module's
     /// loading (from `init`), nothing is noted.
@@ -389,15 +422,15 @@ pub fn check_source(source: &[u8]) -> Result<(), String> {
     }
 }
 
+/// Modules taken out of the cache by [`invalidate`], with what they had
+/// loaded as, for [`restore`] to put back.
+pub type Taken = Vec<(ModuleId, RegistryKey)>;
+
 /// Takes `changed` modules, every loaded module that requires them
 /// (directly or not), and `main` out of the cache, so the next `load` of
 /// main runs them again. Returns what was taken, for [`restore`]; empty
 /// when none of `changed` was loaded.
-pub fn invalidate(
-    lua: &Lua,
-    changed: &[ModuleId],
-    main: &ModuleId,
-) -> Vec<(ModuleId, RegistryKey)> {
+pub fn invalidate(lua: &Lua, changed: &[ModuleId], main: &ModuleId) -> Taken {
     let mut modules = lua.app_data_mut::<Modules>().expect("modules installed");
     // A changed module, or a file (a map) that modules read as they
     // loaded: the edges name who read it.
@@ -432,7 +465,7 @@ pub fn invalidate(
 }
 
 /// Puts back what [`invalidate`] took, undoing a failed reload.
-pub fn restore(lua: &Lua, saved: Vec<(ModuleId, RegistryKey)>) {
+pub fn restore(lua: &Lua, saved: Taken) {
     let mut modules = lua.app_data_mut::<Modules>().expect("modules installed");
     for (id, key) in saved {
         modules.loaded.insert(id, key);

@@ -329,7 +329,8 @@ impl UserData for EngineHandle {
                             Value::String(s) => s.as_bytes().to_vec(),
                             Value::Table(t) => {
                                 let old = game
-                                    .source(&rel)
+                                    .modules()
+                                    .text(&rel)
                                     .map_err(|e| fail(lua, format!("reload: {e}")))?;
                                 let mut text = String::from_utf8_lossy(&old).into_owned();
                                 // One {find, replace}, or a list of them,
@@ -370,7 +371,7 @@ impl UserData for EngineHandle {
                         // together a bounded amount (H10).
                         crate::lua::require::check_source(&text)
                             .map_err(|why| fail(lua, format!("reload: {file}: {why}")))?;
-                        if game.edited_bytes() + text.len() > MAX_EDITS {
+                        if game.modules().edited_bytes() + text.len() > MAX_EDITS {
                             return Err(fail(
                                 lua,
                                 format!(
@@ -379,7 +380,7 @@ impl UserData for EngineHandle {
                                 ),
                             ));
                         }
-                        let before = game.set_source(&rel, text);
+                        let before = game.modules().edit(&rel, text);
                         replaced.push((rel.clone(), before));
                         changed.push(rel);
                     }
@@ -412,7 +413,7 @@ impl UserData for EngineHandle {
                     }
                     Err(e) => {
                         for (rel, before) in replaced.into_iter().rev() {
-                            this.engine.game().unset_source(&rel, before);
+                            this.engine.game().modules().unedit(&rel, before);
                         }
                         Err(fail(lua, e))
                     }
