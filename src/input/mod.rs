@@ -7,11 +7,13 @@
 //! [`InputEvent`]s, queued until the next *delivered* frame: a declined tick
 //! applies nothing, so an edge is never lost and never seen twice.
 
+mod event;
 mod frame;
 mod keys;
 pub mod pads;
 mod script;
 
-pub use frame::{Action, Binding, InputEvent, InputFrame, MAX_TEXT, TextPiece, strip_comment};
+pub use event::{InputEvent, TextPiece, strip_comment, unquote};
+pub use frame::{Action, Binding, InputFrame, MAX_TEXT};
 pub use keys::{Axis, DEAD_ZONE, KEY_NAMES, Key, PAD_AXES, PAD_BUTTONS, PADS};
 pub use script::{MAX_SCRIPT, Script, When};
