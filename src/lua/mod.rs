@@ -23,6 +23,7 @@ mod scene;
 mod screen;
 mod sounds;
 mod strings;
+mod test_engine;
 mod testing;
 mod tiled;
 mod vm;

@@ -229,7 +229,8 @@ fn run_one(scenario: &Loaded, engine: &mut Engine<LuaGame>) -> std::result::Resu
             .map_err(|e| format!("frame {}: {e}", engine.frame()))?;
     }
     let state = state::copy(engine.game().state(), lua)?;
-    let cues = super::testing::cue_list(lua, engine.cues().cues()).map_err(|e| e.to_string())?;
+    let cues =
+        super::test_engine::cue_list(lua, engine.cues().cues()).map_err(|e| e.to_string())?;
     let outcome: Value = scenario
         .budget
         .guard(Call::Test, || scenario.outcome.call((state, cues)))
