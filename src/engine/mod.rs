@@ -15,7 +15,7 @@ use crate::color::Rgba;
 use crate::config::{Config, Scaling};
 use crate::cues::CueLog;
 use crate::error::{Error, Result};
-use crate::history::{Held, History, Kept};
+use crate::history::History;
 use crate::input::{InputFrame, Script};
 use crate::replay::ReplayWriter;
 use crate::scene::Scene;
@@ -24,6 +24,8 @@ use crate::viewport::Viewport;
 
 mod game;
 mod hashes;
+mod looking;
+mod recorded;
 mod rewind;
 mod synctest;
 
@@ -61,7 +63,7 @@ pub struct Engine<G> {
     /// Whether this frame's `update` asked what is under the pointer.
     asked: Cell<bool>,
     /// The stretch of history last rebuilt, held whole to walk through.
-    shown: Vec<rewind::Moment>,
+    shown: Vec<recorded::Moment>,
     /// Where frames run again play their cues: nowhere.
     quiet: CueLog,
     /// When the last keyframe was kept.

@@ -7,68 +7,14 @@
 //! no sound (its cues go to a log no one drains), writes no save, cannot
 //! quit, and is not rendered: only the frame shown at the end is.
 
-use super::*;
+use super::recorded::{Moment, Recorded};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use super::{Engine, Game, Pick, PickFrom, Reloaded, UpdateCtx};
+use crate::error::{Error, Result};
+use crate::history::{History, Kept};
 use crate::history::{Hovered, Keyframe};
-use crate::input::InputEvent;
-
-/// A frame of history held whole: the engine's counters, the input after
-/// it closed, and the state as the game holds it.
-#[derive(Debug)]
-pub(super) struct Moment {
-    pub(super) frame: u64,
-    time: f64,
-    last_dt: f64,
-    input: InputFrame,
-    pub(super) state: Held,
-    /// The generation of code that made the state, which shows it.
-    generation: u32,
-}
-
-/// A recorded frame copied out of history: to run again while history
-/// changes (a reload replaces the old future), or beside it.
-pub(super) struct Recorded {
-    pub(super) dt: f64,
-    pub(super) events: Vec<InputEvent>,
-    hover: Option<Option<String>>,
-    pub(super) hash: Option<u64>,
-}
-
-impl Recorded {
-    pub(super) fn of(history: &History, frame: u64) -> Recorded {
-        let entry = history.entry(frame);
-        Recorded {
-            dt: entry.map_or(0.0, |e| e.dt),
-            events: history.events(frame).collect(),
-            hover: match history.hovered(frame) {
-                Hovered::NotAsked => None,
-                Hovered::Nothing => Some(None),
-                Hovered::Object(name) => Some(Some(name.to_string())),
-            },
-            hash: entry.and_then(|e| e.hash),
-        }
-    }
-
-    /// Frame `frame` of `tail`, taken out of `history` (whose hover names
-    /// it shares).
-    fn of_tail(tail: &crate::history::Tail, history: &History, frame: u64) -> Recorded {
-        let (entry, events) = tail.frame(frame).expect("a frame of the tail");
-        Recorded {
-            dt: entry.dt,
-            events: events.to_vec(),
-            hover: match history.hover_name(entry) {
-                Hovered::NotAsked => None,
-                Hovered::Nothing => Some(None),
-                Hovered::Object(name) => Some(Some(name.to_string())),
-            },
-            hash: entry.hash,
-        }
-    }
-
-    /// What hover answered: not asked, nothing, or an object.
-    fn hover(&self) -> Option<Option<&str>> {
-        self.hover.as_ref().map(|answer| answer.as_deref())
-    }
-}
 
 impl<G: Game> Engine<G> {
     /// Starts keeping history from the current frame, in at most `cap`
@@ -98,7 +44,7 @@ impl<G: Game> Engine<G> {
     }
 
     /// Asks the re-simulation limit whether to stop before frame `frame`.
-    fn over_limit(&mut self, frame: u64) -> Option<Error> {
+    pub(super) fn over_limit(&mut self, frame: u64) -> Option<Error> {
         let why = self.limit.as_mut()?()?;
         Some(Error::Script(format!("frame {frame}: {why}")))
     }
@@ -282,7 +228,7 @@ impl<G: Game> Engine<G> {
 
     /// Checks that `frame` is one history can build, naming the range
     /// when it is not.
-    fn check_kept(&self, frame: u64, asked: &str) -> Result<&History> {
+    pub(super) fn check_kept(&self, frame: u64, asked: &str) -> Result<&History> {
         if self.logs.writing() {
             return Err(Error::Script(format!(
                 "R2: {asked}: this run writes --record-input, whose log only goes forward"
@@ -356,20 +302,6 @@ impl<G: Game> Engine<G> {
         let result = self.go_to(&moment);
         self.shown.push(moment);
         result
-    }
-
-    /// Calls `visit` with the game standing at frame `frame` of history,
-    /// then puts the present back (R1).
-    ///
-    /// # Errors
-    /// As [`Engine::show`].
-    pub fn with_state_at<R>(&mut self, frame: u64, visit: impl FnOnce(&G) -> R) -> Result<R> {
-        self.check_kept(frame, &format!("state_at({frame})"))?;
-        let now = self.moment()?;
-        let built = self.rebuild(frame, false);
-        let seen = built.map(|()| visit(&self.game));
-        self.go_to(&now)?;
-        seen
     }
 
     /// Reloads after `changed` (nothing, to run the code live now), then
@@ -476,119 +408,6 @@ impl<G: Game> Engine<G> {
         Ok(diverged)
     }
 
-    /// Finds the first frame of history, from its oldest, whose state
-    /// `holds` (given the game standing at that frame, and the frame),
-    /// running each frame again once, in order (R4); the present is put
-    /// back. `None` when it never holds.
-    ///
-    /// # Errors
-    /// History is not kept, a frame run again fails, the re-simulation
-    /// limit stops it, or `holds` fails; the present is put back.
-    pub fn seek(&mut self, holds: impl FnMut(&G, u64) -> Result<bool>) -> Result<Option<u64>> {
-        let oldest = *self.check_kept(self.frame, "seek")?.frames().start();
-        self.seek_from(oldest, holds)
-    }
-
-    /// Finds the first frame of history from `first` on (from its oldest
-    /// when `first` is older) whose state `holds`, as [`Engine::seek`]
-    /// does; `None` when it never holds, or `first` is past history's
-    /// last frame.
-    ///
-    /// # Errors
-    /// As [`Engine::seek`].
-    pub fn seek_from(
-        &mut self,
-        first: u64,
-        mut holds: impl FnMut(&G, u64) -> Result<bool>,
-    ) -> Result<Option<u64>> {
-        let history = self.check_kept(self.frame, "seek")?;
-        let (first, last) = (first.max(*history.frames().start()), history.last());
-        if first > last {
-            return Ok(None);
-        }
-        let now = self.moment()?;
-        let found = self.rebuild(first, false).and_then(|()| {
-            if holds(&self.game, first)? {
-                return Ok(Some(first));
-            }
-            self.replaying(|engine| {
-                for frame in first + 1..=last {
-                    if let Some(err) = engine.over_limit(frame) {
-                        return Err(err);
-                    }
-                    let mut failed = None;
-                    if engine.enter_past(frame, &mut failed) {
-                        let history = engine.history.as_ref().expect("checked above");
-                        let recorded = Recorded::of(history, frame);
-                        engine.run_again(&recorded, false, &mut failed);
-                        engine.check_again(&recorded, &mut failed);
-                    }
-                    if let Some(err) = failed {
-                        return Err(err);
-                    }
-                    if holds(&engine.game, frame)? {
-                        return Ok(Some(frame));
-                    }
-                }
-                Ok(None)
-            })
-        });
-        self.go_to(&now)?;
-        found
-    }
-
-    /// Writes history as a replay log (the format `--record-input`
-    /// writes), with the S7 hash of every frame, built by running history
-    /// again from frame 0: `seed` and `saved` are what the run started
-    /// from, `game` the name the log records (R1, H11).
-    ///
-    /// # Errors
-    /// History no longer reaches frame 0 (its cap dropped the oldest
-    /// frames), or a frame run again failed.
-    pub fn history_replay(
-        &mut self,
-        seed: u64,
-        game: &str,
-        saved: Option<&str>,
-    ) -> Result<crate::replay::Replay> {
-        let last = self.check_kept(0, "a replay of history")?.last();
-        let now = self.moment()?;
-        self.rebuild(0, false)?;
-        let mut replay = crate::replay::Replay {
-            deltas: Vec::with_capacity(last as usize),
-            script: crate::input::Script::new(Vec::new()),
-            seed,
-            game: Some(game.to_string()),
-            saved: saved.map(str::to_string),
-            hashes: Vec::with_capacity(last as usize),
-            cut: None,
-            properties: false,
-        };
-        let mut events = Vec::new();
-        let mut first_error = None;
-        self.replaying(|engine| {
-            for frame in 1..=last {
-                if let Some(err) = engine.over_limit(frame) {
-                    first_error.get_or_insert(err);
-                    break;
-                }
-                engine.enter_past(frame, &mut first_error);
-                let recorded = Recorded::of(engine.history.as_ref().expect("checked above"), frame);
-                let when = crate::input::When::Frame(frame);
-                events.extend(recorded.events.iter().map(|e| (when, *e)));
-                engine.run_again(&recorded, false, &mut first_error);
-                replay.deltas.push(recorded.dt);
-                replay.hashes.push(engine.game.state_hash());
-            }
-        });
-        replay.script = crate::input::Script::new(events);
-        self.go_to(&now)?;
-        match first_error {
-            Some(err) => Err(err),
-            None => Ok(replay),
-        }
-    }
-
     /// Holds where the engine stands now.
     pub(super) fn moment(&self) -> Result<Moment> {
         let state = self
@@ -618,7 +437,7 @@ impl<G: Game> Engine<G> {
 
     /// Builds frame `frame` from the keyframe before it; with `hold`,
     /// keeps every frame of the stretch in `shown`.
-    fn rebuild(&mut self, frame: u64, hold: bool) -> Result {
+    pub(super) fn rebuild(&mut self, frame: u64, hold: bool) -> Result {
         let history = self.history.as_ref().expect("checked by the caller");
         let key = history
             .keyframe_before(frame)
@@ -693,7 +512,7 @@ impl<G: Game> Engine<G> {
     /// Checks that a frame run again left the state it left the first
     /// time (its digest): a past that comes out otherwise is never shown
     /// as if it had happened (R1).
-    fn check_again(&mut self, recorded: &Recorded, first_error: &mut Option<Error>) {
+    pub(super) fn check_again(&mut self, recorded: &Recorded, first_error: &mut Option<Error>) {
         let Some(want) = recorded.hash else {
             return;
         };

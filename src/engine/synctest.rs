@@ -13,8 +13,9 @@
 
 use std::collections::VecDeque;
 
-use super::rewind::{Moment, Recorded};
-use super::*;
+use super::recorded::{Moment, Recorded};
+use super::{Engine, Game};
+use crate::error::Error;
 
 /// The frames rolled back every frame unless asked otherwise (GGRS's
 /// sync test checks 7 too, a typical prediction window).

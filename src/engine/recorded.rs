@@ -1,0 +1,64 @@
+//! History's frames as the engine holds them while it runs the past:
+//! a [`Moment`] to stand on again, a [`Recorded`] frame to run again.
+
+use crate::history::{Held, History, Hovered};
+use crate::input::{InputEvent, InputFrame};
+
+/// A frame of history held whole: the engine's counters, the input after
+/// it closed, and the state as the game holds it.
+#[derive(Debug)]
+pub(super) struct Moment {
+    pub(super) frame: u64,
+    pub(super) time: f64,
+    pub(super) last_dt: f64,
+    pub(super) input: InputFrame,
+    pub(super) state: Held,
+    /// The generation of code that made the state, which shows it.
+    pub(super) generation: u32,
+}
+
+/// A recorded frame copied out of history: to run again while history
+/// changes (a reload replaces the old future), or beside it.
+pub(super) struct Recorded {
+    pub(super) dt: f64,
+    pub(super) events: Vec<InputEvent>,
+    pub(super) hover: Option<Option<String>>,
+    pub(super) hash: Option<u64>,
+}
+
+impl Recorded {
+    pub(super) fn of(history: &History, frame: u64) -> Recorded {
+        let entry = history.entry(frame);
+        Recorded {
+            dt: entry.map_or(0.0, |e| e.dt),
+            events: history.events(frame).collect(),
+            hover: match history.hovered(frame) {
+                Hovered::NotAsked => None,
+                Hovered::Nothing => Some(None),
+                Hovered::Object(name) => Some(Some(name.to_string())),
+            },
+            hash: entry.and_then(|e| e.hash),
+        }
+    }
+
+    /// Frame `frame` of `tail`, taken out of `history` (whose hover names
+    /// it shares).
+    pub(super) fn of_tail(tail: &crate::history::Tail, history: &History, frame: u64) -> Recorded {
+        let (entry, events) = tail.frame(frame).expect("a frame of the tail");
+        Recorded {
+            dt: entry.dt,
+            events: events.to_vec(),
+            hover: match history.hover_name(entry) {
+                Hovered::NotAsked => None,
+                Hovered::Nothing => Some(None),
+                Hovered::Object(name) => Some(Some(name.to_string())),
+            },
+            hash: entry.hash,
+        }
+    }
+
+    /// What hover answered: not asked, nothing, or an object.
+    pub(super) fn hover(&self) -> Option<Option<&str>> {
+        self.hover.as_ref().map(|answer| answer.as_deref())
+    }
+}
