@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 
 use super::recorded::{Moment, Recorded};
 use super::{Engine, Game};
-use crate::error::Error;
+use crate::error::{Error, Result};
 
 /// The frames rolled back every frame unless asked otherwise (GGRS's
 /// sync test checks 7 too, a typical prediction window).
