@@ -834,3 +834,96 @@ return {
     let (code, _, stderr) = finish(child);
     assert_eq!(code, Some(0), "{stderr}");
 }
+
+/// A still 2D frame with what blending can round differently: soft
+/// edges, a half-transparent fill over others, a gradient and text.
+const STILL: &str = r##"
+return {
+    config = { title = "still", width = 96, height = 64, background = "#203040",
+        pause_on_blur = false, SCALING },
+    init = function() return {} end,
+    update = function(state) return state end,
+    render = function(state, scene, screen)
+        screen:circle(30, 30, 17.3, { fill = "#e0a040" })
+        screen:rect(20.5, 20.5, 50, 20, { fill = { 0.2, 0.8, 0.9, 0.5 } })
+        screen:line(3, 60, 90, 4, { stroke = "white", width = 2.5 })
+        screen:text("Aa", 58, 40, { size = 14, color = "#ffff80" })
+    end,
+}
+"##;
+
+/// The window `title`'s picture after a second of frames, presented the
+/// way `present` names (`MOONLOOP_PRESENT`), and the last frame its
+/// `--record` folder took.
+fn shot_and_recording(
+    main: &str,
+    title: &str,
+    present: &str,
+) -> (tiny_skia::Pixmap, tiny_skia::Pixmap) {
+    let x = Xvfb::start();
+    let dir = game(&[("main.luau", main)]);
+    let child = x
+        .command(env!("CARGO_BIN_EXE_moonloop"))
+        .args(["run", ".", "--no-watch", "--record", "frames"])
+        .env("MOONLOOP_PRESENT", present)
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let id = x.window(title);
+    std::thread::sleep(Duration::from_millis(1000));
+    let shot = screenshot(&x, &id, dir.path(), title);
+    x.xdotool(&["windowclose", &id]);
+    let (code, _, stderr) = finish(child);
+    assert_eq!(code, Some(0), "{stderr}");
+    let mut frames: Vec<_> = std::fs::read_dir(dir.path().join("frames"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    frames.sort();
+    let last = tiny_skia::Pixmap::load_png(frames.last().expect("frames were recorded")).unwrap();
+    (shot, last)
+}
+
+// rule: H4
+#[test]
+fn a_2d_window_shows_exactly_the_pixels_its_recording_takes() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let rgb = |p: &tiny_skia::Pixmap, x: u32, y: u32| {
+        let c = p.pixel(x, y).unwrap();
+        [c.red(), c.green(), c.blue()]
+    };
+    // Presented as CPU pixels (a software adapter's way) and through the
+    // GPU's surface alike.
+    for present in ["cpu", "gpu"] {
+        // At the logical size, pixel for pixel.
+        let (shot, recorded) =
+            shot_and_recording(&STILL.replace(", SCALING", ""), "still", present);
+        assert_eq!((shot.width(), shot.height()), (96, 64));
+        assert_eq!((recorded.width(), recorded.height()), (96, 64));
+        let differ = (0..64)
+            .flat_map(|y| (0..96).map(move |x| (x, y)))
+            .filter(|&(x, y)| rgb(&shot, x, y) != rgb(&recorded, x, y))
+            .count();
+        assert_eq!(differ, 0, "{present}: window pixels not the recording's");
+        // Whole pixels at 3x: each logical pixel a 3x3 square of the
+        // recording's color.
+        let (shot, recorded) = shot_and_recording(
+            &STILL
+                .replace("SCALING", "scaling = \"whole\", scale = 3")
+                .replace("\"still\"", "\"still3\""),
+            "still3",
+            present,
+        );
+        assert_eq!((shot.width(), shot.height()), (288, 192));
+        let differ = (0..192)
+            .flat_map(|y| (0..288).map(move |x| (x, y)))
+            .filter(|&(x, y)| rgb(&shot, x, y) != rgb(&recorded, x / 3, y / 3))
+            .count();
+        assert_eq!(
+            differ, 0,
+            "{present}: window pixels not their logical pixel's"
+        );
+    }
+}

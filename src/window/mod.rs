@@ -19,7 +19,7 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::PhysicalKey;
 use winit::window::{Window, WindowId};
 
-use crate::compositor::{Compositor, Steps};
+use crate::compositor::Compositor;
 use crate::engine::{Engine, Game};
 use crate::error::{Error, Result};
 use crate::input::{InputEvent, Key};
@@ -27,18 +27,19 @@ use crate::live::{Live, Request, Seek};
 use crate::overlay::Overlay;
 use crate::record::Recorder;
 use crate::reload::Watcher;
-use crate::render::Renderer;
 use crate::session::Session;
 use crate::sound::{Bank, Player};
 use crate::tally::ErrorTally;
 
 mod keys;
 mod look;
+mod present;
 
 use crate::input::pads::Pads;
 use keys::key_name;
 pub use look::Choice;
 use look::Look;
+use present::Presenter;
 
 /// How a windowed run behaves.
 pub struct Options<G> {
@@ -78,8 +79,7 @@ impl<G> Default for Options<G> {
 
 struct Gpu {
     window: Arc<Window>,
-    surface: wgpu::Surface<'static>,
-    config: wgpu::SurfaceConfiguration,
+    presenter: Presenter,
     compositor: Compositor,
 }
 
@@ -203,27 +203,11 @@ impl<G: Game> App<G> {
         look.show_cursor(&window);
         // Composed text (accents, CJK input methods) arrives as Ime::Commit.
         window.set_ime_allowed(true);
-        let surface = self.instance.create_surface(window.clone())?;
-        let (renderer, adapter) = Renderer::for_surface(&self.instance, &surface)?;
-        let size = window.inner_size();
-        let max = renderer.max_side();
-        let mut surface_config = surface
-            .get_default_config(
-                &adapter,
-                size.width.clamp(1, max),
-                size.height.clamp(1, max),
-            )
-            .ok_or_else(|| {
-                Error::Usage(format!(
-                    "the adapter {} cannot draw to this window",
-                    renderer.adapter()
-                ))
-            })?;
-        surface_config.present_mode = look.present_mode();
+        let (presenter, compositor) =
+            Presenter::open(&self.instance, &window, look.present_mode())?;
         self.look = Some(look);
-        surface.configure(renderer.device(), &surface_config);
-        self.live
-            .resize(surface_config.width, surface_config.height);
+        let (width, height) = presenter.size();
+        self.live.resize(width, height);
         if let Some(rate) = window
             .current_monitor()
             .and_then(|m| m.refresh_rate_millihertz())
@@ -233,21 +217,18 @@ impl<G: Game> App<G> {
         }
         self.gpu = Some(Gpu {
             window,
-            surface,
-            config: surface_config,
-            compositor: Compositor::new(renderer),
+            presenter,
+            compositor,
         });
         Ok(())
     }
 
     fn resize(&mut self, width: u32, height: u32) {
         let Some(gpu) = &mut self.gpu else { return };
-        let max = gpu.compositor.renderer().max_side();
-        gpu.config.width = width.clamp(1, max);
-        gpu.config.height = height.clamp(1, max);
-        gpu.surface
-            .configure(gpu.compositor.renderer().device(), &gpu.config);
-        self.live.resize(gpu.config.width, gpu.config.height);
+        gpu.presenter
+            .resize(gpu.compositor.renderer(), (width, height));
+        let (width, height) = gpu.presenter.size();
+        self.live.resize(width, height);
     }
 
     /// Does what only the window can do for a person's input.
@@ -316,9 +297,8 @@ impl<G: Game> App<G> {
                 tell!("moonloop: {warning}");
             }
             if vsync {
-                gpu.config.present_mode = look.present_mode();
-                gpu.surface
-                    .configure(gpu.compositor.renderer().device(), &gpu.config);
+                gpu.presenter
+                    .set_present_mode(gpu.compositor.renderer(), look.present_mode());
             }
         }
         let recording = self
@@ -330,7 +310,7 @@ impl<G: Game> App<G> {
             .stats(began, began.elapsed().as_secs_f64(), recording);
         self.overlay.visible = self.live.dev().overlay;
         let scale = gpu.window.scale_factor() as f32;
-        let surface = (gpu.config.width, gpu.config.height);
+        let surface = gpu.presenter.size();
         let panel = self.overlay.draw(&stats, scale);
         let corner = self.live.dev().corner;
         let overlay = panel.map(|p| {
@@ -338,35 +318,18 @@ impl<G: Game> App<G> {
             (p, x, y)
         });
         self.panel_at = overlay.as_ref().map(|(_, x, y)| (*x, *y));
-        let texture = match gpu.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(texture)
-            | wgpu::CurrentSurfaceTexture::Suboptimal(texture) => Some(texture),
-            _ => {
-                gpu.surface
-                    .configure(gpu.compositor.renderer().device(), &gpu.config);
-                None
-            }
-        };
-        let view = texture
-            .as_ref()
-            .map(|t| t.texture.create_view(&Default::default()));
-        let steps = Steps {
-            // The recorder takes delivered frames, and the past ones F9
-            // shows: a paused game records nothing.
-            record: self
-                .recorder
-                .as_mut()
-                .filter(|_| shown.delivered || shown.rewound),
-            overlay,
-            present: view.as_ref().map(|v| (v, gpu.config.format)),
-        };
+        // The recorder takes delivered frames, and the past ones F9 shows:
+        // a paused game records nothing.
+        let record = self
+            .recorder
+            .as_mut()
+            .filter(|_| shown.delivered || shown.rewound);
         let engine = self.live.session_mut().engine_mut();
-        if let Some(fault) = gpu.compositor.frame(engine, steps) {
+        let fault = gpu
+            .presenter
+            .frame(&gpu.window, &mut gpu.compositor, engine, record, overlay);
+        if let Some(fault) = fault {
             self.live.fault(&fault);
-        }
-        if let Some(texture) = texture {
-            gpu.window.pre_present_notify();
-            gpu.compositor.show(texture);
         }
         self.overlay.sample(
             began

@@ -24,6 +24,10 @@ use crate::record::Recorder;
 use crate::render::{Layer, Renderer, Target};
 use crate::viewport::Viewport;
 
+mod pixels;
+
+pub use pixels::flat;
+
 /// A target and the screen layer's pixels drawn for it.
 struct Surface {
     target: Target,
@@ -44,6 +48,11 @@ pub struct Compositor {
     /// whole-pixel scaling the frame is drawn there and enlarged onto the
     /// view (V1).
     picture_clean: bool,
+    /// The last flat frame drawn on the CPU for a window: at the
+    /// surface's size, or at the logical size under whole-pixel scaling.
+    flat_view: Option<Pixmap>,
+    /// The last flat picture drawn on the CPU.
+    flat_picture: Option<Pixmap>,
 }
 
 impl std::fmt::Debug for Compositor {
@@ -83,6 +92,8 @@ impl Compositor {
             picture: None,
             view_clean: false,
             picture_clean: false,
+            flat_view: None,
+            flat_picture: None,
         }
     }
 
@@ -194,6 +205,13 @@ impl Compositor {
         let size = size.unwrap_or(logical);
         let max = self.renderer.max_side();
         let size = (size.0.clamp(1, max), size.1.clamp(1, max));
+        // A flat frame is drawn on the CPU, exactly as a window on a
+        // software adapter shows it.
+        if pixels::flat(engine) {
+            let viewport = Viewport::fit(logical, size);
+            let (picture, fault) = pixels::draw(engine, &viewport, &mut self.flat_picture);
+            return (picture.clone(), fault);
+        }
         if let Some(view) = &mut self.view
             && self.view_clean
             && view.target.size() == size
@@ -213,6 +231,57 @@ impl Compositor {
         let picture = surface(&self.renderer, &mut self.picture, size);
         let fault = render(&mut self.renderer, picture, engine, &viewport);
         (self.renderer.read(&mut picture.target), fault)
+    }
+
+    /// Runs steps 7 to 9 for a window that shows CPU pixels (a software
+    /// adapter's, where presenting through the GPU costs more than the
+    /// drawing): `engine`'s last frame into `out`, `0RGB` words at the
+    /// engine's surface size, as [`Compositor::frame`] would present it.
+    /// A flat frame is drawn on the CPU; one with a scene is drawn by the
+    /// GPU and read back. Returns what went wrong drawing it.
+    pub fn frame_into<G: Game>(
+        &mut self,
+        engine: &mut Engine<G>,
+        record: Option<&mut Recorder>,
+        overlay: Option<(&Pixmap, i32, i32)>,
+        out: &mut [u32],
+    ) -> Option<Error> {
+        let viewport = *engine.viewport();
+        let (w, h) = viewport.surface;
+        if out.len() < w as usize * h as usize {
+            return Some(Error::Asset(format!(
+                "the window's buffer holds {} pixels, not the {w}x{h} of its surface",
+                out.len()
+            )));
+        }
+        let background = engine.background();
+        // 7. The frame: at the logical size for whole pixels (V1).
+        let mut fault = if pixels::flat(engine) {
+            let through = if enlarges(engine) {
+                Viewport::fit(viewport.logical, viewport.logical)
+            } else {
+                viewport
+            };
+            let (frame, fault) = pixels::draw(engine, &through, &mut self.flat_view);
+            pixels::show(frame, &viewport, background, out);
+            fault
+        } else {
+            let fault = self.draw(engine);
+            let view = self.read_view();
+            pixels::show(&view, &viewport, background, out);
+            fault
+        };
+        // 8. The recorder takes the picture.
+        if let Some(recorder) = record {
+            let (picture, late) = self.picture(engine, recorder.size());
+            fault = fault.or(late);
+            recorder.push(picture, engine.last_dt());
+        }
+        // 9. The overlay, in device pixels.
+        if let Some((panel, x, y)) = overlay {
+            pixels::lay(panel, x, y, out, viewport.surface);
+        }
+        fault
     }
 
     /// Reads the view back: what a window presents, at the surface's
@@ -293,13 +362,25 @@ fn render<G: Game>(
     viewport: &Viewport,
 ) -> Option<Error> {
     let background = engine.background();
+    // A flat frame's layer is drawn over the background on the CPU, so it
+    // is opaque and the GPU lays it down unchanged: the window shows the
+    // bytes a recording takes (pixels.rs), not the GPU's rounding of a
+    // blend.
+    let flat = pixels::flat(engine);
     let (screen, scene, assets) = engine.layers();
     // A frame that drew nothing on the screen layer skips clearing,
     // uploading and compositing it: a 3D game without a HUD pays nothing.
-    let drawn = !screen.is_empty();
+    let drawn = !screen.is_empty() || flat;
     if drawn {
-        surface.screen.fill(tiny_skia::Color::TRANSPARENT);
-        screen.rasterize(&mut surface.screen.as_mut(), viewport, assets);
+        let under = if flat {
+            background.to_skia()
+        } else {
+            tiny_skia::Color::TRANSPARENT
+        };
+        surface.screen.fill(under);
+        if !screen.is_empty() {
+            screen.rasterize(&mut surface.screen.as_mut(), viewport, assets);
+        }
     }
     let layer = Layer {
         pixmap: &surface.screen,
@@ -319,7 +400,17 @@ fn render<G: Game>(
         background,
         layers,
     );
-    if drawn && screen.late() > 0 {
+    if drawn && !screen.is_empty() {
+        faults(screen)
+    } else {
+        None
+    }
+}
+
+/// The error a rasterized screen layer reports: drawing cut short by its
+/// time bound (H9), or commands the rasterizer had to skip (H10).
+fn faults(screen: &crate::screen::Screen) -> Option<Error> {
+    if screen.late() > 0 {
         return Some(Error::Script(format!(
             "H9: the frame's drawing ran past {} s and was cut short: {} drawing command(s) \
              were not drawn (draw less, or smaller: each logical pixel is many on a large \
@@ -328,11 +419,7 @@ fn render<G: Game>(
             screen.late()
         )));
     }
-    skipped(if drawn { screen.skipped() } else { 0 })
-}
-
-/// The error a frame whose screen layer lost `count` commands reports.
-fn skipped(count: u32) -> Option<Error> {
+    let count = screen.skipped();
     (count > 0).then(|| {
         Error::Script(format!(
             "screen: {count} drawing command(s) could not be rasterized and were skipped \
