@@ -27,6 +27,7 @@ mod rollback;
 mod screen_cases;
 mod sprites;
 mod startup;
+mod window;
 
 /// How long one timed batch should take.
 const BATCH: Duration = Duration::from_millis(40);
@@ -325,8 +326,9 @@ pub fn reload_latency(rounds: usize) -> Result<(Duration, Duration)> {
 }
 
 /// The groups of cases `moonloop bench --only` picks from.
-pub const GROUPS: [&str; 9] = [
+pub const GROUPS: [&str; 10] = [
     "frame", "history", "screen", "record", "budget", "render", "explore", "physics", "rollback",
+    "window",
 ];
 
 /// Runs every case (or only those of `only`'s group) and returns the

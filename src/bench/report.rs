@@ -18,6 +18,8 @@ pub struct Report {
     pub software: bool,
     /// Hot reload latency, write to reload and write to first new frame.
     pub reload: Option<(Duration, Duration)>,
+    /// Why the window rows are missing, when they are.
+    pub no_window: Option<String>,
 }
 
 /// What `--check` makes of a row with a target.
@@ -55,16 +57,26 @@ impl Report {
         if want("frame") {
             report.reload = reload_latency(20).ok();
         }
+        if want("window") {
+            match super::window::rows() {
+                Ok(rows) => report.rows.extend(rows),
+                Err(why) => report.no_window = Some(why),
+            }
+        }
         Ok(report)
     }
 
     /// Judges `row` against its target, on this report's adapter.
     pub fn verdict(&self, row: &Row) -> Option<Verdict> {
-        let target = row.target?;
-        let missed = row.fails.clone().or_else(|| {
-            (row.ratio() > target)
-                .then(|| format!("{:.2}x where the target is {target}x", row.ratio()))
-        });
+        // A row misses what it says it misses (an absolute target: a time,
+        // a size, frames dropped), or its ratio's target; a row with
+        // neither has nothing to judge.
+        let missed = match (&row.fails, row.target) {
+            (Some(why), _) => Some(why.clone()),
+            (None, Some(target)) => (row.ratio() > target)
+                .then(|| format!("{:.2}x where the target is {target}x", row.ratio())),
+            (None, None) => return None,
+        };
         Some(match missed {
             None => Verdict::Met,
             Some(_) if row.gpu && self.software => Verdict::NeedsGpu,
@@ -110,6 +122,9 @@ impl Report {
                 row.measured,
                 row.ratio()
             );
+        }
+        if let Some(why) = &self.no_window {
+            say!("window rows: skipped, {why}");
         }
         match self.reload {
             Some((reload, frame)) => say!(
@@ -223,5 +238,15 @@ mod tests {
                 .json()
                 .contains("\"verdict\": \"missed: dropped 3 frames\"")
         );
+        // An absolute target (a row with no ratio target) is judged too.
+        let slow = Row {
+            case: "start".into(),
+            baseline: Duration::from_millis(1),
+            measured: Duration::from_millis(9),
+            fails: Some("over 5 ms".into()),
+            ..Row::default()
+        };
+        report.rows = vec![slow];
+        assert!(!report.holds(), "an absolute target missed is missed");
     }
 }

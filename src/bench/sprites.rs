@@ -13,7 +13,7 @@ use crate::lua::LuaGame;
 /// How many sprites the case draws.
 const SPRITES: usize = 2_000;
 
-const GAME: &str = r##"
+pub(super) const GAME: &str = r##"
 local SHEET = { image = "sheet.png", width = 16, height = 16 }
 local SPRITES = {}
 for i = 1, 2000 do
@@ -41,7 +41,7 @@ return {
 
 /// A 64x64 sheet of sixteen 16x16 frames: anti-aliased discs of sixteen
 /// colors, so every sprite has opaque, translucent and empty pixels.
-fn sheet() -> tiny_skia::Pixmap {
+pub(super) fn sheet() -> tiny_skia::Pixmap {
     let mut sheet = tiny_skia::Pixmap::new(64, 64).expect("a 64x64 pixmap");
     for frame in 0..16u8 {
         let (x, y) = (f32::from(frame % 4) * 16.0, f32::from(frame / 4) * 16.0);

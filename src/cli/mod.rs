@@ -170,8 +170,9 @@ enum Command {
         #[arg(long)]
         json: bool,
         /// Runs one group of cases only: frame, history, screen, record,
-        /// budget, render or explore (hot reload latency is measured with
-        /// frame).
+        /// budget, render, explore, physics, rollback or window (a game
+        /// in a real window: needs a display; hot reload latency is
+        /// measured with frame).
         #[arg(long, value_name = "GROUP", value_parser = clap::builder::PossibleValuesParser::new(crate::bench::GROUPS))]
         only: Option<String>,
     },

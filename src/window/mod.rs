@@ -39,6 +39,7 @@ use crate::input::pads::Pads;
 use keys::key_name;
 pub use look::Choice;
 use look::Look;
+pub use present::FrameTimes;
 use present::Presenter;
 
 /// How a windowed run behaves.
@@ -104,6 +105,8 @@ struct App<G: Game> {
     /// The pointer, in surface pixels.
     cursor: (f64, f64),
     closing: bool,
+    /// Where the frames spent their time.
+    times: FrameTimes,
 }
 
 /// Opens the game's window and runs it until it is closed.
@@ -145,8 +148,16 @@ pub fn run<G: Game>(engine: Engine<G>, options: Options<G>) -> Result<(Engine<G>
         panel_at: None,
         cursor: (0.0, 0.0),
         closing: false,
+        times: FrameTimes::default(),
     };
     event_loop.run_app(&mut app)?;
+    // What the bench's window rows read (an internal knob, not the CLI's).
+    if let Some(path) = std::env::var_os("MOONLOOP_FRAME_TIMES")
+        && let Some(gpu) = &app.gpu
+        && let Err(e) = app.times.write(Path::new(&path), gpu.presenter.way())
+    {
+        tell!("moonloop: cannot write {}: {e}", Path::new(&path).display());
+    }
     // The window and its surface go before the recording is finished.
     app.gpu = None;
     if let Some(err) = app.fatal.take() {
@@ -289,6 +300,8 @@ impl<G: Game> App<G> {
         }
         let began = Instant::now();
         let shown = self.live.frame(began);
+        self.times.frames += 1;
+        self.times.game += began.elapsed();
         let Some(gpu) = &mut self.gpu else { return };
         if let Some(look) = &mut self.look {
             let game = self.live.engine().game();
@@ -325,9 +338,13 @@ impl<G: Game> App<G> {
             .as_mut()
             .filter(|_| shown.delivered || shown.rewound);
         let engine = self.live.session_mut().engine_mut();
-        let fault = gpu
-            .presenter
-            .frame(&gpu.window, &mut gpu.compositor, engine, record, overlay);
+        let fault = gpu.presenter.frame(
+            &gpu.window,
+            &mut gpu.compositor,
+            engine,
+            (record, overlay),
+            &mut self.times,
+        );
         if let Some(fault) = fault {
             self.live.fault(&fault);
         }

@@ -10,6 +10,7 @@
 
 use std::num::NonZeroU32;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use tiny_skia::Pixmap;
 use winit::window::Window;
@@ -19,6 +20,41 @@ use crate::engine::{Engine, Game};
 use crate::error::{Error, Result};
 use crate::record::Recorder;
 use crate::render::Renderer;
+
+/// Where a window's frames spent their time, summed: what
+/// `moonloop bench --only window` reads (`MOONLOOP_FRAME_TIMES`).
+#[derive(Debug, Default, Clone)]
+pub struct FrameTimes {
+    /// Frames drawn.
+    pub frames: u64,
+    /// Running the frame: the game's update and render, history.
+    pub game: Duration,
+    /// Drawing it: rasterizing, the scene pass, compositing, uploading or
+    /// reading back.
+    pub draw: Duration,
+    /// Handing it to the window system.
+    pub present: Duration,
+}
+
+impl FrameTimes {
+    /// Writes the sums to `path`, one `name value` a line (durations in
+    /// nanoseconds), with the way frames were presented.
+    ///
+    /// # Errors
+    /// The file cannot be written.
+    pub fn write(&self, path: &std::path::Path, way: &str) -> std::io::Result<()> {
+        std::fs::write(
+            path,
+            format!(
+                "way {way}\nframes {}\ngame {}\ndraw {}\npresent {}\n",
+                self.frames,
+                self.game.as_nanos(),
+                self.draw.as_nanos(),
+                self.present.as_nanos()
+            ),
+        )
+    }
+}
 
 /// How the window's frames reach the screen.
 pub(super) enum Presenter {
@@ -132,17 +168,27 @@ impl Presenter {
         }
     }
 
+    /// Names the way frames are presented: `cpu` or `gpu`.
+    pub(super) fn way(&self) -> &'static str {
+        match self {
+            Presenter::Gpu { .. } => "gpu",
+            Presenter::Cpu { .. } => "cpu",
+        }
+    }
+
     /// Steps 7 to 10 for `engine`'s last frame: drawn by `compositor`,
-    /// taken by `record`, `overlay` laid over it, shown in `window`.
-    /// Returns what went wrong drawing or showing it.
+    /// taken by `record`, `overlay` laid over it, shown in `window`; the
+    /// time it took is added to `times`. Returns what went wrong drawing
+    /// or showing it.
     pub(super) fn frame<G: Game>(
         &mut self,
         window: &Window,
         compositor: &mut Compositor,
         engine: &mut Engine<G>,
-        record: Option<&mut Recorder>,
-        overlay: Option<(&Pixmap, i32, i32)>,
+        (record, overlay): (Option<&mut Recorder>, Option<(&Pixmap, i32, i32)>),
+        times: &mut FrameTimes,
     ) -> Option<Error> {
+        let began = Instant::now();
         match self {
             Presenter::Gpu { surface, config } => {
                 let texture = match surface.get_current_texture() {
@@ -162,10 +208,13 @@ impl Presenter {
                     present: view.as_ref().map(|v| (v, config.format)),
                 };
                 let fault = compositor.frame(engine, steps);
+                let drawn = Instant::now();
+                times.draw += drawn - began;
                 if let Some(texture) = texture {
                     window.pre_present_notify();
                     compositor.show(texture);
                 }
+                times.present += drawn.elapsed();
                 fault
             }
             Presenter::Cpu { surface, size } => {
@@ -177,8 +226,12 @@ impl Presenter {
                     engine.set_surface(size.0, size.1);
                 }
                 let fault = compositor.frame_into(engine, record, overlay, &mut buffer);
+                let drawn = Instant::now();
+                times.draw += drawn - began;
                 window.pre_present_notify();
-                fault.or_else(|| buffer.present().err().map(|e| refused_frame(&e)))
+                let shown = buffer.present();
+                times.present += drawn.elapsed();
+                fault.or_else(|| shown.err().map(|e| refused_frame(&e)))
             }
         }
     }
