@@ -44,6 +44,13 @@ const WALL: &str = "return {\n  config = { width = 100, height = 100, actions = 
 
 const WALL_PROPERTY: &str = "property(\"x stays on the screen\", function(state)\n\treturn state.x <= 95\nend)\nfeatures(function(state)\n\treturn { math.floor(state.x / 10), math.min(state.jumps, 5) }\nend)\n";
 
+/// A bug four levels deep: each level is passed by walking from the
+/// middle to one edge (right on odd levels, left on even ones), so a
+/// search guided by the level starts its runs from the levels reached.
+const DEEP: &str = "return {\n  config = { width = 100, height = 100, actions = { left = { \"left\" }, right = { \"right\" } } },\n  init = function() return { x = 50, level = 1 } end,\n  update = function(s, input, dt)\n    local x = math.clamp(s.x + (if input:down(\"right\") then 5 else 0) - (if input:down(\"left\") then 5 else 0), 0, 100)\n    local edge = if s.level % 2 == 1 then 100 else 0\n    if x == edge then return { x = 50, level = s.level + 1 } end\n    return { x = x, level = s.level }\n  end,\n}\n";
+
+const DEEP_PROPERTY: &str = "property(\"level 5 is never passed\", function(state)\n\treturn state.level <= 5\nend)\nfeatures(function(state)\n\treturn { state.level }\nend)\n";
+
 fn explore(dir: &Path, game: &str, extra: &[&str]) -> common::Outcome {
     moonloop(&[&["explore", game], extra].concat(), dir)
 }
@@ -186,6 +193,41 @@ fn the_same_seed_finds_the_same_failure_with_any_number_of_workers_or_shards() {
     // And a shard is reproducible on its own.
     let again = explore(dir.path(), "g", &[&args[..], &["--shard", "1/2"]].concat());
     assert_eq!(run(&again), shards[1]);
+    // Guided, each lane learns from its own runs, so a run's input is the
+    // same in any shard: four shards between them find the failure, and
+    // shrink it, as the whole search does (with one corpus for a shard's
+    // runs, the shards of this search found runs 39, 40, 54 and 81, the
+    // whole search run 34).
+    let deep = game(&[("d/main.luau", DEEP), ("d/tests/props.luau", DEEP_PROPERTY)]);
+    let guided = ["--runs", "400", "--frames", "200", "--seed", "3"];
+    let whole = explore(deep.path(), "d", &guided);
+    assert!(!line(&whole).is_empty(), "{}", whole.stdout);
+    let quarters: Vec<common::Outcome> = (0..4)
+        .map(|i| {
+            explore(
+                deep.path(),
+                "d",
+                &[&guided[..], &["--shard", &format!("{i}/4")]].concat(),
+            )
+        })
+        .collect();
+    let first = quarters
+        .iter()
+        .filter(|out| run(out).is_some())
+        .min_by_key(|out| run(out))
+        .expect("a shard finds it");
+    assert_eq!(line(first), line(&whole), "the same run, shrunk alike");
+    let too_many = explore(
+        deep.path(),
+        "d",
+        &[&guided[..], &["--shard", "0/17"]].concat(),
+    );
+    assert_eq!(too_many.code, 2, "{}", too_many.stderr);
+    assert!(
+        too_many.stderr.contains("at most 16 shards"),
+        "{}",
+        too_many.stderr
+    );
 }
 
 // rule: X4

@@ -7,10 +7,13 @@
 //! A search is reproducible: run `i` of seed `s` gets its input from
 //! `(s, i)` alone, and runs go in batches of [`BATCH`] whose results are
 //! taken in run order, so any number of workers (`-j`) finds the same
-//! failure. A search guided by the game's `features` starts some runs
-//! from the input that first reached a new feature, and learns only
-//! between batches, for the same reason. `--shard I/N` runs the runs whose
-//! index is `I` modulo `N`: each shard is reproducible on its own.
+//! failure. A search guided by the game's `features` is [`LANES`] guided
+//! walks side by side: run `i` is lane `i % LANES`'s, and starts some of
+//! its runs from the input that first reached a feature new to that lane,
+//! learned only between batches. `--shard I/N` takes the runs whose index
+//! is `I` modulo `N` (a guided search, whole lanes: those whose number is
+//! `I` modulo `N`), so a run's input never depends on the shard count,
+//! and the first failure of every shard together is the whole search's.
 
 pub mod plan;
 pub mod play;
@@ -31,6 +34,11 @@ pub use play::{Broke, Failure};
 
 /// Runs a batch holds: results are taken between batches, in run order.
 pub const BATCH: u64 = 16;
+
+/// How many guided walks a search is: the most shards a guided search
+/// splits into. Each lane learns from its own runs only, so a lane plays
+/// alike in any shard.
+pub const LANES: u64 = BATCH;
 
 /// How many runs' lengths a guided run may reach, prefix and all.
 const MAX_DEPTH: u64 = 10;
@@ -101,6 +109,8 @@ pub struct FoundFailure {
 /// What one run of a batch asked for.
 struct Job {
     run: u64,
+    /// Its lane's features seen so far (a guided search), or none.
+    lane: usize,
     steps: Vec<Step>,
     /// How many frames it plays: `--frames`, or that many past the
     /// prefix it started from.
@@ -113,7 +123,7 @@ fn play_batch(
     game: &Path,
     jobs: &[Job],
     workers: usize,
-    seen: &HashSet<u64>,
+    seen: &[HashSet<u64>],
 ) -> Result<Vec<play::Played>> {
     let next = Mutex::new(0usize);
     let results: Mutex<Vec<Option<Result<play::Played>>>> =
@@ -139,6 +149,7 @@ fn play_batch(
                         i
                     };
                     let Some(job) = jobs.get(i) else { break };
+                    let seen = &seen[job.lane];
                     let played = play::play(game, &job.steps, job.frames, &properties, seen);
                     results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(played);
                 }
@@ -167,8 +178,21 @@ pub fn search(options: &Options) -> Result<Found> {
     let properties = Properties::load(&options.game)?;
     let names: Vec<String> = properties.names().map(str::to_string).collect();
     let (shard, shards) = options.shard;
-    let mut corpus: Vec<(Vec<Step>, u64)> = Vec::new();
-    let mut seen: HashSet<u64> = HashSet::new();
+    if options.guided && shards > LANES {
+        return Err(Error::Usage(format!(
+            "a guided search splits into at most {LANES} shards (its lanes); --unguided splits \
+             into any number"
+        )));
+    }
+    // Each lane's inputs that first reached a feature new to it, and the
+    // features it has seen: a lane learns from its own runs only.
+    let lanes = if options.guided { LANES as usize } else { 1 };
+    let mut corpus: Vec<Vec<(Vec<Step>, u64)>> = vec![Vec::new(); lanes];
+    let mut seen: Vec<HashSet<u64>> = vec![HashSet::new(); lanes];
+    let mine = |run: u64| {
+        let unit = if options.guided { run % LANES } else { run };
+        unit % shards == shard
+    };
     let (mut runs, mut frames, mut played_all) = (0u64, 0u64, 0u64);
     let mut last_said = Instant::now();
     let mut found = None;
@@ -179,8 +203,10 @@ pub fn search(options: &Options) -> Result<Found> {
         }
         let end = (start + BATCH).min(options.runs);
         let jobs: Vec<Job> = (start..end)
-            .filter(|run| run % shards == shard)
+            .filter(|&run| mine(run))
             .map(|run| {
+                let lane = (run % lanes as u64) as usize;
+                let corpus = &corpus[lane];
                 let mut rng = Rng::for_run(options.seed, run);
                 let (steps, frames) = if options.guided && !corpus.is_empty() && rng.unit() < 0.7 {
                     // The newer an entry, the further it reached: the
@@ -198,7 +224,12 @@ pub fn search(options: &Options) -> Result<Found> {
                         options.frames,
                     )
                 };
-                Job { run, steps, frames }
+                Job {
+                    run,
+                    lane,
+                    steps,
+                    frames,
+                }
             })
             .collect();
         start = end;
@@ -208,8 +239,8 @@ pub fn search(options: &Options) -> Result<Found> {
             runs += 1;
             frames += played.frames;
             for &(frame, feature) in &played.new {
-                if seen.insert(feature) {
-                    corpus.push((job.steps.clone(), frame + 1));
+                if seen[job.lane].insert(feature) {
+                    corpus[job.lane].push((job.steps.clone(), frame + 1));
                 }
             }
             if let Some(failure) = played.failure {
@@ -221,7 +252,7 @@ pub fn search(options: &Options) -> Result<Found> {
             last_said = Instant::now();
             tell!(
                 "explore: {runs} runs, {frames} frames, {} states seen, {:.0} s",
-                seen.len(),
+                distinct(&seen),
                 started.elapsed().as_secs_f64()
             );
         }
@@ -258,12 +289,20 @@ pub fn search(options: &Options) -> Result<Found> {
         runs,
         frames,
         played: played_all,
-        features: seen.len(),
+        features: distinct(&seen),
         seconds: searched,
         shrink_seconds: started.elapsed().as_secs_f64() - searched,
         failure,
         properties: names,
     })
+}
+
+/// How many features the lanes have seen between them.
+fn distinct(seen: &[HashSet<u64>]) -> usize {
+    match seen {
+        [one] => one.len(),
+        lanes => lanes.iter().flatten().collect::<HashSet<_>>().len(),
+    }
 }
 
 /// How many frames before the failure the GIF shows: the last three
