@@ -232,6 +232,12 @@ impl CueLog {
         self.cues.retain(|cue| cue.frame < frame);
     }
 
+    /// Keeps only the logged cues `keep` says to (online play drops the
+    /// sounds a frame run again played the first time).
+    pub fn retain(&mut self, keep: impl FnMut(&Cue) -> bool) {
+        self.cues.retain(keep);
+    }
+
     /// Removes and returns the logged cues (a player drains them each frame).
     pub fn drain(&mut self) -> std::vec::Drain<'_, Cue> {
         self.cues.drain(..)

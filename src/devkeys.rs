@@ -55,6 +55,12 @@ pub enum DevKey {
 }
 
 impl DevKey {
+    /// Says whether the key moves time (pause, step, speed, rewind, run
+    /// again), as opposed to showing or saving what is there.
+    pub fn moves_time(self) -> bool {
+        !matches!(self, DevKey::F1 | DevKey::F2 | DevKey::F3 | DevKey::F4)
+    }
+
     /// Returns the developer key the host key `key` is, if it is one (F11
     /// is the player's, never a developer key).
     pub fn of(key: crate::input::Key) -> Option<DevKey> {

@@ -20,7 +20,7 @@ pub const WALL_TICK: Duration = Duration::from_nanos(16_666_667);
 /// Stops early when a scripted clock declines (a replay that ran out), or
 /// when SIGINT or SIGTERM arrives ([`crate::interrupt`]).
 pub fn run<G: Game>(session: &mut Session<G>, frames: Option<u64>) {
-    let real_time = session.engine().is_real_time();
+    let real_time = session.is_real_time();
     let target = frames.map(|n| session.engine().frame().saturating_add(n));
     let start = Instant::now();
     let mut ticks: u32 = 0;
@@ -31,7 +31,6 @@ pub fn run<G: Game>(session: &mut Session<G>, frames: Option<u64>) {
         }
         let now = if real_time {
             let due = session
-                .engine()
                 .next_due()
                 .unwrap_or_else(|| start + WALL_TICK * ticks);
             session.wait_for_edits(due);
@@ -46,8 +45,9 @@ pub fn run<G: Game>(session: &mut Session<G>, frames: Option<u64>) {
         if !turn.delivered && !real_time {
             break;
         }
-        // The game asked to end after this frame, which counts.
-        if turn.quit {
+        // The game asked to end after this frame, which counts; a driver
+        // may end the run too (the other player left).
+        if turn.quit || session.ended().is_some() {
             break;
         }
     }

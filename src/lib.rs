@@ -54,6 +54,8 @@ pub mod live;
 #[doc(hidden)]
 pub mod lua;
 #[doc(hidden)]
+pub mod netplay;
+#[doc(hidden)]
 pub mod overlay;
 #[doc(hidden)]
 pub mod package;

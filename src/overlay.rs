@@ -122,6 +122,8 @@ pub struct Stats {
     pub error: Option<String>,
     /// The history the window keeps, when it keeps one (R2).
     pub timeline: Option<Timeline>,
+    /// Online play's lines: ping, rollbacks, predictions, hash checks (N3).
+    pub net: Vec<String>,
 }
 
 /// The frames history holds, as the overlay's timeline shows them.
@@ -221,6 +223,9 @@ impl Overlay {
         }
         if let Some((path, dropped)) = &stats.recording {
             lines.extend(wrap(&format!("REC {path}   dropped {dropped}"), WIDTH, 2));
+        }
+        for line in &stats.net {
+            lines.extend(wrap(line, WIDTH, 2));
         }
         if let Some(sound) = &stats.sound {
             lines.extend(wrap(&format!("sound: {sound}"), WIDTH, 2));

@@ -52,10 +52,37 @@ pub struct Session<G> {
     /// Asked after every delivered frame: an error of its own, tallied
     /// with the frame's (a replay's properties, X1).
     check: Option<Check<G>>,
+    /// What runs the frames in place of the engine's clock, if anything.
+    driver: Option<Box<dyn Driver<G>>>,
 }
 
 /// What a session asks after every delivered frame.
 pub type Check<G> = Box<dyn FnMut(&Engine<G>) -> Option<crate::Error>>;
+
+/// Something that decides, in place of the engine's clock, which frames
+/// run and with what input (online play, N3): asked once a tick, it may
+/// run none, one, or several (a rollback runs the past again), handing
+/// the engine every frame's input itself.
+pub trait Driver<G> {
+    /// Runs what is due at `now`; says whether a frame was delivered.
+    fn tick(&mut self, engine: &mut Engine<G>, now: Instant) -> Tick;
+
+    /// Returns when the next tick is due.
+    fn next_due(&self) -> Option<Instant>;
+
+    /// Returns the lines an overlay shows of it.
+    fn status(&self) -> Vec<String>;
+
+    /// Says why the run is over, once it is (the other player left, the
+    /// two came apart).
+    fn ended(&self) -> Option<String>;
+
+    /// Returns the last frame whose input is known for good, for a
+    /// driver that runs frames on a guess. Default: every frame run.
+    fn confirmed(&self) -> Option<u64> {
+        None
+    }
+}
 
 impl<G: Game> Session<G> {
     /// A session around `engine`, with nothing around it yet.
@@ -68,7 +95,39 @@ impl<G: Game> Session<G> {
             capture_every: 1,
             tally: ErrorTally::default(),
             check: None,
+            driver: None,
         }
+    }
+
+    /// Lets `driver` run the frames in place of the engine's clock.
+    pub fn drive(mut self, driver: Option<Box<dyn Driver<G>>>) -> Self {
+        self.driver = driver;
+        self
+    }
+
+    /// Returns when the next frame is due: the driver's time, or the
+    /// engine's clock's.
+    pub fn next_due(&self) -> Option<Instant> {
+        match &self.driver {
+            Some(driver) => driver.next_due(),
+            None => self.engine.next_due(),
+        }
+    }
+
+    /// Says whether frames come in real time (a driver's always do).
+    pub fn is_real_time(&self) -> bool {
+        self.driver.is_some() || self.engine.is_real_time()
+    }
+
+    /// Returns the driver's overlay lines (none without one).
+    pub fn driver_status(&self) -> Vec<String> {
+        self.driver.as_ref().map(|d| d.status()).unwrap_or_default()
+    }
+
+    /// Says that time controls (pausing, stepping, rewinding) are off:
+    /// a driver keeps time.
+    pub fn is_driven(&self) -> bool {
+        self.driver.is_some()
     }
 
     /// Reloads the game when `watcher` sees its files change.
@@ -190,10 +249,10 @@ impl<G: Game> Session<G> {
     /// delivered frame leaves to the session. With `step`, a paused game
     /// runs one frame by hand (F6).
     pub fn tick(&mut self, now: Instant, step: bool) -> Turn {
-        let tick = if step {
-            self.engine.step(now)
-        } else {
-            self.engine.tick(now)
+        let tick = match &mut self.driver {
+            Some(driver) => driver.tick(&mut self.engine, now),
+            None if step => self.engine.step(now),
+            None => self.engine.tick(now),
         };
         let mut turn = Turn {
             delivered: tick == Tick::Delivered,
@@ -240,6 +299,20 @@ impl<G: Game> Session<G> {
             turn.trouble = Some(self.tally.report(frame, err));
         }
         turn.quit = self.engine.game().wants_to_quit();
+    }
+
+    /// Says why the driver ended the run, once it has.
+    pub fn ended(&self) -> Option<String> {
+        self.driver.as_ref().and_then(|d| d.ended())
+    }
+
+    /// Returns the last frame whose input is known for good: the driver's
+    /// word, or the present.
+    pub fn confirmed(&self) -> u64 {
+        self.driver
+            .as_ref()
+            .and_then(|d| d.confirmed())
+            .unwrap_or_else(|| self.engine.frame())
     }
 
     /// Tallies an error the runner met presenting the frame (a picture

@@ -303,6 +303,7 @@ fn the_overlay_with_a_wrapped_error_at_fixed_figures() {
                 .into(),
         ),
         timeline: None,
+        net: Vec::new(),
     };
     let panel = overlay.draw(&stats, 1.0).unwrap().clone();
     assert_golden("overlay-error", &panel);

@@ -14,6 +14,7 @@ use clap::{Parser, Subcommand};
 use crate::error::Error;
 
 mod carried;
+mod online;
 mod run;
 mod test;
 mod tools;
@@ -100,6 +101,30 @@ enum Command {
         /// Plays this input file of the game's instead of generated input.
         #[arg(long, value_name = "FILE")]
         input: Option<String>,
+    },
+    /// Hosts a game for two over the network: waits for a player to
+    /// join with the same game, then plays as player 1 (N3).
+    Host {
+        /// The game folder.
+        game: PathBuf,
+        /// Where to wait for the other player, HOST:PORT.
+        #[arg(long, value_name = "HOST:PORT", default_value = "0.0.0.0:7700")]
+        address: String,
+        /// The seed both games' `math.random` start from.
+        #[arg(long, default_value_t = crate::lua::DEFAULT_SEED)]
+        seed: u64,
+        #[command(flatten)]
+        peer: online::PeerArgs,
+    },
+    /// Joins a hosted game: checks both hold the same game, then plays as
+    /// player 2 (N3).
+    Join {
+        /// The host, HOST:PORT.
+        address: String,
+        /// The game folder (the same files as the host's).
+        game: PathBuf,
+        #[command(flatten)]
+        peer: online::PeerArgs,
     },
     /// Runs each game's tests/*.luau and prints "N passed, N failed".
     Test {
@@ -277,7 +302,10 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     // A run ends between frames on a signal, finishing its recording and
     // removing a packaged game's folder: the handler goes in as soon as
     // the command is known to be a run, before anything is unpacked.
-    if matches!(cli.command, Command::Run(_)) {
+    if matches!(
+        cli.command,
+        Command::Run(_) | Command::Host { .. } | Command::Join { .. }
+    ) {
         crate::interrupt::install();
     }
     // Held until the run ends: the unpacked folder goes with it.
@@ -310,6 +338,17 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             test(games, budget, shard.as_deref(), report.as_deref())
         }
         Command::Check { games } => Ok(check(&games)),
+        Command::Host {
+            game,
+            address,
+            seed,
+            peer,
+        } => online::host(game, &address, seed, peer),
+        Command::Join {
+            address,
+            game,
+            peer,
+        } => online::join(&address, game, peer),
         Command::Explore {
             game,
             seed,

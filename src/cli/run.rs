@@ -307,6 +307,7 @@ pub(super) fn run(mut args: RunArgs) -> Result<ExitCode> {
                 .as_deref()
                 .map(|when| window_seek(&engine, when))
                 .transpose()?,
+            driver: None,
         };
         window::run(engine, options)?
     };

@@ -27,11 +27,13 @@ mod hashes;
 mod looking;
 mod recorded;
 mod rewind;
+mod snapshot;
 mod synctest;
 
 use game::PickFrom;
 pub use game::{Game, Pick, Reloaded, RenderCtx, Tick, UpdateCtx};
 
+pub use snapshot::Snapshot;
 pub use synctest::{DEPTH as SYNCTEST_DEPTH, MAX_DEPTH as SYNCTEST_MAX_DEPTH};
 
 /// The frame loop's state: a game, its clock, and what the frames left.

@@ -202,7 +202,11 @@ impl<G: Game> Live<G> {
             "f2" if self.shift && self.dev.enabled => {
                 return first_press.then_some(Request::Report);
             }
-            "f9" if self.shift && self.dev.enabled && !self.dev.rewinding => {
+            "f9" if self.shift
+                && self.dev.enabled
+                && !self.dev.rewinding
+                && !self.session.is_driven() =>
+            {
                 if first_press {
                     let (found, trouble) = self.past.seek_next(self.session.engine_mut());
                     self.trouble(trouble);
@@ -219,6 +223,15 @@ impl<G: Game> Live<G> {
         if let Some(dev) = DevKey::of(key)
             && self.dev.enabled
         {
+            // Online, the driver keeps time: the keys that pause, step or
+            // go back would leave the other player behind.
+            if self.session.is_driven() && dev.moves_time() {
+                if first_press {
+                    self.last_error =
+                        Some("online play keeps its own time: F5 to F12 are off".into());
+                }
+                return None;
+            }
             let mut request = None;
             if first_press && let Some(act) = self.dev.key(dev) {
                 request = self.apply(act);
@@ -247,6 +260,10 @@ impl<G: Game> Live<G> {
     /// Takes the window gaining or losing focus: a game that pauses on
     /// blur pauses, and resumes with a first delta of 0 (K1).
     pub fn focus(&mut self, focused: bool) {
+        if self.session.is_driven() {
+            // Online, the game goes on whoever has the focus.
+            return;
+        }
         let act = self
             .dev
             .focus(focused, self.session.engine().config().pause_on_blur);
@@ -342,14 +359,13 @@ impl<G: Game> Live<G> {
             let until = watching.then(|| now + PAUSED_WATCH);
             return Wake { redraw, until };
         }
-        let due = self.session.engine().next_due().unwrap_or(self.next_tick);
+        let due = self.session.next_due().unwrap_or(self.next_tick);
         if now >= due || self.step {
             self.next_tick = (self.next_tick + self.tick_interval).max(now);
             redraw = true;
         }
         let wake = self
             .session
-            .engine()
             .next_due()
             .unwrap_or(self.next_tick)
             .max(now + Duration::from_micros(500));
@@ -382,7 +398,9 @@ impl<G: Game> Live<G> {
         Shown {
             delivered: turn.delivered,
             rewound,
-            close: turn.quit || self.frames.is_some_and(|n| played >= n),
+            close: turn.quit
+                || self.frames.is_some_and(|n| played >= n)
+                || self.session.ended().is_some(),
         }
     }
 
@@ -415,12 +433,16 @@ impl<G: Game> Live<G> {
                 .reload_error()
                 .map(str::to_string)
                 .or_else(|| self.last_error.clone()),
-            timeline: engine.history().map(|h| Timeline {
-                first: *h.frames().start(),
-                last: h.last(),
-                shown: engine.frame(),
-                changed: self.past.changed_at(),
-            }),
+            timeline: engine
+                .history()
+                .filter(|_| !self.session.is_driven())
+                .map(|h| Timeline {
+                    first: *h.frames().start(),
+                    last: h.last(),
+                    shown: engine.frame(),
+                    changed: self.past.changed_at(),
+                }),
+            net: self.session.driver_status(),
         }
     }
 

@@ -61,6 +61,8 @@ pub struct Options<G> {
     pub look: Choice,
     /// What Shift+F9 seeks (`--when`), and the expression as typed.
     pub seek: Option<(Seek<G>, String)>,
+    /// What runs the frames in place of the clock (online play).
+    pub driver: Option<Box<dyn crate::session::Driver<G>>>,
 }
 
 impl<G> Default for Options<G> {
@@ -74,6 +76,7 @@ impl<G> Default for Options<G> {
             origin: crate::report::Origin::default(),
             look: Choice::default(),
             seek: None,
+            driver: None,
         }
     }
 }
@@ -126,7 +129,8 @@ pub fn run<G: Game>(engine: Engine<G>, options: Options<G>) -> Result<(Engine<G>
         .map_err(crate::Error::Usage)?;
     let session = Session::new(engine)
         .watch(options.watcher)
-        .sound(Some(sound));
+        .sound(Some(sound))
+        .drive(options.driver);
     let live = Live::new(session, Instant::now())
         .paused(options.paused)
         .close_after(options.frames)

@@ -1,0 +1,215 @@
+//! `moonloop host` and `moonloop join`: a game played by two over the
+//! network (rule N3), in a window or headless (a test's scripted input).
+
+use crate::terminal::{say, tell};
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+
+use crate::clock::ConstantClock;
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::input::Script;
+use crate::lua::{Limits, LuaGame};
+use crate::netplay::link::{GameId, Link};
+use crate::netplay::{Online, Options};
+use crate::save::Saves;
+use crate::session::Session;
+
+/// What `host` and `join` share.
+#[derive(Debug, Args)]
+pub(super) struct PeerArgs {
+    /// Frames a player's input waits before it counts on both sides
+    /// (0 to 8): more hides a slower link, at the cost of feel.
+    #[arg(long, value_name = "FRAMES", default_value_t = 2, value_parser = clap::value_parser!(u64).range(0..=8))]
+    delay: u64,
+    /// The most frames played ahead of the other player's input, on a
+    /// guess (1 to 16).
+    #[arg(long, value_name = "FRAMES", default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=16))]
+    window: u64,
+    /// How long to wait for the other player to connect, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300.0, value_parser = super::parse_budget)]
+    wait: f64,
+    /// Plays without a window: this player's input from --input.
+    #[arg(long)]
+    headless: bool,
+    /// Feeds this player's input from FILE (headless).
+    #[arg(long, value_name = "FILE", requires = "headless")]
+    input: Option<PathBuf>,
+    /// Ends after N frames both players' input is known for, and says the
+    /// state hash of frame N.
+    #[arg(long, value_name = "N")]
+    frames: Option<u64>,
+    /// The ALSA device that plays sound in a window ("off" for none).
+    #[arg(long, value_name = "DEVICE", default_value = "default")]
+    audio: String,
+}
+
+/// A peer about to play: its game, and what it was asked.
+struct Peer {
+    game: PathBuf,
+    args: PeerArgs,
+}
+
+/// `moonloop host GAME`: waits on `address` for a player holding the same
+/// game, then plays as player 1.
+///
+/// # Errors
+/// The game does not load or cannot be played online, or nobody joined.
+pub(super) fn host(game: PathBuf, address: &str, seed: u64, args: PeerArgs) -> Result<ExitCode> {
+    let address = resolve(address)?;
+    let peer = Peer { game, args };
+    let (loaded, id) = peer.load(seed)?;
+    tell!(
+        "online: hosting {} on {address}; waiting for a player",
+        id.name
+    );
+    let (link, remote) = Link::host(address, &id, seed, peer.wait()).map_err(Error::Usage)?;
+    tell!("online: {remote} joined");
+    peer.play(loaded, link, 0, remote, seed)
+}
+
+/// `moonloop join ADDRESS GAME`: joins the host at `address`, which
+/// checks it holds the same game, then plays as player 2.
+///
+/// # Errors
+/// The game does not load, the host refused it, or did not answer.
+pub(super) fn join(address: &str, game: PathBuf, args: PeerArgs) -> Result<ExitCode> {
+    let host = resolve(address)?;
+    let peer = Peer { game, args };
+    let (_, id) = peer.load(0)?;
+    tell!("online: joining {host}");
+    let (link, seed) = Link::join(host, &id, peer.wait()).map_err(Error::Usage)?;
+    // Both games start from the host's seed.
+    let (loaded, _) = peer.load(seed)?;
+    peer.play(loaded, link, 1, host, seed)
+}
+
+/// The first address `text` names (`HOST:PORT`).
+fn resolve(text: &str) -> Result<SocketAddr> {
+    text.to_socket_addrs()
+        .map_err(|e| {
+            Error::Usage(format!(
+                "online: `{text}` is not an address (HOST:PORT): {e}"
+            ))
+        })?
+        .next()
+        .ok_or_else(|| Error::Usage(format!("online: `{text}` names no address")))
+}
+
+impl Peer {
+    fn wait(&self) -> Duration {
+        Duration::from_secs_f64(self.args.wait)
+    }
+
+    /// Loads the game with `seed` and says which game it is; online play
+    /// starts from no save on both sides.
+    fn load(&self, seed: u64) -> Result<(LuaGame, GameId)> {
+        let limits = Limits {
+            seed,
+            ..Limits::default()
+        };
+        let shown = self
+            .game
+            .to_string_lossy()
+            .trim_end_matches('/')
+            .to_string();
+        let game = LuaGame::load_shown(&self.game, shown, limits, Saves::memory(None))?;
+        let config = crate::Game::config(&game);
+        crate::netplay::input::check_players(&config.players).map_err(Error::Usage)?;
+        let name = crate::replay::game_name(config).to_string();
+        let id = GameId::of(&self.game, &name, config.players.len());
+        Ok((game, id))
+    }
+
+    /// Plays `game` over `link` as player `local` against `remote`.
+    fn play(
+        self,
+        game: LuaGame,
+        link: Link,
+        local: usize,
+        remote: SocketAddr,
+        seed: u64,
+    ) -> Result<ExitCode> {
+        let script = match &self.args.input {
+            Some(path) => Some(Script::load(path, &crate::Game::config(&game).actions)?),
+            None => None,
+        };
+        let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+        // History is what a desync's replay is written from.
+        engine.keep_history(crate::history::DEFAULT_CAP)?;
+        let mut options = Options::new(local, remote);
+        options.delay = self.args.delay as usize;
+        options.window = self.args.window as usize;
+        options.seed = seed;
+        options.reports = PathBuf::from(".");
+        let online = Online::start(link, options)
+            .map_err(Error::Usage)?
+            .script(script);
+        crate::interrupt::install();
+        let (mut engine, tally, ended) = if self.args.headless {
+            let mut session = Session::new(engine).drive(Some(Box::new(online)));
+            run_headless(&mut session, self.args.frames);
+            for line in session.driver_status() {
+                tell!("{line}");
+            }
+            let ended = session.ended();
+            let (engine, tally) = session.finish()?;
+            (engine, tally, ended)
+        } else {
+            crate::window::check_display()?;
+            let options = crate::window::Options {
+                frames: self.args.frames,
+                audio: self.args.audio.clone(),
+                driver: Some(Box::new(online)),
+                ..Default::default()
+            };
+            let (engine, tally) = crate::window::run(engine, options)?;
+            (engine, tally, None)
+        };
+        tally.summarize();
+        if let Some(n) = self.args.frames
+            && engine.frame() >= n
+        {
+            let hash = engine.with_state_at(n, |g| g.state_hash())??;
+            say!("frame {n}: {hash}");
+        }
+        Ok(if ended.is_some() || !tally.is_empty() {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        })
+    }
+}
+
+/// Runs `session` headless until frame `frames` is known for good on
+/// both sides (then on a little, so the other side hears this one's last
+/// input too), or the session ends.
+fn run_headless(session: &mut Session<LuaGame>, frames: Option<u64>) {
+    let mut done_at: Option<Instant> = None;
+    loop {
+        if crate::interrupt::requested() || session.ended().is_some() {
+            return;
+        }
+        if let Some(n) = frames
+            && done_at.is_none()
+            && session.confirmed() >= n
+        {
+            done_at = Some(Instant::now());
+        }
+        if done_at.is_some_and(|at| at.elapsed() > Duration::from_millis(500)) {
+            return;
+        }
+        let now = Instant::now();
+        if let Some(due) = session.next_due()
+            && due > now
+        {
+            std::thread::sleep((due - now).min(Duration::from_millis(2)));
+            continue;
+        }
+        session.tick(Instant::now(), false);
+    }
+}

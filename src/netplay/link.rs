@@ -1,0 +1,291 @@
+//! The wire between two peers (rule N3): one UDP socket each. Before the
+//! game, the joining peer says which game it holds (its name, the hash of
+//! every file, its players) until the host welcomes it, with the seed both
+//! games start from, or refuses it, saying why. Then the socket carries
+//! GGRS's messages. Everything read off the network is bounded before it
+//! is decoded: a packet is at most [`MAX_PACKET`] bytes.
+
+use std::net::{SocketAddr, UdpSocket};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use bincode::Options as _;
+use ggrs::{Message, NonBlockingSocket};
+use serde::{Deserialize, Serialize};
+
+/// The largest packet read or written.
+pub const MAX_PACKET: usize = 4096;
+
+/// What the first byte of a packet says it is.
+const HELLO: u8 = 1;
+const WELCOME: u8 = 2;
+const REFUSED: u8 = 3;
+const GGRS: u8 = 4;
+
+/// Bumped when what peers say to each other changes.
+const PROTOCOL: u32 = 1;
+
+/// How often a joining peer says hello until it is answered.
+const HELLO_EVERY: Duration = Duration::from_millis(200);
+
+/// Which game a peer holds: the same name, files and players on both
+/// sides, or no game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameId {
+    /// What peers say to each other's version.
+    pub protocol: u32,
+    /// The game's `config.id`, else its title.
+    pub name: String,
+    /// The BLAKE3 hash of every file of the game, by path.
+    pub content: String,
+    /// Its players.
+    pub players: u32,
+}
+
+impl GameId {
+    /// The game in `folder`, named `name`, of `players` players.
+    pub fn of(folder: &Path, name: &str, players: usize) -> GameId {
+        let mut all = blake3::Hasher::new();
+        for (path, hash) in crate::report::hash_files(folder) {
+            all.update(path.as_bytes());
+            all.update(b"\0");
+            all.update(hash.as_bytes());
+            all.update(b"\n");
+        }
+        GameId {
+            protocol: PROTOCOL,
+            name: name.to_string(),
+            content: all.finalize().to_hex().to_string(),
+            players: players as u32,
+        }
+    }
+
+    /// Says how `other` differs from this game, if it does.
+    fn differs(&self, other: &GameId) -> Option<String> {
+        if other.protocol != self.protocol {
+            return Some(format!(
+                "it speaks moonloop's online protocol {}, this host {}: run the same moonloop",
+                other.protocol, self.protocol
+            ));
+        }
+        if other.name != self.name {
+            return Some(format!(
+                "it holds the game `{}`, this host `{}`",
+                crate::terminal::escape(&other.name),
+                crate::terminal::escape(&self.name)
+            ));
+        }
+        if other.content != self.content {
+            return Some(
+                "its game's files are not this host's (another version, or an edit): both \
+                 sides need the same files"
+                    .into(),
+            );
+        }
+        if other.players != self.players {
+            return Some(format!(
+                "its game takes {} players, this host's {}",
+                other.players, self.players
+            ));
+        }
+        None
+    }
+}
+
+/// What the host answers a hello with.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+enum Answer {
+    /// Play: both games start from `seed`.
+    Welcome { seed: u64 },
+    /// Not this game: why.
+    Refused { why: String },
+}
+
+/// The encoding of everything on the wire, bounded.
+fn codec() -> impl bincode::Options {
+    bincode::DefaultOptions::new().with_limit(MAX_PACKET as u64)
+}
+
+fn packet(tag: u8, body: &impl Serialize) -> Vec<u8> {
+    let mut bytes = vec![tag];
+    // Bounded, and of types that always encode: a failure is a bug.
+    bytes.extend(codec().serialize(body).unwrap_or_default());
+    bytes
+}
+
+/// A peer's socket: the handshake, then GGRS's messages.
+pub struct Link {
+    socket: UdpSocket,
+    /// The welcome the host answered with, to answer again a hello that
+    /// comes after it (the first welcome was lost).
+    welcome: Option<(SocketAddr, Vec<u8>)>,
+    buffer: Vec<u8>,
+}
+
+impl Link {
+    fn bind(address: SocketAddr) -> Result<Link, String> {
+        let socket = UdpSocket::bind(address)
+            .map_err(|e| format!("online: cannot listen on {address}: {e}"))?;
+        socket
+            .set_nonblocking(true)
+            .map_err(|e| format!("online: {e}"))?;
+        Ok(Link {
+            socket,
+            welcome: None,
+            buffer: vec![0; MAX_PACKET + 1],
+        })
+    }
+
+    /// Returns the address this peer listens on.
+    pub fn address(&self) -> Option<SocketAddr> {
+        self.socket.local_addr().ok()
+    }
+
+    /// Reads one packet, if one is waiting: who sent it and its bytes.
+    fn read(&mut self) -> Option<(SocketAddr, Vec<u8>)> {
+        loop {
+            match self.socket.recv_from(&mut self.buffer) {
+                // A packet larger than any peer sends is dropped.
+                Ok((n, _)) if n > MAX_PACKET || n == 0 => continue,
+                Ok((n, from)) => return Some((from, self.buffer[..n].to_vec())),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return None,
+                // ICMP news of a peer gone (connection refused) and the
+                // like: the session's own timeout says so.
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// Listens on `address` for a peer holding `game`, for at most
+    /// `wait`; welcomes the first that holds it, with `seed`, and says
+    /// to every other why not. Returns the link and the peer's address.
+    ///
+    /// # Errors
+    /// The address cannot be listened on, nobody came in time, or the
+    /// run was interrupted.
+    pub fn host(
+        address: SocketAddr,
+        game: &GameId,
+        seed: u64,
+        wait: Duration,
+    ) -> Result<(Link, SocketAddr), String> {
+        let mut link = Link::bind(address)?;
+        let until = Instant::now() + wait;
+        while Instant::now() < until {
+            if crate::interrupt::requested() {
+                return Err("online: interrupted while waiting for a player".into());
+            }
+            let Some((from, bytes)) = link.read() else {
+                std::thread::sleep(Duration::from_millis(5));
+                continue;
+            };
+            if bytes.first() != Some(&HELLO) {
+                continue;
+            }
+            let Ok(theirs) = codec().deserialize::<GameId>(&bytes[1..]) else {
+                continue;
+            };
+            if let Some(why) = game.differs(&theirs) {
+                crate::terminal::tell!("online: refused {from}: {why}");
+                let answer = packet(REFUSED, &Answer::Refused { why });
+                let _ = link.socket.send_to(&answer, from);
+                continue;
+            }
+            let answer = packet(WELCOME, &Answer::Welcome { seed });
+            let _ = link.socket.send_to(&answer, from);
+            link.welcome = Some((from, answer));
+            return Ok((link, from));
+        }
+        Err(format!(
+            "online: no player joined in {} s",
+            wait.as_secs_f64()
+        ))
+    }
+
+    /// Joins the host at `host` with `game`, saying hello until it
+    /// answers, for at most `wait`. Returns the link and the seed both
+    /// games start from.
+    ///
+    /// # Errors
+    /// The host refused the game (the line says why), did not answer in
+    /// time, or the run was interrupted.
+    pub fn join(host: SocketAddr, game: &GameId, wait: Duration) -> Result<(Link, u64), String> {
+        let any: SocketAddr = if host.ip().is_loopback() {
+            "127.0.0.1:0".parse().expect("an address")
+        } else if host.is_ipv6() {
+            "[::]:0".parse().expect("an address")
+        } else {
+            "0.0.0.0:0".parse().expect("an address")
+        };
+        let mut link = Link::bind(any)?;
+        let hello = packet(HELLO, game);
+        let until = Instant::now() + wait;
+        let mut said = Instant::now() - HELLO_EVERY;
+        while Instant::now() < until {
+            if crate::interrupt::requested() {
+                return Err("online: interrupted while joining".into());
+            }
+            if said.elapsed() >= HELLO_EVERY {
+                said = Instant::now();
+                let _ = link.socket.send_to(&hello, host);
+            }
+            let Some((from, bytes)) = link.read() else {
+                std::thread::sleep(Duration::from_millis(5));
+                continue;
+            };
+            if from != host || bytes.first().is_none_or(|t| *t != WELCOME && *t != REFUSED) {
+                continue;
+            }
+            match codec().deserialize::<Answer>(&bytes[1..]) {
+                Ok(Answer::Welcome { seed }) => return Ok((link, seed)),
+                Ok(Answer::Refused { why }) => {
+                    return Err(format!(
+                        "online: {host} refused this game: {}",
+                        crate::terminal::line(&why)
+                    ));
+                }
+                Err(_) => continue,
+            }
+        }
+        Err(format!(
+            "online: {host} did not answer in {} s (is it hosting? is the port open?)",
+            wait.as_secs_f64()
+        ))
+    }
+}
+
+impl NonBlockingSocket<SocketAddr> for Link {
+    fn send_to(&mut self, msg: &Message, addr: &SocketAddr) {
+        let bytes = packet(GGRS, msg);
+        if bytes.len() <= MAX_PACKET {
+            let _ = self.socket.send_to(&bytes, addr);
+        }
+    }
+
+    fn receive_all_messages(&mut self) -> Vec<(SocketAddr, Message)> {
+        let mut messages = Vec::new();
+        // At most a few hundred a call: a flood is read over many frames.
+        for _ in 0..256 {
+            let Some((from, bytes)) = self.read() else {
+                break;
+            };
+            match bytes.first() {
+                Some(&GGRS) => {
+                    if let Ok(message) = codec().deserialize::<Message>(&bytes[1..]) {
+                        messages.push((from, message));
+                    }
+                }
+                // The peer did not hear the welcome: say it again.
+                Some(&HELLO) => {
+                    if let Some((peer, welcome)) = &self.welcome
+                        && *peer == from
+                    {
+                        let _ = self.socket.send_to(welcome, from);
+                    }
+                }
+                _ => {}
+            }
+        }
+        messages
+    }
+}

@@ -1,0 +1,13 @@
+//! Playing together over the network (rule N3): `moonloop host` and
+//! `moonloop join`, rollback netplay that needs no netcode in the game.
+//! What crosses the wire is each player's held actions (input.rs); the
+//! frames are run, and run again, by the online driver (online.rs) on
+//! GGRS; the peers find each other and check they play the same game
+//! first (link.rs).
+
+pub mod input;
+pub mod link;
+pub mod online;
+
+pub use input::{NetInput, Sampler};
+pub use online::{NetConfig, NetStats, Online, Options};

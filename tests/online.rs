@@ -1,0 +1,401 @@
+//! Online play (rule N3) between two peers in this process, over a
+//! simulated link that lives in the test: each packet is held back a
+//! delay and some are lost, by a seeded generator. GGRS times its own
+//! protocol on the wall clock, so the peers are ticked in real time,
+//! bounded in frames and seconds; nothing leaves the process.
+
+mod common;
+
+use std::cell::RefCell;
+use std::collections::{HashSet, VecDeque};
+use std::net::SocketAddr;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use common::game;
+use ggrs::{Message, NonBlockingSocket};
+use moonloop::engine::Engine;
+use moonloop::input::Script;
+use moonloop::netplay::{Online, Options};
+use moonloop::session::Driver;
+use moonloop::{ConstantClock, LuaGame};
+
+/// Two players, each moving their own counter while they hold `go`,
+/// and playing a cue when they press `fire`: the state depends on both
+/// players' every frame.
+const DUEL: &str = r#"
+return {
+    config = { width = 100, height = 100, players = 2,
+        actions = { go = { "d", "pad:dpad_right" }, fire = { "space", "pad:south" } } },
+    init = function() return { a = 0, b = 0, shots = 0, n = 0 } end,
+    update = function(state, input, dt)
+        local one, two = input:player(1), input:player(2)
+        local shots = state.shots
+        for _, p in { one, two } do
+            if p:pressed("fire") then
+                shots += 1
+                input:cue("hit")
+            end
+        end
+        return {
+            a = state.a + (if one:down("go") then 1 else 0),
+            b = state.b + (if two:down("go") then 3 else 0),
+            shots = shots,
+            n = state.n + 1,
+        }
+    end,
+}
+"#;
+
+/// Each peer's own input: both press with the first player's keys.
+const ONE: &str = "10 press d\n40 press space\n41 release space\n90 release d\n150 press space\n151 release space\n200 press d\n260 release d\n";
+const TWO: &str = "20 press space\n21 release space\n30 press d\n120 release d\n170 press space\n171 release space\n180 press d\n250 release d\n";
+
+/// A packet on its way.
+struct Flying {
+    due: Instant,
+    to: SocketAddr,
+    from: SocketAddr,
+    message: Message,
+}
+
+/// The link both peers share: packets held back `delay`, one in
+/// `loss_in` lost.
+struct Wire {
+    flying: VecDeque<Flying>,
+    delay: Duration,
+    loss_in: u32,
+    seed: u64,
+    sent: u64,
+    lost: u64,
+}
+
+impl Wire {
+    fn lose(&mut self) -> bool {
+        // xorshift64*: the same losses on every run.
+        self.seed ^= self.seed >> 12;
+        self.seed ^= self.seed << 25;
+        self.seed ^= self.seed >> 27;
+        let r = self.seed.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32;
+        self.loss_in > 0 && r.is_multiple_of(u64::from(self.loss_in))
+    }
+}
+
+/// One peer's end of the wire.
+struct End {
+    at: SocketAddr,
+    wire: Rc<RefCell<Wire>>,
+}
+
+impl NonBlockingSocket<SocketAddr> for End {
+    fn send_to(&mut self, message: &Message, to: &SocketAddr) {
+        let mut wire = self.wire.borrow_mut();
+        wire.sent += 1;
+        if wire.lose() {
+            wire.lost += 1;
+            return;
+        }
+        let due = Instant::now() + wire.delay;
+        wire.flying.push_back(Flying {
+            due,
+            to: *to,
+            from: self.at,
+            message: message.clone(),
+        });
+    }
+
+    fn receive_all_messages(&mut self) -> Vec<(SocketAddr, Message)> {
+        let mut wire = self.wire.borrow_mut();
+        let now = Instant::now();
+        let mut here = Vec::new();
+        let mut rest = VecDeque::new();
+        while let Some(f) = wire.flying.pop_front() {
+            if f.to == self.at && f.due <= now {
+                here.push((f.from, f.message));
+            } else {
+                rest.push_back(f);
+            }
+        }
+        wire.flying = rest;
+        here
+    }
+}
+
+/// A peer: its engine and its driver.
+struct Peer {
+    engine: Engine<LuaGame>,
+    online: Online<End>,
+    /// Every cue played, with its frame.
+    heard: Vec<(u64, String)>,
+}
+
+fn peer(
+    main: &str,
+    local: usize,
+    script: &str,
+    wire: &Rc<RefCell<Wire>>,
+) -> (tempfile::TempDir, Peer) {
+    let dir = game(&[("main.luau", main)]);
+    let loaded = LuaGame::load(dir.path()).unwrap();
+    let mut engine = Engine::new(loaded, Box::new(ConstantClock::new(1.0 / 60.0)));
+    engine.keep_history(moonloop::history::DEFAULT_CAP).unwrap();
+    let addr = |i: usize| -> SocketAddr { format!("127.0.0.1:{}", 9000 + i).parse().unwrap() };
+    let end = End {
+        at: addr(local),
+        wire: wire.clone(),
+    };
+    let mut options = Options::new(local, addr(1 - local));
+    options.reports = dir.path().to_path_buf();
+    let script = Script::parse(script).unwrap();
+    let online = Online::start(end, options).unwrap().script(Some(script));
+    (
+        dir,
+        Peer {
+            engine,
+            online,
+            heard: Vec::new(),
+        },
+    )
+}
+
+/// Ticks both peers in real time until each has `frames` confirmed, or
+/// either ends, for at most 30 s.
+fn play(peers: &mut [&mut Peer; 2], frames: u64) {
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(30) {
+        let mut all_done = true;
+        for p in peers.iter_mut() {
+            p.online.tick(&mut p.engine, Instant::now());
+            for cue in p.engine.cues_mut().drain() {
+                p.heard.push((cue.frame, cue.name.to_string()));
+            }
+            all_done &= Driver::<LuaGame>::confirmed(&p.online).unwrap_or(0) >= frames;
+            if Driver::<LuaGame>::ended(&p.online).is_some() {
+                return;
+            }
+        }
+        if all_done {
+            return;
+        }
+        std::thread::sleep(Duration::from_micros(500));
+    }
+}
+
+fn wire(delay_ms: u64, loss_in: u32) -> Rc<RefCell<Wire>> {
+    Rc::new(RefCell::new(Wire {
+        flying: VecDeque::new(),
+        delay: Duration::from_millis(delay_ms),
+        loss_in,
+        seed: 0x9e37_79b9_7f4a_7c15,
+        sent: 0,
+        lost: 0,
+    }))
+}
+
+fn hash_at(p: &mut Peer, frame: u64) -> String {
+    p.engine
+        .with_state_at(frame, |g| g.state_hash().unwrap())
+        .unwrap()
+}
+
+// rule: N3
+#[test]
+fn two_peers_over_a_slow_lossy_link_roll_back_and_agree_on_every_frame() {
+    let link = wire(50, 10);
+    let (_a, mut one) = peer(DUEL, 0, ONE, &link);
+    let (_b, mut two) = peer(DUEL, 1, TWO, &link);
+    play(&mut [&mut one, &mut two], 300);
+    for p in [&one, &two] {
+        assert_eq!(Driver::<LuaGame>::ended(&p.online), None);
+        assert!(
+            Driver::<LuaGame>::confirmed(&p.online).unwrap() >= 300,
+            "confirmed 300"
+        );
+    }
+    // The same frames on both sides: frame 300, and every tenth before.
+    for frame in (10..=300).step_by(10) {
+        assert_eq!(
+            hash_at(&mut one, frame),
+            hash_at(&mut two, frame),
+            "frame {frame}"
+        );
+    }
+    // Both players' input reached both games: frame 300 holds both
+    // counters as the scripts moved them (one: frames 10-89 and 200-259
+    // held, two: 30-119 and 180-249, tripled), and four shots.
+    let state = one
+        .engine
+        .with_state_at(300, |g| g.state_json().unwrap())
+        .unwrap();
+    assert!(state.contains("\"shots\": 4"), "{state}");
+    // The link was slow: predictions were wrong, and frames ran again.
+    for p in [&one, &two] {
+        let stats = p.online.stats();
+        assert!(stats.rollbacks > 0 && stats.resimulated > 0, "{stats:?}");
+    }
+    assert!(link.borrow().lost > 0, "packets were lost");
+    // A frame run again plays no cue twice: each (frame, cue) once.
+    for p in [&one, &two] {
+        let mut seen = HashSet::new();
+        for heard in &p.heard {
+            assert!(seen.insert(heard.clone()), "{heard:?} played twice");
+        }
+        assert!(p.heard.len() >= 4, "{:?}", p.heard);
+    }
+}
+
+// rule: N3
+#[test]
+fn games_that_come_apart_are_stopped_at_the_first_frame_that_differs() {
+    let link = wire(5, 0);
+    let other = DUEL.replace(
+        "n = state.n + 1",
+        "n = state.n + (if state.n >= 55 then 2 else 1)",
+    );
+    let (_a, mut one) = peer(DUEL, 0, ONE, &link);
+    let (b, mut two) = peer(&other, 1, TWO, &link);
+    play(&mut [&mut one, &mut two], 300);
+    let ended = Driver::<LuaGame>::ended(&one.online)
+        .or_else(|| Driver::<LuaGame>::ended(&two.online))
+        .expect("the session ended");
+    assert!(ended.contains("came apart at frame 60"), "{ended}");
+    if let Some(said) = Driver::<LuaGame>::ended(&two.online) {
+        assert!(said.contains("replay.txt"), "{said}");
+        let written = b.path().join("moonloop-desync-60-player2/replay.txt");
+        assert!(written.is_file(), "{}", written.display());
+    }
+}
+
+// rule: N3
+#[test]
+fn a_peer_that_goes_away_ends_the_session_for_the_other() {
+    let link = wire(5, 0);
+    let (_a, mut one) = peer(DUEL, 0, ONE, &link);
+    let (_b, mut two) = peer(DUEL, 1, TWO, &link);
+    play(&mut [&mut one, &mut two], 60);
+    drop(two);
+    let started = Instant::now();
+    while Driver::<LuaGame>::ended(&one.online).is_none() {
+        assert!(started.elapsed() < Duration::from_secs(15), "never noticed");
+        one.online.tick(&mut one.engine, Instant::now());
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let said = Driver::<LuaGame>::ended(&one.online).unwrap();
+    assert!(said.contains("the other player left"), "{said}");
+}
+
+/// A port on the loopback nobody listens on now.
+fn free_port() -> u16 {
+    std::net::UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn spawn(dir: &std::path::Path, args: &[&str]) -> std::process::Child {
+    std::process::Command::new(common::binary())
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn output(child: std::process::Child) -> (Option<i32>, String, String) {
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+// rule: N3
+#[test]
+fn host_and_join_play_one_game_over_the_loopback_and_agree_on_it() {
+    let dir = game(&[("g/main.luau", DUEL), ("one.txt", ONE), ("two.txt", TWO)]);
+    let port = free_port();
+    let address = format!("127.0.0.1:{port}");
+    let host = spawn(
+        dir.path(),
+        &[
+            "host",
+            "g",
+            "--address",
+            &address,
+            "--headless",
+            "--input",
+            "one.txt",
+            "--frames",
+            "300",
+            "--wait",
+            "30",
+        ],
+    );
+    let join = spawn(
+        dir.path(),
+        &[
+            "join",
+            &address,
+            "g",
+            "--headless",
+            "--input",
+            "two.txt",
+            "--frames",
+            "300",
+            "--wait",
+            "30",
+        ],
+    );
+    let (host_code, host_out, host_err) = output(host);
+    let (join_code, join_out, join_err) = output(join);
+    assert_eq!(host_code, Some(0), "{host_err}");
+    assert_eq!(join_code, Some(0), "{join_err}");
+    assert!(host_out.starts_with("frame 300: "), "{host_out}");
+    assert_eq!(host_out, join_out, "the same frame 300 on both sides");
+    assert!(join_err.contains("playing as player 2"), "{join_err}");
+}
+
+// rule: N3
+#[test]
+fn a_peer_with_other_files_is_refused_saying_why() {
+    // The same name (config.id), another version of the files.
+    let named = DUEL.replace("config = {", "config = { id = \"duel\",");
+    let dir = game(&[
+        ("g/main.luau", &named),
+        ("h/main.luau", &named.replace("shots += 1", "shots += 2")),
+    ]);
+    let port = free_port();
+    let address = format!("127.0.0.1:{port}");
+    let host = spawn(
+        dir.path(),
+        &[
+            "host",
+            "g",
+            "--address",
+            &address,
+            "--headless",
+            "--wait",
+            "3",
+        ],
+    );
+    let join = spawn(
+        dir.path(),
+        &["join", &address, "h", "--headless", "--wait", "10"],
+    );
+    let (join_code, _, join_err) = output(join);
+    let (host_code, _, host_err) = output(host);
+    assert_eq!(join_code, Some(2), "{join_err}");
+    assert!(
+        join_err.contains("refused this game") && join_err.contains("files are not this host's"),
+        "{join_err}"
+    );
+    assert_eq!(host_code, Some(2), "nobody else joined: {host_err}");
+    // A game of one player cannot be hosted at all.
+    let alone = game(&[("main.luau", "return { update = function(s) return s end }")]);
+    let out = common::moonloop(&["host", ".", "--headless", "--wait", "1"], alone.path());
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("two players or more"), "{}", out.stderr);
+}
