@@ -43,6 +43,10 @@ impl ggrs::Config for NetConfig {
 /// Frames a second online: every frame is worth 1/60 s.
 pub const FPS: usize = 60;
 
+/// What a session ended by a packet it could not take says.
+const UNREADABLE: &str = "N3: the other peer sent what this one cannot read (another moonloop, \
+                          or not a moonloop peer); the session ends";
+
 /// How many frames apart the peers compare hashes.
 pub const HASH_INTERVAL: u32 = 10;
 
@@ -356,7 +360,13 @@ impl<G: Game, S: NonBlockingSocket<SocketAddr> + 'static> Driver<G> for Online<S
         for event in engine.input_mut().take_queue() {
             sampler.push(event);
         }
-        self.session.poll_remote_clients();
+        // What the other peer sends is untrusted: a packet GGRS cannot
+        // take (it panics on some) ends the session, never the program.
+        let session = &mut self.session;
+        if crate::error::contain_panic(|| session.poll_remote_clients()).is_none() {
+            self.end(UNREADABLE.into());
+            return Tick::Declined;
+        }
         self.events(engine);
         if self.ended.is_some() {
             return Tick::Declined;
@@ -390,7 +400,12 @@ impl<G: Game, S: NonBlockingSocket<SocketAddr> + 'static> Driver<G> for Online<S
             self.end(format!("N3: {e}"));
             return Tick::Declined;
         }
-        let requests = match self.session.advance_frame() {
+        let session = &mut self.session;
+        let Some(advanced) = crate::error::contain_panic(|| session.advance_frame()) else {
+            self.end(UNREADABLE.into());
+            return Tick::Declined;
+        };
+        let requests = match advanced {
             Ok(requests) => requests,
             Err(GgrsError::PredictionThreshold) => {
                 self.stats.waited += 1;
