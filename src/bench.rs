@@ -19,6 +19,7 @@ use crate::lua::{Budget, Call, Limits, LuaGame};
 mod explore;
 mod fill;
 mod history;
+mod online;
 mod physics;
 mod record;
 mod render;
