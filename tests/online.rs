@@ -35,7 +35,7 @@ return {
         local one, two = input:player(1), input:player(2)
         local shots = state.shots
         if state.n % 3 == 0 then
-            input:cue("tick")
+            input:cue("blip")
         end
         for _, p in { one, two } do
             if p:pressed("fire") then
@@ -442,4 +442,51 @@ fn a_peer_with_other_files_is_refused_saying_why() {
     let out = common::moonloop(&["host", ".", "--headless", "--wait", "1"], alone.path());
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("two players or more"), "{}", out.stderr);
+}
+
+// rule: N3
+#[test]
+fn a_hosts_window_and_a_headless_joiner_play_the_same_frames() {
+    let x = common::Xvfb::start();
+    let dir = game(&[("g/main.luau", DUEL), ("two.txt", TWO)]);
+    let address = format!("127.0.0.1:{}", free_port());
+    let host = x
+        .command(common::binary())
+        .args([
+            "host",
+            "g",
+            "--address",
+            &address,
+            "--frames",
+            "240",
+            "--audio",
+            "off",
+        ])
+        .args(["--wait", "30"])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let join = spawn(
+        dir.path(),
+        &[
+            "join",
+            &address,
+            "g",
+            "--headless",
+            "--input",
+            "two.txt",
+            "--frames",
+            "240",
+            "--wait",
+            "30",
+        ],
+    );
+    let (join_code, join_out, join_err) = output(join);
+    let (host_code, host_out, host_err) = output(host);
+    assert_eq!(host_code, Some(0), "{host_err}");
+    assert_eq!(join_code, Some(0), "{join_err}");
+    assert!(host_out.starts_with("frame 240: "), "{host_out}{host_err}");
+    assert_eq!(host_out, join_out, "the window's frame 240 is the joiner's");
 }

@@ -60,7 +60,9 @@ fn main() {
         audio: "off".into(),
         ..Default::default()
     };
-    let (engine, tally) = moonloop::run_window(engine, options).expect("the window runs");
+    let (engine, tally) = moonloop::run_window(engine, options)
+        .and_then(moonloop::session::Session::finish)
+        .expect("the window runs");
     assert!(tally.is_empty(), "{:?}", tally.entries);
     assert_eq!(engine.frame(), 10, "ten frames were delivered");
     assert_eq!(engine.game().updates, 10);

@@ -150,15 +150,10 @@ impl Peer {
             .map_err(Error::Usage)?
             .script(script);
         crate::interrupt::install();
-        let (mut engine, tally, ended) = if self.args.headless {
+        let session = if self.args.headless {
             let mut session = Session::new(engine).drive(Some(Box::new(online)));
             run_headless(&mut session, self.args.frames);
-            for line in session.driver_status() {
-                tell!("{line}");
-            }
-            let ended = session.ended();
-            let (engine, tally) = session.finish()?;
-            (engine, tally, ended)
+            session
         } else {
             crate::window::check_display()?;
             let options = crate::window::Options {
@@ -167,9 +162,13 @@ impl Peer {
                 driver: Some(Box::new(online)),
                 ..Default::default()
             };
-            let (engine, tally) = crate::window::run(engine, options)?;
-            (engine, tally, None)
+            crate::window::run(engine, options)?
         };
+        for line in session.driver_status() {
+            tell!("{line}");
+        }
+        let ended = session.ended();
+        let (mut engine, tally) = session.finish()?;
         tally.summarize();
         if let Some(n) = self.args.frames
             && engine.frame() >= n

@@ -309,7 +309,7 @@ pub(super) fn run(mut args: RunArgs) -> Result<ExitCode> {
                 .transpose()?,
             driver: None,
         };
-        window::run(engine, options)?
+        window::run(engine, options)?.finish()?
     };
     engine.flush()?;
     tally.summarize();

@@ -394,7 +394,8 @@ impl<G: Game> Live<G> {
             // A frame that ran cleanly clears the overlay's last error.
             self.last_error = turn.trouble;
         }
-        let played = self.session.engine().frame() - self.start_frame;
+        // Online, a frame counts once both players' input for it is known.
+        let played = self.session.confirmed().saturating_sub(self.start_frame);
         Shown {
             delivered: turn.delivered,
             rewound,

@@ -102,8 +102,10 @@ pub struct NetStats {
     pub waited: u64,
     /// The round trip, in milliseconds.
     pub ping: u128,
-    /// The last frame both peers' inputs are known for.
-    pub confirmed: i32,
+    /// The last frame this peer has run on both players' known input
+    /// (an engine frame: GGRS's frame `f` is the step to frame `f + 1`,
+    /// and the other peer's input may be known beyond this peer's).
+    pub confirmed: u64,
     /// Sounds not played again because a frame ran again.
     pub sounds_kept_quiet: u64,
 }
@@ -430,10 +432,9 @@ impl<G: Game, S: NonBlockingSocket<SocketAddr> + 'static> Driver<G> for Online<S
                 }
             }
         }
-        let confirmed = self.session.confirmed_frame();
-        self.stats.confirmed = confirmed;
-        self.played
-            .retain(|(frame, _)| *frame as i64 > i64::from(confirmed));
+        let confirmed = (i64::from(self.session.confirmed_frame()) + 1).max(0) as u64;
+        self.stats.confirmed = confirmed.min(engine.frame());
+        self.played.retain(|(frame, _)| *frame > confirmed);
         let remote = 1 - self.options.local;
         if let Ok(network) = self.session.network_stats(remote) {
             self.stats.ping = network.ping;
@@ -471,7 +472,7 @@ impl<G: Game, S: NonBlockingSocket<SocketAddr> + 'static> Driver<G> for Online<S
             ),
             format!(
                 "hashes compared every {HASH_INTERVAL} frames: {} so far, all alike",
-                (s.confirmed.max(0) as u32) / HASH_INTERVAL
+                s.confirmed / u64::from(HASH_INTERVAL)
             ),
         ]
     }
@@ -481,6 +482,6 @@ impl<G: Game, S: NonBlockingSocket<SocketAddr> + 'static> Driver<G> for Online<S
     }
 
     fn confirmed(&self) -> Option<u64> {
-        Some(self.stats.confirmed.max(0) as u64)
+        Some(self.stats.confirmed)
     }
 }

@@ -29,7 +29,6 @@ use crate::record::Recorder;
 use crate::reload::Watcher;
 use crate::session::Session;
 use crate::sound::{Bank, Player};
-use crate::tally::ErrorTally;
 
 mod keys;
 mod look;
@@ -112,12 +111,13 @@ struct App<G: Game> {
     times: FrameTimes,
 }
 
-/// Opens the game's window and runs it until it is closed.
+/// Opens the game's window and runs it until it is closed; returns the
+/// session that drove it, for its driver's last word.
 ///
 /// # Errors
 /// There is no display (the message suggests `--headless`), or no
 /// graphics adapter can draw to the window.
-pub fn run<G: Game>(engine: Engine<G>, options: Options<G>) -> Result<(Engine<G>, ErrorTally)> {
+pub fn run<G: Game>(engine: Engine<G>, options: Options<G>) -> Result<Session<G>> {
     check_display()?;
     crate::interrupt::install();
     let event_loop = EventLoop::new()?;
@@ -170,7 +170,7 @@ pub fn run<G: Game>(engine: Engine<G>, options: Options<G>) -> Result<(Engine<G>
     if let Some(recorder) = app.recorder.take() {
         report_recording(recorder);
     }
-    app.live.finish().finish()
+    Ok(app.live.finish())
 }
 
 /// Says whether there is a display to open a window on.
