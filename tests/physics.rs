@@ -139,6 +139,184 @@ test("a ray down from above the floor hits its top, facing up", function()
 end)
 "#;
 
+/// A machine of joints (a hinge, a rope, a slide, a weld) and a character
+/// that walks over a stair and up a ramp to a wall.
+const MACHINE: &str = r#"
+local physics = require("@moonloop/physics")
+
+local function machine()
+	local w = physics.world({ gravity = { x = 0, y = 600 } })
+	local function add(id, body)
+		w = physics.add(w, id, physics.body(body))
+	end
+	add("floor", { kind = "fixed", x = 200, y = 210, shape = physics.box(1000, 20) })
+	add("ramp", { kind = "fixed", shape = physics.polygon({ -40, 200, -200, 200, -200, 142 }) })
+	add("step", { kind = "fixed", x = 100, y = 196, shape = physics.box(40, 8) })
+	add("wall", { kind = "fixed", x = 250, y = 160, shape = physics.box(20, 80) })
+	add("hero", { kind = "kinematic", x = 50, y = 184, shape = physics.box(12, 32) })
+	add("pin", { kind = "fixed", x = 300, y = 40, shape = physics.circle(2), sensor = true })
+	add("bob", { x = 360, y = 40, shape = physics.circle(6) })
+	add("hook", { kind = "fixed", x = 420, y = 20, shape = physics.circle(2), sensor = true })
+	add("weight", { x = 420, y = 40, shape = physics.circle(5) })
+	add("rail", { kind = "fixed", x = 500, y = 100, shape = physics.circle(2), sensor = true })
+	add("slider", { x = 500, y = 100, shape = physics.box(10, 10) })
+	add("left", { x = 560, y = 60, shape = physics.box(10, 10) })
+	add("right", { x = 580, y = 60, shape = physics.box(10, 10) })
+	local function join(id, joint)
+		w = physics.join(w, id, physics.joint(joint))
+	end
+	join("hinge", { kind = "revolute", a = "pin", b = "bob", anchor_b = { x = -60, y = 0 } })
+	join("rope", { kind = "rope", a = "hook", b = "weight", length = 50 })
+	join("slide", { kind = "prismatic", a = "rail", b = "slider", axis = { x = 1, y = 0 }, limits = { -20, 20 } })
+	join("weld", { kind = "fixed", a = "left", b = "right", anchor_a = { x = 10, y = 0 }, anchor_b = { x = -10, y = 0 } })
+	return w
+end
+
+return {
+	config = { id = "machine" },
+	init = function()
+		return { world = machine(), fall = 0 }
+	end,
+	update = function(state, input, dt)
+		-- The hero falls as gravity says until it stands on something.
+		local hero = state.world.bodies.hero
+		local fall = if hero.grounded then 1 else state.fall + 600 * dt * dt
+		local x = if input:down("left") then -2 elseif input:down("right") then 2 else 0
+		local commands = { { id = "hero", walk = { x = x, y = fall }, stairs = 10 } }
+		if input:pressed("space") then
+			table.insert(commands, { id = "slider", push = { x = 300, y = 0 } })
+		end
+		return { world = physics.step(state.world, dt, commands), fall = fall }
+	end,
+}
+"#;
+
+const MACHINE_TESTS: &str = r#"
+local physics = require("@moonloop/physics")
+
+local function distance(a, b)
+	return math.sqrt((a.x - b.x) ^ 2 + (a.y - b.y) ^ 2)
+end
+
+-- rule: P6
+test("a hinge keeps its bob at its length, a rope never past its own, a slide within its limits, a weld together", function()
+	local e = engine.new()
+	e:advance(30)
+	e:tap("space")
+	local farthest, slid, lowest = 0, 0, 0
+	for _ = 1, 180 do
+		e:advance(1)
+		local b = e.state.world.bodies
+		expect(distance(b.bob, b.pin)).near(60, 0.5)
+		farthest = math.max(farthest, distance(b.weight, b.hook))
+		slid = math.max(slid, b.slider.x - b.rail.x)
+		expect(b.slider.y).near(100, 0.01)
+		expect(distance(b.left, b.right)).near(20, 0.1)
+		lowest = math.max(lowest, b.bob.y)
+	end
+	local b = e.state.world.bodies
+	-- The bob swung through the bottom, under the pin; the weight hangs
+	-- at the rope's end.
+	expect(lowest).near(100, 1)
+	expect(farthest).near(50, 0.5)
+	expect(b.weight.y).near(70, 0.5)
+	expect(slid).near(20, 0.1)
+	-- The welded pair fell to the floor without turning apart.
+	expect(b.left.y).near(195, 0.5)
+end)
+
+-- rule: P6
+test("removing a body removes the joints that held it", function()
+	local e = engine.new()
+	local world = physics.remove(e.state.world, "bob")
+	expect(world.joints.hinge).equals(nil)
+	expect(world.joints.rope ~= nil).is_true()
+	expect(e.state.world.joints.hinge ~= nil).is_true()
+	world = physics.unjoin(world, "rope")
+	expect(world.joints.rope).equals(nil)
+	local fell = physics.step(world, 1 / 60)
+	expect(fell.bodies.weight.vy > 0).is_true()
+end)
+
+-- rule: P7
+test("a character walks up a stair lower than its stairs, stops flush at a wall, and says it stands", function()
+	local e = engine.new()
+	e:press("right")
+	local top = math.huge
+	for _ = 1, 150 do
+		e:advance(1)
+		top = math.min(top, e.state.world.bodies.hero.y)
+	end
+	local hero = e.state.world.bodies.hero
+	-- On the stair: its top (192) less half the hero (16) and the gap the
+	-- controller keeps.
+	expect(top).near(176, 0.5)
+	-- Flush at the wall's face (240) less half the hero.
+	expect(hero.x).near(234, 0.5)
+	expect(hero.y).near(184, 0.5)
+	expect(hero.grounded).equals(true)
+	expect(hero.vx).equals(0)
+end)
+
+-- rule: P7
+test("a character climbs a ramp gentler than its slope, and falls when it walks off", function()
+	local e = engine.new()
+	e:press("left")
+	e:advance(105)
+	local hero = e.state.world.bodies.hero
+	-- 105 frames of 2 pixels a frame, and up the ramp (20 degrees).
+	expect(hero.x).near(50 - 210, 0.5)
+	expect(hero.y < 140).is_true()
+	expect(hero.grounded).equals(true)
+	e:advance(60)
+	hero = e.state.world.bodies.hero
+	expect(hero.x).near(50 - 330, 0.5)
+	expect(hero.y).near(184, 0.5)
+	expect(hero.grounded).equals(true)
+end)
+
+-- rule: P5
+test("a circle cast down stops on the floor's top; a ray passes through the body it is told to", function()
+	local e = engine.new()
+	e:advance(1)
+	local world = e.state.world
+	local hit = physics.cast(world, physics.circle(5), 650, 0, 0, 400)
+	expect(hit.id).equals("floor")
+	expect(hit.y).near(195, 0.01)
+	expect(hit.ny).near(-1, 0.001)
+	expect(hit.fraction).near(195 / 400, 0.001)
+	local hero = world.bodies.hero
+	expect(physics.ray(world, hero.x, hero.y, hero.x, 400).id).equals("hero")
+	expect(physics.ray(world, hero.x, hero.y, hero.x, 400, "hero").id).equals("floor")
+	expect(physics.cast(world, physics.box(4, 4), 650, 0, 0, 100)).equals(nil)
+end)
+
+-- rule: P3
+test("rewinding through joints and walks gives the hashes of running straight", function()
+	local straight = engine.new()
+	straight:press("right")
+	straight:advance(120)
+	local e = engine.new()
+	e:press("right")
+	e:advance(120)
+	e:rewind(100)
+	e:advance(100)
+	expect(e:hash()).equals(straight:hash())
+end)
+"#;
+
+// rule: P3, P5, P6, P7
+#[test]
+fn joints_hold_characters_walk_and_shapes_cast_in_a_game_s_own_tests() {
+    let dir = game(&[
+        ("main.luau", MACHINE),
+        ("tests/machine.luau", MACHINE_TESTS),
+    ]);
+    let out = moonloop(&["test", "."], dir.path());
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("6 passed, 0 failed"), "{}", out.stdout);
+}
+
 // rule: P1, P2, P3, P5
 #[test]
 fn the_physics_rules_hold_in_a_game_s_own_tests() {
@@ -274,6 +452,42 @@ fn bad_worlds_and_commands_are_refused_with_one_line_at_the_author_s_line() {
         (
             "world = physics.step(world, dt, { { id = 'ball', shove = 3 } })",
             "commands[1] has a field `shove` it does not know",
+        ),
+        (
+            "world = physics.step(physics.join(world, 'j', physics.joint({ kind = 'revolute', a = 'ball', b = 'moon' })), dt)",
+            "physics.step: joints.j.b is \"moon\", which names no body of the world",
+        ),
+        (
+            "world = physics.step(physics.join(world, 'j', physics.joint({ kind = 'rope', a = 'ball', b = 'ball', length = 3 })), dt)",
+            "physics.step: joints.j joins a body to itself",
+        ),
+        (
+            "world = physics.add(world, 'top', physics.body({ kind = 'fixed', x = 0, y = 0, shape = physics.circle(1) }))\n\t\tworld = physics.step(physics.join(world, 'j', physics.joint({ kind = 'rope', a = 'ball', b = 'top' })), dt)",
+            "physics.step: joints.j is a rope with no length",
+        ),
+        (
+            "world = physics.add(world, 'top', physics.body({ kind = 'fixed', x = 0, y = 0, shape = physics.circle(1) }))\n\t\tworld = physics.step(physics.join(world, 'j', physics.joint({ kind = 'hinge', a = 'ball', b = 'top' })), dt)",
+            "physics.step: joints.j.kind is \"hinge\"; a joint is \"revolute\", \"prismatic\", \"fixed\" or \"rope\"",
+        ),
+        (
+            "world = physics.step(world, dt, { { id = 'ball', walk = { x = 1, y = 0 } } })",
+            "physics.step: commands[1].walk moves a character, a kinematic body; \"ball\" is not one",
+        ),
+        (
+            "world = physics.step(world, dt, { { id = 'ball', stairs = 4 } })",
+            "physics.step: commands[1] has slope or stairs but no walk",
+        ),
+        (
+            "local hit = physics.cast(world, physics.polyline({ 0, 0, 1, 1 }), 0, 0, 1, 1)",
+            "physics.cast: a polyline has no inside to cast",
+        ),
+        (
+            "local hit = physics.cast(world, physics.circle(2), 0, 0 / 0, 1, 1)",
+            "physics.cast: y is NaN; it must be a finite number (P4)",
+        ),
+        (
+            "local hit = physics.ray(world, 0, 0, 1, 1, 'nobody')",
+            "physics.ray: the body to pass through names no body of the world",
         ),
     ];
     for (update, expected) in cases {

@@ -10,13 +10,16 @@
 //! (P3). Bodies that did not move keep their tables, so history shares
 //! them as it shares any unchanged part of a state.
 
+mod control;
 mod crowd;
 mod fields;
+mod joints;
 mod read;
 mod simulate;
 
 use mlua::{Function, Lua, Table, Value};
 
+pub use joints::MAX_JOINTS;
 pub use read::{MAX_BODIES, MAX_COMMANDS, MAX_POINTS, MAX_WORLD_POINTS};
 
 /// The most pairs of bodies whose boxes may overlap in one step (P4): the
@@ -42,8 +45,27 @@ pub fn native(lua: &Lua) -> mlua::Result<Table> {
     table.raw_set(
         "ray",
         lua.create_function(
-            |lua, (world, x1, y1, x2, y2): (Value, Value, Value, Value, Value)| {
-                ray(lua, &world, [&x1, &y1, &x2, &y2]).map_err(|why| refused(lua, "ray", &why))
+            |lua, (world, x1, y1, x2, y2, ignore): (Value, Value, Value, Value, Value, Value)| {
+                let at = [&x1, &y1, &x2, &y2];
+                ray(lua, &world, at, &ignore).map_err(|why| refused(lua, "ray", &why))
+            },
+        )?,
+    )?;
+    table.raw_set(
+        "cast",
+        lua.create_function(
+            |lua,
+             (world, shape, x, y, dx, dy, ignore): (
+                Value,
+                Value,
+                Value,
+                Value,
+                Value,
+                Value,
+                Value,
+            )| {
+                cast(lua, &world, &shape, [&x, &y, &dx, &dy], &ignore)
+                    .map_err(|why| refused(lua, "cast", &why))
             },
         )?,
     )?;
@@ -105,7 +127,7 @@ struct Keys {
 
 const WRITTEN: &[&str] = &[
     "x", "y", "angle", "vx", "vy", "spin", "bodies", "steps", "touching", "events", "kind", "a",
-    "b", "a_data", "b_data", "data",
+    "b", "a_data", "b_data", "data", "grounded",
 ];
 
 impl Keys {
@@ -143,8 +165,19 @@ fn write(
     let k = |name| keys.get(name);
     let clone = &keys.clone;
     let bodies = lua.create_table_with_capacity(0, read.bodies.len())?;
-    for (body, motion) in read.bodies.iter().zip(&stepped.motions) {
-        if body.motion == *motion {
+    for ((body, motion), grounded) in read
+        .bodies
+        .iter()
+        .zip(&stepped.motions)
+        .zip(&stepped.grounded)
+    {
+        let stands = match grounded {
+            Some(on) if body.table.raw_get::<Option<bool>>(k("grounded"))? != Some(*on) => {
+                Some(*on)
+            }
+            _ => None,
+        };
+        if body.motion == *motion && stands.is_none() {
             bodies.raw_set(body.id.clone(), body.table.clone())?;
             continue;
         }
@@ -156,6 +189,9 @@ fn write(
         moved.raw_set(k("vx"), vx)?;
         moved.raw_set(k("vy"), vy)?;
         moved.raw_set(k("spin"), spin)?;
+        if let Some(on) = stands {
+            moved.raw_set(k("grounded"), on)?;
+        }
         bodies.raw_set(body.id.clone(), moved)?;
     }
     let world: Table = clone.call(old.clone())?;
@@ -191,14 +227,65 @@ fn write(
 
 /// The first body a ray from (x1, y1) to (x2, y2) meets (P5): its id,
 /// where, the surface's normal there and the fraction of the way, or nil.
-fn ray(lua: &Lua, world: &Value, ends: [&Value; 4]) -> Result<Value, String> {
+fn ray(lua: &Lua, world: &Value, ends: [&Value; 4], ignore: &Value) -> Result<Value, String> {
     let world = world_table(world)?;
     let mut at = [0.0; 4];
     for (i, (value, name)) in ends.into_iter().zip(["x1", "y1", "x2", "y2"]).enumerate() {
         at[i] = fields::finite_number(value, name)?;
     }
     let read = read::world(world)?;
-    let Some(hit) = simulate::ray(&read, at)? else {
+    let ignore = ignored(&read, ignore)?;
+    let hit = simulate::ray(&read, at, ignore)?;
+    hit_table(lua, &read, hit)
+}
+
+/// The first body `shape` meets swept from (x, y) by (dx, dy) (P5): its
+/// id, where the shape is when it touches, the normal and the fraction.
+fn cast(
+    lua: &Lua,
+    world: &Value,
+    shape: &Value,
+    at: [&Value; 4],
+    ignore: &Value,
+) -> Result<Value, String> {
+    let world = world_table(world)?;
+    let mut xy = [0.0; 4];
+    for (i, (value, name)) in at.into_iter().zip(["x", "y", "dx", "dy"]).enumerate() {
+        xy[i] = fields::finite_number(value, name)?;
+    }
+    let Value::Table(shape) = shape else {
+        return Err(format!(
+            "the shape is a table made by physics.circle, box, capsule or polygon, not a {}",
+            crate::state::type_of(shape)
+        ));
+    };
+    let shape = read::shape(shape, "the shape")?;
+    if matches!(shape, read::Shape::Polyline(_)) {
+        return Err(
+            "a polyline has no inside to cast; cast a circle, box, capsule or polygon".into(),
+        );
+    }
+    let read = read::world(world)?;
+    let ignore = ignored(&read, ignore)?;
+    let hit = simulate::cast(&read, &shape, [xy[0], xy[1]], [xy[2], xy[3]], ignore)?;
+    hit_table(lua, &read, hit)
+}
+
+/// The body a query passes through: nil, or the id of a body.
+fn ignored(read: &read::World, id: &Value) -> Result<Option<usize>, String> {
+    if id.is_nil() {
+        return Ok(None);
+    }
+    let key = fields::id_of(id);
+    read.bodies
+        .iter()
+        .position(|b| Some(&b.key) == key.as_ref())
+        .map(Some)
+        .ok_or_else(|| "the body to pass through names no body of the world".to_string())
+}
+
+fn hit_table(lua: &Lua, read: &read::World, hit: Option<simulate::Hit>) -> Result<Value, String> {
+    let Some(hit) = hit else {
         return Ok(Value::Nil);
     };
     let out = || -> mlua::Result<Value> {

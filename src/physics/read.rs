@@ -99,6 +99,8 @@ pub struct World {
     pub steps: f64,
     /// Pairs (by index, lower first) touching after the last step.
     pub touching: Vec<(usize, usize)>,
+    /// Joints in id order (P6).
+    pub joints: Vec<super::joints::Joint>,
 }
 
 /// What the game asks of one body before the step.
@@ -113,9 +115,14 @@ pub struct Command {
     pub spin: Option<f64>,
     pub position: Option<[f64; 2]>,
     pub angle: Option<f64>,
+    /// A character's walk this step, in pixels (P7).
+    pub walk: Option<[f64; 2]>,
+    pub gait: super::control::Gait,
 }
 
-const WORLD_FIELDS: &[&str] = &["gravity", "scale", "bodies", "touching", "events", "steps"];
+const WORLD_FIELDS: &[&str] = &[
+    "gravity", "scale", "bodies", "joints", "touching", "events", "steps",
+];
 const BODY_FIELDS: &[&str] = &[
     "kind",
     "x",
@@ -137,10 +144,11 @@ const BODY_FIELDS: &[&str] = &[
     "group",
     "mask",
     "data",
+    "grounded",
 ];
 const SHAPE_FIELDS: &[&str] = &["kind", "radius", "width", "height", "length", "points"];
 const COMMAND_FIELDS: &[&str] = &[
-    "id", "push", "impulse", "velocity", "spin", "position", "angle",
+    "id", "push", "impulse", "velocity", "spin", "position", "angle", "walk", "slope", "stairs",
 ];
 
 /// Reads `table` as a world.
@@ -196,7 +204,9 @@ pub fn world(table: &Table) -> Result<World, String> {
         touching.sort_unstable();
         touching.dedup();
     }
+    let joints = super::joints::read(&table.get("joints"), &index)?;
     Ok(World {
+        joints,
         bodies,
         gravity,
         scale,
@@ -286,7 +296,7 @@ fn read_body(id: Value, key: Id, table: Table, place: &str) -> Result<Body, Stri
         coordinate("spin")?,
     ];
     let shape = match fields.get("shape") {
-        Value::Table(shape) => read_shape(&shape, &at("shape"))?,
+        Value::Table(table) => shape(&table, &at("shape"))?,
         other => {
             return Err(format!(
                 "{} is a {}; a body has a shape (physics.circle, box, capsule, polygon or polyline)",
@@ -342,7 +352,11 @@ fn read_body(id: Value, key: Id, table: Table, place: &str) -> Result<Body, Stri
     })
 }
 
-fn read_shape(table: &Table, place: &str) -> Result<Shape, String> {
+/// Reads `table` (at `place`) as a shape.
+///
+/// # Errors
+/// One line naming what is wrong with it.
+pub fn shape(table: &Table, place: &str) -> Result<Shape, String> {
     let table = &Fields::read(table, SHAPE_FIELDS, place, "")?;
     let size = |field: &str| -> Result<f64, String> {
         let v = match table.get(field) {
@@ -497,7 +511,32 @@ pub fn commands(value: &Value, world: &World) -> Result<Vec<Command>, String> {
                 }
             }
         };
+        let walk = vector("walk")?;
+        if walk.is_some() && world.bodies[body].kind != Kind::Kinematic {
+            return Err(format!(
+                "{place}.walk moves a character, a kinematic body; {} is not one",
+                shown(&id)
+            ));
+        }
+        let default = super::control::Gait::default();
+        let slope = scalar("slope")?.unwrap_or(default.slope);
+        if !(0.0..=std::f64::consts::FRAC_PI_2).contains(&slope) {
+            return Err(format!(
+                "{place}.slope is {slope}; it is the steepest slope climbed, from 0 to pi/2 radians"
+            ));
+        }
+        let stairs = scalar("stairs")?.unwrap_or(default.stairs);
+        if !(0.0..=MAX_SIZE).contains(&stairs) {
+            return Err(format!(
+                "{place}.stairs is {stairs}; it is the highest stair stepped up, from 0 pixels"
+            ));
+        }
+        if walk.is_none() && !(command.get("slope").is_nil() && command.get("stairs").is_nil()) {
+            return Err(format!("{place} has slope or stairs but no walk"));
+        }
         out.push(Command {
+            walk,
+            gait: super::control::Gait { slope, stairs },
             body,
             push: vector("push")?,
             impulse: vector("impulse")?,

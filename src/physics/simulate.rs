@@ -7,7 +7,8 @@ use std::collections::HashMap;
 
 use rapier2d::prelude::*;
 
-use super::read::{self, Kind, Shape};
+use super::control::{self, Walked};
+use super::read::{self, Kind};
 
 /// What one step made.
 #[derive(Debug)]
@@ -16,6 +17,8 @@ pub struct Stepped {
     pub motions: Vec<[f64; 6]>,
     /// Pairs (by index, lower first) touching in this step, sorted.
     pub touching: Vec<(usize, usize)>,
+    /// Whether each body that walked this step stands on something (P7).
+    pub grounded: Vec<Option<bool>>,
 }
 
 impl Stepped {
@@ -82,36 +85,19 @@ fn build(read: &read::World, dt: f64) -> Result<Built, String> {
             builder = builder.lock_rotations();
         }
         let handle = world.bodies.insert(builder.build());
-        let collider = match &body.shape {
-            Shape::Circle { radius } => ColliderBuilder::ball(*radius as f32),
-            Shape::Box { width, height } => {
-                ColliderBuilder::cuboid(0.5 * *width as f32, 0.5 * *height as f32)
-            }
-            Shape::Capsule { radius, length } => {
-                ColliderBuilder::capsule_y(0.5 * *length as f32, *radius as f32)
-            }
-            Shape::Polygon(points) => {
-                let points: Vec<Vector> = points.iter().map(|p| v(p[0], p[1])).collect();
-                ColliderBuilder::convex_hull(&points).ok_or_else(|| {
-                    format!(
-                        "bodies{}.shape's points make no polygon (they lie on one line)",
-                        super::fields::place_of(&body.id)
-                    )
-                })?
-            }
-            Shape::Polyline(points) => {
-                ColliderBuilder::polyline(points.iter().map(|p| v(p[0], p[1])).collect(), None)
-            }
-        }
-        .density(body.density as f32)
-        .friction(body.friction as f32)
-        .restitution(body.restitution as f32)
-        .sensor(body.sensor)
-        .collision_groups(InteractionGroups::new(
-            Group::from(body.group),
-            Group::from(body.mask),
-            InteractionTestMode::And,
-        ));
+        let shape = control::shared(&body.shape, || {
+            format!("bodies{}.shape", super::fields::place_of(&body.id))
+        })?;
+        let collider = ColliderBuilder::new(shape)
+            .density(body.density as f32)
+            .friction(body.friction as f32)
+            .restitution(body.restitution as f32)
+            .sensor(body.sensor)
+            .collision_groups(InteractionGroups::new(
+                Group::from(body.group),
+                Group::from(body.mask),
+                InteractionTestMode::And,
+            ));
         let collider =
             world
                 .colliders
@@ -119,6 +105,7 @@ fn build(read: &read::World, dt: f64) -> Result<Built, String> {
         bodies.push(handle);
         owner.insert(collider, i);
     }
+    super::joints::build(&read.joints, &bodies, &mut world);
     Ok(Built {
         world,
         bodies,
@@ -154,18 +141,47 @@ pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<S
             body.apply_impulse(v(x, y), true);
         }
     }
+    // Characters walk against the bodies as the step began (what the
+    // tick read): each moves this step by what the world allows (P7).
+    let mut grounded = vec![None; read.bodies.len()];
+    if commands.iter().any(|c| c.walk.is_some()) {
+        // Asked of a world of their own, the bodies as the step began:
+        // the world that steps must not have met its contacts yet.
+        let mut ground = build(read, dt)?;
+        ground.world.detect_collisions(&(), &());
+        let g = ground.world.gravity;
+        let up = if g.length() > 0.0 {
+            -g.normalize()
+        } else {
+            Vector::new(0.0, -1.0)
+        };
+        for c in commands {
+            let Some(want) = c.walk else { continue };
+            let Walked { by, grounded: on } =
+                control::walk(&ground.world, ground.bodies[c.body], want, c.gait, up, dt);
+            built.world.bodies[built.bodies[c.body]].set_linvel(v(by[0] / dt, by[1] / dt), true);
+            grounded[c.body] = Some(on);
+        }
+    }
     built.world.step();
     let motions = read
         .bodies
         .iter()
         .zip(&built.bodies)
-        .map(|(body, &handle)| {
+        .enumerate()
+        .map(|(i, (body, &handle))| {
             if body.kind == Kind::Fixed {
                 return body.motion;
             }
             let rb = &built.world.bodies[handle];
             let (t, l) = (rb.translation(), rb.linvel());
-            let out = [t.x, t.y, rb.rotation().angle(), l.x, l.y, rb.angvel()];
+            let mut out = [t.x, t.y, rb.rotation().angle(), l.x, l.y, rb.angvel()];
+            if let Some(walked) = grounded.get(i)
+                && walked.is_some()
+            {
+                // A walk moves a character this step only.
+                (out[3], out[4]) = (0.0, 0.0);
+            }
             // Where single precision did not change a value, the author's
             // own is kept: a body at rest keeps its table.
             let mut motion = body.motion;
@@ -196,14 +212,19 @@ pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<S
     }
     touching.sort_unstable();
     touching.dedup();
-    Ok(Stepped { motions, touching })
+    Ok(Stepped {
+        motions,
+        touching,
+        grounded,
+    })
 }
 
-/// The first solid body the segment `[x1, y1, x2, y2]` meets.
+/// The first solid body the segment `[x1, y1, x2, y2]` meets, passing
+/// through sensors and the body `ignore`.
 ///
 /// # Errors
 /// As [`step`].
-pub fn ray(read: &read::World, at: [f64; 4]) -> Result<Option<Hit>, String> {
+pub fn ray(read: &read::World, at: [f64; 4], ignore: Option<usize>) -> Result<Option<Hit>, String> {
     let [x1, y1, x2, y2] = at;
     let (dx, dy) = (x2 - x1, y2 - y1);
     if dx == 0.0 && dy == 0.0 {
@@ -212,7 +233,10 @@ pub fn ray(read: &read::World, at: [f64; 4]) -> Result<Option<Hit>, String> {
     let mut built = build(read, 1.0 / 60.0)?;
     built.world.detect_collisions(&(), &());
     let ray = Ray::new(v(x1, y1), v(dx, dy));
-    let filter = QueryFilter::default().exclude_sensors();
+    let mut filter = QueryFilter::default().exclude_sensors();
+    if let Some(body) = ignore {
+        filter = filter.exclude_rigid_body(built.bodies[body]);
+    }
     let Some((collider, hit)) = built.world.cast_ray_and_get_normal(&ray, 1.0, true, filter) else {
         return Ok(None);
     };
@@ -222,5 +246,32 @@ pub fn ray(read: &read::World, at: [f64; 4]) -> Result<Option<Hit>, String> {
         point: [x1 + dx * fraction, y1 + dy * fraction],
         normal: [f64::from(hit.normal.x), f64::from(hit.normal.y)],
         fraction,
+    }))
+}
+
+/// The first solid body `shape` meets moved from `from` by `by` (P5):
+/// `point` is where the shape's centre is when it touches.
+///
+/// # Errors
+/// As [`step`], and a polygon of points on one line.
+pub fn cast(
+    read: &read::World,
+    shape: &read::Shape,
+    from: [f64; 2],
+    by: [f64; 2],
+    ignore: Option<usize>,
+) -> Result<Option<Hit>, String> {
+    let shape = control::shared(shape, || "the shape".to_string())?;
+    let mut built = build(read, 1.0 / 60.0)?;
+    built.world.detect_collisions(&(), &());
+    let ignore = ignore.map(|i| built.bodies[i]);
+    let Some(touch) = control::cast(&built.world, &shape, from, by, ignore) else {
+        return Ok(None);
+    };
+    Ok(built.owner.get(&touch.collider).map(|&body| Hit {
+        body,
+        point: touch.at,
+        normal: touch.normal,
+        fraction: touch.fraction,
     }))
 }

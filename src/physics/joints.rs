@@ -1,0 +1,241 @@
+//! Joints between two bodies (P6): a world's `joints` table read and
+//! checked like its bodies (P4), then built into the rapier world each
+//! step. A joint is plain data in the state, keyed by its own id:
+//! `{ kind = "revolute", a = "door", b = "frame", anchor_a = { x, y } }`.
+
+use std::collections::HashMap;
+
+use mlua::{Table, Value};
+use rapier2d::prelude::*;
+
+use super::fields::{Fields, Id, flag, id_of, number_or, pair, place_of, shown, text};
+use super::read::{MAX_COORDINATE, MAX_SIZE};
+
+/// The most joints one world holds.
+pub const MAX_JOINTS: usize = 10_000;
+
+/// What a joint holds between its two bodies.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Kind {
+    /// A hinge: the anchors stay together, the bodies turn freely (or
+    /// within `limits`, radians).
+    Revolute,
+    /// A slide along `axis` (in body a's frame), within `limits` (pixels).
+    Prismatic,
+    /// Welded: neither moves nor turns against the other.
+    Fixed,
+    /// The anchors at most `length` apart; slack when closer.
+    Rope,
+}
+
+/// One joint as read.
+#[derive(Debug, Clone)]
+pub struct Joint {
+    pub kind: Kind,
+    /// The two bodies, by index in the world's body order.
+    pub a: usize,
+    pub b: usize,
+    /// Where the joint holds each body, in that body's own frame.
+    pub anchor_a: [f64; 2],
+    pub anchor_b: [f64; 2],
+    pub axis: [f64; 2],
+    pub limits: Option<[f64; 2]>,
+    pub length: f64,
+    /// Whether the two bodies still collide with each other.
+    pub collide: bool,
+}
+
+const JOINT_FIELDS: &[&str] = &[
+    "kind", "a", "b", "anchor_a", "anchor_b", "axis", "limits", "length", "collide",
+];
+
+/// Reads a world's `joints` (nil for none), in id order; `bodies` maps a
+/// body's id to its index.
+///
+/// # Errors
+/// One line naming the first joint field that is wrong, or a body that is
+/// not in the world.
+pub fn read(value: &Value, bodies: &HashMap<&Id, usize>) -> Result<Vec<Joint>, String> {
+    let table = match value {
+        Value::Nil => return Ok(Vec::new()),
+        Value::Table(t) => t,
+        other => {
+            return Err(format!(
+                "joints is a table of joints by id, not a {}",
+                crate::state::type_of(other)
+            ));
+        }
+    };
+    let mut joints: Vec<(Id, Joint)> = Vec::new();
+    for entry in table.pairs::<Value, Value>() {
+        let (id, joint) = entry.map_err(text)?;
+        if joints.len() == MAX_JOINTS {
+            return Err(format!("the world has more than {MAX_JOINTS} joints (P4)"));
+        }
+        let Some(key) = id_of(&id) else {
+            return Err(format!(
+                "a joint's id is a whole number or a short string, not {}",
+                shown(&id)
+            ));
+        };
+        let place = format!("joints{}", place_of(&id));
+        let Value::Table(joint) = joint else {
+            return Err(format!(
+                "{place} is a {}; a joint is a table (physics.joint makes one)",
+                crate::state::type_of(&joint)
+            ));
+        };
+        joints.push((key, read_joint(&joint, &place, bodies)?));
+    }
+    joints.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(joints.into_iter().map(|(_, j)| j).collect())
+}
+
+fn read_joint(table: &Table, place: &str, bodies: &HashMap<&Id, usize>) -> Result<Joint, String> {
+    let fields = Fields::read(table, JOINT_FIELDS, place, "")?;
+    let kind = match fields.get("kind") {
+        Value::String(s) => match &*s.as_bytes() {
+            b"revolute" => Kind::Revolute,
+            b"prismatic" => Kind::Prismatic,
+            b"fixed" => Kind::Fixed,
+            b"rope" => Kind::Rope,
+            _ => {
+                return Err(format!(
+                    "{place}.kind is \"{}\"; a joint is \"revolute\", \"prismatic\", \"fixed\" or \"rope\"",
+                    moonloop_door::escape(&s.to_string_lossy())
+                ));
+            }
+        },
+        other => {
+            return Err(format!(
+                "{place}.kind is a {}; a joint is \"revolute\", \"prismatic\", \"fixed\" or \"rope\"",
+                crate::state::type_of(&other)
+            ));
+        }
+    };
+    let body = |field: &str| -> Result<usize, String> {
+        let id = fields.get(field);
+        id_of(&id)
+            .and_then(|k| bodies.get(&k).copied())
+            .ok_or_else(|| {
+                format!(
+                    "{place}.{field} is {}, which names no body of the world",
+                    shown(&id)
+                )
+            })
+    };
+    let (a, b) = (body("a")?, body("b")?);
+    if a == b {
+        return Err(format!(
+            "{place} joins a body to itself; a and b are two bodies"
+        ));
+    }
+    let point = |field: &str, default: [f64; 2]| -> Result<[f64; 2], String> {
+        let v = match fields.get(field) {
+            Value::Nil => return Ok(default),
+            value => pair(&value, || format!("{place}.{field}"))?,
+        };
+        if v.iter().any(|c| c.abs() > MAX_COORDINATE) {
+            return Err(format!(
+                "{place}.{field} is farther than {MAX_COORDINATE} (P4)"
+            ));
+        }
+        Ok(v)
+    };
+    let axis = point("axis", [1.0, 0.0])?;
+    if axis == [0.0, 0.0] {
+        return Err(format!(
+            "{place}.axis is {{ x = 0, y = 0 }}; an axis has a direction"
+        ));
+    }
+    let limits = match fields.get("limits") {
+        Value::Nil => None,
+        value => {
+            let [lo, hi] = pair(&value, || format!("{place}.limits"))?;
+            if lo > hi || lo.abs() > MAX_COORDINATE || hi.abs() > MAX_COORDINATE {
+                return Err(format!(
+                    "{place}.limits is {{ {lo}, {hi} }}; it is {{ least, most }}, least first (P4)"
+                ));
+            }
+            Some([lo, hi])
+        }
+    };
+    if limits.is_some() && matches!(kind, Kind::Fixed | Kind::Rope) {
+        return Err(format!(
+            "{place} is a {} joint, which takes no limits (revolute and prismatic joints do)",
+            if kind == Kind::Fixed { "fixed" } else { "rope" }
+        ));
+    }
+    let length = number_or(&fields, "length", 0.0, place)?;
+    if !(0.0..=MAX_SIZE).contains(&length) {
+        return Err(format!(
+            "{place}.length is {length}; it is from 0 to {MAX_SIZE} (P4)"
+        ));
+    }
+    if kind == Kind::Rope && fields.get("length").is_nil() {
+        return Err(format!(
+            "{place} is a rope with no length (the most its anchors may be apart)"
+        ));
+    }
+    Ok(Joint {
+        kind,
+        a,
+        b,
+        anchor_a: point("anchor_a", [0.0, 0.0])?,
+        anchor_b: point("anchor_b", [0.0, 0.0])?,
+        axis,
+        limits,
+        length,
+        collide: flag(&fields, "collide", place)?,
+    })
+}
+
+fn v(p: [f64; 2]) -> Vector {
+    Vector::new(p[0] as f32, p[1] as f32)
+}
+
+/// Builds `joints` into `world`, between the bodies made for the world's
+/// bodies (`handles`, in the same order).
+pub fn build(joints: &[Joint], handles: &[RigidBodyHandle], world: &mut PhysicsWorld) {
+    for joint in joints {
+        let limits = joint.limits.map(|[lo, hi]| [lo as f32, hi as f32]);
+        let (a1, a2) = (v(joint.anchor_a), v(joint.anchor_b));
+        let built: GenericJoint = match joint.kind {
+            Kind::Revolute => {
+                let mut j = RevoluteJointBuilder::new()
+                    .local_anchor1(a1)
+                    .local_anchor2(a2)
+                    .contacts_enabled(joint.collide);
+                if let Some(l) = limits {
+                    j = j.limits(l);
+                }
+                j.build().into()
+            }
+            Kind::Prismatic => {
+                let mut j = PrismaticJointBuilder::new(v(joint.axis).normalize())
+                    .local_anchor1(a1)
+                    .local_anchor2(a2)
+                    .contacts_enabled(joint.collide);
+                if let Some(l) = limits {
+                    j = j.limits(l);
+                }
+                j.build().into()
+            }
+            Kind::Fixed => FixedJointBuilder::new()
+                .local_anchor1(a1)
+                .local_anchor2(a2)
+                .contacts_enabled(joint.collide)
+                .build()
+                .into(),
+            Kind::Rope => RopeJointBuilder::new(joint.length as f32)
+                .local_anchor1(a1)
+                .local_anchor2(a2)
+                .contacts_enabled(joint.collide)
+                .build()
+                .into(),
+        };
+        world
+            .impulse_joints
+            .insert(handles[joint.a], handles[joint.b], built, true);
+    }
+}
