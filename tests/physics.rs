@@ -291,6 +291,31 @@ test("a circle cast down stops on the floor's top; a ray passes through the body
 	expect(physics.cast(world, physics.box(4, 4), 650, 0, 0, 100)).equals(nil)
 end)
 
+-- rule: P8
+test("solid tiles become a few fixed boxes, a floor one seamless body, and a ball lands on it", function()
+	local collide = require("@moonloop/collide")
+	local level = collide.grid({
+		"..........",
+		"......==..",
+		"=........=",
+		"==========",
+		"==========",
+	}, 16, "=")
+	local world = physics.tiles(physics.world({ gravity = { x = 0, y = 600 } }), "level", level, 10, 5)
+	local names = {}
+	for id, body in world.bodies do
+		table.insert(names, `{id} {body.x} {body.y} {body.shape.width}x{body.shape.height}`)
+	end
+	table.sort(names)
+	expect(table.concat(names, ", ")).equals("level/1 112 24 32x16, level/2 8 40 16x16, level/3 152 40 16x16, level/4 80 64 160x32")
+	expect(world.bodies["level/4"].data.tiles).equals("level")
+	world = physics.add(world, "ball", physics.body({ x = 40, y = 0, shape = physics.circle(4) }))
+	for _ = 1, 120 do
+		world = physics.step(world, 1 / 60)
+	end
+	expect(world.bodies.ball.y).near(44, 0.1)
+end)
+
 -- rule: P3
 test("rewinding through joints and walks gives the hashes of running straight", function()
 	local straight = engine.new()
@@ -305,7 +330,7 @@ test("rewinding through joints and walks gives the hashes of running straight", 
 end)
 "#;
 
-// rule: P3, P5, P6, P7
+// rule: P3, P5, P6, P7, P8
 #[test]
 fn joints_hold_characters_walk_and_shapes_cast_in_a_game_s_own_tests() {
     let dir = game(&[
@@ -314,7 +339,7 @@ fn joints_hold_characters_walk_and_shapes_cast_in_a_game_s_own_tests() {
     ]);
     let out = moonloop(&["test", "."], dir.path());
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-    assert!(out.stdout.contains("6 passed, 0 failed"), "{}", out.stdout);
+    assert!(out.stdout.contains("7 passed, 0 failed"), "{}", out.stdout);
 }
 
 // rule: P1, P2, P3, P5
@@ -484,6 +509,10 @@ fn bad_worlds_and_commands_are_refused_with_one_line_at_the_author_s_line() {
         (
             "local hit = physics.cast(world, physics.circle(2), 0, 0 / 0, 1, 1)",
             "physics.cast: y is NaN; it must be a finite number (P4)",
+        ),
+        (
+            "world = physics.tiles(world, 'level', { size = 8, solid = function() return true end }, 2000, 2000)",
+            "main.luau:11: physics.tiles: 2000x2000 is more than 1048576 tiles (P4)",
         ),
         (
             "local hit = physics.ray(world, 0, 0, 1, 1, 'nobody')",
