@@ -125,10 +125,17 @@ fn a_shrunk_plan_is_minimal_no_step_of_it_can_go() {
     let game_dir = dir.path().join("g");
     let properties = Properties::load(&game_dir).unwrap();
     let breaks = |steps: &[Step]| {
-        play(&game_dir, steps, frames, &properties, &Default::default())
-            .unwrap()
-            .failure
-            .is_some()
+        play(
+            &game_dir,
+            steps,
+            frames,
+            &properties,
+            &Default::default(),
+            None,
+        )
+        .unwrap()
+        .failure
+        .is_some()
     };
     assert!(breaks(&steps), "the shrunk plan breaks it");
     for i in 0..steps.len() {
@@ -320,4 +327,51 @@ fn a_score_that_goes_negative_after_a_catch_at_the_wall_is_found_in_catch() {
         "{}",
         out.stdout
     );
+}
+
+/// Charging counts frames where it should count seconds: a shot comes
+/// after 60 frames held, sooner at 144 frames a second than at 60.
+const CHARGE: &str = "return {\n  config = { width = 100, height = 100, actions = { charge = { \"space\" }, left = { \"left\" } } },\n  init = function() return { charge = 0, shots = 0 } end,\n  update = function(s, input, dt)\n    local charge = if input:down(\"charge\") then s.charge + CHARGE_STEP else 0\n    local shots = s.shots\n    if charge >= 1 and s.charge < 1 then shots += 1 end\n    return { charge = charge, shots = shots }\n  end,\n}\n";
+
+const SHOTS: &str = "return {\n  seconds = 2,\n  outcome = function(state) return { shots = state.shots } end,\n}\n";
+
+// rule: X1, K4
+#[test]
+fn explore_check_dt_finds_input_whose_outcome_depends_on_the_step_and_passes_a_game_that_integrates()
+ {
+    let buggy = CHARGE.replace("CHARGE_STEP", "1 / 60");
+    let dir = game(&[("g/main.luau", &buggy), ("g/shots.scenario.luau", SHOTS)]);
+    // The scenario's own input (none) passes check-dt: only generated
+    // holds of the right length show the bug.
+    let alone = moonloop(
+        &["check-dt", "g", "--scenario", "shots.scenario.luau"],
+        dir.path(),
+    );
+    assert_eq!(alone.code, 0, "{}", alone.stdout);
+    let args = [
+        "--runs",
+        "64",
+        "--frames",
+        "300",
+        "--check-dt",
+        "shots.scenario.luau",
+    ];
+    let out = explore(dir.path(), "g", &args);
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout
+            .contains("property `check-dt (K4)` failed: under ")
+            && out.stdout.contains("the outcome was { \"shots\": "),
+        "{}",
+        out.stdout
+    );
+    // Shrunk to one held key.
+    let replay = std::fs::read_to_string(dir.path().join("moonloop-explore/replay.txt")).unwrap();
+    let presses: Vec<&str> = replay.lines().filter(|l| l.starts_with("press")).collect();
+    assert_eq!(presses, ["press space"], "{replay}");
+    // Charging by dt agrees under every clock, whatever is held.
+    let fixed = CHARGE.replace("CHARGE_STEP", "dt");
+    let dir = game(&[("g/main.luau", &fixed), ("g/shots.scenario.luau", SHOTS)]);
+    let out = explore(dir.path(), "g", &args);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
 }

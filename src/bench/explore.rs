@@ -35,6 +35,7 @@ fn options(game: &Path, jobs: usize, runs: u64, frames: u64, guided: bool) -> Op
         guided,
         out: std::env::temp_dir().join("moonloop-bench-explore"),
         shrink_runs: 0,
+        dt: None,
     }
 }
 

@@ -82,6 +82,13 @@ enum Command {
         /// Writes a report: JUnit XML (.xml) or JSON lines (.jsonl).
         #[arg(long, value_name = "PATH")]
         report: Option<PathBuf>,
+        /// Also plays every run's input under several clocks through this
+        /// check-dt scenario's outcome, which must agree (K4).
+        #[arg(long, value_name = "SCENARIO")]
+        check_dt: Option<PathBuf>,
+        /// The clocks for --check-dt (as check-dt's --clocks).
+        #[arg(long, value_name = "LIST", requires = "check_dt")]
+        clocks: Option<String>,
     },
     /// Plays the game rolling back and running again the last frames
     /// after every frame, as online play would (N1): says whether every
@@ -360,6 +367,8 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             unguided,
             out,
             report,
+            check_dt,
+            clocks,
         } => explore(ExploreArgs {
             game,
             seed,
@@ -371,6 +380,8 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             unguided,
             out,
             report,
+            check_dt,
+            clocks,
         }),
         Command::Synctest {
             game,

@@ -111,6 +111,8 @@ pub(super) struct ExploreArgs {
     pub(super) unguided: bool,
     pub(super) out: PathBuf,
     pub(super) report: Option<PathBuf>,
+    pub(super) check_dt: Option<PathBuf>,
+    pub(super) clocks: Option<String>,
 }
 
 /// Runs a search; exit 1 when a run broke something, 0 when none did.
@@ -132,6 +134,13 @@ pub(super) fn explore(args: ExploreArgs) -> Result<ExitCode> {
         guided: !args.unguided,
         out: args.out.clone(),
         shrink_runs: 3000,
+        dt: match &args.check_dt {
+            None => None,
+            Some(scenario) => Some(crate::explore::DtCheck {
+                scenario: scenario_file(&args.game, scenario),
+                clocks: clock_specs(args.clocks.as_deref())?.1,
+            }),
+        },
     };
     if let Ok(real) = args.out.canonicalize().or_else(|_| {
         args.out
@@ -163,12 +172,26 @@ pub(super) fn explore(args: ExploreArgs) -> Result<ExitCode> {
             Ok(path) => say!("the last seconds: {}", path.display()),
             Err(why) => say!("no GIF of the last seconds: {}", crate::terminal::line(why)),
         }
-        say!(
-            "wrote {0}/replay.txt, {0}/state.json and {0}/changes.txt: `moonloop run {1} --headless --replay {0}/replay.txt` breaks at frame {2}; `--replay ... --until {2}` opens it in a window",
-            args.out.display(),
-            args.game.display(),
-            failure.failure.frame
+        let dt_broke = matches!(
+            &failure.failure.broke,
+            crate::explore::Broke::Property(name, _) if name == crate::explore::CHECK_DT
         );
+        if dt_broke {
+            say!(
+                "wrote {0}/replay.txt, {0}/state.json and {0}/changes.txt: the replay is the input at 1/60 s a frame, under which the scenario's outcome is the reference; `moonloop explore {1} --check-dt {2} --seed {3}` finds it again",
+                args.out.display(),
+                args.game.display(),
+                args.check_dt.as_deref().unwrap_or(Path::new("")).display(),
+                args.seed
+            );
+        } else {
+            say!(
+                "wrote {0}/replay.txt, {0}/state.json and {0}/changes.txt: `moonloop run {1} --headless --replay {0}/replay.txt` breaks at frame {2}; `--replay ... --until {2}` opens it in a window",
+                args.out.display(),
+                args.game.display(),
+                failure.failure.frame
+            );
+        }
     }
     if let Some(path) = &args.report {
         let suite = args.game.display().to_string();
@@ -215,9 +238,9 @@ pub(super) fn explore(args: ExploreArgs) -> Result<ExitCode> {
     })
 }
 
-/// Runs a scenario under each clock and prints a table; exit 1 when any
-/// outcome differs from the first clock's.
-pub(super) fn check_dt(game: &Path, scenario: &Path, clocks: Option<&str>) -> Result<ExitCode> {
+/// The clocks `--clocks` names (check-dt's four when it is not given), as
+/// written and as read.
+fn clock_specs(clocks: Option<&str>) -> Result<(Vec<String>, Vec<ClockSpec>)> {
     let specs: Vec<String> = match clocks {
         Some(text) => crate::lua::split_clocks(text),
         None => crate::lua::DEFAULT_CLOCKS
@@ -229,12 +252,23 @@ pub(super) fn check_dt(game: &Path, scenario: &Path, clocks: Option<&str>) -> Re
         .iter()
         .map(|s| s.parse::<ClockSpec>())
         .collect::<Result<Vec<_>>>()?;
-    // The scenario is named relative to the game folder, or as a path.
-    let file = if scenario.is_relative() && game.join(scenario).is_file() {
+    Ok((specs, clocks))
+}
+
+/// A scenario named relative to the game folder, or as a path.
+fn scenario_file(game: &Path, scenario: &Path) -> PathBuf {
+    if scenario.is_relative() && game.join(scenario).is_file() {
         game.join(scenario)
     } else {
         scenario.to_path_buf()
-    };
+    }
+}
+
+/// Runs a scenario under each clock and prints a table; exit 1 when any
+/// outcome differs from the first clock's.
+pub(super) fn check_dt(game: &Path, scenario: &Path, clocks: Option<&str>) -> Result<ExitCode> {
+    let (specs, clocks) = clock_specs(clocks)?;
+    let file = scenario_file(game, scenario);
     let runs = crate::lua::check_dt(game, &file, &clocks)?;
     // Each clock is shown as the author wrote it (`1/75`, not 0.013333).
     let shown: Vec<String> = specs
@@ -248,27 +282,12 @@ pub(super) fn check_dt(game: &Path, scenario: &Path, clocks: Option<&str>) -> Re
         "simulated"
     );
     let reference = runs.first().and_then(|r| r.outcome.clone().ok());
-    let mut mismatches = Vec::new();
     for (i, run) in runs.iter().enumerate() {
         let verdict = match (&run.outcome, &reference) {
-            (Err(why), _) => {
-                mismatches.push(format!("under {} the run failed: {why}", shown[i]));
-                format!("FAILED: {}", crate::terminal::line(why))
-            }
+            (Err(why), _) => format!("FAILED: {}", crate::terminal::line(why)),
             (Ok(json), _) if i == 0 => format!("{} (reference)", crate::lua::compact(json)),
             (Ok(json), Some(reference)) if json == reference => "same".to_string(),
-            (Ok(json), _) => {
-                mismatches.push(format!(
-                    "under {} the outcome was {}, not {}",
-                    shown[i],
-                    crate::lua::compact(json),
-                    reference
-                        .as_deref()
-                        .map(crate::lua::compact)
-                        .unwrap_or_default()
-                ));
-                format!("DIFFERENT: {}", crate::lua::compact(json))
-            }
+            (Ok(json), _) => format!("DIFFERENT: {}", crate::lua::compact(json)),
         };
         say!(
             "{:<40} {:>7} {:>9.3} s  {verdict}",
@@ -277,6 +296,7 @@ pub(super) fn check_dt(game: &Path, scenario: &Path, clocks: Option<&str>) -> Re
             run.elapsed
         );
     }
+    let mismatches = crate::lua::disagreements(&runs, &shown);
     if mismatches.is_empty() {
         match runs.len() {
             1 => say!("the one clock ran; name two or more with --clocks to compare them"),

@@ -30,7 +30,7 @@ use crate::lua::LuaGame;
 use crate::lua::properties::Properties;
 use crate::terminal::{say, tell};
 use plan::{Inputs, Rng, Step};
-pub use play::{Broke, Failure};
+pub use play::{Broke, CHECK_DT, DtCheck, Failure};
 
 /// Runs a batch holds: results are taken between batches, in run order.
 pub const BATCH: u64 = 16;
@@ -66,6 +66,8 @@ pub struct Options {
     pub out: PathBuf,
     /// The most candidates shrinking tries.
     pub shrink_runs: u64,
+    /// A check-dt scenario every run must also pass (X1).
+    pub dt: Option<play::DtCheck>,
 }
 
 /// What a search found.
@@ -124,6 +126,7 @@ fn play_batch(
     jobs: &[Job],
     workers: usize,
     seen: &[HashSet<u64>],
+    dt: Option<&play::DtCheck>,
 ) -> Result<Vec<play::Played>> {
     let next = Mutex::new(0usize);
     let results: Mutex<Vec<Option<Result<play::Played>>>> =
@@ -150,7 +153,7 @@ fn play_batch(
                     };
                     let Some(job) = jobs.get(i) else { break };
                     let seen = &seen[job.lane];
-                    let played = play::play(game, &job.steps, job.frames, &properties, seen);
+                    let played = play::play(game, &job.steps, job.frames, &properties, seen, dt);
                     results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(played);
                 }
             });
@@ -176,7 +179,10 @@ pub fn search(options: &Options) -> Result<Found> {
     let inputs = Inputs::of(config.every_action(), config.logical());
     drop(game);
     let properties = Properties::load(&options.game)?;
-    let names: Vec<String> = properties.names().map(str::to_string).collect();
+    let mut names: Vec<String> = properties.names().map(str::to_string).collect();
+    if options.dt.is_some() {
+        names.push(CHECK_DT.to_string());
+    }
     let (shard, shards) = options.shard;
     if options.guided && shards > LANES {
         return Err(Error::Usage(format!(
@@ -233,7 +239,13 @@ pub fn search(options: &Options) -> Result<Found> {
             })
             .collect();
         start = end;
-        let results = play_batch(&options.game, &jobs, options.jobs, &seen)?;
+        let results = play_batch(
+            &options.game,
+            &jobs,
+            options.jobs,
+            &seen,
+            options.dt.as_ref(),
+        )?;
         played_all += results.iter().map(|p| p.frames).sum::<u64>();
         for (job, played) in jobs.into_iter().zip(results) {
             runs += 1;
@@ -271,6 +283,7 @@ pub fn search(options: &Options) -> Result<Found> {
             let shrunk = shrink::shrink(
                 &options.game,
                 &properties,
+                options.dt.as_ref(),
                 job.steps,
                 failure,
                 options.shrink_runs,

@@ -11,6 +11,7 @@ use super::plan::{self, Step};
 use crate::clock::ConstantClock;
 use crate::engine::Engine;
 use crate::error::Result;
+use crate::input::{Script, When};
 use crate::lua::LuaGame;
 use crate::lua::properties::Properties;
 
@@ -72,8 +73,46 @@ pub struct Played {
     pub new: Vec<(u64, u64)>,
 }
 
+/// A check-dt scenario that every run must pass (X1): its `outcome`,
+/// given the run's input at the same simulated times, is the same under
+/// every clock.
+#[derive(Debug, Clone)]
+pub struct DtCheck {
+    /// The scenario file.
+    pub scenario: std::path::PathBuf,
+    /// The clocks, the first (the run's own, 1/60 s) the reference.
+    pub clocks: Vec<crate::clock::ClockSpec>,
+}
+
+/// The name a check-dt breakage goes by.
+pub const CHECK_DT: &str = "check-dt (K4)";
+
+impl DtCheck {
+    /// Plays `steps` for `frames` frames' worth of simulated time under
+    /// each clock; what differs, if anything.
+    fn differs(&self, dir: &Path, steps: &[Step], frames: u64) -> Result<Option<String>> {
+        // Frame N of a 1/60 s run ends at N/60 s: the same input at the
+        // same simulated time, under any clock.
+        let timed = Script::new(
+            steps
+                .iter()
+                .map(|s| (When::Time(s.frame as f64 / 60.0 - 1e-6), s.event))
+                .collect(),
+        );
+        let runs = crate::lua::check_dt_with(
+            dir,
+            &self.scenario,
+            &self.clocks,
+            Some((timed, frames as f64 / 60.0)),
+        )?;
+        let shown: Vec<String> = self.clocks.iter().map(|c| c.to_string()).collect();
+        Ok(crate::lua::disagreements(&runs, &shown).into_iter().next())
+    }
+}
+
 /// Runs the game in `dir` on `steps` for `frames` frames, asking
-/// `properties` after each; features not in `seen` are noted.
+/// `properties` after each (and `dt`'s scenario after a run that held
+/// them); features not in `seen` are noted.
 ///
 /// # Errors
 /// The game does not load.
@@ -83,6 +122,7 @@ pub fn play(
     frames: u64,
     properties: &Properties,
     seen: &HashSet<u64>,
+    dt: Option<&DtCheck>,
 ) -> Result<Played> {
     let game = LuaGame::load(dir)?;
     let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
@@ -124,5 +164,14 @@ pub fn play(
         }
     }
     played.frames = engine.frame();
+    if played.failure.is_none()
+        && let Some(dt) = dt
+        && let Some(why) = dt.differs(dir, steps, played.frames)?
+    {
+        played.failure = Some(Failure {
+            frame: played.frames,
+            broke: Broke::Property(CHECK_DT.into(), Some(why)),
+        });
+    }
     Ok(played)
 }

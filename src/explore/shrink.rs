@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 
 use super::plan::Step;
-use super::play::{Broke, Failure, play};
+use super::play::{Broke, DtCheck, Failure, play};
 use crate::error::Result;
 use crate::input::InputEvent;
 use crate::lua::properties::Properties;
@@ -27,6 +27,7 @@ pub struct Shrunk {
 struct Shrinker<'a> {
     dir: &'a std::path::Path,
     properties: &'a Properties,
+    dt: Option<&'a DtCheck>,
     broke: Broke,
     runs: u64,
     max_runs: u64,
@@ -40,7 +41,14 @@ impl Shrinker<'_> {
             return Ok(None);
         }
         self.runs += 1;
-        let played = play(self.dir, steps, frames, self.properties, &HashSet::new())?;
+        let played = play(
+            self.dir,
+            steps,
+            frames,
+            self.properties,
+            &HashSet::new(),
+            self.dt,
+        )?;
         Ok(played.failure.filter(|f| f.broke.same_as(&self.broke)))
     }
 
@@ -67,14 +75,14 @@ impl Shrinker<'_> {
                 return Ok(None);
             }
             self.runs += chunk.len() as u64;
-            let (dir, broke) = (self.dir, &self.broke);
+            let (dir, broke, dt) = (self.dir, &self.broke, self.dt);
             let results: Vec<Result<Option<Failure>>> = std::thread::scope(|scope| {
                 let handles: Vec<_> = chunk
                     .iter()
                     .map(|c| {
                         scope.spawn(move || -> Result<Option<Failure>> {
                             let properties = Properties::load(dir)?;
-                            let played = play(dir, c, frames, &properties, &HashSet::new())?;
+                            let played = play(dir, c, frames, &properties, &HashSet::new(), dt)?;
                             Ok(played.failure.filter(|f| f.broke.same_as(broke)))
                         })
                     })
@@ -107,6 +115,7 @@ impl Shrinker<'_> {
 pub fn shrink(
     dir: &std::path::Path,
     properties: &Properties,
+    dt: Option<&DtCheck>,
     steps: Vec<Step>,
     failure: Failure,
     max_runs: u64,
@@ -115,6 +124,7 @@ pub fn shrink(
     let mut s = Shrinker {
         dir,
         properties,
+        dt,
         broke: failure.broke.clone(),
         runs: 0,
         max_runs,

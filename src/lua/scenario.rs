@@ -151,11 +151,30 @@ fn load(game_dir: &Path, file: &Path, actions: &[Action]) -> Result<Loaded> {
 /// # Errors
 /// The scenario or the game does not load, or a clock SPEC is bad.
 pub fn check_dt(game_dir: &Path, file: &Path, clocks: &[ClockSpec]) -> Result<Vec<Run>> {
+    check_dt_with(game_dir, file, clocks, None)
+}
+
+/// As [`check_dt`], with `input` (a script and the seconds to run it for)
+/// in place of the scenario's own: how `moonloop explore --check-dt`
+/// plays generated input under every clock (X1).
+///
+/// # Errors
+/// As [`check_dt`].
+pub fn check_dt_with(
+    game_dir: &Path,
+    file: &Path,
+    clocks: &[ClockSpec],
+    input: Option<(Script, f64)>,
+) -> Result<Vec<Run>> {
     // A scenario's input may name the game's actions.
     let actions = crate::Game::config(&LuaGame::load(game_dir)?)
         .actions
         .clone();
-    let scenario = load(game_dir, file, &actions)?;
+    let mut scenario = load(game_dir, file, &actions)?;
+    if let Some((script, seconds)) = input {
+        scenario.script = Some(script);
+        scenario.seconds = seconds.clamp(1e-3, MAX_SECONDS);
+    }
     // Every run must end: each clock must be scripted and reach the
     // scenario's length within MAX_FRAMES (H10).
     for clock in clocks {
@@ -237,6 +256,26 @@ fn run_one(scenario: &Loaded, engine: &mut Engine<LuaGame>) -> std::result::Resu
         .map_err(|e| errors::describe(&e))?;
     state::to_json(&outcome)
         .map_err(|e| format!("the outcome is not plain data: {}", errors::describe(&e)))
+}
+
+/// What the runs disagree on: a line for each run that failed or whose
+/// outcome differs from the first's, naming its clock as `shown`.
+pub fn disagreements(runs: &[Run], shown: &[String]) -> Vec<String> {
+    let reference = runs.first().and_then(|r| r.outcome.clone().ok());
+    let mut lines = Vec::new();
+    for (i, run) in runs.iter().enumerate() {
+        match (&run.outcome, &reference) {
+            (Err(why), _) => lines.push(format!("under {} the run failed: {why}", shown[i])),
+            (Ok(json), Some(reference)) if json != reference => lines.push(format!(
+                "under {} the outcome was {}, not {}",
+                shown[i],
+                compact(json),
+                compact(reference)
+            )),
+            _ => {}
+        }
+    }
+    lines
 }
 
 /// Makes a table's worth of JSON fit on one line.
