@@ -15,6 +15,7 @@
 //! | F10 | steps back one frame while paused |
 //! | F12 | runs history again from the frame shown, with the code as it is now (R3) |
 //! | Shift+F9 | shows the next frame where `--when` holds (R4, in live.rs) |
+//! | Shift+F1 | shows or hides the physics view (P9, live.rs) |
 //! | Shift+F2 | writes a bug report (live.rs) |
 //!
 //! Escape is the game's: the host never quits on a key (close the window,

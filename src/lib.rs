@@ -26,6 +26,8 @@ pub mod cli;
 #[doc(hidden)]
 pub mod clock;
 #[doc(hidden)]
+pub mod colliders;
+#[doc(hidden)]
 pub mod color;
 #[doc(hidden)]
 pub mod compositor;

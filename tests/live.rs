@@ -391,3 +391,28 @@ fn an_edit_reloads_between_frames_and_the_developer_keys_follow_the_config() {
     assert!(live.frame(at(t0, 16)).delivered);
     assert!(state(&live).contains("f5"), "{}", state(&live));
 }
+
+// rule: P9
+#[test]
+fn shift_f1_shows_and_hides_the_physics_view_and_is_the_game_s_when_the_keys_are_off() {
+    let (_dir, mut live, t0) = start(COUNTER);
+    assert!(!live.colliders_shown());
+    live.shift(true);
+    assert_eq!(tap(&mut live, "f1"), None);
+    assert!(live.colliders_shown());
+    assert!(!live.dev().overlay, "Shift+F1 is not F1");
+    tap(&mut live, "f1");
+    assert!(!live.colliders_shown());
+    live.shift(false);
+    tap(&mut live, "f1");
+    assert!(live.dev().overlay && !live.colliders_shown());
+    live.frame(at(t0, 0));
+
+    let (_dir, mut off, _) = start(&COUNTER.replace(
+        "config = { width = 100, height = 100 }",
+        "config = { width = 100, height = 100, dev_controls = false }",
+    ));
+    off.shift(true);
+    tap(&mut off, "f1");
+    assert!(!off.colliders_shown());
+}

@@ -291,6 +291,20 @@ test("a circle cast down stops on the floor's top; a ray passes through the body
 	expect(physics.cast(world, physics.box(4, 4), 650, 0, 0, 100)).equals(nil)
 end)
 
+-- rule: P2
+test("a step of no time (a window's first frame, the first after a pause) applies the commands and moves nothing", function()
+	local e = engine.new()
+	e:advance(10)
+	local world = e.state.world
+	local still = physics.step(world, 0, { { id = "bob", push = { x = 0, y = -100 } }, { id = "hero", walk = { x = 5, y = 0 } } })
+	expect(still.steps).equals(world.steps)
+	expect(#still.events).equals(0)
+	expect(still.bodies.bob.x).equals(world.bodies.bob.x)
+	expect(still.bodies.bob.y).equals(world.bodies.bob.y)
+	expect(still.bodies.bob.vy).near(world.bodies.bob.vy - 100, 0.01)
+	expect(still.bodies.hero.x).equals(world.bodies.hero.x)
+end)
+
 -- rule: P8
 test("solid tiles become a few fixed boxes, a floor one seamless body, and a ball lands on it", function()
 	local collide = require("@moonloop/collide")
@@ -339,7 +353,7 @@ fn joints_hold_characters_walk_and_shapes_cast_in_a_game_s_own_tests() {
     ]);
     let out = moonloop(&["test", "."], dir.path());
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-    assert!(out.stdout.contains("7 passed, 0 failed"), "{}", out.stdout);
+    assert!(out.stdout.contains("8 passed, 0 failed"), "{}", out.stdout);
 }
 
 // rule: P1, P2, P3, P5
@@ -455,8 +469,8 @@ fn bad_worlds_and_commands_are_refused_with_one_line_at_the_author_s_line() {
             "bodies.flat.shape's points make no polygon",
         ),
         (
-            "world = physics.step(world, 0)",
-            "physics.step: dt is 0; a step is more than 0 and at most 1 second (P4)",
+            "world = physics.step(world, -1 / 60)",
+            "physics.step: dt is -0.016666666666666666; a step is from 0 to 1 second (P4)",
         ),
         (
             "world = physics.step(world, dt, { { id = 'nobody', push = { x = 1, y = 0 } } })",
@@ -547,5 +561,45 @@ fn a_world_that_is_not_a_world_is_named() {
     assert!(
         err.contains("the world has a field `planets` it does not know"),
         "{err}"
+    );
+}
+
+// rule: P9
+#[test]
+fn the_physics_view_finds_every_world_in_the_state_with_its_contacts_and_joints() {
+    use moonloop::Game;
+    use moonloop::colliders::{Form, Motion};
+    // Two worlds, one of them deep in the state.
+    let main = MACHINE
+        .replace(
+            "return { world = machine(), fall = 0 }",
+            "return { world = machine(), fall = 0, levels = { { second = physics.world({ bodies = { lone = physics.body({ x = 1, y = 2, shape = physics.circle(3) }) } }) } } }",
+        )
+        .replace("fall = fall }", "fall = fall, levels = state.levels }");
+    let dir = game(&[("main.luau", &main)]);
+    let mut engine = common::engine(dir.path());
+    engine.advance(60).unwrap();
+    let view = engine.game().colliders();
+    let state = engine.game().state_json().unwrap();
+    assert!(state.contains("\"lone\""), "{state}");
+    // The machine's 13 bodies and the lone ball.
+    assert_eq!(view.outlines.len(), 14, "{view:?}");
+    let lone = view
+        .outlines
+        .iter()
+        .find(|o| o.form == Form::Circle(3.0))
+        .unwrap();
+    assert_eq!((lone.x, lone.y, lone.motion), (1.0, 2.0, Motion::Dynamic));
+    // The hero stands on the floor: both touch.
+    let touching = view.outlines.iter().filter(|o| o.touching).count();
+    assert!(touching >= 2, "{view:?}");
+    // Four joints; the hinge runs from the pin (300, 40) to the bob's anchor,
+    // which the bob's turn carries, 60 from the pin.
+    assert_eq!(view.joints.len(), 4);
+    let hinge = view.joints[0];
+    assert_eq!((hinge[0], hinge[1]), (300.0, 40.0));
+    assert!(
+        ((hinge[2] - 300.0).hypot(hinge[3] - 40.0)).abs() < 1.0,
+        "{hinge:?}"
     );
 }

@@ -927,3 +927,61 @@ fn a_2d_window_shows_exactly_the_pixels_its_recording_takes() {
         );
     }
 }
+
+// rule: P9
+#[test]
+fn shift_f1_draws_the_bodies_outlines_over_the_window_and_recordings_never_take_them() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let x = Xvfb::start();
+    // A black game whose only body, a fixed box, is drawn by nobody.
+    let main = r##"
+local physics = require("@moonloop/physics")
+return {
+    config = { title = "bodies", width = 200, height = 100, background = "#000000", pause_on_blur = false },
+    init = function()
+        local w = physics.world({ gravity = { x = 0, y = 0 } })
+        w = physics.add(w, "slab", physics.body({ kind = "fixed", x = 100, y = 50, shape = physics.box(100, 40) }))
+        return { world = w }
+    end,
+    update = function(state, input, dt)
+        return { world = physics.step(state.world, dt) }
+    end,
+}
+"##;
+    let dir = game(&[("main.luau", main)]);
+    let child = spawn(&x, dir.path(), &["run", ".", "--no-watch"]);
+    let id = x.window("bodies");
+    x.xdotool(&["windowfocus", &id]);
+    std::thread::sleep(Duration::from_millis(500));
+    let lit = |shot: &tiny_skia::Pixmap| {
+        shot.pixels()
+            .iter()
+            .filter(|p| p.red() > 0x40 || p.green() > 0x40 || p.blue() > 0x40)
+            .count()
+    };
+    let before = screenshot(&x, &id, dir.path(), "plain");
+    assert_eq!(lit(&before), 0, "the game draws nothing");
+    x.xdotool(&["key", "--window", &id, "shift+F1"]);
+    std::thread::sleep(Duration::from_millis(500));
+    let shot = screenshot(&x, &id, dir.path(), "bodies");
+    // The slab's outline: its top edge at y = 30, from x = 50 to 150.
+    let grey = |x: u32, y: u32| {
+        let p = shot.pixel(x, y).unwrap();
+        p.red() > 0x60 && p.blue() > p.red()
+    };
+    assert!(grey(100, 30) || grey(100, 29), "the top edge");
+    assert!(grey(50, 50) || grey(49, 50), "the left edge");
+    assert!(lit(&shot) > 250, "{} pixels lit", lit(&shot));
+    // F2's screenshot is the game's picture: no outlines.
+    x.xdotool(&["key", "--window", &id, "F2"]);
+    let saved = dir.path().join("moonloop-screenshot-1.png");
+    until("the screenshot", || saved.exists());
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(lit(&tiny_skia::Pixmap::load_png(&saved).unwrap()), 0);
+    x.xdotool(&["key", "--window", &id, "shift+F1"]);
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(lit(&screenshot(&x, &id, dir.path(), "again")), 0);
+    x.xdotool(&["windowclose", &id]);
+    let (code, _, err) = finish(child);
+    assert_eq!(code, Some(0), "{err}");
+}

@@ -123,6 +123,12 @@ pub trait Game {
         None
     }
 
+    /// Returns the outlines of the physics bodies in the state, for the
+    /// window's physics view (P9). Default: none.
+    fn colliders(&self) -> crate::colliders::Colliders {
+        crate::colliders::Colliders::default()
+    }
+
     /// Says whether the game asked the host to quit (`input:quit()` in an
     /// update that ran to the end). Default: never.
     fn wants_to_quit(&self) -> bool {

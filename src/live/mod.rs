@@ -76,6 +76,8 @@ pub struct Live<G> {
     scrubbing: bool,
     /// A Shift key is held.
     shift: bool,
+    /// Shift+F1 shows the physics view (P9).
+    colliders: bool,
     /// The last error, for the overlay.
     last_error: Option<String>,
     /// Close after this many delivered frames.
@@ -104,6 +106,7 @@ impl<G: Game> Live<G> {
             past: Past::default(),
             scrubbing: false,
             shift: false,
+            colliders: false,
             last_error: None,
             frames: None,
             start_frame,
@@ -192,8 +195,8 @@ impl<G: Game> Live<G> {
     }
 
     /// Takes a key going down (`pressed`) or up; `repeat` for the
-    /// keyboard's own repeats. F11 is the player's; Shift+F2 writes a
-    /// report and Shift+F9 seeks; the other F-keys are the developer's
+    /// keyboard's own repeats. F11 is the player's; Shift+F1 shows the
+    /// physics view, Shift+F2 writes a report and Shift+F9 seeks; the other F-keys are the developer's
     /// when the config allows; every other key is the game's.
     pub fn key(&mut self, key: Key, pressed: bool, repeat: bool) -> Option<Request> {
         let first_press = pressed && !repeat;
@@ -201,6 +204,13 @@ impl<G: Game> Live<G> {
             "f11" => return first_press.then_some(Request::Fullscreen),
             "f2" if self.shift && self.dev.enabled => {
                 return first_press.then_some(Request::Report);
+            }
+            "f1" if self.shift && self.dev.enabled => {
+                if first_press {
+                    self.colliders = !self.colliders;
+                    self.redraw = true;
+                }
+                return None;
             }
             "f9" if self.shift
                 && self.dev.enabled
@@ -250,6 +260,12 @@ impl<G: Game> Live<G> {
             self.session.engine_mut().input_mut().push(event);
         }
         None
+    }
+
+    /// Whether the physics view shows (Shift+F1, P9): the outlines of the
+    /// bodies of the worlds in the state, over the game.
+    pub fn colliders_shown(&self) -> bool {
+        self.colliders
     }
 
     /// Takes the state of the Shift keys.

@@ -441,6 +441,10 @@ impl Game for LuaGame {
         LuaGame::state_hash(self).ok()
     }
 
+    fn colliders(&self) -> crate::colliders::Colliders {
+        crate::physics::colliders(&self.state)
+    }
+
     fn wants_to_quit(&self) -> bool {
         self.quit
     }

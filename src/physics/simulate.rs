@@ -19,6 +19,9 @@ pub struct Stepped {
     pub touching: Vec<(usize, usize)>,
     /// Whether each body that walked this step stands on something (P7).
     pub grounded: Vec<Option<bool>>,
+    /// The step took no time: the commands applied, nothing moved, the
+    /// contacts are the last step's.
+    pub timeless: bool,
 }
 
 impl Stepped {
@@ -144,7 +147,8 @@ pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<S
     // Characters walk against the bodies as the step began (what the
     // tick read): each moves this step by what the world allows (P7).
     let mut grounded = vec![None; read.bodies.len()];
-    if commands.iter().any(|c| c.walk.is_some()) {
+    let timeless = dt == 0.0;
+    if !timeless && commands.iter().any(|c| c.walk.is_some()) {
         // Asked of a world of their own, the bodies as the step began:
         // the world that steps must not have met its contacts yet.
         let mut ground = build(read, dt)?;
@@ -163,7 +167,9 @@ pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<S
             grounded[c.body] = Some(on);
         }
     }
-    built.world.step();
+    if !timeless {
+        built.world.step();
+    }
     let motions = read
         .bodies
         .iter()
@@ -193,6 +199,14 @@ pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<S
             motion
         })
         .collect();
+    if timeless {
+        return Ok(Stepped {
+            motions,
+            touching: read.touching.clone(),
+            grounded,
+            timeless,
+        });
+    }
     let mut touching: Vec<(usize, usize)> = Vec::new();
     let pair = |a: ColliderHandle, b: ColliderHandle| -> Option<(usize, usize)> {
         let (a, b) = (*built.owner.get(&a)?, *built.owner.get(&b)?);
@@ -216,6 +230,7 @@ pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<S
         motions,
         touching,
         grounded,
+        timeless,
     })
 }
 

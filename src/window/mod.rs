@@ -29,6 +29,7 @@ use crate::record::Recorder;
 use crate::reload::Watcher;
 use crate::session::Session;
 use crate::sound::{Bank, Player};
+use tiny_skia::Pixmap;
 
 mod keys;
 mod look;
@@ -109,6 +110,9 @@ struct App<G: Game> {
     closing: bool,
     /// Where the frames spent their time.
     times: FrameTimes,
+    /// The physics view and the overlay panel over it, the surface's
+    /// size, kept from frame to frame while it shows (P9).
+    view: Option<Pixmap>,
 }
 
 /// Opens the game's window and runs it until it is closed; returns the
@@ -153,6 +157,7 @@ pub fn run<G: Game>(engine: Engine<G>, options: Options<G>) -> Result<Session<G>
         cursor: (0.0, 0.0),
         closing: false,
         times: FrameTimes::default(),
+        view: None,
     };
     event_loop.run_app(&mut app)?;
     // What the bench's window rows read (an internal knob, not the CLI's).
@@ -171,6 +176,37 @@ pub fn run<G: Game>(engine: Engine<G>, options: Options<G>) -> Result<Session<G>
         report_recording(recorder);
     }
     Ok(app.live.finish())
+}
+
+/// The physics view drawn over a surface-sized pixmap kept in `kept`,
+/// with the overlay panel `panel` on top: the overlay that replaces it.
+fn view<'a>(
+    kept: &'a mut Option<Pixmap>,
+    surface: (u32, u32),
+    viewport: &crate::viewport::Viewport,
+    colliders: &crate::colliders::Colliders,
+    panel: Option<(&Pixmap, i32, i32)>,
+) -> Option<(&'a Pixmap, i32, i32)> {
+    if kept
+        .as_ref()
+        .is_none_or(|p| (p.width(), p.height()) != surface)
+    {
+        *kept = Pixmap::new(surface.0.max(1), surface.1.max(1));
+    }
+    let pixmap = kept.as_mut()?;
+    pixmap.fill(tiny_skia::Color::TRANSPARENT);
+    crate::colliders::draw(pixmap, colliders, viewport);
+    if let Some((p, x, y)) = panel {
+        pixmap.draw_pixmap(
+            x,
+            y,
+            p.as_ref(),
+            &tiny_skia::PixmapPaint::default(),
+            tiny_skia::Transform::identity(),
+            None,
+        );
+    }
+    Some((pixmap, 0, 0))
 }
 
 /// Says whether there is a display to open a window on.
@@ -330,11 +366,23 @@ impl<G: Game> App<G> {
         let surface = gpu.presenter.size();
         let panel = self.overlay.draw(&stats, scale);
         let corner = self.live.dev().corner;
-        let overlay = panel.map(|p| {
+        let mut overlay = panel.map(|p| {
             let (x, y) = corner.place((p.width(), p.height()), surface);
             (p, x, y)
         });
         self.panel_at = overlay.as_ref().map(|(_, x, y)| (*x, *y));
+        if self.live.colliders_shown() {
+            let engine = self.live.engine();
+            overlay = view(
+                &mut self.view,
+                surface,
+                engine.viewport(),
+                &engine.game().colliders(),
+                overlay,
+            );
+        } else {
+            self.view = None;
+        }
         // The recorder takes delivered frames, and the past ones F9 shows:
         // a paused game records nothing.
         let record = self
