@@ -117,7 +117,39 @@ pub enum Error {
 /// The host's result type.
 pub type Result<T = (), E = Error> = std::result::Result<T, E>;
 
+/// The exit code of a run that bad input stopped: a bad argument, a
+/// missing game, a game that does not load (docs/cli.md).
+pub const EXIT_INPUT: u8 = 2;
+
+/// The exit code of a run the machine stopped: a file that could not be
+/// read or written, no graphics adapter, no window (docs/cli.md).
+pub const EXIT_MACHINE: u8 = 3;
+
 impl Error {
+    /// The exit code a run that ends on this error gives: what the person
+    /// gave was wrong ([`EXIT_INPUT`]), or the machine refused
+    /// ([`EXIT_MACHINE`]), so a script can tell "fix the command" from
+    /// "fix the disk".
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::ClockSpec { .. }
+            | Error::Game { .. }
+            | Error::Usage(_)
+            | Error::Script(_)
+            | Error::Asset(_)
+            | Error::Input { .. } => EXIT_INPUT,
+            Error::Save(_)
+            | Error::Io { .. }
+            | Error::Record { .. }
+            | Error::NoAdapter(_)
+            | Error::Device { .. }
+            | Error::Surface(_)
+            | Error::EventLoop(_)
+            | Error::Window(_)
+            | Error::Watch { .. } => EXIT_MACHINE,
+        }
+    }
+
     /// Returns the whole message: this error's, then each cause's
     /// (`source()`), joined by ": ".
     pub fn chain(&self) -> String {

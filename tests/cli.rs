@@ -1100,3 +1100,47 @@ fn a_second_signal_later_ends_the_run_at_once() {
         began.elapsed()
     );
 }
+
+/// A trivial game that draws nothing.
+const STILL: &str = "return { init = function() return {} end, update = function(s) return s end }";
+
+// docs/cli.md, "Exit codes"
+#[test]
+fn a_run_the_machine_stops_exits_3_and_one_the_person_s_input_stops_exits_2() {
+    let dir = game(&[("g/main.luau", STILL)]);
+    // A file that cannot be written: the machine's doing.
+    let out = moonloop(
+        &[
+            "run",
+            "g",
+            "--headless",
+            "--frames",
+            "2",
+            "--record",
+            "/proc/nowhere/x.gif",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(out.stderr.contains("/proc/nowhere/x.gif"), "{}", out.stderr);
+    let out = moonloop(&["build", "g", "-o", "/proc/x.bin"], dir.path());
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(
+        out.stderr.starts_with("moonloop: /proc/x.bin: "),
+        "{}",
+        out.stderr
+    );
+    // What the person typed: a missing game, a bad clock, a place the
+    // executable may not go.
+    assert_eq!(moonloop(&["run", "nope", "--headless"], dir.path()).code, 2);
+    let out = moonloop(
+        &["run", "g", "--headless", "--clock", "sundial"],
+        dir.path(),
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert_eq!(
+        moonloop(&["build", "g", "-o", "g/x.bin"], dir.path()).code,
+        2
+    );
+}

@@ -459,7 +459,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Ok(code) => code,
         Err(err) => {
             tell!("moonloop: {}", crate::terminal::line(&err.chain()));
-            ExitCode::from(2)
+            ExitCode::from(err.exit_code())
         }
     }
 }

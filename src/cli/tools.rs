@@ -84,7 +84,7 @@ pub(super) fn build(game: &Path, out: &Path, verbose: bool) -> Result<ExitCode> 
         title: config.title.clone(),
         version: config.version.clone(),
     };
-    let (size, files) = crate::package::build(game, out, &about).map_err(Error::Usage)?;
+    let (size, files) = crate::package::build(game, out, &about)?;
     if verbose {
         for file in &files {
             say!("packed {}", file.display());

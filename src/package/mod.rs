@@ -300,9 +300,10 @@ fn collect(
 /// half-written.
 ///
 /// # Errors
-/// The host cannot read itself, the game cannot be zipped, or `out`
-/// cannot be written.
-pub fn build(game: &Path, out: &Path, about: &About) -> Result<(u64, Vec<PathBuf>), String> {
+/// `out` is no place for it, or the game cannot be zipped (usage errors),
+/// or the host cannot read itself or write `out` (I/O errors).
+pub fn build(game: &Path, out: &Path, about: &About) -> crate::Result<(u64, Vec<PathBuf>)> {
+    use crate::Error;
     // Into the game folder it would replace the author's file of that
     // name (`-o g/main.luau`), or ship inside the next build.
     let folder = |p: &Path| match p.parent() {
@@ -312,18 +313,18 @@ pub fn build(game: &Path, out: &Path, about: &About) -> Result<(u64, Vec<PathBuf
     if let (Some(into), Ok(game_dir)) = (folder(out), game.canonicalize())
         && into.starts_with(&game_dir)
     {
-        return Err(format!(
+        return Err(Error::Usage(format!(
             "cannot write {} inside the game folder {}: write the executable elsewhere",
             out.display(),
             game.display()
-        ));
+        )));
     }
     // The new file is renamed over `out`: over a device or a pipe that
     // would replace the node itself (`-o /dev/null` deleting it, as root).
     if let Ok(meta) = std::fs::metadata(out)
         && !meta.is_file()
     {
-        return Err(format!(
+        return Err(Error::Usage(format!(
             "cannot write {}: it is {}, not a file",
             out.display(),
             if meta.is_dir() {
@@ -331,22 +332,20 @@ pub fn build(game: &Path, out: &Path, about: &About) -> Result<(u64, Vec<PathBuf
             } else {
                 "a device or a pipe"
             }
-        ));
+        )));
     }
-    let zipped = zip_game(game)?;
+    let zipped = zip_game(game).map_err(Error::Usage)?;
     let zip = zipped.bytes;
     // What the built game cannot unpack is refused now, not when a player
     // runs it: a path too deep or too long inside the folder.
     archive::Archive::new(&zip).map_err(|why| {
-        format!(
+        Error::Usage(format!(
             "cannot build {}: {why}; the built game could not unpack it",
             crate::terminal::escape(&game.to_string_lossy())
-        )
+        ))
     })?;
-    let host_path = std::env::current_exe()
-        .map_err(|e| format!("cannot find the moonloop executable ({e})"))?;
-    let mut host = std::fs::read(&host_path)
-        .map_err(|e| format!("cannot read {} ({e})", host_path.display()))?;
+    let host_path = std::env::current_exe().map_err(|e| Error::io("the moonloop executable", e))?;
+    let mut host = std::fs::read(&host_path).map_err(|e| Error::io(&host_path, e))?;
     if let Some(zip_len) = trailer(&host) {
         host.truncate(host.len() - 16 - zip_len as usize);
     }
@@ -374,7 +373,7 @@ pub fn build(game: &Path, out: &Path, about: &About) -> Result<(u64, Vec<PathBuf
         temporary.persist(out).map_err(|e| e.error)?;
         Ok(size)
     };
-    let size = write().map_err(|e| format!("cannot write {} ({e})", out.display()))?;
+    let size = write().map_err(|e| Error::io(out, e))?;
     Ok((size, zipped.files))
 }
 
