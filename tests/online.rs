@@ -347,6 +347,16 @@ fn spawn(dir: &std::path::Path, args: &[&str]) -> std::process::Child {
         .unwrap()
 }
 
+/// Player 2, headless, joining `address` to play `frames` of g with the
+/// input in two.txt.
+fn join_headless(dir: &std::path::Path, address: &str, frames: &str) -> std::process::Child {
+    let args = ["join", address, "g", "--headless", "--input", "two.txt"];
+    spawn(
+        dir,
+        &[&args[..], &["--frames", frames, "--wait", "30"]].concat(),
+    )
+}
+
 fn output(child: std::process::Child) -> (Option<i32>, String, String) {
     let out = child.wait_with_output().unwrap();
     (
@@ -378,21 +388,7 @@ fn host_and_join_play_one_game_over_the_loopback_and_agree_on_it() {
             "30",
         ],
     );
-    let join = spawn(
-        dir.path(),
-        &[
-            "join",
-            &address,
-            "g",
-            "--headless",
-            "--input",
-            "two.txt",
-            "--frames",
-            "300",
-            "--wait",
-            "30",
-        ],
-    );
+    let join = join_headless(dir.path(), &address, "300");
     let (host_code, host_out, host_err) = output(host);
     let (join_code, join_out, join_err) = output(join);
     assert_eq!(host_code, Some(0), "{host_err}");
@@ -468,21 +464,7 @@ fn a_hosts_window_and_a_headless_joiner_play_the_same_frames() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let join = spawn(
-        dir.path(),
-        &[
-            "join",
-            &address,
-            "g",
-            "--headless",
-            "--input",
-            "two.txt",
-            "--frames",
-            "240",
-            "--wait",
-            "30",
-        ],
-    );
+    let join = join_headless(dir.path(), &address, "240");
     let (join_code, join_out, join_err) = output(join);
     let (host_code, host_out, host_err) = output(host);
     assert_eq!(host_code, Some(0), "{host_err}");

@@ -198,42 +198,29 @@ fn v(p: [f64; 2]) -> Vector {
 /// bodies (`handles`, in the same order).
 pub fn build(joints: &[Joint], handles: &[RigidBodyHandle], world: &mut PhysicsWorld) {
     for joint in joints {
-        let limits = joint.limits.map(|[lo, hi]| [lo as f32, hi as f32]);
-        let (a1, a2) = (v(joint.anchor_a), v(joint.anchor_b));
-        let built: GenericJoint = match joint.kind {
-            Kind::Revolute => {
-                let mut j = RevoluteJointBuilder::new()
-                    .local_anchor1(a1)
-                    .local_anchor2(a2)
-                    .contacts_enabled(joint.collide);
-                if let Some(l) = limits {
-                    j = j.limits(l);
-                }
-                j.build().into()
-            }
-            Kind::Prismatic => {
-                let mut j = PrismaticJointBuilder::new(v(joint.axis).normalize())
-                    .local_anchor1(a1)
-                    .local_anchor2(a2)
-                    .contacts_enabled(joint.collide);
-                if let Some(l) = limits {
-                    j = j.limits(l);
-                }
-                j.build().into()
-            }
-            Kind::Fixed => FixedJointBuilder::new()
-                .local_anchor1(a1)
-                .local_anchor2(a2)
-                .contacts_enabled(joint.collide)
-                .build()
-                .into(),
-            Kind::Rope => RopeJointBuilder::new(joint.length as f32)
-                .local_anchor1(a1)
-                .local_anchor2(a2)
-                .contacts_enabled(joint.collide)
-                .build()
-                .into(),
+        // Each kind locks its own axes; anchors, contacts and limits are
+        // set the same way on all of them.
+        let (mut built, limited): (GenericJoint, _) = match joint.kind {
+            Kind::Revolute => (RevoluteJointBuilder::new().build().into(), JointAxis::AngX),
+            Kind::Prismatic => (
+                PrismaticJointBuilder::new(v(joint.axis).normalize())
+                    .build()
+                    .into(),
+                JointAxis::LinX,
+            ),
+            Kind::Fixed => (FixedJointBuilder::new().build().into(), JointAxis::LinX),
+            Kind::Rope => (
+                RopeJointBuilder::new(joint.length as f32).build().into(),
+                JointAxis::LinX,
+            ),
         };
+        built
+            .set_local_anchor1(v(joint.anchor_a))
+            .set_local_anchor2(v(joint.anchor_b))
+            .set_contacts_enabled(joint.collide);
+        if let Some([lo, hi]) = joint.limits {
+            built.set_limits(limited, [lo as f32, hi as f32]);
+        }
         world
             .impulse_joints
             .insert(handles[joint.a], handles[joint.b], built, true);

@@ -295,7 +295,7 @@ fn writes() -> Vec<Row> {
                 .collect::<Vec<_>>(),
         )
         .file_size(300_000)
-        .first("the recording ends after the", 2)
+        .first("the recording ends after the", 3)
         .after(a_gif_that_decodes),
         Row::new("an animated PNG whose file-size limit is reached")
             .file("g/main.luau", NOISY)
@@ -306,7 +306,7 @@ fn writes() -> Vec<Row> {
                     .collect::<Vec<_>>(),
             )
             .file_size(300_000)
-            .first("recording to out.png failed", 2)
+            .first("recording to out.png failed", 3)
             .after(an_apng_that_decodes_or_none),
         Row::new(
             "numbered PNGs whose file-size limit is reached mid-frame (no frame file is left cut)",
@@ -319,7 +319,7 @@ fn writes() -> Vec<Row> {
                 .collect::<Vec<_>>(),
         )
         .file_size(1000)
-        .first("recording to frames/ failed", 2)
+        .first("recording to frames/ failed", 3)
         .after(frames_each_whole),
         Row::new("SIGHUP while a zipped game runs (its folder was left behind)")
             .file("game.zip", a_long_game_zip())

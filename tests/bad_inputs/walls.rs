@@ -858,7 +858,7 @@ fn nothing_lost() -> Vec<Row> {
             .render("screen:rect(0, 0, 10, 10)")
             .link("full.gif", "/dev/full")
             .args(&["run", "g", "--headless", "--clock", "constant:1/60", "--frames", "3", "--record", "g/full.gif"])
-            .first("recording to g/full.gif failed: No space left on device", 2),
+            .first("recording to g/full.gif failed: No space left on device", 3),
         Row::new("--print-state of 1 and \"1\" keys (printed two \"1\" keys)")
             .file("g/main.luau", "return { init = function() return { [1] = 'a', ['1'] = 'b' } end }")
             .args(&["run", "g", "--headless", "--clock", "constant:1/60", "--frames", "1", "--print-state"])
