@@ -67,6 +67,15 @@ pub enum Error {
         source: std::io::Error,
     },
 
+    /// A file the host makes (a built game) could not be written.
+    #[error("cannot write {path}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+
     /// A recording could not be made or finished.
     #[error("recording to {path} failed")]
     Record {
@@ -117,12 +126,22 @@ pub enum Error {
 /// The host's result type.
 pub type Result<T = (), E = Error> = std::result::Result<T, E>;
 
+/// Whether an I/O failure says the path given was wrong (missing, not
+/// permitted, a folder for a file), rather than that the machine failed.
+fn named_wrong(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind::*;
+    matches!(
+        e.kind(),
+        NotFound | PermissionDenied | IsADirectory | NotADirectory | InvalidInput | InvalidFilename
+    )
+}
+
 /// The exit code of a run that bad input stopped: a bad argument, a
 /// missing game, a game that does not load (docs/cli.md).
 pub const EXIT_INPUT: u8 = 2;
 
-/// The exit code of a run the machine stopped: a file that could not be
-/// read or written, no graphics adapter, no window (docs/cli.md).
+/// The exit code of a run the machine stopped: a disk full or failing, no
+/// graphics adapter, no window (docs/cli.md).
 pub const EXIT_MACHINE: u8 = 3;
 
 impl Error {
@@ -138,8 +157,18 @@ impl Error {
             | Error::Script(_)
             | Error::Asset(_)
             | Error::Input { .. } => EXIT_INPUT,
+            // A path the person named that is not there, or not theirs, is
+            // their input; a disk that is full or fails is the machine.
+            Error::Io { source, .. }
+            | Error::Write { source, .. }
+            | Error::Record { source, .. }
+                if named_wrong(source) =>
+            {
+                EXIT_INPUT
+            }
             Error::Save(_)
             | Error::Io { .. }
+            | Error::Write { .. }
             | Error::Record { .. }
             | Error::NoAdapter(_)
             | Error::Device { .. }

@@ -183,7 +183,7 @@ fn build_refuses_an_unwritable_path_and_a_broken_game_in_one_line() {
     assert_eq!(out.code, 2);
     assert!(
         out.stderr
-            .starts_with("moonloop: cannot write a-file/out ("),
+            .starts_with("moonloop: cannot write a-file/out: "),
         "{}",
         out.stderr
     );

@@ -373,7 +373,10 @@ pub fn build(game: &Path, out: &Path, about: &About) -> crate::Result<(u64, Vec<
         temporary.persist(out).map_err(|e| e.error)?;
         Ok(size)
     };
-    let size = write().map_err(|e| Error::io(out, e))?;
+    let size = write().map_err(|source| Error::Write {
+        path: out.to_path_buf(),
+        source,
+    })?;
     Ok((size, zipped.files))
 }
 
