@@ -73,6 +73,14 @@ fn bad_arguments_get_one_line_and_exit_2() {
             "moonloop: missing: no such game folder",
         ),
         (
+            &["build", "ok"],
+            "moonloop: the following required arguments were not provided: --out <FILE> (see moonloop --help)",
+        ),
+        (
+            &["explore", "ok", "--clocks", "constant:1/60"],
+            "moonloop: the following required arguments were not provided: --check-dt <SCENARIO> (see moonloop --help)",
+        ),
+        (
             &["bench", "--only", "balls"],
             "moonloop: invalid value 'balls' for '--only <GROUP>' [possible values: frame, history, screen, record, budget, render, explore, physics, rollback, window] (see moonloop --help)",
         ),

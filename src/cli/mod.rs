@@ -293,7 +293,17 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             // clap's first line names the problem; its usage block is noise here.
             // An option of a few values names them on a line of its own.
             let text = err.to_string();
-            let first = text.lines().next().unwrap_or("bad arguments");
+            let mut lines = text.lines();
+            let mut first = lines.next().unwrap_or("bad arguments").to_string();
+            // "the following required arguments were not provided:" names
+            // them on the lines after it, up to a blank one.
+            if first.ends_with(':') {
+                let named: Vec<&str> = lines
+                    .take_while(|l| !l.trim().is_empty())
+                    .map(str::trim)
+                    .collect();
+                first = format!("{} {}", first, named.join(", "));
+            }
             let values = text
                 .lines()
                 .map(str::trim)
