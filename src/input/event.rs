@@ -4,8 +4,7 @@
 
 use std::fmt;
 
-use super::frame::Action;
-use super::keys::{Axis, Key};
+use super::keys::{Action, Axis, Key};
 
 /// One thing that happened to the input devices.
 #[derive(Debug, Clone, Copy, PartialEq)]

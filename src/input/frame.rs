@@ -2,46 +2,7 @@
 //! actions), with edges seen by exactly one delivered frame (step 11).
 
 use super::event::InputEvent;
-use super::keys::{Axis, DEAD_ZONE, Key, KeySet, PADS};
-
-/// A named action bound to keys in the game's config (`actions = { jump =
-/// {"space", "w"} }`): it is down when any of its keys is.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Action {
-    /// The action's name.
-    pub name: String,
-    keys: KeySet,
-    /// The first key listed: what a scripted `press ACTION` presses.
-    first: Option<Key>,
-}
-
-impl Action {
-    /// Returns the key a scripted `press ACTION` presses: the first listed.
-    pub fn first_key(&self) -> Option<Key> {
-        self.first
-    }
-
-    /// Returns the keys bound to the action, in key order.
-    pub fn keys(&self) -> Vec<Key> {
-        (0..=u8::MAX)
-            .map(Key)
-            .filter(|&k| self.keys.has(k))
-            .collect()
-    }
-
-    /// Binds `name` to `keys`.
-    pub fn new(name: impl Into<String>, keys: &[Key]) -> Self {
-        let mut set = KeySet::default();
-        for &key in keys {
-            set.set(key, true);
-        }
-        Action {
-            name: name.into(),
-            keys: set,
-            first: keys.first().copied(),
-        }
-    }
-}
+use super::keys::{Action, Axis, DEAD_ZONE, Key, KeySet, PADS};
 
 /// What an input query names: one key, or an action over several.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -198,9 +159,11 @@ impl InputFrame {
     fn query(&self, set: KeySet, binding: Binding) -> bool {
         match binding {
             Binding::Key(key) => set.has(key),
-            Binding::Action(i) => set.meets(self.actions[i].keys),
+            Binding::Action(i) => set.meets(self.actions[i].set()),
             Binding::Any(keys) => set.meets(keys),
-            Binding::Player(player, i) => set.meets(self.players[player as usize][i as usize].keys),
+            Binding::Player(player, i) => {
+                set.meets(self.players[player as usize][i as usize].set())
+            }
         }
     }
 

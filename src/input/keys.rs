@@ -322,6 +322,50 @@ impl KeySet {
     }
 }
 
+/// A named action bound to keys in the game's config (`actions = { jump =
+/// {"space", "w"} }`): it is down when any of its keys is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Action {
+    /// The action's name.
+    pub name: String,
+    keys: KeySet,
+    /// The first key listed: what a scripted `press ACTION` presses.
+    first: Option<Key>,
+}
+
+impl Action {
+    /// Returns the key a scripted `press ACTION` presses: the first listed.
+    pub fn first_key(&self) -> Option<Key> {
+        self.first
+    }
+
+    /// Returns the keys bound to the action, in key order.
+    pub fn keys(&self) -> Vec<Key> {
+        (0..=u8::MAX)
+            .map(Key)
+            .filter(|&k| self.keys.has(k))
+            .collect()
+    }
+
+    /// The keys bound, as a set.
+    pub fn set(&self) -> KeySet {
+        self.keys
+    }
+
+    /// Binds `name` to `keys`.
+    pub fn new(name: impl Into<String>, keys: &[Key]) -> Self {
+        let mut set = KeySet::default();
+        for &key in keys {
+            set.set(key, true);
+        }
+        Action {
+            name: name.into(),
+            keys: set,
+            first: keys.first().copied(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

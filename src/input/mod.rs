@@ -14,6 +14,6 @@ pub mod pads;
 mod script;
 
 pub use event::{InputEvent, TextPiece, strip_comment, unquote};
-pub use frame::{Action, Binding, InputFrame, MAX_TEXT};
-pub use keys::{Axis, DEAD_ZONE, KEY_NAMES, Key, PAD_AXES, PAD_BUTTONS, PADS};
+pub use frame::{Binding, InputFrame, MAX_TEXT};
+pub use keys::{Action, Axis, DEAD_ZONE, KEY_NAMES, Key, PAD_AXES, PAD_BUTTONS, PADS};
 pub use script::{MAX_SCRIPT, Script, When};

@@ -7,7 +7,7 @@ use rapier2d::control::KinematicCharacterController;
 use rapier2d::parry::query::details::ShapeCastOptions;
 use rapier2d::prelude::*;
 
-use super::read::Shape;
+use super::read::{Gait, Shape};
 
 /// What a shape of ours is to rapier.
 ///
@@ -76,23 +76,6 @@ pub fn cast(
         normal: [f64::from(hit.normal1.x), f64::from(hit.normal1.y)],
         fraction,
     })
-}
-
-/// How a character walks: the steepest slope it climbs, in radians, and
-/// the highest stair it steps up, in pixels (0: none).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Gait {
-    pub slope: f64,
-    pub stairs: f64,
-}
-
-impl Default for Gait {
-    fn default() -> Self {
-        Gait {
-            slope: std::f64::consts::FRAC_PI_4,
-            stairs: 0.0,
-        }
-    }
 }
 
 /// Where a walk took a character.

@@ -5,6 +5,13 @@
 
 use mlua::{Table, Value};
 
+/// The farthest from the origin a position may be, in pixels; beyond it
+/// single precision (rapier's) cannot tell pixels apart.
+pub const MAX_COORDINATE: f64 = 1e7;
+
+/// The largest size of a shape and speed of a body.
+pub const MAX_SIZE: f64 = 1e6;
+
 /// The longest id, in bytes.
 pub const MAX_ID: usize = 256;
 

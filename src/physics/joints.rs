@@ -8,8 +8,9 @@ use std::collections::HashMap;
 use mlua::{Table, Value};
 use rapier2d::prelude::*;
 
-use super::fields::{Fields, Id, flag, id_of, number_or, pair, place_of, shown, text};
-use super::read::{MAX_COORDINATE, MAX_SIZE};
+use super::fields::{
+    Fields, Id, MAX_COORDINATE, MAX_SIZE, flag, id_of, number_or, pair, place_of, shown, text,
+};
 
 /// The most joints one world holds.
 pub const MAX_JOINTS: usize = 10_000;

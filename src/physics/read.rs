@@ -24,12 +24,7 @@ pub const MAX_WORLD_POINTS: usize = 100_000;
 /// The most commands one step takes.
 pub const MAX_COMMANDS: usize = 10_000;
 
-/// The farthest from the origin a position may be, in pixels; beyond it
-/// single precision (rapier's) cannot tell pixels apart.
-pub const MAX_COORDINATE: f64 = 1e7;
-
-/// The largest size of a shape and speed of a body.
-pub const MAX_SIZE: f64 = 1e6;
+pub use super::fields::{MAX_COORDINATE, MAX_SIZE};
 
 /// How a body moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +98,23 @@ pub struct World {
     pub joints: Vec<super::joints::Joint>,
 }
 
+/// How a character walks (P7): the steepest slope it climbs, in radians,
+/// and the highest stair it steps up, in pixels (0: none).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Gait {
+    pub slope: f64,
+    pub stairs: f64,
+}
+
+impl Default for Gait {
+    fn default() -> Self {
+        Gait {
+            slope: std::f64::consts::FRAC_PI_4,
+            stairs: 0.0,
+        }
+    }
+}
+
 /// What the game asks of one body before the step.
 #[derive(Debug, Clone, Default)]
 pub struct Command {
@@ -117,7 +129,7 @@ pub struct Command {
     pub angle: Option<f64>,
     /// A character's walk this step, in pixels (P7).
     pub walk: Option<[f64; 2]>,
-    pub gait: super::control::Gait,
+    pub gait: Gait,
 }
 
 const WORLD_FIELDS: &[&str] = &[
@@ -518,7 +530,7 @@ pub fn commands(value: &Value, world: &World) -> Result<Vec<Command>, String> {
                 shown(&id)
             ));
         }
-        let default = super::control::Gait::default();
+        let default = Gait::default();
         let slope = scalar("slope")?.unwrap_or(default.slope);
         if !(0.0..=std::f64::consts::FRAC_PI_2).contains(&slope) {
             return Err(format!(
@@ -536,7 +548,7 @@ pub fn commands(value: &Value, world: &World) -> Result<Vec<Command>, String> {
         }
         out.push(Command {
             walk,
-            gait: super::control::Gait { slope, stairs },
+            gait: Gait { slope, stairs },
             body,
             push: vector("push")?,
             impulse: vector("impulse")?,
