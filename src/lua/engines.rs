@@ -75,12 +75,7 @@ impl Member {
         let member = Member { pool, id };
         let share = member.share();
         if share < LEAST {
-            return Err(format!(
-                "the engines alive hold {} of the {} one test file's engines share (H10); \
-                 let go of the ones you are done with",
-                crate::assets::bytes((SHARED_MEMORY - share) as u64),
-                crate::assets::bytes(SHARED_MEMORY as u64)
-            ));
+            return Err(exhausted(share));
         }
         Ok((member, share))
     }
@@ -104,6 +99,17 @@ impl Member {
             .sum();
         SHARED_MEMORY.saturating_sub(others)
     }
+}
+
+/// Says that the engines alive leave a new one only `share` bytes of
+/// what they share (H10).
+pub fn exhausted(share: usize) -> String {
+    format!(
+        "the engines alive hold {} of the {} one test file's engines share (H10); \
+         let go of the ones you are done with",
+        crate::assets::bytes(SHARED_MEMORY.saturating_sub(share) as u64),
+        crate::assets::bytes(SHARED_MEMORY as u64)
+    )
 }
 
 impl Drop for Member {

@@ -53,6 +53,9 @@ const HOST_CHUNK: &str = "moonloop";
 /// What Luau raises when an allocation fails (it is preallocated).
 const OUT_OF_MEMORY: &str = "not enough memory";
 
+/// How the one line for a game that passed its memory cap begins.
+pub const RAN_OUT_OF_MEMORY: &str = "H9: the game ran out of memory";
+
 /// Creates the [`explain`] handler as a Luau function.
 pub fn handler(lua: &mlua::Lua) -> mlua::Result<mlua::Function> {
     // SAFETY: `explain` follows the C function protocol: one argument in,
@@ -359,10 +362,10 @@ pub fn describe(err: &mlua::Error) -> String {
         }
         mlua::Error::RuntimeError(msg) => msg.clone(),
         mlua::Error::SyntaxError { message, .. } => message.clone(),
-        mlua::Error::MemoryError(_) => "H9: the game ran out of memory: it passed its memory cap \
-             (512 MiB unless config.memory lowers it or --memory raises it; look for a \
-             table that grows every frame)"
-            .to_string(),
+        mlua::Error::MemoryError(_) => format!(
+            "{RAN_OUT_OF_MEMORY}: it passed its memory cap (512 MiB unless config.memory \
+             lowers it or --memory raises it; look for a table that grows every frame)"
+        ),
         mlua::Error::ExternalError(e) => e.to_string(),
         other => other.to_string(),
     };

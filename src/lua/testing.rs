@@ -83,8 +83,16 @@ fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
             memory: share.min(Limits::default().memory),
             ..Limits::default()
         };
-        let game = LuaGame::load_saving(&dir, limits, Saves::memory(seed))
-            .map_err(|e| fail(lua, format!("engine.new: {}", e.chain())))?;
+        let game = LuaGame::load_saving(&dir, limits, Saves::memory(seed)).map_err(|e| {
+            let why = e.chain();
+            // Loading ran out of what the other engines left it, not of
+            // its own cap: say whose memory it was (H10).
+            if share < Limits::default().memory && why.contains(super::errors::RAN_OUT_OF_MEMORY) {
+                fail(lua, format!("engine.new: {}", super::engines::exhausted(share)))
+            } else {
+                fail(lua, format!("engine.new: {why}"))
+            }
+        })?;
         member.bind(game.lua());
         if let Some(secs) = options.get::<Option<f64>>("budget")? {
             if !(secs > 0.0 && secs <= TEST_BUDGET.as_secs_f64()) {
