@@ -450,7 +450,7 @@ fn bad_worlds_and_commands_are_refused_with_one_line_at_the_author_s_line() {
     let cases: &[(&str, &str)] = &[
         (
             "world = physics.step(physics.add(world, 'bad', physics.body({ x = 0 / 0, y = 0, shape = physics.circle(2) })), dt)",
-            "main.luau:11: physics.step: bodies.bad.x is NaN; it must be a finite number (P4)",
+            "main.luau:11: physics.step: bodies.bad.x is nan; it must be a finite number (P4)",
         ),
         (
             "world = physics.step(physics.add(world, 'bad', physics.body({ x = 0, y = 0, restituion = 1, shape = physics.circle(2) })), dt)",
@@ -522,11 +522,23 @@ fn bad_worlds_and_commands_are_refused_with_one_line_at_the_author_s_line() {
         ),
         (
             "local hit = physics.cast(world, physics.circle(2), 0, 0 / 0, 1, 1)",
-            "physics.cast: y is NaN; it must be a finite number (P4)",
+            "physics.cast: y is nan; it must be a finite number (P4)",
         ),
         (
             "world = physics.tiles(world, 'level', { size = 8, solid = function() return true end }, 2000, 2000)",
             "main.luau:11: physics.tiles: 2000x2000 is more than 1048576 tiles (P4)",
+        ),
+        (
+            "world = physics.step(physics.add(world, 'sun', physics.body({ x = 0, y = 0, shape = physics.circle(1e300) })), dt)",
+            "physics.step: bodies.sun.shape.radius is 1e300; a size is more than 0 and at most 1000000 (P4)",
+        ),
+        (
+            "local heavy = table.clone(world)\n\t\theavy.gravity = { x = 0, y = 1e308 }\n\t\tworld = physics.step(heavy, dt)",
+            "physics.step: gravity.y is 1e308, farther than 10000000 from 0 (P4)",
+        ),
+        (
+            "local many = {}\n\t\tfor i = 1, 10001 do many[i] = { kind = 'rope', a = 'ball', b = 'top', length = 1 } end\n\t\tworld = physics.add(world, 'top', physics.body({ kind = 'fixed', x = 0, y = 0, shape = physics.circle(1) }))\n\t\tlocal roped = table.clone(world)\n\t\troped.joints = many\n\t\tworld = physics.step(roped, dt)",
+            "physics.step: the world has more than 10000 joints (P4)",
         ),
         (
             "local hit = physics.ray(world, 0, 0, 1, 1, 'nobody')",

@@ -3,6 +3,7 @@
 //! numbers or short strings, and a table has no field it should not.
 //! Names of places are made only when something is refused.
 
+use crate::terminal::Number;
 use mlua::{Table, Value};
 
 /// The farthest from the origin a position may be, in pixels; beyond it
@@ -56,7 +57,7 @@ pub fn finite_number(value: &Value, place: &str) -> Result<f64, String> {
         }
     };
     if !v.is_finite() {
-        return Err(format!("{place} is {v}; it must be a finite number (P4)"));
+        return Err(format!("{place} is {}; it must be a finite number (P4)", Number(v)));
     }
     Ok(v)
 }

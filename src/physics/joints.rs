@@ -3,6 +3,7 @@
 //! step. A joint is plain data in the state, keyed by its own id:
 //! `{ kind = "revolute", a = "door", b = "frame", anchor_a = { x, y } }`.
 
+use crate::terminal::Number;
 use std::collections::HashMap;
 
 use mlua::{Table, Value};
@@ -170,7 +171,8 @@ fn read_joint(table: &Table, place: &str, bodies: &HashMap<&Id, usize>) -> Resul
     let length = number_or(&fields, "length", 0.0, place)?;
     if !(0.0..=MAX_SIZE).contains(&length) {
         return Err(format!(
-            "{place}.length is {length}; it is from 0 to {MAX_SIZE} (P4)"
+            "{place}.length is {}; it is from 0 to {MAX_SIZE} (P4)",
+            Number(length)
         ));
     }
     if kind == Kind::Rope && fields.get("length").is_nil() {

@@ -18,6 +18,7 @@ mod read;
 mod simulate;
 mod view;
 
+use crate::terminal::Number;
 use mlua::{Function, Lua, Table, Value};
 
 pub use joints::MAX_JOINTS;
@@ -111,7 +112,7 @@ fn step(lua: &Lua, world: &Value, dt: &Value, commands: &Value) -> Result<Table,
     // A frame of no time (a window's first, or the first after a pause)
     // is a step of no time: the commands apply, nothing moves (P2).
     if !(dt.is_finite() && (0.0..=1.0).contains(&dt)) {
-        return Err(format!("dt is {dt}; a step is from 0 to 1 second (P4)"));
+        return Err(format!("dt is {}; a step is from 0 to 1 second (P4)", Number(dt)));
     }
     let read = read::world(world)?;
     let commands = read::commands(commands, &read)?;

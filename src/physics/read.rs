@@ -3,6 +3,7 @@
 //! in the world (`bodies.ball.shape.radius is -2`) before anything is
 //! built from it.
 
+use crate::terminal::Number;
 use std::collections::HashMap;
 
 use mlua::{Table, Value};
@@ -174,10 +175,19 @@ pub fn world(table: &Table) -> Result<World, String> {
         Value::Nil => [0.0, 0.0],
         value => pair(&value, || "gravity".to_string())?,
     };
+    for (axis, g) in ["x", "y"].iter().zip(gravity) {
+        if g.abs() > MAX_COORDINATE {
+            return Err(format!(
+                "gravity.{axis} is {}, farther than {MAX_COORDINATE} from 0 (P4)",
+                Number(g)
+            ));
+        }
+    }
     let scale = number_or(table, "scale", 50.0, "")?;
     if !(1e-3..=1e6).contains(&scale) {
         return Err(format!(
-            "scale is {scale}; it is pixels to a meter, from 0.001 to 1000000 (P4)"
+            "scale is {}; it is pixels to a meter, from 0.001 to 1000000 (P4)",
+            Number(scale)
         ));
     }
     let steps = number_or(table, "steps", 0.0, "")?;
@@ -293,8 +303,9 @@ fn read_body(id: Value, key: Id, table: Table, place: &str) -> Result<Body, Stri
         let v = number_or(&fields, field, 0.0, place)?;
         if v.abs() > MAX_COORDINATE {
             return Err(format!(
-                "{} is {v}, farther than {MAX_COORDINATE} from 0 (P4)",
-                at(field)
+                "{} is {}, farther than {MAX_COORDINATE} from 0 (P4)",
+                at(field),
+                Number(v)
             ));
         }
         Ok(v)
@@ -327,8 +338,11 @@ fn read_body(id: Value, key: Id, table: Table, place: &str) -> Result<Body, Stri
         let v = number_or(&fields, field, default, place)?;
         if !(lo..=hi).contains(&v) {
             return Err(format!(
-                "{} is {v}; it is from {lo} to {hi} (P4)",
-                at(field)
+                "{} is {}; it is from {} to {} (P4)",
+                at(field),
+                Number(v),
+                Number(lo),
+                Number(hi)
             ));
         }
         Ok(v)
@@ -337,8 +351,9 @@ fn read_body(id: Value, key: Id, table: Table, place: &str) -> Result<Body, Stri
         let v = within(field, default, 0.0, u32::MAX as f64)?;
         if v.fract() != 0.0 {
             return Err(format!(
-                "{} is {v}; groups are whole numbers (bits)",
-                at(field)
+                "{} is {}; groups are whole numbers (bits)",
+                at(field),
+                Number(v)
             ));
         }
         Ok(v as u32)
@@ -379,8 +394,9 @@ pub fn shape(table: &Table, place: &str) -> Result<Shape, String> {
         };
         if !(v > 0.0 && v <= MAX_SIZE) {
             return Err(format!(
-                "{} is {v}; a size is more than 0 and at most {MAX_SIZE} (P4)",
-                joined(place, field)
+                "{} is {}; a size is more than 0 and at most {MAX_SIZE} (P4)",
+                joined(place, field),
+                Number(v)
             ));
         }
         Ok(v)
@@ -444,8 +460,9 @@ fn points(table: &Fields<'_>, place: &str, least: usize) -> Result<Vec<[f64; 2]>
             *v = number_at(&value, || format!("{at}[{}]", 2 * i + j + 1))?;
             if v.abs() > MAX_SIZE {
                 return Err(format!(
-                    "{at}[{}] is {v}, farther than {MAX_SIZE} (P4)",
-                    2 * i + j + 1
+                    "{at}[{}] is {}, farther than {MAX_SIZE} (P4)",
+                    2 * i + j + 1,
+                    Number(*v)
                 ));
             }
         }
@@ -516,7 +533,8 @@ pub fn commands(value: &Value, world: &World) -> Result<Vec<Command>, String> {
                     let v = number_at(&value, || format!("{place}.{field}"))?;
                     if v.abs() > MAX_COORDINATE {
                         return Err(format!(
-                            "{place}.{field} is {v}, beyond {MAX_COORDINATE} (P4)"
+                            "{place}.{field} is {}, beyond {MAX_COORDINATE} (P4)",
+                            Number(v)
                         ));
                     }
                     Ok(Some(v))
@@ -534,13 +552,15 @@ pub fn commands(value: &Value, world: &World) -> Result<Vec<Command>, String> {
         let slope = scalar("slope")?.unwrap_or(default.slope);
         if !(0.0..=std::f64::consts::FRAC_PI_2).contains(&slope) {
             return Err(format!(
-                "{place}.slope is {slope}; it is the steepest slope climbed, from 0 to pi/2 radians"
+                "{place}.slope is {}; it is the steepest slope climbed, from 0 to pi/2 radians",
+                Number(slope)
             ));
         }
         let stairs = scalar("stairs")?.unwrap_or(default.stairs);
         if !(0.0..=MAX_SIZE).contains(&stairs) {
             return Err(format!(
-                "{place}.stairs is {stairs}; it is the highest stair stepped up, from 0 pixels"
+                "{place}.stairs is {}; it is the highest stair stepped up, from 0 pixels",
+                Number(stairs)
             ));
         }
         if walk.is_none() && !(command.get("slope").is_nil() && command.get("stairs").is_nil()) {

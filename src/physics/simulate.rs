@@ -177,11 +177,21 @@ pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<S
         .enumerate()
         .map(|(i, (body, &handle))| {
             if body.kind == Kind::Fixed {
-                return body.motion;
+                return Ok(body.motion);
             }
             let rb = &built.world.bodies[handle];
             let (t, l) = (rb.translation(), rb.linvel());
             let mut out = [t.x, t.y, rb.rotation().angle(), l.x, l.y, rb.angvel()];
+            if let Some(at) = out.iter().position(|o| !o.is_finite()) {
+                // Single precision ran out (forces, speeds or masses far
+                // past anything a screen shows): say so, never write it.
+                return Err(format!(
+                    "bodies{}.{} is not a finite number after this step: the forces, speeds \
+                     or masses in the world are past what the simulation holds (P4)",
+                    super::fields::place_of(&body.id),
+                    ["x", "y", "angle", "vx", "vy", "spin"][at]
+                ));
+            }
             if let Some(walked) = grounded.get(i)
                 && walked.is_some()
             {
@@ -196,9 +206,9 @@ pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<S
                     *m = f64::from(o);
                 }
             }
-            motion
+            Ok(motion)
         })
-        .collect();
+        .collect::<Result<Vec<_>, String>>()?;
     if timeless {
         return Ok(Stepped {
             motions,

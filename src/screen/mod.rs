@@ -110,14 +110,14 @@ fn finite(name: &str, v: f64) -> Result<f32, String> {
     if v.is_finite() {
         Ok(v as f32)
     } else {
-        Err(format!("`{name}` is {v}; it must be a finite number"))
+        Err(format!("`{name}` is {}; it must be a finite number", Number(v)))
     }
 }
 
 fn size(name: &str, v: f64) -> Result<f32, String> {
     let v = finite(name, v)?;
     if v < 0.0 {
-        return Err(format!("`{name}` is {v}; sizes are 0 or more"));
+        return Err(format!("`{name}` is {}; sizes are 0 or more", Number(v)));
     }
     Ok(v)
 }
