@@ -44,6 +44,8 @@ pub mod error;
 #[doc(hidden)]
 pub mod explore;
 #[doc(hidden)]
+pub mod files;
+#[doc(hidden)]
 pub mod headless;
 #[doc(hidden)]
 pub mod history;

@@ -91,8 +91,7 @@ pub fn write<G: Game>(
     let replay = engine.history_replay(origin.seed, &name, origin.saved.as_deref())?;
     std::fs::create_dir(dir).map_err(|e| Error::io(dir, e))?;
     let write = |file: &str, text: &str| {
-        let path = dir.join(file);
-        std::fs::write(&path, text).map_err(|e| Error::io(&path, e))
+        crate::files::write(&dir.join(file), text, crate::files::Readers::Owner)
     };
     write("replay.txt", &replay.to_text())?;
     write("files.txt", &files_text(&hash_files(&folder)))?;

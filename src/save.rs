@@ -18,7 +18,6 @@
 //! kept) with one line saying so, and the game starts as if nothing had
 //! been saved. A save that is a pipe, a device or a link is never opened.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The largest save, in bytes of its JSON.
@@ -283,20 +282,8 @@ fn set_aside(folder: &Path) -> std::io::Result<PathBuf> {
 /// over the old save.
 fn write_atomically(folder: &Path, json: &str) -> std::io::Result<()> {
     std::fs::create_dir_all(folder)?;
-    let mut temporary = tempfile::Builder::new()
-        .prefix(&format!(".{FILE}."))
-        .suffix(".tmp")
-        .tempfile_in(folder)?;
-    temporary.write_all(json.as_bytes())?;
-    temporary.write_all(b"\n")?;
-    temporary.as_file().sync_all()?;
-    // On failure the temporary file is removed as it drops.
-    temporary.persist(folder.join(FILE)).map_err(|e| e.error)?;
-    // The rename itself reaches the disk with the folder's entry.
-    if let Ok(dir) = std::fs::File::open(folder) {
-        let _ = dir.sync_all();
-    }
-    Ok(())
+    let text = format!("{json}\n");
+    moonloop_door::write_whole(&folder.join(FILE), text.as_bytes(), moonloop_door::Readers::Owner)
 }
 
 #[cfg(test)]

@@ -194,7 +194,7 @@ pub fn new_game(dir: &Path, template: &str) -> Result<()> {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
         }
-        std::fs::write(&path, text).map_err(|e| Error::io(&path, e))?;
+        crate::files::write(&path, text, crate::files::Readers::All)?;
     }
     Ok(())
 }

@@ -263,6 +263,17 @@ fn reports_are_junit_a_ci_system_reads_and_json_lines() {
     assert_eq!(test.code, 0, "{}", test.stdout);
     let lines = std::fs::read_to_string(dir.path().join("tests.jsonl")).unwrap();
     assert!(lines.contains("\"passed\": true"), "{lines}");
+    // A report that could not be written is refused before the search or
+    // the tests run, not after (a search runs for minutes).
+    for args in [
+        &["explore", "g", "--report", "explore.txt"][..],
+        &["test", "g", "--report", "g"][..],
+    ] {
+        let refused = moonloop(args, dir.path());
+        assert_eq!(refused.code, 2, "{args:?}: {}", refused.stdout);
+        assert_eq!(refused.stdout, "", "{args:?}: nothing ran");
+        assert!(refused.stderr.starts_with("moonloop: --report "), "{}", refused.stderr);
+    }
 }
 
 // rule: X1

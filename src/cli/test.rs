@@ -17,6 +17,9 @@ pub(super) fn test(
     shard: Option<&str>,
     report: Option<&Path>,
 ) -> Result<ExitCode> {
+    if let Some(path) = report {
+        crate::explore::report::check(path)?;
+    }
     let (shard, shards) = match shard {
         None => (0, 1),
         Some(text) => crate::explore::report::parse_shard(text)

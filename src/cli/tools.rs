@@ -117,6 +117,9 @@ pub(super) struct ExploreArgs {
 
 /// Runs a search; exit 1 when a run broke something, 0 when none did.
 pub(super) fn explore(args: ExploreArgs) -> Result<ExitCode> {
+    if let Some(path) = &args.report {
+        crate::explore::report::check(path)?;
+    }
     let shard = match &args.shard {
         None => (0, 1),
         Some(text) => crate::explore::report::parse_shard(text)

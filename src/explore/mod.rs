@@ -394,7 +394,7 @@ pub fn write_failure(
     }
     let state = engine.game().state_json().unwrap_or_default();
     engine.flush()?;
-    std::fs::write(out.join("state.json"), state + "\n").map_err(|e| Error::io(out, e))?;
+    crate::files::write(&out.join("state.json"), state + "\n", crate::files::Readers::Owner)?;
     let changes = match &before {
         Some(old) => crate::state::changes(old, engine.game().state(), CHANGES)
             .unwrap_or_else(|e| vec![format!("the states could not be compared: {e}")]),
@@ -406,7 +406,7 @@ pub fn write_failure(
     } else if changes.is_empty() {
         text = format!("frame {target} changed nothing in the state");
     }
-    std::fs::write(out.join("changes.txt"), text + "\n").map_err(|e| Error::io(out, e))?;
+    crate::files::write(&out.join("changes.txt"), text + "\n", crate::files::Readers::Owner)?;
     let gif = capture.and_then(|c| c.recorder.finish().map_err(|e| e.to_string()));
     let gif = match gif {
         Ok(_) => Ok(gif_path),

@@ -126,22 +126,43 @@ pub fn json_lines(cases: &[Case]) -> String {
     out
 }
 
+/// Says whether a report at `path` is JUnit XML (true) or JSON lines
+/// (false); asked before a run, so a name that is neither is refused
+/// before any test or search runs.
+///
+/// # Errors
+/// The path ends in neither `.xml` nor `.jsonl`, or is there and is a
+/// folder, a device or a pipe.
+pub fn check(path: &Path) -> crate::Result<bool> {
+    if let Ok(meta) = std::fs::metadata(path)
+        && !meta.is_file()
+    {
+        return Err(crate::Error::Usage(format!(
+            "--report {}: it is there and is not a file",
+            crate::terminal::escape(&path.to_string_lossy())
+        )));
+    }
+    match path.extension().and_then(|x| x.to_str()) {
+        Some("xml") => Ok(true),
+        Some("jsonl") => Ok(false),
+        _ => Err(crate::Error::Usage(format!(
+            "--report {}: a report is a .xml (JUnit) or a .jsonl (JSON lines) file",
+            crate::terminal::escape(&path.to_string_lossy())
+        ))),
+    }
+}
+
 /// Writes `cases` to `path`, as its extension says.
 ///
 /// # Errors
 /// The path ends in neither `.xml` nor `.jsonl`, or cannot be written.
 pub fn write(path: &Path, cases: &[Case]) -> crate::Result<()> {
-    let text = match path.extension().and_then(|x| x.to_str()) {
-        Some("xml") => junit(cases),
-        Some("jsonl") => json_lines(cases),
-        _ => {
-            return Err(crate::Error::Usage(format!(
-                "--report {}: a report is a .xml (JUnit) or a .jsonl (JSON lines) file",
-                crate::terminal::escape(&path.to_string_lossy())
-            )));
-        }
+    let text = if check(path)? {
+        junit(cases)
+    } else {
+        json_lines(cases)
     };
-    std::fs::write(path, text).map_err(|e| crate::Error::io(path, e))
+    crate::files::write(path, text, crate::files::Readers::Owner)
 }
 
 /// Reads `--shard`: `I/N` (the shard from 0, of how many), or `N` with

@@ -92,7 +92,8 @@ impl Picture {
     fn write(&self, name: &str, pixmap: &Pixmap) -> Result<(), String> {
         let path = crate::assets::output(&self.root, name)?;
         let bytes = pixmap.encode_png().map_err(|e| e.to_string())?;
-        std::fs::write(&path, bytes).map_err(|e| format!("cannot write `{name}` ({e})"))
+        moonloop_door::write_whole(&path, &bytes, moonloop_door::Readers::All)
+            .map_err(|e| format!("cannot write `{name}` ({e})"))
     }
 
     /// Checks the picture against golden `name`; see the module's doc.

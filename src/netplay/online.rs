@@ -258,7 +258,7 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
             .and_then(|()| engine.history_replay(self.options.seed, &name, None))
             .and_then(|replay| {
                 let path = dir.join("replay.txt");
-                std::fs::write(&path, replay.to_text()).map_err(|e| crate::Error::io(&path, e))
+                crate::files::write(&path, replay.to_text(), crate::files::Readers::Owner)
             });
         match written {
             Ok(()) => format!(

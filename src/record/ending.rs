@@ -146,24 +146,3 @@ impl GifFile {
         }
     }
 }
-
-/// Writes `bytes` as `path`, whole or not at all: into a file beside it,
-/// renamed onto it.
-///
-/// # Errors
-/// The write failed; nothing is left of it.
-pub fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    use std::os::unix::fs::PermissionsExt as _;
-    // Pictures are for sharing: readable by all, as `File::create` makes.
-    let mut temporary = tempfile::Builder::new()
-        .prefix(".moonloop-frame-")
-        .permissions(std::fs::Permissions::from_mode(0o644))
-        .tempfile_in(dir)?;
-    temporary.write_all(bytes)?;
-    temporary.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}

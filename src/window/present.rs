@@ -43,7 +43,7 @@ impl FrameTimes {
     /// # Errors
     /// The file cannot be written.
     pub fn write(&self, path: &std::path::Path, way: &str) -> std::io::Result<()> {
-        std::fs::write(
+        moonloop_door::write_whole(
             path,
             format!(
                 "way {way}\nframes {}\ngame {}\ndraw {}\npresent {}\n",
@@ -51,7 +51,9 @@ impl FrameTimes {
                 self.game.as_nanos(),
                 self.draw.as_nanos(),
                 self.present.as_nanos()
-            ),
+            )
+            .as_bytes(),
+            moonloop_door::Readers::All,
         )
     }
 }

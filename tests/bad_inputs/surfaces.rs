@@ -99,6 +99,19 @@ fn frames_each_whole(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
+fn no_report_left(dir: &Path) -> Result<(), String> {
+    let left: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| e.to_string())?
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("out.xml"))
+        .collect();
+    if left.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("a cut report is left: {left:?}"))
+    }
+}
+
 fn nothing_left_in_tmp(dir: &Path) -> Result<(), String> {
     let left: Vec<_> = std::fs::read_dir(dir.join("tmp"))
         .map_err(|e| e.to_string())?
@@ -321,6 +334,12 @@ fn writes() -> Vec<Row> {
         .file_size(1000)
         .first("recording to frames/ failed", 3)
         .after(frames_each_whole),
+        Row::new("a search's report whose file-size limit is reached (the XML was cut)")
+            .file("g/main.luau", COUNTING)
+            .args(&["explore", "g", "--runs", "1", "--frames", "2", "--report", "out.xml"])
+            .file_size(100)
+            .first("moonloop: cannot write out.xml: File too large", 3)
+            .after(no_report_left),
         Row::new("SIGHUP while a zipped game runs (its folder was left behind)")
             .file("game.zip", a_long_game_zip())
             .args(&[

@@ -8,10 +8,14 @@
 //! would never end), never through a link swapped in after the check,
 //! and never more than a cap. Whatever prints text that a game or a
 //! file name carries passes it through [`escape`] or [`line`] first.
+//! Whatever writes a file writes it with [`write_whole`]: whole or not
+//! at all (H12).
 #![warn(missing_docs)]
 
 mod escape;
 mod read;
+mod write;
 
 pub use escape::{MAX_MESSAGE, escape, escape_lines, line};
 pub use read::{MAX_SOURCE, Refusal, bytes, inside, open_regular, read, sizes};
+pub use write::{Readers, write_whole};

@@ -1,0 +1,105 @@
+//! The one way the host and its tools write a file (rule H12): whole or
+//! not at all. The bytes go into a new file beside the target, of a name
+//! no one can guess (made new: never through a link, never over another
+//! file), are flushed to the disk, and the file is renamed onto the
+//! target, whose folder's entry is flushed too. A crash, a full disk or a
+//! file-size limit part-way leaves the old file (or none), never a cut one.
+
+use std::io::Write as _;
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::Path;
+
+/// Who may read a file once it is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Readers {
+    /// The user who ran the host only: saves, a game's private data.
+    Owner,
+    /// Anyone, as a file made by `File::create` is: pictures, reports and
+    /// replays, which are for sharing.
+    All,
+}
+
+/// Writes `bytes` as the file `path`, whole or not at all, readable by
+/// `readers`.
+///
+/// # Errors
+/// `path` is there and is not a regular file (renaming onto a folder, a
+/// device or a pipe would replace it: `InvalidInput`), its folder is not
+/// there, or the disk refused the write. The temporary file is gone.
+pub fn write_whole(path: &Path, bytes: &[u8], readers: Readers) -> std::io::Result<()> {
+    if let Ok(meta) = std::fs::metadata(path)
+        && !meta.is_file()
+    {
+        let what = if meta.is_dir() {
+            "a folder"
+        } else {
+            "a device or a pipe"
+        };
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("it is {what}, not a file"),
+        ));
+    }
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mode = match readers {
+        Readers::Owner => 0o600,
+        Readers::All => 0o644,
+    };
+    let name = path
+        .file_name()
+        .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
+    let mut temporary = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".tmp")
+        .permissions(std::fs::Permissions::from_mode(mode))
+        .tempfile_in(folder)?;
+    temporary.write_all(bytes)?;
+    temporary.as_file().sync_all()?;
+    // On failure the temporary file is removed as it drops.
+    temporary.persist(path).map_err(|e| e.error)?;
+    // The rename itself reaches the disk with the folder's entry.
+    if let Ok(dir) = std::fs::File::open(folder) {
+        let _ = dir.sync_all();
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_is_written_whole_with_its_readers_and_nothing_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.txt");
+        std::fs::write(&path, "old").unwrap();
+        write_whole(&path, b"new", Readers::Owner).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        write_whole(&path, b"shared", Readers::All).unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o644);
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1, "no temporary file is left");
+    }
+
+    #[test]
+    fn a_folder_a_device_or_a_missing_folder_is_refused_and_nothing_is_left() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("sub");
+        std::fs::create_dir(&folder).unwrap();
+        let err = write_whole(&folder, b"x", Readers::All).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+        assert_eq!(err.to_string(), "it is a folder, not a file");
+        let err = write_whole(Path::new("/dev/null"), b"x", Readers::All).unwrap_err();
+        assert_eq!(err.to_string(), "it is a device or a pipe, not a file");
+        let err = write_whole(&dir.path().join("none/out.txt"), b"x", Readers::All).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1, "only the folder");
+    }
+}
