@@ -472,3 +472,20 @@ fn a_hosts_window_and_a_headless_joiner_play_the_same_frames() {
     assert!(host_out.starts_with("frame 240: "), "{host_out}{host_err}");
     assert_eq!(host_out, join_out, "the window's frame 240 is the joiner's");
 }
+
+// rule: N3, H10
+#[test]
+fn an_address_no_host_can_have_is_refused_at_once_and_printed_escaped() {
+    let dir = game(&[("g/main.luau", DUEL)]);
+    for (address, said) in [
+        ("127.0.0.1:0", "online: `127.0.0.1:0` has port 0, which no host listens on"),
+        ("\u{1b}[2J:5", "online: `\\x1b[2J:5` is not an address (HOST:PORT)"),
+    ] {
+        let started = Instant::now();
+        let (code, _, stderr) = output(spawn(dir.path(), &["join", address, "g", "--headless"]));
+        assert_eq!(code, Some(2), "{stderr}");
+        assert!(stderr.contains(said), "{stderr}");
+        assert!(!stderr.contains('\u{1b}'), "escaped: {stderr:?}");
+        assert!(started.elapsed() < Duration::from_secs(10), "at once");
+    }
+}

@@ -90,14 +90,23 @@ pub(super) fn join(address: &str, game: PathBuf, args: PeerArgs) -> Result<ExitC
 
 /// The first address `text` names (`HOST:PORT`).
 fn resolve(text: &str) -> Result<SocketAddr> {
-    text.to_socket_addrs()
+    let shown = crate::terminal::escape(text);
+    let address = text
+        .to_socket_addrs()
         .map_err(|e| {
             Error::Usage(format!(
-                "online: `{text}` is not an address (HOST:PORT): {e}"
+                "online: `{shown}` is not an address (HOST:PORT): {e}"
             ))
         })?
         .next()
-        .ok_or_else(|| Error::Usage(format!("online: `{text}` names no address")))
+        .ok_or_else(|| Error::Usage(format!("online: `{shown}` names no address")))?;
+    if address.port() == 0 {
+        return Err(Error::Usage(format!(
+            "online: `{shown}` has port 0, which no host listens on: give the port the host \
+             printed"
+        )));
+    }
+    Ok(address)
 }
 
 impl Peer {
