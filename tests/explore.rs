@@ -132,6 +132,7 @@ fn a_shrunk_plan_is_minimal_no_step_of_it_can_go() {
             &properties,
             &Default::default(),
             None,
+            None,
         )
         .unwrap()
         .failure
@@ -385,4 +386,32 @@ fn explore_check_dt_finds_input_whose_outcome_depends_on_the_step_and_passes_a_g
     let dir = game(&[("g/main.luau", &fixed), ("g/shots.scenario.luau", SHOTS)]);
     let out = explore(dir.path(), "g", &args);
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+}
+
+// rule: X2, H9
+#[test]
+fn features_that_fail_end_the_search_with_their_line_and_time_is_kept_within_a_run() {
+    let dir = game(&[
+        ("g/main.luau", WALL),
+        ("g/tests/props.luau", "features(function(state)\n\treturn function() end\nend)\n"),
+    ]);
+    let out = explore(dir.path(), "g", &["--runs", "8", "--frames", "50"]);
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert_eq!(
+        out.stderr.trim(),
+        "moonloop: features failed at frame 0: a function is not plain data (S5: a state is plain \
+         data: tables without metatables, strings, numbers, booleans, vectors)"
+    );
+    // Features that take most of their second each frame: --time 2 ends
+    // the search inside its first run of 1,800 frames, not after it.
+    let slow = "features(function(state)\n\tlocal t = {}\n\tfor i = 1, 1000000 do t[i] = i end\n\treturn state.x\nend)\n";
+    std::fs::write(dir.path().join("g/tests/props.luau"), slow).unwrap();
+    let started = std::time::Instant::now();
+    let out = explore(dir.path(), "g", &["--runs", "2", "--jobs", "1", "--time", "2"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
 }

@@ -127,8 +127,10 @@ fn play_batch(
     workers: usize,
     seen: &[HashSet<u64>],
     dt: Option<&play::DtCheck>,
+    deadline: Option<Instant>,
 ) -> Result<Vec<play::Played>> {
     let next = Mutex::new(0usize);
+    let stopped = std::sync::atomic::AtomicBool::new(false);
     let results: Mutex<Vec<Option<Result<play::Played>>>> =
         Mutex::new((0..jobs.len()).map(|_| None).collect());
     std::thread::scope(|scope| {
@@ -151,9 +153,18 @@ fn play_batch(
                         *n += 1;
                         i
                     };
+                    // A run that could not be played (its features failed)
+                    // ends the search: the runs after it are not played.
+                    if stopped.load(std::sync::atomic::Ordering::Relaxed) {
+                        break;
+                    }
                     let Some(job) = jobs.get(i) else { break };
                     let seen = &seen[job.lane];
-                    let played = play::play(game, &job.steps, job.frames, &properties, seen, dt);
+                    let played =
+                        play::play(game, &job.steps, job.frames, &properties, seen, dt, deadline);
+                    if played.is_err() {
+                        stopped.store(true, std::sync::atomic::Ordering::Relaxed);
+                    }
                     results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(played);
                 }
             });
@@ -245,6 +256,7 @@ pub fn search(options: &Options) -> Result<Found> {
             options.jobs,
             &seen,
             options.dt.as_ref(),
+            Some(started + options.time),
         )?;
         played_all += results.iter().map(|p| p.frames).sum::<u64>();
         for (job, played) in jobs.into_iter().zip(results) {

@@ -112,10 +112,11 @@ impl DtCheck {
 
 /// Runs the game in `dir` on `steps` for `frames` frames, asking
 /// `properties` after each (and `dt`'s scenario after a run that held
-/// them); features not in `seen` are noted.
+/// them); features not in `seen` are noted. A run still playing at
+/// `deadline` stops there, as if its frames had ended (`--time`).
 ///
 /// # Errors
-/// The game does not load.
+/// The game does not load, or its `features` fails.
 pub fn play(
     dir: &Path,
     steps: &[Step],
@@ -123,6 +124,7 @@ pub fn play(
     properties: &Properties,
     seen: &HashSet<u64>,
     dt: Option<&DtCheck>,
+    deadline: Option<std::time::Instant>,
 ) -> Result<Played> {
     let game = LuaGame::load(dir)?;
     let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
@@ -138,7 +140,7 @@ pub fn play(
             });
             return Ok(true);
         }
-        if let Some(feature) = properties.features(engine.game().state(), frame)
+        if let Some(feature) = properties.features(engine.game().state(), frame)?
             && !seen.contains(&feature)
             && noted.insert(feature)
         {
@@ -150,6 +152,12 @@ pub fn play(
         return Ok(played);
     }
     for _ in 0..frames {
+        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            // Out of time: what ran counts; the check-dt replay of a
+            // run cut short would not be the run's.
+            played.frames = engine.frame();
+            return Ok(played);
+        }
         if let Err(err) = engine.advance(1) {
             played.frames = engine.frame();
             played.failure = Some(Failure {

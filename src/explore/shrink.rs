@@ -48,6 +48,7 @@ impl Shrinker<'_> {
             self.properties,
             &HashSet::new(),
             self.dt,
+            None,
         )?;
         Ok(played.failure.filter(|f| f.broke.same_as(&self.broke)))
     }
@@ -82,7 +83,7 @@ impl Shrinker<'_> {
                     .map(|c| {
                         scope.spawn(move || -> Result<Option<Failure>> {
                             let properties = Properties::load(dir)?;
-                            let played = play(dir, c, frames, &properties, &HashSet::new(), dt)?;
+                            let played = play(dir, c, frames, &properties, &HashSet::new(), dt, None)?;
                             Ok(played.failure.filter(|f| f.broke.same_as(broke)))
                         })
                     })

@@ -142,17 +142,24 @@ impl Properties {
 
     /// The hash of what `features` says of `state`, when it was declared:
     /// two states with the same features are the same to the search.
-    pub fn features(&self, state: &Value, frame: u64) -> Option<u64> {
-        let features = self.features.as_ref()?;
-        let copied = self.copy_in(state).ok()?;
+    ///
+    /// # Errors
+    /// `features` failed, ran past its time, or returned what does not
+    /// hash (a function): the search cannot be guided by it, and a search
+    /// that went on unguided would hide it (each call would cost its whole
+    /// second).
+    pub fn features(&self, state: &Value, frame: u64) -> Result<Option<u64>> {
+        let Some(features) = self.features.as_ref() else {
+            return Ok(None);
+        };
+        let copied = self.copy_in(state)?;
+        let failed = |why: String| Error::Script(format!("features failed at frame {frame}: {why}"));
         let value = self
             .budget
             .guard(Call::Test, || features.call::<Value>((copied, frame)))
-            .ok()?;
-        state::hash(&value)
-            .ok()
-            .as_deref()
-            .and_then(crate::history::hash_bits)
+            .map_err(|e| failed(super::describe(&e)))?;
+        let hash = state::hash(&value).map_err(|e| failed(super::describe(&e)))?;
+        Ok(crate::history::hash_bits(&hash))
     }
 }
 
