@@ -100,3 +100,43 @@ fn add(world: &read::World, out: &mut Colliders) {
         out.joints.push([a[0], a[1], b[0], b[1]]);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WORLD: &str = "{ bodies = { b = { kind = 'dynamic', x = 1, y = 2, shape = { kind = 'circle', radius = 3 } } }, steps = 0, gravity = { x = 0, y = 0 } }";
+
+    fn found(lua: &mlua::Lua, state: &str) -> usize {
+        let state: Value = lua.load(format!("return {state}")).eval().unwrap();
+        colliders(&state).outlines.len()
+    }
+
+    // rule: P9
+    #[test]
+    fn the_walk_for_worlds_stops_at_its_depth_and_its_count_of_tables() {
+        let lua = mlua::Lua::new();
+        // Six tables down is looked at; seven is not.
+        let nest = |depth: usize| {
+            let mut s = WORLD.to_string();
+            for _ in 0..depth {
+                s = format!("{{ {s} }}");
+            }
+            s
+        };
+        assert_eq!(found(&lua, &nest(MAX_DEPTH)), 1);
+        assert_eq!(found(&lua, &nest(MAX_DEPTH + 1)), 0);
+        // A world behind more tables than the walk looks into is not
+        // found, and the walk ends (a state of a million tables costs
+        // the view what 4,096 do).
+        let lua_state = format!(
+            "(function() local t = {{}} for i = 1, {} do t[i] = {{}} end t.zz = {WORLD} return t end)()",
+            MAX_TABLES + 10
+        );
+        assert_eq!(found(&lua, &lua_state), 0);
+        let few = format!(
+            "(function() local t = {{}} for i = 1, 10 do t[i] = {{}} end t.zz = {WORLD} return t end)()"
+        );
+        assert_eq!(found(&lua, &few), 1);
+    }
+}
