@@ -424,7 +424,27 @@ impl UserData for EngineHandle {
                 .map(|s| s.frames)
                 .map_err(|e| fail(lua, e.chain())),
         });
-        methods.add_method_mut("picture", |lua, this, ()| {
+        methods.add_method_mut("picture", |lua, this, options: Option<Table>| {
+            // P9: the physics view is drawn into a picture only when asked.
+            let colliders = match &options {
+                Some(options) => {
+                    check_options(lua, options, &["colliders"], "picture")?;
+                    match options.get::<Value>("colliders")? {
+                        Value::Nil => false,
+                        Value::Boolean(on) => on,
+                        other => {
+                            return Err(fail(
+                                lua,
+                                format!(
+                                    "picture: colliders is true or false, not a {}",
+                                    crate::state::type_of(&other)
+                                ),
+                            ));
+                        }
+                    }
+                }
+                None => false,
+            };
             this.fit();
             let root = this.engine.game().dir().to_path_buf();
             let pixmap = if this.engine.scene().objects().is_empty() {
@@ -442,6 +462,13 @@ impl UserData for EngineHandle {
                 }
                 pixmap
             };
+            let mut pixmap = pixmap;
+            if colliders {
+                let size = (pixmap.width(), pixmap.height());
+                let viewport = crate::viewport::Viewport::whole(size, size);
+                let shapes = crate::Game::colliders(this.engine.game());
+                crate::colliders::draw(&mut pixmap, &shapes, &viewport);
+            }
             Ok(super::picture::Picture::new(pixmap, root))
         });
         methods.add_method("hash", |lua, this, ()| {

@@ -404,6 +404,11 @@ fn test_api() -> Vec<Row> {
             .file("g/tests/t.luau", test_file("engine.new():axis('x', math.huge)"))
             .args(&["test", "g"])
             .first("axis: inf is not a number from -1 to 1", 1),
+        Row::new("e:picture({ colliders = 1 }) (a number taken as true)")
+            .file("g/main.luau", COUNTING)
+            .file("g/tests/t.luau", test_file("engine.new():picture({ colliders = 1 })"))
+            .args(&["test", "g"])
+            .first("picture: colliders is true or false, not a number", 1),
         Row::new("e:rewind(2.5) (\"error converting Lua number to i64\")")
             .file("g/main.luau", COUNTING)
             .file("g/tests/t.luau", test_file("local e = engine.new() e:advance(5) e:rewind(2.5)"))
