@@ -251,12 +251,14 @@ fn encode(format: Format, frames: Receiver<Shot>) -> Result<u64> {
             for shot in frames {
                 let file = dir.join(format!("frame-{:05}.png", count + 1));
                 let png = shot.pixmap.encode_png().map_err(|e| failed(&e))?;
-                moonloop_door::write_whole(&file, &png, moonloop_door::Readers::All).map_err(|e| {
-                    failed(&format!(
-                        "{e}; the {count} frame{} before are in the folder",
-                        if count == 1 { "" } else { "s" }
-                    ))
-                })?;
+                moonloop_door::write_whole(&file, &png, moonloop_door::Readers::All).map_err(
+                    |e| {
+                        failed(&format!(
+                            "{e}; the {count} frame{} before are in the folder",
+                            if count == 1 { "" } else { "s" }
+                        ))
+                    },
+                )?;
                 count += 1;
             }
             Ok(count)

@@ -283,7 +283,11 @@ fn set_aside(folder: &Path) -> std::io::Result<PathBuf> {
 fn write_atomically(folder: &Path, json: &str) -> std::io::Result<()> {
     std::fs::create_dir_all(folder)?;
     let text = format!("{json}\n");
-    moonloop_door::write_whole(&folder.join(FILE), text.as_bytes(), moonloop_door::Readers::Owner)
+    moonloop_door::write_whole(
+        &folder.join(FILE),
+        text.as_bytes(),
+        moonloop_door::Readers::Owner,
+    )
 }
 
 #[cfg(test)]

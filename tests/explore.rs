@@ -273,7 +273,11 @@ fn reports_are_junit_a_ci_system_reads_and_json_lines() {
         let refused = moonloop(args, dir.path());
         assert_eq!(refused.code, 2, "{args:?}: {}", refused.stdout);
         assert_eq!(refused.stdout, "", "{args:?}: nothing ran");
-        assert!(refused.stderr.starts_with("moonloop: --report "), "{}", refused.stderr);
+        assert!(
+            refused.stderr.starts_with("moonloop: --report "),
+            "{}",
+            refused.stderr
+        );
     }
 }
 
@@ -393,7 +397,10 @@ fn explore_check_dt_finds_input_whose_outcome_depends_on_the_step_and_passes_a_g
 fn features_that_fail_end_the_search_with_their_line_and_time_is_kept_within_a_run() {
     let dir = game(&[
         ("g/main.luau", WALL),
-        ("g/tests/props.luau", "features(function(state)\n\treturn function() end\nend)\n"),
+        (
+            "g/tests/props.luau",
+            "features(function(state)\n\treturn function() end\nend)\n",
+        ),
     ]);
     let out = explore(dir.path(), "g", &["--runs", "8", "--frames", "50"]);
     assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
@@ -407,7 +414,11 @@ fn features_that_fail_end_the_search_with_their_line_and_time_is_kept_within_a_r
     let slow = "features(function(state)\n\tlocal t = {}\n\tfor i = 1, 1000000 do t[i] = i end\n\treturn state.x\nend)\n";
     std::fs::write(dir.path().join("g/tests/props.luau"), slow).unwrap();
     let started = std::time::Instant::now();
-    let out = explore(dir.path(), "g", &["--runs", "2", "--jobs", "1", "--time", "2"]);
+    let out = explore(
+        dir.path(),
+        "g",
+        &["--runs", "2", "--jobs", "1", "--time", "2"],
+    );
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     assert!(
         started.elapsed() < std::time::Duration::from_secs(30),

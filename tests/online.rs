@@ -478,8 +478,14 @@ fn a_hosts_window_and_a_headless_joiner_play_the_same_frames() {
 fn an_address_no_host_can_have_is_refused_at_once_and_printed_escaped() {
     let dir = game(&[("g/main.luau", DUEL)]);
     for (address, said) in [
-        ("127.0.0.1:0", "online: `127.0.0.1:0` has port 0, which no host listens on"),
-        ("\u{1b}[2J:5", "online: `\\x1b[2J:5` is not an address (HOST:PORT)"),
+        (
+            "127.0.0.1:0",
+            "online: `127.0.0.1:0` has port 0, which no host listens on",
+        ),
+        (
+            "\u{1b}[2J:5",
+            "online: `\\x1b[2J:5` is not an address (HOST:PORT)",
+        ),
     ] {
         let started = Instant::now();
         let (code, _, stderr) = output(spawn(dir.path(), &["join", address, "g", "--headless"]));

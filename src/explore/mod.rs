@@ -160,8 +160,15 @@ fn play_batch(
                     }
                     let Some(job) = jobs.get(i) else { break };
                     let seen = &seen[job.lane];
-                    let played =
-                        play::play(game, &job.steps, job.frames, &properties, seen, dt, deadline);
+                    let played = play::play(
+                        game,
+                        &job.steps,
+                        job.frames,
+                        &properties,
+                        seen,
+                        dt,
+                        deadline,
+                    );
                     if played.is_err() {
                         stopped.store(true, std::sync::atomic::Ordering::Relaxed);
                     }
@@ -406,7 +413,11 @@ pub fn write_failure(
     }
     let state = engine.game().state_json().unwrap_or_default();
     engine.flush()?;
-    crate::files::write(&out.join("state.json"), state + "\n", crate::files::Readers::Owner)?;
+    crate::files::write(
+        &out.join("state.json"),
+        state + "\n",
+        crate::files::Readers::Owner,
+    )?;
     let changes = match &before {
         Some(old) => crate::state::changes(old, engine.game().state(), CHANGES)
             .unwrap_or_else(|e| vec![format!("the states could not be compared: {e}")]),
@@ -418,7 +429,11 @@ pub fn write_failure(
     } else if changes.is_empty() {
         text = format!("frame {target} changed nothing in the state");
     }
-    crate::files::write(&out.join("changes.txt"), text + "\n", crate::files::Readers::Owner)?;
+    crate::files::write(
+        &out.join("changes.txt"),
+        text + "\n",
+        crate::files::Readers::Owner,
+    )?;
     let gif = capture.and_then(|c| c.recorder.finish().map_err(|e| e.to_string()));
     let gif = match gif {
         Ok(_) => Ok(gif_path),

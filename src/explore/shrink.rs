@@ -83,7 +83,8 @@ impl Shrinker<'_> {
                     .map(|c| {
                         scope.spawn(move || -> Result<Option<Failure>> {
                             let properties = Properties::load(dir)?;
-                            let played = play(dir, c, frames, &properties, &HashSet::new(), dt, None)?;
+                            let played =
+                                play(dir, c, frames, &properties, &HashSet::new(), dt, None)?;
                             Ok(played.failure.filter(|f| f.broke.same_as(broke)))
                         })
                     })

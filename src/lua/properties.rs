@@ -153,7 +153,8 @@ impl Properties {
             return Ok(None);
         };
         let copied = self.copy_in(state)?;
-        let failed = |why: String| Error::Script(format!("features failed at frame {frame}: {why}"));
+        let failed =
+            |why: String| Error::Script(format!("features failed at frame {frame}: {why}"));
         let value = self
             .budget
             .guard(Call::Test, || features.call::<Value>((copied, frame)))

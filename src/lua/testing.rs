@@ -88,7 +88,10 @@ fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
             // Loading ran out of what the other engines left it, not of
             // its own cap: say whose memory it was (H10).
             if share < Limits::default().memory && why.contains(super::errors::RAN_OUT_OF_MEMORY) {
-                fail(lua, format!("engine.new: {}", super::engines::exhausted(share)))
+                fail(
+                    lua,
+                    format!("engine.new: {}", super::engines::exhausted(share)),
+                )
             } else {
                 fail(lua, format!("engine.new: {why}"))
             }

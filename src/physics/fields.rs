@@ -57,7 +57,10 @@ pub fn finite_number(value: &Value, place: &str) -> Result<f64, String> {
         }
     };
     if !v.is_finite() {
-        return Err(format!("{place} is {}; it must be a finite number (P4)", Number(v)));
+        return Err(format!(
+            "{place} is {}; it must be a finite number (P4)",
+            Number(v)
+        ));
     }
     Ok(v)
 }

@@ -112,7 +112,10 @@ fn step(lua: &Lua, world: &Value, dt: &Value, commands: &Value) -> Result<Table,
     // A frame of no time (a window's first, or the first after a pause)
     // is a step of no time: the commands apply, nothing moves (P2).
     if !(dt.is_finite() && (0.0..=1.0).contains(&dt)) {
-        return Err(format!("dt is {}; a step is from 0 to 1 second (P4)", Number(dt)));
+        return Err(format!(
+            "dt is {}; a step is from 0 to 1 second (P4)",
+            Number(dt)
+        ));
     }
     let read = read::world(world)?;
     let commands = read::commands(commands, &read)?;

@@ -110,7 +110,10 @@ fn finite(name: &str, v: f64) -> Result<f32, String> {
     if v.is_finite() {
         Ok(v as f32)
     } else {
-        Err(format!("`{name}` is {}; it must be a finite number", Number(v)))
+        Err(format!(
+            "`{name}` is {}; it must be a finite number",
+            Number(v)
+        ))
     }
 }
 

@@ -336,7 +336,9 @@ fn writes() -> Vec<Row> {
         .after(frames_each_whole),
         Row::new("a search's report whose file-size limit is reached (the XML was cut)")
             .file("g/main.luau", COUNTING)
-            .args(&["explore", "g", "--runs", "1", "--frames", "2", "--report", "out.xml"])
+            .args(&[
+                "explore", "g", "--runs", "1", "--frames", "2", "--report", "out.xml",
+            ])
             .file_size(100)
             .first("moonloop: cannot write out.xml: File too large", 3)
             .after(no_report_left),
