@@ -495,3 +495,64 @@ fn an_address_no_host_can_have_is_refused_at_once_and_printed_escaped() {
         assert!(started.elapsed() < Duration::from_secs(10), "at once");
     }
 }
+
+// rule: N3
+#[test]
+fn a_spectator_watches_the_players_frames_on_the_inputs_the_host_confirms() {
+    let dir = game(&[("g/main.luau", DUEL), ("one.txt", ONE), ("two.txt", TWO)]);
+    let port = free_port();
+    let address = format!("127.0.0.1:{port}");
+    let host = spawn(
+        dir.path(),
+        &[
+            "host",
+            "g",
+            "--address",
+            &address,
+            "--spectators",
+            "1",
+            "--headless",
+            "--input",
+            "one.txt",
+            "--frames",
+            "300",
+            "--wait",
+            "30",
+        ],
+    );
+    let watch = spawn(
+        dir.path(),
+        &[
+            "spectate",
+            &address,
+            "g",
+            "--headless",
+            "--frames",
+            "300",
+            "--wait",
+            "30",
+        ],
+    );
+    let join = join_headless(dir.path(), &address, "300");
+    let (host_code, host_out, host_err) = output(host);
+    let (join_code, join_out, join_err) = output(join);
+    let (watch_code, watch_out, watch_err) = output(watch);
+    assert_eq!(host_code, Some(0), "{host_err}");
+    assert_eq!(join_code, Some(0), "{join_err}");
+    assert_eq!(watch_code, Some(0), "{watch_err}");
+    assert!(host_out.starts_with("frame 300: "), "{host_out}");
+    assert_eq!(host_out, join_out, "the same frame 300 on both sides");
+    assert_eq!(
+        watch_out, host_out,
+        "the spectator saw the players' frame 300"
+    );
+    assert!(host_err.contains("joined to watch"), "{host_err}");
+    assert!(watch_err.contains("watching"), "{watch_err}");
+    // A second spectator, or a player who came too late, is told why.
+    let late = spawn(
+        dir.path(),
+        &["spectate", &address, "g", "--headless", "--wait", "2"],
+    );
+    let (late_code, _, late_err) = output(late);
+    assert_eq!(late_code, Some(2), "{late_err}");
+}

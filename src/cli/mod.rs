@@ -120,6 +120,10 @@ enum Command {
         /// The seed both games' `math.random` start from.
         #[arg(long, default_value_t = crate::lua::DEFAULT_SEED)]
         seed: u64,
+        /// Waits for N spectators too (`moonloop spectate`), 0 to 8,
+        /// before the game starts; each is sent every confirmed input.
+        #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=8))]
+        spectators: u64,
         #[command(flatten)]
         peer: online::PeerArgs,
     },
@@ -132,6 +136,16 @@ enum Command {
         game: PathBuf,
         #[command(flatten)]
         peer: online::PeerArgs,
+    },
+    /// Watches a hosted game (the host waits for spectators with
+    /// --spectators): plays it on the inputs the host confirms (N3).
+    Spectate {
+        /// The host, HOST:PORT.
+        address: String,
+        /// The game folder (the same files as the host's).
+        game: PathBuf,
+        #[command(flatten)]
+        watch: online::WatchArgs,
     },
     /// Runs each game's tests/*.luau and prints "N passed, N failed".
     Test {
@@ -321,7 +335,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     // the command is known to be a run, before anything is unpacked.
     if matches!(
         cli.command,
-        Command::Run(_) | Command::Host { .. } | Command::Join { .. }
+        Command::Run(_) | Command::Host { .. } | Command::Join { .. } | Command::Spectate { .. }
     ) {
         crate::interrupt::install();
     }
@@ -359,8 +373,14 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             game,
             address,
             seed,
+            spectators,
             peer,
-        } => online::host(game, &address, seed, peer),
+        } => online::host(game, &address, seed, spectators as usize, peer),
+        Command::Spectate {
+            address,
+            game,
+            watch,
+        } => online::spectate(&address, game, watch),
         Command::Join {
             address,
             game,

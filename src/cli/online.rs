@@ -48,6 +48,23 @@ pub(super) struct PeerArgs {
     audio: String,
 }
 
+/// What `spectate` is asked.
+#[derive(Debug, Args)]
+pub(super) struct WatchArgs {
+    /// How long to wait for the host to answer, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300.0, value_parser = super::parse_budget)]
+    wait: f64,
+    /// Watches without a window.
+    #[arg(long)]
+    headless: bool,
+    /// Ends after frame N, and says its state hash.
+    #[arg(long, value_name = "N")]
+    frames: Option<u64>,
+    /// The ALSA device that plays sound in a window ("off" for none).
+    #[arg(long, value_name = "DEVICE", default_value = "default")]
+    audio: String,
+}
+
 /// A peer about to play: its game, and what it was asked.
 struct Peer {
     game: PathBuf,
@@ -59,17 +76,59 @@ struct Peer {
 ///
 /// # Errors
 /// The game does not load or cannot be played online, or nobody joined.
-pub(super) fn host(game: PathBuf, address: &str, seed: u64, args: PeerArgs) -> Result<ExitCode> {
+pub(super) fn host(
+    game: PathBuf,
+    address: &str,
+    seed: u64,
+    spectators: usize,
+    args: PeerArgs,
+) -> Result<ExitCode> {
     let address = resolve(address)?;
     let peer = Peer { game, args };
     let (loaded, id) = peer.load(seed)?;
+    let watchers = match spectators {
+        0 => String::new(),
+        1 => " and a spectator".into(),
+        n => format!(" and {n} spectators"),
+    };
     tell!(
-        "online: hosting {} on {address}; waiting for a player",
+        "online: hosting {} on {address}; waiting for a player{watchers}",
         id.name
     );
-    let (link, remote) = Link::host(address, &id, seed, peer.wait()).map_err(Error::Usage)?;
-    tell!("online: {remote} joined");
-    peer.play(loaded, link, 0, remote, seed)
+    let (link, remote, watching) =
+        Link::host(address, &id, seed, peer.wait(), spectators).map_err(Error::Usage)?;
+    peer.play(loaded, link, (0, remote), watching, seed)
+}
+
+/// `moonloop spectate ADDRESS GAME`: watches the game the host at
+/// `address` plays (it was started with `--spectators`), on the inputs
+/// it sends.
+///
+/// # Errors
+/// The game does not load, the host refused it, or did not answer.
+pub(super) fn spectate(address: &str, game: PathBuf, args: WatchArgs) -> Result<ExitCode> {
+    let host = resolve(address)?;
+    let loading = Peer {
+        game,
+        args: PeerArgs {
+            delay: 0,
+            window: 1,
+            wait: args.wait,
+            headless: args.headless,
+            input: None,
+            frames: args.frames,
+            audio: args.audio.clone(),
+        },
+    };
+    let (_, id) = loading.load(0)?;
+    tell!("online: joining {host} to watch");
+    let (link, seed) = Link::join(host, &id, loading.wait(), true).map_err(Error::Usage)?;
+    let (loaded, _) = loading.load(seed)?;
+    let watching = crate::netplay::Spectating::start(link, host, Duration::from_secs(3))
+        .map_err(Error::Usage)?;
+    let mut engine = Engine::new(loaded, Box::new(ConstantClock::new(1.0 / 60.0)));
+    engine.keep_history(crate::history::DEFAULT_CAP)?;
+    loading.drive(engine, Box::new(watching))
 }
 
 /// `moonloop join ADDRESS GAME`: joins the host at `address`, which
@@ -82,10 +141,10 @@ pub(super) fn join(address: &str, game: PathBuf, args: PeerArgs) -> Result<ExitC
     let peer = Peer { game, args };
     let (_, id) = peer.load(0)?;
     tell!("online: joining {host}");
-    let (link, seed) = Link::join(host, &id, peer.wait()).map_err(Error::Usage)?;
+    let (link, seed) = Link::join(host, &id, peer.wait(), false).map_err(Error::Usage)?;
     // Both games start from the host's seed.
     let (loaded, _) = peer.load(seed)?;
-    peer.play(loaded, link, 1, host, seed)
+    peer.play(loaded, link, (1, host), Vec::new(), seed)
 }
 
 /// The first address `text` names (`HOST:PORT`).
@@ -134,13 +193,14 @@ impl Peer {
         Ok((game, id))
     }
 
-    /// Plays `game` over `link` as player `local` against `remote`.
+    /// Plays `game` over `link` as player `local` against `remote`,
+    /// sending every confirmed input to `spectators` too.
     fn play(
         self,
         game: LuaGame,
         link: Link,
-        local: usize,
-        remote: SocketAddr,
+        (local, remote): (usize, SocketAddr),
+        spectators: Vec<SocketAddr>,
         seed: u64,
     ) -> Result<ExitCode> {
         let script = match &self.args.input {
@@ -155,12 +215,24 @@ impl Peer {
         options.window = self.args.window as usize;
         options.seed = seed;
         options.reports = PathBuf::from(".");
+        options.spectators = spectators;
         let online = Online::start(link, options)
             .map_err(Error::Usage)?
             .script(script);
+        self.drive(engine, Box::new(online))
+    }
+
+    /// Runs `engine`'s frames as `driver` says, in a window or headless,
+    /// until the frames asked for or the session ends; says the state
+    /// hash of the last frame asked for.
+    fn drive(
+        self,
+        engine: Engine<LuaGame>,
+        driver: Box<dyn crate::session::Driver<LuaGame>>,
+    ) -> Result<ExitCode> {
         crate::interrupt::install();
         let session = if self.args.headless {
-            let mut session = Session::new(engine).drive(Some(Box::new(online)));
+            let mut session = Session::new(engine).drive(Some(driver));
             run_headless(&mut session, self.args.frames);
             session
         } else {
@@ -168,7 +240,7 @@ impl Peer {
             let options = crate::window::Options {
                 frames: self.args.frames,
                 audio: self.args.audio.clone(),
-                driver: Some(Box::new(online)),
+                driver: Some(driver),
                 ..Default::default()
             };
             crate::window::run(engine, options)?

@@ -1,7 +1,8 @@
 //! The wire between two peers (rule N3): one UDP socket each. Before the
 //! game, the joining peer says which game it holds (its name, the hash of
 //! every file, its players) until the host welcomes it, with the seed both
-//! games start from, or refuses it, saying why. Then the socket carries
+//! games start from, or refuses it, saying why. A spectator says the same
+//! with another first byte, and is welcomed alike. Then the socket carries
 //! GGRS's messages. Everything read off the network is bounded before it
 //! is decoded: a packet is at most [`MAX_PACKET`] bytes.
 
@@ -21,6 +22,8 @@ const HELLO: u8 = 1;
 const WELCOME: u8 = 2;
 const REFUSED: u8 = 3;
 const GGRS: u8 = 4;
+/// A hello from a peer that watches rather than plays.
+const WATCH: u8 = 5;
 
 /// Bumped when what peers say to each other changes.
 const PROTOCOL: u32 = 1;
@@ -183,9 +186,9 @@ pub fn encode(message: &Message) -> Vec<u8> {
 /// A peer's socket: the handshake, then GGRS's messages.
 pub struct Link {
     socket: UdpSocket,
-    /// The welcome the host answered with, to answer again a hello that
-    /// comes after it (the first welcome was lost).
-    welcome: Option<(SocketAddr, Vec<u8>)>,
+    /// The welcome the host answered each peer with, to answer again a
+    /// hello that comes after it (the first welcome was lost).
+    welcomed: Vec<(SocketAddr, Vec<u8>)>,
     buffer: Vec<u8>,
 }
 
@@ -198,7 +201,7 @@ impl Link {
             .map_err(|e| format!("online: {e}"))?;
         Ok(Link {
             socket,
-            welcome: None,
+            welcomed: Vec::new(),
             buffer: vec![0; MAX_PACKET + 1],
         })
     }
@@ -223,9 +226,11 @@ impl Link {
         }
     }
 
-    /// Listens on `address` for a peer holding `game`, for at most
-    /// `wait`; welcomes the first that holds it, with `seed`, and says
-    /// to every other why not. Returns the link and the peer's address.
+    /// Listens on `address` for a player holding `game` and for
+    /// `spectators` peers to watch, for at most `wait`; welcomes the first
+    /// player and the first `spectators` watchers that hold it, with
+    /// `seed`, and says to every other why not. Returns the link, the
+    /// player's address and the watchers'.
     ///
     /// # Errors
     /// The address cannot be listened on, nobody came in time, or the
@@ -235,10 +240,18 @@ impl Link {
         game: &GameId,
         seed: u64,
         wait: Duration,
-    ) -> Result<(Link, SocketAddr), String> {
+        spectators: usize,
+    ) -> Result<(Link, SocketAddr, Vec<SocketAddr>), String> {
         let mut link = Link::bind(address)?;
         let until = Instant::now() + wait;
+        let mut player = None;
+        let mut watching = Vec::new();
         while Instant::now() < until {
+            if let Some(player) = player
+                && watching.len() == spectators
+            {
+                return Ok((link, player, watching));
+            }
             if crate::interrupt::requested() {
                 return Err("online: interrupted while waiting for a player".into());
             }
@@ -246,13 +259,32 @@ impl Link {
                 std::thread::sleep(Duration::from_millis(5));
                 continue;
             };
-            if bytes.first() != Some(&HELLO) {
-                continue;
-            }
-            let Ok(theirs) = codec().deserialize::<GameId>(&bytes[1..]) else {
+            let (Some(&tag @ (HELLO | WATCH)), Some(body)) = (bytes.first(), bytes.get(1..)) else {
                 continue;
             };
-            if let Some(why) = game.differs(&theirs) {
+            if let Some((_, welcome)) = link.welcomed.iter().find(|(peer, _)| *peer == from) {
+                // It did not hear its welcome: say it again.
+                let _ = link.socket.send_to(welcome, from);
+                continue;
+            }
+            let Ok(theirs) = codec().deserialize::<GameId>(body) else {
+                continue;
+            };
+            let room = if tag == HELLO {
+                player.is_none()
+            } else {
+                watching.len() < spectators
+            };
+            let why = game.differs(&theirs).or_else(|| {
+                (!room).then(|| {
+                    if tag == HELLO {
+                        "this host has its player already".to_string()
+                    } else {
+                        format!("this host takes {spectators} spectators, and has them")
+                    }
+                })
+            });
+            if let Some(why) = why {
                 crate::terminal::tell!("online: refused {from}: {why}");
                 let answer = packet(REFUSED, &Answer::Refused { why });
                 let _ = link.socket.send_to(&answer, from);
@@ -260,23 +292,38 @@ impl Link {
             }
             let answer = packet(WELCOME, &Answer::Welcome { seed });
             let _ = link.socket.send_to(&answer, from);
-            link.welcome = Some((from, answer));
-            return Ok((link, from));
+            link.welcomed.push((from, answer));
+            if tag == HELLO {
+                crate::terminal::tell!("online: {from} joined to play");
+                player = Some(from);
+            } else {
+                crate::terminal::tell!("online: {from} joined to watch");
+                watching.push(from);
+            }
         }
-        Err(format!(
-            "online: no player joined in {} s",
-            wait.as_secs_f64()
-        ))
+        Err(match player {
+            None => format!("online: no player joined in {} s", wait.as_secs_f64()),
+            Some(_) => format!(
+                "online: {} of {spectators} spectators joined in {} s",
+                watching.len(),
+                wait.as_secs_f64()
+            ),
+        })
     }
 
-    /// Joins the host at `host` with `game`, saying hello until it
-    /// answers, for at most `wait`. Returns the link and the seed both
-    /// games start from.
+    /// Joins the host at `host` with `game`, to play or (`watch`) to
+    /// watch, saying hello until it answers, for at most `wait`. Returns
+    /// the link and the seed the games start from.
     ///
     /// # Errors
     /// The host refused the game (the line says why), did not answer in
     /// time, or the run was interrupted.
-    pub fn join(host: SocketAddr, game: &GameId, wait: Duration) -> Result<(Link, u64), String> {
+    pub fn join(
+        host: SocketAddr,
+        game: &GameId,
+        wait: Duration,
+        watch: bool,
+    ) -> Result<(Link, u64), String> {
         let any: SocketAddr = if host.ip().is_loopback() {
             "127.0.0.1:0".parse().expect("an address")
         } else if host.is_ipv6() {
@@ -285,7 +332,7 @@ impl Link {
             "0.0.0.0:0".parse().expect("an address")
         };
         let mut link = Link::bind(any)?;
-        let hello = packet(HELLO, game);
+        let hello = packet(if watch { WATCH } else { HELLO }, game);
         let until = Instant::now() + wait;
         let mut said = Instant::now() - HELLO_EVERY;
         while Instant::now() < until {
@@ -342,10 +389,9 @@ impl NonBlockingSocket<SocketAddr> for Link {
                         messages.push((from, message));
                     }
                 }
-                // The peer did not hear the welcome: say it again.
-                Some(&HELLO) => {
-                    if let Some((peer, welcome)) = &self.welcome
-                        && *peer == from
+                // A peer did not hear its welcome: say it again.
+                Some(&(HELLO | WATCH)) => {
+                    if let Some((_, welcome)) = self.welcomed.iter().find(|(peer, _)| *peer == from)
                     {
                         let _ = self.socket.send_to(welcome, from);
                     }

@@ -44,7 +44,7 @@ impl ggrs::Config for NetConfig {
 pub const FPS: usize = 60;
 
 /// What a session ended by a packet it could not take says.
-const UNREADABLE: &str = "N3: the other peer sent what this one cannot read (another moonloop, \
+pub(super) const UNREADABLE: &str = "N3: the other peer sent what this one cannot read (another moonloop, \
                           or not a moonloop peer); the session ends";
 
 /// How many frames apart the peers compare hashes.
@@ -69,6 +69,9 @@ pub struct Options {
     pub seed: u64,
     /// Where that replay goes.
     pub reports: PathBuf,
+    /// Peers that watch (the host's only): each is sent every confirmed
+    /// input, and plays the game from them.
+    pub spectators: Vec<SocketAddr>,
 }
 
 impl Options {
@@ -82,6 +85,7 @@ impl Options {
             timeout: Duration::from_secs(3),
             seed: 0,
             reports: PathBuf::new(),
+            spectators: Vec::new(),
         }
     }
 }
@@ -163,6 +167,11 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
             };
             builder = builder.add_player(kind, player).map_err(refused)?;
         }
+        for (i, &watcher) in options.spectators.iter().enumerate() {
+            builder = builder
+                .add_player(PlayerType::Spectator(watcher), 2 + i)
+                .map_err(refused)?;
+        }
         let session = builder.start_p2p_session(socket).map_err(refused)?;
         Ok(Online {
             session,
@@ -198,12 +207,19 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
         let events: Vec<GgrsEvent<NetConfig>> = self.session.events().collect();
         for event in events {
             match event {
+                GgrsEvent::Synchronized { addr } if addr != self.options.remote => {
+                    tell!("online: {addr} is watching");
+                }
                 GgrsEvent::Synchronized { .. } => {
                     self.synchronized = true;
                     tell!(
                         "online: connected; playing as player {}",
                         self.options.local + 1
                     );
+                }
+                GgrsEvent::Disconnected { addr } if addr != self.options.remote => {
+                    // A spectator that goes away ends nothing.
+                    tell!("online: the spectator at {addr} left");
                 }
                 GgrsEvent::Disconnected { .. } => {
                     self.end(format!(
@@ -213,10 +229,13 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
                         self.options.timeout.as_secs_f64()
                     ));
                 }
-                GgrsEvent::NetworkInterrupted { .. } => {
+                GgrsEvent::NetworkInterrupted { addr, .. } if addr == self.options.remote => {
                     tell!("online: the other player is silent; waiting for them");
                 }
-                GgrsEvent::NetworkResumed { .. } => tell!("online: the other player is back"),
+                GgrsEvent::NetworkResumed { addr } if addr == self.options.remote => {
+                    tell!("online: the other player is back");
+                }
+                GgrsEvent::NetworkInterrupted { .. } | GgrsEvent::NetworkResumed { .. } => {}
                 GgrsEvent::WaitRecommendation { skip_frames } => self.skip += skip_frames,
                 GgrsEvent::DesyncDetected {
                     frame,
@@ -321,14 +340,7 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
     /// Runs one frame with every player's input.
     fn advance<G: Game>(&mut self, engine: &mut Engine<G>, inputs: &[(NetInput, InputStatus)]) {
         let resimulating = engine.frame() < self.furthest;
-        let held: Vec<NetInput> = inputs
-            .iter()
-            .map(|(input, status)| match status {
-                InputStatus::Disconnected => NetInput::default(),
-                _ => *input,
-            })
-            .collect();
-        apply(engine.input_mut(), &held);
+        apply(engine.input_mut(), &held(inputs));
         engine.deliver_frame(1.0 / FPS as f64);
         self.furthest = self.furthest.max(engine.frame());
         if resimulating {
@@ -349,6 +361,18 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
         });
         self.stats.sounds_kept_quiet += quiet;
     }
+}
+
+/// What each player holds in a frame GGRS hands over: nothing, for a
+/// player who has left.
+pub(super) fn held(inputs: &[(NetInput, InputStatus)]) -> Vec<NetInput> {
+    inputs
+        .iter()
+        .map(|(input, status)| match status {
+            InputStatus::Disconnected => NetInput::default(),
+            _ => *input,
+        })
+        .collect()
 }
 
 impl<G: Game, S: NonBlockingSocket<SocketAddr> + 'static> Driver<G> for Online<S> {

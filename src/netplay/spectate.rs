@@ -1,0 +1,174 @@
+//! Watching an online game (rule N3): a spectator runs the whole game on
+//! the inputs the host has confirmed, as the host sends them, a few
+//! frames behind the players and never guessing, so it never goes back.
+//! Its frames are the players' frames: the same state hashes, the same
+//! sounds once each. A spectator that falls behind catches up by running
+//! several frames a tick; the game needs nothing for it.
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use ggrs::{GgrsError, GgrsEvent, GgrsRequest, NonBlockingSocket, SessionBuilder, SessionState};
+
+use super::input::apply;
+use super::online::{FPS, NetConfig, held};
+use crate::engine::{Engine, Game, Tick};
+use crate::session::Driver;
+use crate::terminal::tell;
+
+/// Frames a spectator may trail the host before it runs faster to catch up.
+const MAX_BEHIND: usize = 10;
+
+/// Frames a tick while catching up.
+const CATCH_UP: usize = 4;
+
+/// A spectator's session, driving its engine's frames.
+pub struct Spectating {
+    session: ggrs::SpectatorSession<NetConfig>,
+    host: SocketAddr,
+    timeout: Duration,
+    next: Option<Instant>,
+    synchronized: bool,
+    ended: Option<String>,
+}
+
+impl Spectating {
+    /// Watches the game the host at `host` plays, over `socket`; the host
+    /// is gone after `timeout` of silence.
+    ///
+    /// # Errors
+    /// GGRS refuses the settings.
+    pub fn start(
+        socket: impl NonBlockingSocket<SocketAddr> + 'static,
+        host: SocketAddr,
+        timeout: Duration,
+    ) -> Result<Spectating, String> {
+        let refused = |e: GgrsError| format!("N3: watching cannot start: {e}");
+        let session = SessionBuilder::<NetConfig>::new()
+            .with_num_players(2)
+            .map_err(refused)?
+            .with_fps(FPS)
+            .map_err(refused)?
+            .with_disconnect_timeout(timeout)
+            .with_disconnect_notify_delay(timeout / 3)
+            .with_max_frames_behind(MAX_BEHIND)
+            .map_err(refused)?
+            .with_catchup_speed(CATCH_UP)
+            .map_err(refused)?
+            .start_spectator_session(host, socket);
+        Ok(Spectating {
+            session,
+            host,
+            timeout,
+            next: None,
+            synchronized: false,
+            ended: None,
+        })
+    }
+
+    fn end(&mut self, why: String) {
+        if self.ended.is_none() {
+            tell!("moonloop: {why}");
+            self.ended = Some(why);
+        }
+    }
+
+    fn events(&mut self, frame: u64) {
+        let events: Vec<GgrsEvent<NetConfig>> = self.session.events().collect();
+        for event in events {
+            match event {
+                GgrsEvent::Synchronized { .. } => {
+                    self.synchronized = true;
+                    tell!("online: connected; watching");
+                }
+                GgrsEvent::Disconnected { .. } => self.end(format!(
+                    "online: the host left at frame {frame} (its game closed, or the link was \
+                     silent for {} s); watching ends",
+                    self.timeout.as_secs_f64()
+                )),
+                GgrsEvent::NetworkInterrupted { .. } => {
+                    tell!("online: the host is silent; waiting for it");
+                }
+                GgrsEvent::NetworkResumed { .. } => tell!("online: the host is back"),
+                _ => {}
+            }
+        }
+    }
+}
+
+impl<G: Game> Driver<G> for Spectating {
+    fn tick(&mut self, engine: &mut Engine<G>, now: Instant) -> Tick {
+        // The spectator's own keys play no part.
+        drop(engine.input_mut().take_queue());
+        let session = &mut self.session;
+        if crate::error::contain_panic(|| session.poll_remote_clients()).is_none() {
+            self.end(super::online::UNREADABLE.into());
+            return Tick::Declined;
+        }
+        self.events(engine.frame());
+        if self.ended.is_some() || self.next.is_some_and(|due| now < due) {
+            return Tick::Declined;
+        }
+        let interval = Duration::from_secs_f64(1.0 / FPS as f64);
+        let due = self.next.unwrap_or(now);
+        self.next = Some(if now > due + interval * 4 {
+            now + interval
+        } else {
+            due + interval
+        });
+        if self.session.current_state() != SessionState::Running {
+            return Tick::Declined;
+        }
+        let session = &mut self.session;
+        let Some(advanced) = crate::error::contain_panic(|| session.advance_frame()) else {
+            self.end(super::online::UNREADABLE.into());
+            return Tick::Declined;
+        };
+        let requests = match advanced {
+            Ok(requests) => requests,
+            // The host's inputs for the next frame are not here yet.
+            Err(GgrsError::PredictionThreshold) => return Tick::Declined,
+            Err(e) => {
+                self.end(format!("N3: watching ends: {e}"));
+                return Tick::Declined;
+            }
+        };
+        let mut delivered = false;
+        for request in requests {
+            if let GgrsRequest::AdvanceFrame { inputs } = request {
+                apply(engine.input_mut(), &held(&inputs));
+                engine.deliver_frame(1.0 / FPS as f64);
+                delivered = true;
+            }
+        }
+        if delivered {
+            Tick::Delivered
+        } else {
+            Tick::Declined
+        }
+    }
+
+    fn next_due(&self) -> Option<Instant> {
+        self.next
+    }
+
+    fn status(&self) -> Vec<String> {
+        if !self.synchronized {
+            return vec![format!("online: watching, waiting for {}", self.host)];
+        }
+        let behind = self.session.frames_behind_host();
+        let ping = self.session.network_stats().map_or(0, |n| n.ping);
+        vec![format!(
+            "online: watching {}, ping {ping} ms, {behind} frames behind the host",
+            self.host
+        )]
+    }
+
+    fn ended(&self) -> Option<String> {
+        self.ended.clone()
+    }
+
+    fn confirmed(&self) -> Option<u64> {
+        None
+    }
+}
