@@ -125,6 +125,36 @@ test("a step gives a new world and leaves the one it was given as it was", funct
 	expect(rawequal(next.bodies.box, world.bodies.box)).is_false()
 end)
 
+-- rule: P1
+test("a pair still touching keeps its table when others begin", function()
+	local physics = require("@moonloop/physics")
+	local w = physics.world({ gravity = { x = 0, y = 600 } })
+	w = physics.add(w, "floor", physics.body({ kind = "fixed", x = 100, y = 200, shape = physics.box(400, 20) }))
+	w = physics.add(w, "a", physics.body({ x = 50, y = 185, shape = physics.box(10, 10) }))
+	w = physics.add(w, "b", physics.body({ x = 150, y = 150, shape = physics.box(10, 10) }))
+	local function pair(world, id)
+		for _, p in world.touching do
+			if p.a == id or p.b == id then
+				return p
+			end
+		end
+		return nil
+	end
+	local steps = 0
+	while pair(w, "a") == nil and steps < 120 do
+		w = physics.step(w, 1 / 60)
+		steps += 1
+	end
+	local resting = pair(w, "a")
+	expect(resting ~= nil).is_true()
+	while pair(w, "b") == nil and steps < 240 do
+		w = physics.step(w, 1 / 60)
+		steps += 1
+	end
+	expect(pair(w, "b") ~= nil).is_true()
+	expect(rawequal(pair(w, "a"), resting)).is_true()
+end)
+
 -- rule: P5
 test("a ray down from above the floor hits its top, facing up", function()
 	local physics = require("@moonloop/physics")
@@ -365,7 +395,7 @@ fn the_physics_rules_hold_in_a_game_s_own_tests() {
     ]);
     let out = moonloop(&["test", "."], dir.path());
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-    assert!(out.stdout.contains("6 passed, 0 failed"), "{}", out.stdout);
+    assert!(out.stdout.contains("7 passed, 0 failed"), "{}", out.stdout);
 }
 
 // rule: P3

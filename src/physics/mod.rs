@@ -214,6 +214,14 @@ fn write(
     } else {
         let touching = lua.create_table_with_capacity(stepped.touching.len(), 0)?;
         for &(a, b) in &stepped.touching {
+            // A pair still touching keeps its table: most of a heap's
+            // pairs are, and history shares what did not change.
+            if let Ok(i) = read.touching.binary_search(&(a, b))
+                && let Some(pair) = &read.pair_tables[i]
+            {
+                touching.raw_push(pair.clone())?;
+                continue;
+            }
             let pair = lua.create_table_with_capacity(0, 2)?;
             pair.raw_set(k("a"), read.bodies[a].id.clone())?;
             pair.raw_set(k("b"), read.bodies[b].id.clone())?;

@@ -95,6 +95,9 @@ pub struct World {
     pub steps: f64,
     /// Pairs (by index, lower first) touching after the last step.
     pub touching: Vec<(usize, usize)>,
+    /// The table each of those pairs was read from, where it names the
+    /// lower first (as a step writes it): a pair still touching keeps it.
+    pub pair_tables: Vec<Option<Table>>,
     /// Joints in id order (P6).
     pub joints: Vec<super::joints::Joint>,
 }
@@ -206,7 +209,7 @@ pub fn world(table: &Table) -> Result<World, String> {
         .enumerate()
         .map(|(i, b)| (&b.key, i))
         .collect();
-    let mut touching = Vec::new();
+    let mut touching: Vec<((usize, usize), Option<Table>)> = Vec::new();
     if let Value::Table(list) = table.get("touching") {
         for pair in list.sequence_values::<Value>().take(super::MAX_PAIRS + 1) {
             let Value::Table(pair) = pair.map_err(text)? else {
@@ -220,12 +223,13 @@ pub fn world(table: &Table) -> Result<World, String> {
             if let (Some(a), Some(b)) = ends
                 && let (Some(&a), Some(&b)) = (index.get(&a), index.get(&b))
             {
-                touching.push((a.min(b), a.max(b)));
+                touching.push(((a.min(b), a.max(b)), (a < b).then_some(pair)));
             }
         }
-        touching.sort_unstable();
-        touching.dedup();
+        touching.sort_by_key(|(pair, _)| *pair);
+        touching.dedup_by_key(|(pair, _)| *pair);
     }
+    let (touching, pair_tables) = touching.into_iter().unzip();
     let joints = super::joints::read(&table.get("joints"), &index)?;
     Ok(World {
         joints,
@@ -234,6 +238,7 @@ pub fn world(table: &Table) -> Result<World, String> {
         scale,
         steps,
         touching,
+        pair_tables,
     })
 }
 
