@@ -357,6 +357,36 @@ fn join_headless(dir: &std::path::Path, address: &str, frames: &str) -> std::pro
     )
 }
 
+/// Player 1, headless, hosting g on `address` with the input in one.txt
+/// for 300 frames, with `extra` arguments.
+fn host_headless(dir: &std::path::Path, address: &str, extra: &[&str]) -> std::process::Child {
+    let args = [
+        "host",
+        "g",
+        "--address",
+        address,
+        "--headless",
+        "--input",
+        "one.txt",
+    ];
+    spawn(
+        dir,
+        &[&args[..], extra, &["--frames", "300", "--wait", "30"]].concat(),
+    )
+}
+
+/// Waits for both players to end well and print the same frame 300;
+/// returns the host's stdout and stderr and the joiner's stderr.
+fn both_play_300(host: std::process::Child, join: std::process::Child) -> (String, String, String) {
+    let (host_code, host_out, host_err) = output(host);
+    let (join_code, join_out, join_err) = output(join);
+    assert_eq!(host_code, Some(0), "{host_err}");
+    assert_eq!(join_code, Some(0), "{join_err}");
+    assert!(host_out.starts_with("frame 300: "), "{host_out}");
+    assert_eq!(host_out, join_out, "the same frame 300 on both sides");
+    (host_out, host_err, join_err)
+}
+
 fn output(child: std::process::Child) -> (Option<i32>, String, String) {
     let out = child.wait_with_output().unwrap();
     (
@@ -372,30 +402,12 @@ fn host_and_join_play_one_game_over_the_loopback_and_agree_on_it() {
     let dir = game(&[("g/main.luau", DUEL), ("one.txt", ONE), ("two.txt", TWO)]);
     let port = free_port();
     let address = format!("127.0.0.1:{port}");
-    let host = spawn(
-        dir.path(),
-        &[
-            "host",
-            "g",
-            "--address",
-            &address,
-            "--headless",
-            "--input",
-            "one.txt",
-            "--frames",
-            "300",
-            "--wait",
-            "30",
-        ],
-    );
+    let host = host_headless(dir.path(), &address, &[]);
     let join = join_headless(dir.path(), &address, "300");
-    let (host_code, host_out, host_err) = output(host);
-    let (join_code, join_out, join_err) = output(join);
-    assert_eq!(host_code, Some(0), "{host_err}");
-    assert_eq!(join_code, Some(0), "{join_err}");
-    assert!(host_out.starts_with("frame 300: "), "{host_out}");
-    assert_eq!(host_out, join_out, "the same frame 300 on both sides");
+    let (host_out, host_err, join_err) = both_play_300(host, join);
+    assert!(host_err.contains("joined to play"), "{host_err}");
     assert!(join_err.contains("playing as player 2"), "{join_err}");
+    assert!(host_out.starts_with("frame 300: "), "{host_out}");
 }
 
 // rule: N3
@@ -502,24 +514,7 @@ fn a_spectator_watches_the_players_frames_on_the_inputs_the_host_confirms() {
     let dir = game(&[("g/main.luau", DUEL), ("one.txt", ONE), ("two.txt", TWO)]);
     let port = free_port();
     let address = format!("127.0.0.1:{port}");
-    let host = spawn(
-        dir.path(),
-        &[
-            "host",
-            "g",
-            "--address",
-            &address,
-            "--spectators",
-            "1",
-            "--headless",
-            "--input",
-            "one.txt",
-            "--frames",
-            "300",
-            "--wait",
-            "30",
-        ],
-    );
+    let host = host_headless(dir.path(), &address, &["--spectators", "1"]);
     let watch = spawn(
         dir.path(),
         &[
@@ -534,14 +529,9 @@ fn a_spectator_watches_the_players_frames_on_the_inputs_the_host_confirms() {
         ],
     );
     let join = join_headless(dir.path(), &address, "300");
-    let (host_code, host_out, host_err) = output(host);
-    let (join_code, join_out, join_err) = output(join);
+    let (host_out, host_err, _) = both_play_300(host, join);
     let (watch_code, watch_out, watch_err) = output(watch);
-    assert_eq!(host_code, Some(0), "{host_err}");
-    assert_eq!(join_code, Some(0), "{join_err}");
     assert_eq!(watch_code, Some(0), "{watch_err}");
-    assert!(host_out.starts_with("frame 300: "), "{host_out}");
-    assert_eq!(host_out, join_out, "the same frame 300 on both sides");
     assert_eq!(
         watch_out, host_out,
         "the spectator saw the players' frame 300"

@@ -363,6 +363,18 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
     }
 }
 
+/// The frame after the one due at `due` (first: `now`) on the 60 Hz
+/// grid, restarted when far behind (as a paced clock's).
+pub(super) fn next_slot(due: Option<Instant>, now: Instant) -> Instant {
+    let interval = Duration::from_secs_f64(1.0 / FPS as f64);
+    let due = due.unwrap_or(now);
+    if now > due + interval * 4 {
+        now + interval
+    } else {
+        due + interval
+    }
+}
+
 /// What each player holds in a frame GGRS hands over: nothing, for a
 /// player who has left.
 pub(super) fn held(inputs: &[(NetInput, InputStatus)]) -> Vec<NetInput> {
@@ -377,7 +389,6 @@ pub(super) fn held(inputs: &[(NetInput, InputStatus)]) -> Vec<NetInput> {
 
 impl<G: Game, S: NonBlockingSocket<SocketAddr> + 'static> Driver<G> for Online<S> {
     fn tick(&mut self, engine: &mut Engine<G>, now: Instant) -> Tick {
-        let interval = Duration::from_secs_f64(1.0 / FPS as f64);
         let sampler = self
             .sampler
             .get_or_insert_with(|| Sampler::new(engine.input_mut()));
@@ -400,13 +411,7 @@ impl<G: Game, S: NonBlockingSocket<SocketAddr> + 'static> Driver<G> for Online<S
         if self.next.is_some_and(|due| now < due) {
             return Tick::Declined;
         }
-        // The frame grid, restarted when far behind (as a paced clock's).
-        let due = self.next.unwrap_or(now);
-        self.next = Some(if now > due + interval * 4 {
-            now + interval
-        } else {
-            due + interval
-        });
+        self.next = Some(next_slot(self.next, now));
         if self.session.current_state() != SessionState::Running {
             return Tick::Declined;
         }

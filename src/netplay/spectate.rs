@@ -109,13 +109,7 @@ impl<G: Game> Driver<G> for Spectating {
         if self.ended.is_some() || self.next.is_some_and(|due| now < due) {
             return Tick::Declined;
         }
-        let interval = Duration::from_secs_f64(1.0 / FPS as f64);
-        let due = self.next.unwrap_or(now);
-        self.next = Some(if now > due + interval * 4 {
-            now + interval
-        } else {
-            due + interval
-        });
+        self.next = Some(super::online::next_slot(self.next, now));
         if self.session.current_state() != SessionState::Running {
             return Tick::Declined;
         }
