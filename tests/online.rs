@@ -529,6 +529,13 @@ fn a_spectator_watches_the_players_frames_on_the_inputs_the_host_confirms() {
         ],
     );
     let join = join_headless(dir.path(), &address, "300");
+    // One more, a second into the game's five seconds, is told it began.
+    std::thread::sleep(Duration::from_secs(1));
+    let late = spawn(
+        dir.path(),
+        &["spectate", &address, "g", "--headless", "--wait", "10"],
+    );
+    let (late_code, _, late_err) = output(late);
     let (host_out, host_err, _) = both_play_300(host, join);
     let (watch_code, watch_out, watch_err) = output(watch);
     assert_eq!(watch_code, Some(0), "{watch_err}");
@@ -538,11 +545,9 @@ fn a_spectator_watches_the_players_frames_on_the_inputs_the_host_confirms() {
     );
     assert!(host_err.contains("joined to watch"), "{host_err}");
     assert!(watch_err.contains("watching"), "{watch_err}");
-    // A second spectator, or a player who came too late, is told why.
-    let late = spawn(
-        dir.path(),
-        &["spectate", &address, "g", "--headless", "--wait", "2"],
-    );
-    let (late_code, _, late_err) = output(late);
     assert_eq!(late_code, Some(2), "{late_err}");
+    assert!(
+        late_err.contains("refused this game: its game has begun"),
+        "{late_err}"
+    );
 }

@@ -389,11 +389,20 @@ impl NonBlockingSocket<SocketAddr> for Link {
                         messages.push((from, message));
                     }
                 }
-                // A peer did not hear its welcome: say it again.
-                Some(&(HELLO | WATCH)) => {
-                    if let Some((_, welcome)) = self.welcomed.iter().find(|(peer, _)| *peer == from)
-                    {
-                        let _ = self.socket.send_to(welcome, from);
+                // A peer did not hear its welcome: say it again. One that
+                // comes once the game is under way is told so, not left
+                // waiting (only a host has welcomed anyone).
+                Some(&(HELLO | WATCH)) if !self.welcomed.is_empty() => {
+                    match self.welcomed.iter().find(|(peer, _)| *peer == from) {
+                        Some((_, welcome)) => {
+                            let _ = self.socket.send_to(welcome, from);
+                        }
+                        None => {
+                            let why = "its game has begun; a player or a spectator joins \
+                                       before it starts (the host waits for --spectators N)";
+                            let answer = packet(REFUSED, &Answer::Refused { why: why.into() });
+                            let _ = self.socket.send_to(&answer, from);
+                        }
                     }
                 }
                 _ => {}
