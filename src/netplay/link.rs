@@ -279,6 +279,9 @@ impl Link {
                 (!room).then(|| {
                     if tag == HELLO {
                         "this host has its player already".to_string()
+                    } else if spectators == 0 {
+                        "this host takes no spectators (it was started without --spectators)"
+                            .to_string()
                     } else {
                         format!("this host takes {spectators} spectators, and has them")
                     }
