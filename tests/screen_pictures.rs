@@ -220,7 +220,7 @@ fn drawing_errors_name_the_call_and_the_argument() {
         ),
         (
             "screen:circle(0 / 0, 0, 5)",
-            "screen:circle: `x` is NaN; it must be a finite number",
+            "screen:circle: `x` is nan; it must be a finite number",
         ),
         (
             "screen:circle(0, 0, math.huge)",

@@ -175,7 +175,7 @@ fn sprite_mistakes_name_the_call_and_the_problem() {
         ),
         (
             "screen:sprites(sheet, { { x = 0 / 0, y = 0 } })",
-            "screen:sprites: sprite 1: `x` is NaN",
+            "screen:sprites: sprite 1: `x` is nan",
         ),
         (
             "screen:sprite({ image = \"sheet.png\", frames = { a = { 0, 0, 8, 8 } } }, \"b\", 0, 0)",

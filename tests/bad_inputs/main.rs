@@ -185,7 +185,7 @@ fn misbehaving_renders_get_one_line_and_the_state_still_advances() {
         ),
         (
             "screen:rect(0 / 0, 0, 1, 1)",
-            "7: screen:rect: `x` is NaN; it must be a finite number",
+            "7: screen:rect: `x` is nan; it must be a finite number",
         ),
         (
             "screen:rect(0, 0, -1, 1)",
