@@ -103,6 +103,11 @@ impl ReplayWriter {
         self.line(format_args!("frame {frame} {dt:?}"))
     }
 
+    /// Returns where the log is written.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Records an event the current frame applied.
     pub fn event(&mut self, event: InputEvent) -> Result {
         self.line(format_args!("{event}"))
@@ -111,7 +116,11 @@ impl ReplayWriter {
     /// Records the state's hash at the end of the current frame.
     pub fn hash(&mut self, hash: &str) -> Result {
         self.last_hash = Some(hash.to_string());
-        self.line(format_args!("hash {hash}"))
+        self.line(format_args!("hash {hash}"))?;
+        // Each frame reaches the file as it ends, so a disk that refuses
+        // the log refuses it at the frame it happens on, and the log on
+        // disk holds every frame before it.
+        self.out.flush().map_err(|e| Error::io(&self.path, e))
     }
 
     /// Says, at the top of the log, that playing it checks the game's
@@ -210,7 +219,15 @@ impl Replay {
     }
 
     /// Reads a log from `text`; an error gives the line and the reason.
-    pub fn parse(text: &str) -> std::result::Result<Replay, (usize, String)> {
+    pub fn parse(whole: &str) -> std::result::Result<Replay, (usize, String)> {
+        // A log that ends inside a line was cut there (a full disk, a
+        // crash): that line is not read, whatever it holds, and the frame
+        // it was part of is not whole (below).
+        let text = if whole.starts_with(HEADER) && !whole.ends_with('\n') {
+            &whole[..whole.rfind('\n').map_or(0, |i| i + 1)]
+        } else {
+            whole
+        };
         let mut lines = text.lines().enumerate().peekable();
         let version = match lines.next() {
             Some((_, HEADER)) => 3,
@@ -319,13 +336,9 @@ impl Replay {
         // frame with its hash, on a line that ended.
         let mut cut = None;
         if version >= 3 && end.is_none() {
-            let lines = text.lines().count();
+            let lines = whole.lines().count();
             cut = Some(lines.max(1));
             let mut keep = deltas.len();
-            // A last line that did not end belongs to the last frame.
-            if !text.ends_with('\n') {
-                keep = keep.saturating_sub(1);
-            }
             // A frame without its hash was not written whole: the log is
             // whole only up to the first such frame.
             if let Some(hole) = hashes[..keep].iter().position(Option::is_none) {
@@ -466,10 +479,15 @@ mod tests {
         let replay = Replay::parse(whole).unwrap();
         assert_eq!((replay.deltas.len(), replay.cut), (2, None));
         assert_eq!(replay.to_text(), whole, "written back alike");
-        // Cut at every byte: never read as whole, never a frame too many.
+        // Cut at every byte: never read as whole, never a frame too many,
+        // and past its header always read (a partial hash or event was
+        // refused as a bad line: the log a full disk left did not play).
+        let frames_begin = whole.find("frame 1").unwrap();
         for at in 0..whole.len() - 1 {
-            let Ok(replay) = Replay::parse(&whole[..at]) else {
-                continue;
+            let replay = match Replay::parse(&whole[..at]) {
+                Ok(replay) => replay,
+                Err(_) if at < frames_begin => continue,
+                Err(why) => panic!("cut at {at}: {:?}: {why:?}", &whole[..at]),
             };
             let kept = replay.deltas.len();
             assert!(replay.cut.is_some(), "cut at {at}: {:?}", &whole[..at]);

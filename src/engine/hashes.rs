@@ -15,6 +15,9 @@ pub(super) struct Logs {
     expected: Option<Vec<Option<String>>>,
     /// The first frame whose hash differed from the replay's.
     diverged: Option<u64>,
+    /// The log being written, the frame at which the disk refused it and
+    /// why: nothing more is written to it, and the run goes on.
+    refused: Option<(std::path::PathBuf, u64, std::io::Error)>,
 }
 
 impl Logs {
@@ -58,17 +61,33 @@ impl Logs {
                 result = writer.event(event);
             }
         });
-        result
+        self.refuse(frame, result)
+    }
+
+    /// Stops writing the log at `frame` when `result` says the disk
+    /// refused it: said once, at that frame; the log ends at the frame
+    /// before, its last whole one, and [`Logs::finish`] says so.
+    fn refuse(&mut self, frame: u64, result: Result) -> Result {
+        let Err(err) = result else {
+            return Ok(());
+        };
+        if let (Some(writer), Error::Io { source, .. }) = (self.writer.take(), &err) {
+            let kind = source.kind();
+            let why = std::io::Error::new(kind, source.to_string());
+            self.refused = Some((writer.path().to_path_buf(), frame, why));
+        }
+        Err(err)
     }
 
     /// Takes frame `frame`'s state `hash`: written to the log being
     /// written, and checked against the replay's. What goes wrong joins
     /// `errors`: a write that failed, and the divergence, the first time.
     pub(super) fn hash(&mut self, frame: u64, hash: &str, errors: &mut Vec<Error>) {
-        if let Some(writer) = &mut self.writer
-            && let Err(err) = writer.hash(hash)
-        {
-            errors.push(err);
+        if let Some(writer) = &mut self.writer {
+            let written = writer.hash(hash);
+            if let Err(err) = self.refuse(frame, written) {
+                errors.push(err);
+            }
         }
         let recorded = self
             .expected
@@ -93,6 +112,19 @@ impl Logs {
     /// # Errors
     /// The log could not be written.
     pub(super) fn finish(&mut self) -> Result {
+        if let Some((path, frame, why)) = self.refused.take() {
+            let kind = why.kind();
+            return Err(Error::Write {
+                path,
+                source: std::io::Error::new(
+                    kind,
+                    format!(
+                        "the replay log stops before frame {frame}, where the disk refused it \
+                         ({why}); it plays to the frame before"
+                    ),
+                ),
+            });
+        }
         match self.writer.take() {
             Some(writer) => writer.finish(),
             None => Ok(()),

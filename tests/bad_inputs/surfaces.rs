@@ -99,6 +99,19 @@ fn frames_each_whole(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
+fn a_log_that_plays_to_where_it_stopped(dir: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(dir.join("r.replay")).map_err(|e| e.to_string())?;
+    let replay = moonloop::replay::Replay::parse(&text).map_err(|e| format!("{e:?}"))?;
+    if replay.cut.is_none() || replay.deltas.len() < 100 {
+        return Err(format!(
+            "{} frames, cut {:?}",
+            replay.deltas.len(),
+            replay.cut
+        ));
+    }
+    Ok(())
+}
+
 fn no_report_left(dir: &Path) -> Result<(), String> {
     let left: Vec<_> = std::fs::read_dir(dir)
         .map_err(|e| e.to_string())?
@@ -334,6 +347,22 @@ fn writes() -> Vec<Row> {
         .file_size(1000)
         .first("recording to frames/ failed", 3)
         .after(frames_each_whole),
+        Row::new("an input log whose file-size limit is reached (cut mid-line, it did not play)")
+            .file("g/main.luau", COUNTING)
+            .args(&[
+                "run",
+                "g",
+                "--headless",
+                "--clock",
+                "constant:1/60",
+                "--frames",
+                "3000",
+                "--record-input",
+                "r.replay",
+            ])
+            .file_size(8192)
+            .first(": r.replay: File too large", 3)
+            .after(a_log_that_plays_to_where_it_stopped),
         Row::new("a search's report whose file-size limit is reached (the XML was cut)")
             .file("g/main.luau", COUNTING)
             .args(&[
