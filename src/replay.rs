@@ -192,7 +192,7 @@ impl Replay {
     /// The file cannot be read or is not a replay log; the error names the line.
     pub fn load(path: &Path) -> Result<Replay> {
         let bytes = crate::assets::read_path(path, &path.to_string_lossy(), MAX_LOG)
-            .map_err(|why| Error::io(path, std::io::Error::other(why)))?;
+            .map_err(|why| Error::io(path, why.into()))?;
         let text = String::from_utf8_lossy(&bytes);
         let replay = Replay::parse(&text).map_err(|(line, reason)| Error::Input {
             path: path.to_path_buf(),

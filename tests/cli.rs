@@ -1154,6 +1154,17 @@ fn a_run_the_machine_stops_exits_3_and_one_the_person_s_input_stops_exits_2() {
         dir.path(),
     );
     assert_eq!(out.code, 2, "{}", out.stderr);
+    // A replay the person named that is a device, or is not there, is
+    // their input too (the reason was read as a string and exited 3).
+    for replay in ["/dev/zero", "nowhere.replay"] {
+        let out = moonloop(
+            &["seek", "g", "--replay", replay, "--when", "true"],
+            dir.path(),
+        );
+        assert_eq!(out.code, 2, "{replay}: {}", out.stderr);
+        let out = moonloop(&["run", "g", "--headless", "--replay", replay], dir.path());
+        assert_eq!(out.code, 2, "{replay}: {}", out.stderr);
+    }
     let out = moonloop(&["build", "g", "-o", "/proc/x.bin"], dir.path());
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(

@@ -104,7 +104,35 @@ pub fn find_folder(root: &Path, name: &str) -> Result<PathBuf, String> {
 /// As [`find`], or the file is too big or cannot be read.
 pub fn read(root: Option<&Path>, name: &str, kind: &str, limit: u64) -> Result<Vec<u8>, String> {
     let path = find(root, name, kind)?;
-    read_path(&path, name, limit)
+    Ok(read_path(&path, name, limit)?)
+}
+
+/// Why a file could not be read: its one line, and what kind of failure
+/// it is, so a command's exit code can tell a path the person named wrong
+/// (not there, not a file, too big: 2) from a disk that failed (3).
+#[derive(Debug)]
+pub struct Unreadable {
+    /// The kind of failure, as an I/O error's.
+    pub kind: std::io::ErrorKind,
+    line: String,
+}
+
+impl std::fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.line)
+    }
+}
+
+impl From<Unreadable> for String {
+    fn from(why: Unreadable) -> String {
+        why.line
+    }
+}
+
+impl From<Unreadable> for std::io::Error {
+    fn from(why: Unreadable) -> std::io::Error {
+        std::io::Error::new(why.kind, why.line)
+    }
 }
 
 /// Reads `path`, found by [`find`] or [`find_rel`] as `name`, refusing it
@@ -112,26 +140,35 @@ pub fn read(root: Option<&Path>, name: &str, kind: &str, limit: u64) -> Result<V
 ///
 /// # Errors
 /// The file is too big or cannot be read.
-pub fn read_path(path: &Path, name: &str, limit: u64) -> Result<Vec<u8>, String> {
+pub fn read_path(path: &Path, name: &str, limit: u64) -> Result<Vec<u8>, Unreadable> {
     let shown = crate::terminal::escape(name);
     // Links were resolved where the path was found (inside the folder,
     // for a game's file) or are the person's own (a command line's);
     // the real path is opened, and a link swapped in since is refused.
     let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-    moonloop_door::read(&real, limit).map_err(|refusal| match refusal {
-        moonloop_door::Refusal::TooBig {
-            size: Some(size),
-            limit,
-        } => {
-            let (size, limit) = moonloop_door::sizes(size, limit);
-            format!("`{shown}` is {size}; the most the host reads is {limit} (H10)")
-        }
-        // A stream or a growing file: how long it is, nobody knows.
-        moonloop_door::Refusal::TooBig { size: None, limit } => format!(
-            "`{shown}` is more than {}, the most the host reads (H10)",
-            bytes(limit)
-        ),
-        other => format!("cannot read `{shown}` ({other})"),
+    use std::io::ErrorKind;
+    moonloop_door::read(&real, limit).map_err(|refusal| {
+        let kind = match &refusal {
+            moonloop_door::Refusal::Missing => ErrorKind::NotFound,
+            moonloop_door::Refusal::Io(e) => e.kind(),
+            _ => ErrorKind::InvalidInput,
+        };
+        let line = match refusal {
+            moonloop_door::Refusal::TooBig {
+                size: Some(size),
+                limit,
+            } => {
+                let (size, limit) = moonloop_door::sizes(size, limit);
+                format!("`{shown}` is {size}; the most the host reads is {limit} (H10)")
+            }
+            // A stream or a growing file: how long it is, nobody knows.
+            moonloop_door::Refusal::TooBig { size: None, limit } => format!(
+                "`{shown}` is more than {}, the most the host reads (H10)",
+                bytes(limit)
+            ),
+            other => format!("cannot read `{shown}` ({other})"),
+        };
+        Unreadable { kind, line }
     })
 }
 

@@ -395,7 +395,11 @@ fn native_half(lua: &Lua, id: &ModuleId) -> mlua::Result<Value> {
 /// The door refuses it, or it cannot be read.
 pub fn read_source(root: &Path, rel: &Path) -> Result<Vec<u8>, String> {
     let path = crate::assets::find_rel(root, rel, "file")?;
-    crate::assets::read_path(&path, &rel.to_string_lossy(), MAX_SOURCE)
+    Ok(crate::assets::read_path(
+        &path,
+        &rel.to_string_lossy(),
+        MAX_SOURCE,
+    )?)
 }
 
 /// Refuses what is not Luau source text (H10): Luau does not verify
