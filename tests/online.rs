@@ -545,6 +545,10 @@ fn a_spectator_watches_the_players_frames_on_the_inputs_the_host_confirms() {
     );
     assert!(host_err.contains("joined to watch"), "{host_err}");
     assert!(watch_err.contains("watching"), "{watch_err}");
+    assert!(
+        host_err.contains(", 1 spectator\n"),
+        "the host's status: {host_err}"
+    );
     assert_eq!(late_code, Some(2), "{late_err}");
     assert!(
         late_err.contains("refused this game: its game has begun"),

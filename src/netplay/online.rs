@@ -135,6 +135,8 @@ pub struct Online<S> {
     /// The furthest frame delivered: frames before it run again.
     furthest: u64,
     ended: Option<String>,
+    /// Spectators still watching.
+    watching: usize,
     _socket: std::marker::PhantomData<S>,
 }
 
@@ -173,6 +175,7 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
                 .map_err(refused)?;
         }
         let session = builder.start_p2p_session(socket).map_err(refused)?;
+        let watching = options.spectators.len();
         Ok(Online {
             session,
             options,
@@ -186,6 +189,7 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
             synchronized: false,
             furthest: 0,
             ended: None,
+            watching,
             _socket: std::marker::PhantomData,
         })
     }
@@ -220,6 +224,7 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
                 GgrsEvent::Disconnected { addr } if addr != self.options.remote => {
                     // A spectator that goes away ends nothing.
                     tell!("online: the spectator at {addr} left");
+                    self.watching = self.watching.saturating_sub(1);
                 }
                 GgrsEvent::Disconnected { .. } => {
                     self.end(format!(
@@ -488,9 +493,14 @@ impl<G: Game, S: NonBlockingSocket<SocketAddr> + 'static> Driver<G> for Online<S
                 self.options.remote
             )];
         }
+        let watched = match (self.options.spectators.len(), self.watching) {
+            (0, _) => String::new(),
+            (_, 1) => ", 1 spectator".to_string(),
+            (_, n) => format!(", {n} spectators"),
+        };
         vec![
             format!(
-                "online: player {} of 2, ping {} ms, confirmed frame {}",
+                "online: player {} of 2, ping {} ms, confirmed frame {}{watched}",
                 self.options.local + 1,
                 s.ping,
                 s.confirmed
