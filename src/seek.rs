@@ -15,6 +15,7 @@ use std::process::ExitCode;
 
 use crate::error::{Error, Result};
 use crate::lua::{Limits, Predicate};
+use crate::session::Session;
 use crate::terminal::{say, tell};
 
 /// Plays `replay` against `game` until `when` holds; prints `frame N` and
@@ -28,9 +29,11 @@ pub fn run(game: &Path, replay_path: &Path, when: &str) -> Result<ExitCode> {
     let shown = game.to_string_lossy().trim_end_matches('/').to_string();
     let playback = crate::playback::open(game, shown, replay_path, Limits::default())?;
     let predicate = Predicate::compile(playback.engine.game(), when)?;
-    let (mut engine, frames) = (playback.engine, playback.frames);
+    let frames = playback.frames;
+    let mut session = Session::new(playback.engine);
     let mut warned = false;
     loop {
+        let engine = session.engine();
         let holds = predicate
             .holds(engine.game(), engine.frame())
             .map_err(|e| {
@@ -51,20 +54,20 @@ pub fn run(game: &Path, replay_path: &Path, when: &str) -> Result<ExitCode> {
         if engine.frame() == frames {
             break;
         }
-        if let Err(err) = engine.advance(1) {
+        if let Err(err) = session.advance(1) {
+            let frame = session.engine().frame();
             let line = crate::terminal::line(&err.to_string());
             if line.contains("ran past its time budget") {
                 // A frame that runs out of time would make every frame
                 // after it wait as long: the search ends here (H9).
                 return Err(Error::Usage(format!(
-                    "seek stopped at frame {}: {line}",
-                    engine.frame()
+                    "seek stopped at frame {frame}: {line}"
                 )));
             }
             if !warned {
                 // The game's own error (or a divergence) is the author's
                 // to read; the search goes on, as the replay would.
-                tell!("moonloop: frame {}: {line}", engine.frame());
+                tell!("moonloop: frame {frame}: {line}");
                 warned = true;
             }
         }

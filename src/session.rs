@@ -54,6 +54,9 @@ pub struct Session<G> {
     check: Option<Check<G>>,
     /// What runs the frames in place of the engine's clock, if anything.
     driver: Option<Box<dyn Driver<G>>>,
+    /// Whether cues with nothing to play them stay in the engine's log
+    /// for the caller to read (a test's `e.cues`), rather than let go.
+    keep_cues: bool,
 }
 
 /// What a session asks after every delivered frame.
@@ -96,6 +99,7 @@ impl<G: Game> Session<G> {
             tally: ErrorTally::default(),
             check: None,
             driver: None,
+            keep_cues: false,
         }
     }
 
@@ -155,6 +159,13 @@ impl<G: Game> Session<G> {
         self
     }
 
+    /// Leaves the cues of frames in the engine's log when there is no
+    /// player, for a test or a scenario to read.
+    pub fn keep_cues(mut self) -> Self {
+        self.keep_cues = true;
+        self
+    }
+
     /// Records only every `n`th delivered frame (a soak's sample).
     pub fn capture_every(mut self, n: u64) -> Self {
         self.capture_every = n.max(1);
@@ -169,6 +180,12 @@ impl<G: Game> Session<G> {
     /// Returns the engine, to feed it input or drive its controls.
     pub fn engine_mut(&mut self) -> &mut Engine<G> {
         &mut self.engine
+    }
+
+    /// Takes the recording away, to finish it before the session ends
+    /// (a test's `e:finish()`).
+    pub fn take_capture(&mut self) -> Option<Capture> {
+        self.capture.take()
     }
 
     /// Says whether files are watched.
@@ -264,9 +281,52 @@ impl<G: Game> Session<G> {
         turn
     }
 
+    /// Runs `ticks` ticks at the clock's own time, as a test or a tool
+    /// steps a game (S4): each delivered frame is followed as a turn's is
+    /// (recorded, its cues played or kept, checked), but what went wrong
+    /// is handed back instead of tallied, and the first error stops the
+    /// run there.
+    ///
+    /// # Errors
+    /// The first error of a frame: the game's, then the recording's, a
+    /// sound's or the check's.
+    pub fn advance(&mut self, ticks: u64) -> crate::Result {
+        for _ in 0..ticks {
+            let now = self.engine.now();
+            let tick = match &mut self.driver {
+                Some(driver) => driver.tick(&mut self.engine, now),
+                None => self.engine.tick(now),
+            };
+            let faults = if tick == Tick::Delivered {
+                self.follow()
+            } else {
+                Vec::new()
+            };
+            if let Some(err) = self.engine.take_frame_error() {
+                return Err(err);
+            }
+            if let Some(fault) = faults.into_iter().next() {
+                return Err(fault);
+            }
+        }
+        Ok(())
+    }
+
     /// What a delivered frame leaves: the recording takes its picture,
     /// its cues play, and every error is tallied once.
     fn after_delivered(&mut self, turn: &mut Turn) {
+        let frame = self.engine.frame();
+        let faults = self.follow();
+        for err in self.engine.frame_errors().iter().chain(&faults) {
+            turn.trouble = Some(self.tally.report(frame, err));
+        }
+        turn.quit = self.engine.game().wants_to_quit();
+    }
+
+    /// Follows a delivered frame: the recording takes its picture, its
+    /// cues play (or are kept, or let go), and the check is asked;
+    /// returns what went wrong on the way, beside the frame's own errors.
+    fn follow(&mut self) -> Vec<crate::Error> {
         let frame = self.engine.frame();
         let mut faults: Vec<crate::Error> = Vec::new();
         if let Some(capture) = &mut self.capture
@@ -287,6 +347,8 @@ impl<G: Game> Session<G> {
                 }
                 faults.extend(player.faults().into_iter().map(crate::Error::Asset));
             }
+            // A test reads them; its log is bounded (H10).
+            None if self.keep_cues => {}
             // Nothing to play them on: a long run must not keep them all.
             None => self.engine.cues_mut().drain().for_each(drop),
         }
@@ -295,10 +357,7 @@ impl<G: Game> Session<G> {
         {
             faults.push(err);
         }
-        for err in self.engine.frame_errors().iter().chain(&faults) {
-            turn.trouble = Some(self.tally.report(frame, err));
-        }
-        turn.quit = self.engine.game().wants_to_quit();
+        faults
     }
 
     /// Says why the driver ended the run, once it has.
@@ -342,5 +401,89 @@ impl<G: Game> Session<G> {
             );
         }
         Ok((self.engine, self.tally))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The session stepped from Rust: what `advance` (the way tests and
+    //! tools step a game) hands back, keeps and lets go.
+
+    use super::*;
+    use crate::clock::ConstantClock;
+    use crate::engine::{RenderCtx, UpdateCtx};
+
+    /// A game that cues every frame and fails on one.
+    #[derive(Default)]
+    struct Probe {
+        fail_on: Option<u64>,
+    }
+
+    impl Game for Probe {
+        fn update(&mut self, ctx: UpdateCtx<'_>, _dt: f64) -> crate::Result {
+            if self.fail_on == Some(ctx.frame) {
+                return Err(crate::Error::Script("boom".into()));
+            }
+            ctx.cues.play(ctx.frame, "tick", 1.0, 1.0, 0.0).unwrap();
+            Ok(())
+        }
+
+        fn render(&mut self, _ctx: RenderCtx<'_>) -> crate::Result {
+            Ok(())
+        }
+    }
+
+    fn session(fail_on: Option<u64>) -> Session<Probe> {
+        let engine = Engine::new(Probe { fail_on }, Box::new(ConstantClock::new(0.1)));
+        Session::new(engine)
+    }
+
+    #[test]
+    fn advance_stops_at_the_first_error_and_hands_it_back_untallied() {
+        let mut session = session(Some(2));
+        let err = session.advance(5).unwrap_err();
+        assert_eq!(err.to_string(), "boom");
+        assert_eq!(session.engine().frame(), 2, "stopped at the failing frame");
+        assert!(session.tally().is_empty(), "handed back, not tallied");
+        session.advance(2).unwrap();
+        assert_eq!(session.engine().frame(), 4, "later frames run on");
+    }
+
+    #[test]
+    fn cues_with_nothing_to_play_them_are_let_go_unless_kept() {
+        let mut dropped = session(None);
+        dropped.advance(4).unwrap();
+        assert!(dropped.engine().cues().cues().is_empty());
+        let mut kept = session(None).keep_cues();
+        kept.advance(4).unwrap();
+        let frames: Vec<u64> = kept
+            .engine()
+            .cues()
+            .cues()
+            .iter()
+            .map(|c| c.frame)
+            .collect();
+        assert_eq!(frames, [1, 2, 3, 4], "a test reads every frame's cue");
+    }
+
+    #[test]
+    fn the_check_is_asked_after_every_advanced_frame_and_its_error_stops_it() {
+        let check: Check<Probe> = Box::new(|engine| {
+            (engine.frame() == 3).then(|| crate::Error::Script("the check".into()))
+        });
+        let mut session = session(None).check(Some(check));
+        let err = session.advance(10).unwrap_err();
+        assert_eq!(
+            (err.to_string(), session.engine().frame()),
+            ("the check".into(), 3)
+        );
+    }
+
+    #[test]
+    fn a_tick_tallies_what_advance_hands_back() {
+        let mut session = session(Some(1));
+        let turn = session.tick(Instant::now(), false);
+        assert_eq!(turn.trouble.as_deref(), Some("boom"));
+        assert!(!session.tally().is_empty());
     }
 }

@@ -12,6 +12,7 @@ use crate::error::{Error, Result};
 use crate::explore::plan::{self, Inputs, Rng};
 use crate::input::Script;
 use crate::lua::LuaGame;
+use crate::session::Session;
 
 /// What to check.
 #[derive(Debug, Clone)]
@@ -64,8 +65,13 @@ pub fn run(options: &Options) -> Result<Outcome> {
     let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
     engine.set_script(script);
     engine.set_synctest(Some(options.depth), crate::history::DEFAULT_CAP)?;
+    // Sounds and saves are asked for but nothing plays them here: the
+    // session lets them go.
+    let mut session = Session::new(engine);
     for _ in 0..options.frames {
-        match engine.advance(1) {
+        let result = session.advance(1);
+        let engine = session.engine();
+        match result {
             Ok(()) => {}
             Err(Error::Script(line)) if line.starts_with("N1:") => {
                 return Ok(Outcome::Failed(line));
@@ -78,12 +84,11 @@ pub fn run(options: &Options) -> Result<Outcome> {
                 )));
             }
         }
-        // Sounds and saves are asked for but nothing plays them here.
-        engine.cues_mut().drain().for_each(drop);
         if engine.game().wants_to_quit() {
             break;
         }
     }
+    let engine = session.engine();
     Ok(Outcome::Passed(Passed {
         frames: engine.frame(),
         checked: engine.synctest_checked(),

@@ -270,9 +270,13 @@ pub(super) fn run(mut args: RunArgs) -> Result<ExitCode> {
             } else {
                 until
             };
-            if let Err(err) = engine.advance(whole) {
+            // Played as every runner plays frames: the cues of frames
+            // played unseen are let go, not heard and not kept.
+            let mut played = Session::new(engine);
+            if let Err(err) = played.advance(whole) {
                 tell!("moonloop: {}", crate::terminal::line(&err.to_string()));
             }
+            engine = played.finish()?.0;
             if engine.frame() != until {
                 match engine.show(until) {
                     Ok(()) => engine.render_again(),

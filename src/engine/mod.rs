@@ -334,20 +334,31 @@ impl<G: Game> Engine<G> {
     /// As [`Engine::advance`].
     pub fn advance_with(&mut self, ticks: u64, mut delivered: impl FnMut(&mut Self)) -> Result {
         for _ in 0..ticks {
-            // Scripted clocks ignore the timestamp; only real-time ones need it.
-            let now = if self.clock.is_real_time() {
-                Instant::now()
-            } else {
-                START.with(|start| *start)
-            };
-            if self.tick(now) == Tick::Delivered {
+            if self.tick(self.now()) == Tick::Delivered {
                 delivered(self);
             }
-            if !self.errors.is_empty() {
-                return Err(self.errors.remove(0));
+            if let Some(err) = self.take_frame_error() {
+                return Err(err);
             }
         }
         Ok(())
+    }
+
+    /// Returns the time an explicit advance hands the clock: the present
+    /// for a real-time clock, one fixed instant for a scripted one, which
+    /// ignores it.
+    pub fn now(&self) -> Instant {
+        if self.clock.is_real_time() {
+            Instant::now()
+        } else {
+            START.with(|start| *start)
+        }
+    }
+
+    /// Takes the first error of the last delivered frame, if any, for a
+    /// caller that stops there (S4).
+    pub fn take_frame_error(&mut self) -> Option<Error> {
+        (!self.errors.is_empty()).then(|| self.errors.remove(0))
     }
 
     /// Returns the errors of the last delivered frame.

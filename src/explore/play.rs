@@ -14,6 +14,7 @@ use crate::error::Result;
 use crate::input::{Script, When};
 use crate::lua::LuaGame;
 use crate::lua::properties::Properties;
+use crate::session::Session;
 
 /// What broke.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -129,6 +130,7 @@ pub fn play(
     let game = LuaGame::load(dir)?;
     let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
     engine.set_script(plan::script(steps));
+    let mut session = Session::new(engine);
     let mut played = Played::default();
     let mut noted: HashSet<u64> = HashSet::new();
     let mut look = |engine: &Engine<LuaGame>, played: &mut Played| -> Result<bool> {
@@ -148,30 +150,29 @@ pub fn play(
         }
         Ok(false)
     };
-    if look(&engine, &mut played)? {
+    if look(session.engine(), &mut played)? {
         return Ok(played);
     }
     for _ in 0..frames {
         if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
             // Out of time: what ran counts; the check-dt replay of a
             // run cut short would not be the run's.
-            played.frames = engine.frame();
+            played.frames = session.engine().frame();
             return Ok(played);
         }
-        if let Err(err) = engine.advance(1) {
-            played.frames = engine.frame();
+        if let Err(err) = session.advance(1) {
+            played.frames = session.engine().frame();
             played.failure = Some(Failure {
-                frame: engine.frame(),
+                frame: played.frames,
                 broke: Broke::Frame(err.to_string()),
             });
             return Ok(played);
         }
-        engine.cues_mut().drain().for_each(drop);
-        if look(&engine, &mut played)? {
+        if look(session.engine(), &mut played)? {
             break;
         }
     }
-    played.frames = engine.frame();
+    played.frames = session.engine().frame();
     if played.failure.is_none()
         && let Some(dt) = dt
         && let Some(why) = dt.differs(dir, steps, played.frames)?

@@ -28,6 +28,7 @@ use crate::clock::ClockSpec;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::input::{Action, Script};
+use crate::session::Session;
 use crate::state;
 
 /// The clocks `check-dt` uses when none are given.
@@ -210,20 +211,26 @@ pub fn check_dt_with(
         if let Some(script) = &scenario.script {
             engine.set_script(script.clone());
         }
-        let outcome = run_one(&scenario, &mut engine);
+        // The cues stay in the log: the outcome reads them.
+        let mut session = Session::new(engine).keep_cues();
+        let outcome = run_one(&scenario, &mut session);
         runs.push(Run {
             clock: clock.to_string(),
-            frames: engine.frame(),
-            elapsed: engine.time(),
+            frames: session.engine().frame(),
+            elapsed: session.engine().time(),
             outcome,
         });
     }
     Ok(runs)
 }
 
-fn run_one(scenario: &Loaded, engine: &mut Engine<LuaGame>) -> std::result::Result<String, String> {
+fn run_one(
+    scenario: &Loaded,
+    session: &mut Session<LuaGame>,
+) -> std::result::Result<String, String> {
     let lua = &scenario.lua;
     if let Some(setup) = &scenario.setup {
+        let engine = session.engine_mut();
         let copy = state::copy(engine.game().state(), lua)?;
         let next: Value = scenario
             .budget
@@ -236,17 +243,18 @@ fn run_one(scenario: &Loaded, engine: &mut Engine<LuaGame>) -> std::result::Resu
             .map_err(|e| format!("setup: {e}"))?;
     }
     // Run until the simulated time reaches the scenario's length.
-    while engine.time() < scenario.seconds - 1e-9 {
-        if engine.frame() >= MAX_FRAMES {
+    while session.engine().time() < scenario.seconds - 1e-9 {
+        if session.engine().frame() >= MAX_FRAMES {
             return Err(format!(
                 "the run did not reach {} s in {MAX_FRAMES} frames",
                 scenario.seconds
             ));
         }
-        engine
+        session
             .advance(1)
-            .map_err(|e| format!("frame {}: {e}", engine.frame()))?;
+            .map_err(|e| format!("frame {}: {e}", session.engine().frame()))?;
     }
+    let engine = session.engine();
     let state = state::copy(engine.game().state(), lua)?;
     let cues =
         super::test_engine::cue_list(lua, engine.cues().cues()).map_err(|e| e.to_string())?;

@@ -11,12 +11,13 @@ use super::game::LuaGame;
 use super::vm::Budget;
 use crate::engine::Engine;
 use crate::input::{InputEvent, Key};
+use crate::session::Session;
 use crate::state;
 
 /// An engine built by a test, stepping a game in its own VM.
 pub(super) struct EngineHandle {
-    engine: Engine<LuaGame>,
-    capture: Option<crate::capture::Capture>,
+    /// The game and its recording, stepped as every runner steps one.
+    session: Session<LuaGame>,
     /// Draws `e:picture()` of a frame with a 3D scene (made when first
     /// asked; a 2D frame is drawn on the CPU, exactly).
     pictures: Option<crate::compositor::Compositor>,
@@ -37,8 +38,7 @@ impl EngineHandle {
         member: Member,
     ) -> EngineHandle {
         EngineHandle {
-            engine,
-            capture,
+            session: Session::new(engine).capture(capture).keep_cues(),
             pictures: None,
             member,
         }
@@ -62,13 +62,14 @@ impl EngineHandle {
     /// of the test file leave of their shared cap, and never more than
     /// its own config allows (H10).
     fn fit(&self) {
-        let game = self.engine.game();
+        let game = self.session.engine().game();
         let cap = self.member.share().min(crate::Game::config(game).memory);
         let _ = game.lua().set_memory_limit(cap);
     }
 
     fn state_into(&self, lua: &Lua) -> mlua::Result<Value> {
-        let value = state::copy(self.engine.game().state(), lua).map_err(|e| fail(lua, e))?;
+        let value =
+            state::copy(self.session.engine().game().state(), lua).map_err(|e| fail(lua, e))?;
         if let Value::Table(t) = &value {
             freeze_deep(t)?;
         }
@@ -131,15 +132,17 @@ fn freeze_deep(table: &Table) -> mlua::Result<()> {
 impl UserData for EngineHandle {
     fn add_fields<F: UserDataFields<Self>>(fields: &mut F) {
         fields.add_field_method_get("state", |lua, this| this.state_into(lua));
-        fields.add_field_method_get("frame", |_, this| Ok(this.engine.frame()));
-        fields.add_field_method_get("time", |_, this| Ok(this.engine.time()));
-        fields.add_field_method_get("dt", |_, this| Ok(this.engine.last_dt()));
-        fields.add_field_method_get("cues", |lua, this| cue_list(lua, this.engine.cues().cues()));
+        fields.add_field_method_get("frame", |_, this| Ok(this.session.engine().frame()));
+        fields.add_field_method_get("time", |_, this| Ok(this.session.engine().time()));
+        fields.add_field_method_get("dt", |_, this| Ok(this.session.engine().last_dt()));
+        fields.add_field_method_get("cues", |lua, this| {
+            cue_list(lua, this.session.engine().cues().cues())
+        });
         fields.add_field_method_get("quit", |_, this| {
-            Ok(crate::Game::wants_to_quit(this.engine.game()))
+            Ok(crate::Game::wants_to_quit(this.session.engine().game()))
         });
         fields.add_field_method_get("saved", |lua, this| {
-            let Some(json) = this.engine.game().save_json() else {
+            let Some(json) = this.session.engine().game().save_json() else {
                 return Ok(Value::Nil);
             };
             let value =
@@ -164,24 +167,13 @@ impl UserData for EngineHandle {
             // The frames run in the game's VM, where the test's budget
             // cannot interrupt; the loop asks it between frames instead.
             let budget = lua.app_data_ref::<Arc<Budget>>().map(|b| Arc::clone(&b));
-            let capture = &mut this.capture;
             for _ in 0..ticks {
                 if let Some(budget) = &budget
                     && budget.overran()
                 {
                     return Err(budget.stopped(&super::location(lua, 1)));
                 }
-                let mut fault = None;
-                this.engine
-                    .advance_with(1, |engine| {
-                        if let Some(capture) = capture.as_mut() {
-                            fault = capture.take(engine);
-                        }
-                    })
-                    .map_err(|e| fail(lua, e))?;
-                if let Some(fault) = fault {
-                    return Err(fail(lua, fault));
-                }
+                this.session.advance(1).map_err(|e| fail(lua, e))?;
             }
             Ok(())
         });
@@ -189,10 +181,11 @@ impl UserData for EngineHandle {
             this.fit();
             let current = this.state_into(lua)?;
             let next: Value = transition.call(current)?;
-            let game_lua = this.engine.game().lua().clone();
+            let game_lua = this.session.engine().game().lua().clone();
             let next =
                 state::copy(&next, &game_lua).map_err(|e| fail(lua, format!("apply: {e}")))?;
-            this.engine
+            this.session
+                .engine_mut()
                 .game_mut()
                 .set_state(next)
                 .map_err(|e| fail(lua, format!("apply: {e}")))
@@ -204,7 +197,7 @@ impl UserData for EngineHandle {
         ] {
             methods.add_method_mut(name, move |lua, this, key: String| {
                 let key = Self::key(lua, &key)?;
-                this.engine.input_mut().push(make(key));
+                this.session.engine_mut().input_mut().push(make(key));
                 Ok(())
             });
         }
@@ -220,7 +213,7 @@ impl UserData for EngineHandle {
             }
             let event = InputEvent::parse(&["axis", &name, &value.to_string()], &[])
                 .map_err(|why| fail(lua, format!("axis: {why}")))?;
-            this.engine.input_mut().push(event);
+            this.session.engine_mut().input_mut().push(event);
             Ok(())
         });
         methods.add_method_mut("type", |lua, this, text: mlua::LuaString| {
@@ -236,7 +229,7 @@ impl UserData for EngineHandle {
                 ));
             }
             for piece in crate::input::TextPiece::split(&text) {
-                this.engine.input_mut().push(InputEvent::Text(piece));
+                this.session.engine_mut().input_mut().push(InputEvent::Text(piece));
             }
             Ok(())
         });
@@ -251,7 +244,10 @@ impl UserData for EngineHandle {
                     ),
                 ));
             }
-            this.engine.input_mut().push(InputEvent::Move(x, y));
+            this.session
+                .engine_mut()
+                .input_mut()
+                .push(InputEvent::Move(x, y));
             Ok(())
         });
         methods.add_method_mut("rewind", |lua, this, frames: Option<f64>| {
@@ -262,14 +258,18 @@ impl UserData for EngineHandle {
                 frames.unwrap_or(1.0),
                 "the number of frames is a whole number, 0 or more",
             )?;
-            this.engine.rewind(frames).map_err(|e| fail(lua, e))
+            this.session
+                .engine_mut()
+                .rewind(frames)
+                .map_err(|e| fail(lua, e))
         });
         methods.add_method_mut("seek", |lua, this, predicate: Function| {
             this.fit();
             // The predicate sees a frozen copy of each state: looking
             // never changes the run looked at.
             let found = this
-                .engine
+                .session
+                .engine_mut()
                 .seek(|game, frame| {
                     let copied = state::copy(game.state(), lua)
                         .map_err(|e| crate::Error::Script(format!("seek: {e}")))?;
@@ -288,7 +288,8 @@ impl UserData for EngineHandle {
             this.fit();
             let frame = whole_frames(lua, "state_at", frame, "frames are whole numbers, from 0")?;
             let copied = this
-                .engine
+                .session
+                .engine_mut()
                 .with_state_at(frame, |game| state::copy(game.state(), lua))
                 .map_err(|e| fail(lua, e))?
                 .map_err(|e| fail(lua, e))?;
@@ -299,7 +300,7 @@ impl UserData for EngineHandle {
         });
         methods.add_method_mut("reload", |lua, this, (edits, options): (Option<Table>, Option<Table>)| {
             this.fit();
-            let game = this.engine.game();
+            let game = this.session.engine().game();
             let mut changed = Vec::new();
             // What the edits replaced, put back when a reload from a
             // past frame fails (it changes nothing, R3).
@@ -398,31 +399,32 @@ impl UserData for EngineHandle {
             // as in a window) is raised where the test can expect it. With
             // `from`, the first frame the new code changed, or nil (R3).
             match from {
-                None => this
-                    .engine
+                None => this.session.engine_mut()
                     .reload(&changed)
                     .map(|_| Value::Boolean(true))
                     .map_err(|e| fail(lua, e)),
-                Some(from) => match this.engine.reload_from(&changed, from) {
+                Some(from) => match this.session.engine_mut().reload_from(&changed, from) {
                     Ok((_, diverged)) => {
                         Ok(diverged.map_or(Value::Nil, |f| Value::Integer(f as i64)))
                     }
                     Err(e) => {
                         for (rel, before) in replaced.into_iter().rev() {
-                            this.engine.game().modules().unedit(&rel, before);
+                            this.session.engine().game().modules().unedit(&rel, before);
                         }
                         Err(fail(lua, e))
                     }
                 },
             }
         });
-        methods.add_method_mut("finish", |lua, this, ()| match this.capture.take() {
-            None => Ok(0),
-            Some(capture) => capture
-                .recorder
-                .finish()
-                .map(|s| s.frames)
-                .map_err(|e| fail(lua, e.chain())),
+        methods.add_method_mut("finish", |lua, this, ()| {
+            match this.session.take_capture() {
+                None => Ok(0),
+                Some(capture) => capture
+                    .recorder
+                    .finish()
+                    .map(|s| s.frames)
+                    .map_err(|e| fail(lua, e.chain())),
+            }
         });
         methods.add_method_mut("picture", |lua, this, options: Option<Table>| {
             // P9: the physics view is drawn into a picture only when asked.
@@ -446,9 +448,9 @@ impl UserData for EngineHandle {
                 None => false,
             };
             this.fit();
-            let root = this.engine.game().dir().to_path_buf();
-            let pixmap = if this.engine.scene().objects().is_empty() {
-                crate::compositor::screen_picture(&mut this.engine)
+            let root = this.session.engine().game().dir().to_path_buf();
+            let pixmap = if this.session.engine().scene().objects().is_empty() {
+                crate::compositor::screen_picture(this.session.engine_mut())
             } else {
                 if this.pictures.is_none() {
                     let made = crate::compositor::Compositor::headless()
@@ -456,7 +458,7 @@ impl UserData for EngineHandle {
                     this.pictures = Some(made);
                 }
                 let compositor = this.pictures.as_mut().expect("made above");
-                let (pixmap, fault) = compositor.picture(&mut this.engine, None);
+                let (pixmap, fault) = compositor.picture(this.session.engine_mut(), None);
                 if let Some(fault) = fault {
                     return Err(fail(lua, format!("picture: {fault}")));
                 }
@@ -466,16 +468,24 @@ impl UserData for EngineHandle {
             if colliders {
                 let size = (pixmap.width(), pixmap.height());
                 let viewport = crate::viewport::Viewport::whole(size, size);
-                let shapes = crate::Game::colliders(this.engine.game());
+                let shapes = crate::Game::colliders(this.session.engine().game());
                 crate::colliders::draw(&mut pixmap, &shapes, &viewport);
             }
             Ok(super::picture::Picture::new(pixmap, root))
         });
         methods.add_method("hash", |lua, this, ()| {
-            this.engine.game().state_hash().map_err(|e| fail(lua, e))
+            this.session
+                .engine()
+                .game()
+                .state_hash()
+                .map_err(|e| fail(lua, e))
         });
         methods.add_method("json", |lua, this, ()| {
-            this.engine.game().state_json().map_err(|e| fail(lua, e))
+            this.session
+                .engine()
+                .game()
+                .state_json()
+                .map_err(|e| fail(lua, e))
         });
     }
 }
