@@ -141,7 +141,7 @@ impl Recorder {
                 if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
                     std::fs::create_dir_all(parent).map_err(cannot)?;
                 }
-                File::create(file).map_err(cannot)?;
+                moonloop_door::create(file, moonloop_door::Readers::All).map_err(cannot)?;
             }
         }
         let (sender, receiver) = sync_channel(QUEUE);
@@ -302,7 +302,10 @@ fn encode(format: Format, frames: Receiver<Shot>) -> Result<u64> {
             // until the recording ends. (Packing them with fdeflate on the
             // way was tried: it made the game's frames slower, not faster.)
             let spool_path = file.with_extension("png.frames");
-            let mut spool = BufWriter::new(File::create(&spool_path).map_err(|e| failed(&e))?);
+            let mut spool = BufWriter::new(
+                moonloop_door::create(&spool_path, moonloop_door::Readers::Owner)
+                    .map_err(|e| failed(&e))?,
+            );
             let (mut count, mut size) = (0u64, (0u32, 0u32));
             let mut delays = Vec::new();
             let mut rgba = Vec::new();
@@ -347,7 +350,9 @@ fn write_apng(
     size: (u32, u32),
     delays: &[(u16, u16)],
 ) -> std::result::Result<(), String> {
-    let mut out = BufWriter::new(File::create(file).map_err(|e| e.to_string())?);
+    let mut out = BufWriter::new(
+        moonloop_door::create(file, moonloop_door::Readers::All).map_err(|e| e.to_string())?,
+    );
     let mut input = std::io::BufReader::new(File::open(spool).map_err(|e| e.to_string())?);
     apng(&mut out, size, delays, false, |frame| {
         input.read_exact(frame)

@@ -74,7 +74,8 @@ impl ReplayWriter {
                 path.display()
             )));
         }
-        let file = File::create(path).map_err(|e| Error::io(path, e))?;
+        let file = moonloop_door::create(path, moonloop_door::Readers::All)
+            .map_err(|e| Error::io(path, e))?;
         let mut writer = ReplayWriter {
             path: path.to_path_buf(),
             out: BufWriter::new(file),

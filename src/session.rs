@@ -342,8 +342,8 @@ impl<G: Game> Session<G> {
                         faults.push(crate::Error::Asset(line));
                     }
                 });
-                if let Err(why) = player.render_to(self.engine.time()) {
-                    faults.push(crate::Error::Asset(why));
+                if let Err(refused) = player.render_to(self.engine.time()) {
+                    faults.push(refused);
                 }
                 faults.extend(player.faults().into_iter().map(crate::Error::Asset));
             }
@@ -388,7 +388,7 @@ impl<G: Game> Session<G> {
     /// The recording or the sound file could not be finished.
     pub fn finish(self) -> crate::Result<(Engine<G>, ErrorTally)> {
         if let Some(mut player) = self.sound
-            && let Some((path, seconds)) = player.finish().map_err(crate::Error::Usage)?
+            && let Some((path, seconds)) = player.finish()?
         {
             tell!("rendered {seconds:.2} s of sound to {}", path.display());
         }

@@ -234,7 +234,7 @@ pub(super) fn run(mut args: RunArgs) -> Result<ExitCode> {
         let sound = audio_file(&args.audio)
             .map(|path| {
                 let bank = crate::sound::Bank::new(engine.config().sounds.clone());
-                crate::sound::Player::to_file(path, bank).map_err(crate::Error::Usage)
+                crate::sound::Player::to_file(path, bank)
             })
             .transpose()?;
         // A replay `moonloop explore` wrote breaks a property: playing it

@@ -50,7 +50,8 @@ impl GifFile {
     /// # Errors
     /// The file cannot be made or its header written; nothing is left.
     pub fn create(path: &Path, size: (u16, u16)) -> Result<GifFile, String> {
-        let file = File::create(path).map_err(|e| e.to_string())?;
+        let file =
+            moonloop_door::create(path, moonloop_door::Readers::All).map_err(|e| e.to_string())?;
         let out = Counted {
             inner: BufWriter::new(file),
             written: 0,

@@ -100,7 +100,7 @@ impl Player {
     ///
     /// # Errors
     /// The WAV file cannot be written.
-    pub fn for_device(audio: &str, bank: Bank) -> Result<Player, String> {
+    pub fn for_device(audio: &str, bank: Bank) -> crate::Result<Player> {
         let device = match audio {
             "" => "default",
             named => named,
@@ -123,7 +123,7 @@ impl Player {
     ///
     /// # Errors
     /// The file cannot be written.
-    pub fn to_file(path: &Path, bank: Bank) -> Result<Player, String> {
+    pub fn to_file(path: &Path, bank: Bank) -> crate::Result<Player> {
         Ok(Player {
             bank,
             out: Out::File(Box::new(WavOut::create(path)?)),
@@ -341,8 +341,8 @@ impl Player {
     /// writes a file.
     ///
     /// # Errors
-    /// The file cannot be written.
-    pub fn render_to(&mut self, seconds: f64) -> Result<(), String> {
+    /// The disk refused the file (once; the file stays valid).
+    pub fn render_to(&mut self, seconds: f64) -> crate::Result {
         match &mut self.out {
             Out::File(file) => file.render_to(seconds),
             _ => Ok(()),
@@ -353,8 +353,8 @@ impl Player {
     /// seconds.
     ///
     /// # Errors
-    /// The file cannot be written.
-    pub fn finish(&mut self) -> Result<Option<(PathBuf, f64)>, String> {
+    /// The disk refused the file: it holds the sound up to where it did.
+    pub fn finish(&mut self) -> crate::Result<Option<(PathBuf, f64)>> {
         match std::mem::replace(&mut self.out, Out::None) {
             Out::File(file) => file.finish().map(Some),
             _ => Ok(None),

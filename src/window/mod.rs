@@ -129,8 +129,7 @@ pub fn run<G: Game>(engine: Engine<G>, options: Options<G>) -> Result<Session<G>
         Some(path) => Some(Recorder::start(path, false)?),
         None => None,
     };
-    let sound = Player::for_device(&options.audio, Bank::new(engine.config().sounds.clone()))
-        .map_err(crate::Error::Usage)?;
+    let sound = Player::for_device(&options.audio, Bank::new(engine.config().sounds.clone()))?;
     let session = Session::new(engine)
         .watch(options.watcher)
         .sound(Some(sound))

@@ -112,6 +112,23 @@ fn a_log_that_plays_to_where_it_stopped(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// A WAV whose header gives exactly the whole stereo samples that
+/// follow it, and that the host's own decoder reads.
+fn a_wav_that_reads(dir: &Path) -> Result<(), String> {
+    let bytes = std::fs::read(dir.join("out.wav")).map_err(|e| e.to_string())?;
+    let data = bytes
+        .get(40..44)
+        .map(|b| u32::from_le_bytes(b.try_into().unwrap()) as usize)
+        .ok_or("no header")?;
+    if data == 0 || data % 4 != 0 || data != bytes.len() - 44 {
+        return Err(format!(
+            "the header gives {data} bytes of sound, the file holds {}",
+            bytes.len() - 44
+        ));
+    }
+    moonloop::sound::Clip::decode(&bytes, "wav").map(drop)
+}
+
 fn no_report_left(dir: &Path) -> Result<(), String> {
     let left: Vec<_> = std::fs::read_dir(dir)
         .map_err(|e| e.to_string())?
@@ -363,6 +380,15 @@ fn writes() -> Vec<Row> {
             .file_size(8192)
             .first(": r.replay: File too large", 3)
             .after(a_log_that_plays_to_where_it_stopped),
+        Row::new("a rendered sound whose file-size limit is reached (exit 2, said twice, a header over nothing)")
+            .file("g/main.luau", COUNTING)
+            .args(&[
+                "run", "g", "--headless", "--clock", "constant:1/60", "--frames", "300", "--audio",
+                "out.wav",
+            ])
+            .file_size(100_000)
+            .first(": cannot write out.wav: File too large (os error 27); the sound file stops at", 3)
+            .after(a_wav_that_reads),
         Row::new("a search's report whose file-size limit is reached (the XML was cut)")
             .file("g/main.luau", COUNTING)
             .args(&[

@@ -18,4 +18,4 @@ mod write;
 
 pub use escape::{MAX_MESSAGE, escape, escape_lines, line};
 pub use read::{MAX_SOURCE, Refusal, bytes, inside, open_regular, read, sizes};
-pub use write::{Readers, write_whole};
+pub use write::{Readers, create, write_whole};

@@ -27,27 +27,12 @@ pub enum Readers {
 /// device or a pipe would replace it: `InvalidInput`), its folder is not
 /// there, or the disk refused the write. The temporary file is gone.
 pub fn write_whole(path: &Path, bytes: &[u8], readers: Readers) -> std::io::Result<()> {
-    if let Ok(meta) = std::fs::metadata(path)
-        && !meta.is_file()
-    {
-        let what = if meta.is_dir() {
-            "a folder"
-        } else {
-            "a device or a pipe"
-        };
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!("it is {what}, not a file"),
-        ));
-    }
+    refuse_other_than_a_file(path)?;
     let folder = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let mode = match readers {
-        Readers::Owner => 0o600,
-        Readers::All => 0o644,
-    };
+    let mode = mode(readers);
     let name = path
         .file_name()
         .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
@@ -65,6 +50,55 @@ pub fn write_whole(path: &Path, bytes: &[u8], readers: Readers) -> std::io::Resu
         let _ = dir.sync_all();
     }
     Ok(())
+}
+
+/// Makes `path` afresh (emptied if it was there) for a file written as it
+/// goes (a recording, a rendered sound, a replay log), readable by
+/// `readers`: such a file is kept valid by its writer at every step, since
+/// a run may end at any of them.
+///
+/// # Errors
+/// `path` is a folder, a device or a pipe (`InvalidInput`: writing would
+/// empty a disk or block on a reader), its folder is not there, or the
+/// disk refused.
+pub fn create(path: &Path, readers: Readers) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    refuse_other_than_a_file(path)?;
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(mode(readers))
+        .open(path)?;
+    // A file that was there keeps its old mode through open: set it.
+    file.set_permissions(std::fs::Permissions::from_mode(mode(readers)))?;
+    Ok(file)
+}
+
+/// The permission bits a file for `readers` has.
+fn mode(readers: Readers) -> u32 {
+    match readers {
+        Readers::Owner => 0o600,
+        Readers::All => 0o644,
+    }
+}
+
+/// Refuses a `path` that is there and is not a regular file.
+fn refuse_other_than_a_file(path: &Path) -> std::io::Result<()> {
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => {
+            let what = if meta.is_dir() {
+                "a folder"
+            } else {
+                "a device or a pipe"
+            };
+            Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("it is {what}, not a file"),
+            ))
+        }
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -101,5 +135,24 @@ mod tests {
         assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
         let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 1, "only the folder");
+    }
+
+    #[test]
+    fn a_file_written_as_it_goes_is_made_afresh_and_never_a_device_or_a_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.wav");
+        std::fs::write(&path, "an older, longer file").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666)).unwrap();
+        let mut file = create(&path, Readers::Owner).unwrap();
+        file.write_all(b"new").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        for refused in [Path::new("/dev/null"), dir.path()] {
+            let err = create(refused, Readers::All).unwrap_err();
+            assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput, "{refused:?}");
+        }
+        let err = create(&dir.path().join("none/out.wav"), Readers::All).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
     }
 }
