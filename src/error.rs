@@ -132,7 +132,13 @@ fn named_wrong(e: &std::io::Error) -> bool {
     use std::io::ErrorKind::*;
     matches!(
         e.kind(),
-        NotFound | PermissionDenied | IsADirectory | NotADirectory | InvalidInput | InvalidFilename
+        NotFound
+            | PermissionDenied
+            | AlreadyExists
+            | IsADirectory
+            | NotADirectory
+            | InvalidInput
+            | InvalidFilename
     )
 }
 

@@ -1116,30 +1116,54 @@ const STILL: &str = "return { init = function() return {} end, update = function
 #[test]
 fn a_run_the_machine_stops_exits_3_and_one_the_person_s_input_stops_exits_2() {
     let dir = game(&[("g/main.luau", STILL)]);
-    // A disk that is full: the machine's doing.
-    #[cfg(target_os = "linux")]
-    {
-        std::os::unix::fs::symlink("/dev/full", dir.path().join("full.gif")).unwrap();
-        let out = moonloop(
-            &[
-                "run",
-                "g",
-                "--headless",
-                "--frames",
-                "2",
-                "--record",
-                "full.gif",
-            ],
-            dir.path(),
-        );
-        assert_eq!(out.code, 3, "{}", out.stderr);
-        assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
-        assert!(
-            out.stderr.contains("No space left on device"),
-            "{}",
-            out.stderr
-        );
-    }
+    // A disk that refuses more (here a file-size limit, as `ulimit -f`
+    // sets): the machine's doing.
+    let noisy = "return { render = function(s, scene, screen) for i = 1, 50 do \
+                 screen:rect(math.random() * 300, math.random() * 200, 20, 20, \
+                 { fill = 'red' }) end end }";
+    std::fs::write(dir.path().join("g/main.luau"), noisy).unwrap();
+    let out = std::process::Command::new("prlimit")
+        .arg("--fsize=20000")
+        .arg("--")
+        .arg(common::binary())
+        .args([
+            "run",
+            "g",
+            "--headless",
+            "--frames",
+            "60",
+            "--record",
+            "full.gif",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("File too large"), "{stderr}");
+    std::fs::write(dir.path().join("g/main.luau"), STILL).unwrap();
+    // A device named as the file is the person's input: it is refused
+    // (it was written into).
+    std::os::unix::fs::symlink("/dev/full", dir.path().join("full-device.gif")).unwrap();
+    let out = moonloop(
+        &[
+            "run",
+            "g",
+            "--headless",
+            "--frames",
+            "2",
+            "--record",
+            "full-device.gif",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("it is a device or a pipe, not a file"),
+        "{}",
+        out.stderr
+    );
     // A folder that is not there is the person's: they named it.
     let out = moonloop(
         &[

@@ -67,6 +67,26 @@ impl EngineHandle {
         let _ = game.lua().set_memory_limit(cap);
     }
 
+    /// Says why a frame failed: a game that ran out of memory the other
+    /// engines of the test file left it, short of its own cap, is told
+    /// whose memory it was (H10), not that it passed its cap (H9).
+    fn why_it_failed(&self, err: crate::Error) -> String {
+        let game = self.session.engine().game();
+        let share = self.member.share();
+        let text = err.chain();
+        if share < crate::Game::config(game).memory
+            && text.contains(super::errors::RAN_OUT_OF_MEMORY)
+        {
+            let frame = self.session.engine().frame();
+            format!(
+                "advance: frame {frame}: {}",
+                super::engines::exhausted(share)
+            )
+        } else {
+            text
+        }
+    }
+
     fn state_into(&self, lua: &Lua) -> mlua::Result<Value> {
         let value =
             state::copy(self.session.engine().game().state(), lua).map_err(|e| fail(lua, e))?;
@@ -173,7 +193,9 @@ impl UserData for EngineHandle {
                 {
                     return Err(budget.stopped(&super::location(lua, 1)));
                 }
-                this.session.advance(1).map_err(|e| fail(lua, e))?;
+                if let Err(err) = this.session.advance(1) {
+                    return Err(fail(lua, this.why_it_failed(err)));
+                }
             }
             Ok(())
         });
