@@ -69,6 +69,14 @@ fn bad_arguments_get_one_line_and_exit_2() {
             "moonloop: unexpected argument '--bogus' found (see moonloop --help)",
         ),
         (
+            &["run", "ok", "--headless", "--recrod", "x.gif"],
+            "moonloop: unexpected argument '--recrod' found; did you mean --record? (see moonloop --help)",
+        ),
+        (
+            &["runn", "ok"],
+            "moonloop: unrecognized subcommand 'runn'; did you mean run? (see moonloop --help)",
+        ),
+        (
             &["run", "missing", "--headless"],
             "moonloop: missing: no such game folder",
         ),

@@ -304,25 +304,29 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                 let _ = err.print();
                 return ExitCode::SUCCESS;
             }
-            // clap's first line names the problem; its usage block is noise here.
-            // An option of a few values names them on a line of its own.
+            // clap's first line names the problem; its usage block is noise
+            // here. What it names on later lines (the required arguments
+            // missing, an option's values) comes from the error's context.
+            use clap::error::{ContextKind, ContextValue};
+            let strings = |kind| match err.get(kind) {
+                Some(ContextValue::Strings(list)) if !list.is_empty() => Some(list.join(", ")),
+                Some(ContextValue::String(one)) => Some(one.clone()),
+                _ => None,
+            };
             let text = err.to_string();
-            let mut lines = text.lines();
-            let mut first = lines.next().unwrap_or("bad arguments").to_string();
-            // "the following required arguments were not provided:" names
-            // them on the lines after it, up to a blank one.
-            if first.ends_with(':') {
-                let named: Vec<&str> = lines
-                    .take_while(|l| !l.trim().is_empty())
-                    .map(str::trim)
-                    .collect();
-                first = format!("{} {}", first, named.join(", "));
+            let mut first = text.lines().next().unwrap_or("bad arguments").to_string();
+            if err.kind() == ErrorKind::MissingRequiredArgument
+                && let Some(named) = strings(ContextKind::InvalidArg)
+            {
+                first = format!("{first} {named}");
             }
-            let values = text
-                .lines()
-                .map(str::trim)
-                .find(|l| l.starts_with("[possible values: "))
-                .map_or(String::new(), |l| format!(" {l}"));
+            let mut values = strings(ContextKind::ValidValue)
+                .map_or(String::new(), |v| format!(" [possible values: {v}]"));
+            if let Some(near) = strings(ContextKind::SuggestedSubcommand)
+                .or_else(|| strings(ContextKind::SuggestedArg))
+            {
+                values = format!("{values}; did you mean {near}?");
+            }
             tell!(
                 "{player_name}: {}{values} (see {player_name} --help)",
                 first.trim_start_matches("error: ")
