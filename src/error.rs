@@ -44,8 +44,13 @@ pub enum Error {
     Asset(String),
 
     /// The game's save could not be written (H12); the last save is kept.
-    #[error("{0}")]
-    Save(String),
+    #[error("the save could not be written to {path}; the last save is kept")]
+    Save {
+        /// The save's file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
 
     /// A scripted input file or replay log has a line the host cannot read.
     #[error("{path}:{line}: {reason}")]
@@ -172,7 +177,7 @@ impl Error {
             {
                 EXIT_INPUT
             }
-            Error::Save(_)
+            Error::Save { .. }
             | Error::Io { .. }
             | Error::Write { .. }
             | Error::Record { .. }

@@ -225,7 +225,7 @@ impl Saves {
     ///
     /// # Errors
     /// The file cannot be written: the last good save stays as it was.
-    pub fn write(&mut self, json: String) -> Result<(), String> {
+    pub fn write(&mut self, json: String) -> crate::Result {
         if self.current.as_deref() == Some(json.as_str()) {
             return Ok(());
         }
@@ -236,11 +236,9 @@ impl Saves {
             return Ok(());
         }
         if let Some(folder) = &self.folder {
-            write_atomically(folder, &json).map_err(|e| {
-                format!(
-                    "the save could not be written to {} ({e}); the last save is kept",
-                    folder.join(FILE).display()
-                )
+            write_atomically(folder, &json).map_err(|source| crate::Error::Save {
+                path: folder.join(FILE),
+                source,
             })?;
         }
         self.current = Some(json);
@@ -314,7 +312,7 @@ mod tests {
         assert!(blocked.join(FILE).is_dir());
         // The write itself failing leaves no temporary file either.
         saves.read_only = false;
-        let err = saves.write("{\"best\": 3}".into()).unwrap_err();
+        let err = saves.write("{\"best\": 3}".into()).unwrap_err().chain();
         assert!(err.contains("could not be written"), "{err}");
         assert_eq!(std::fs::read_dir(&blocked).unwrap().count(), 1);
     }

@@ -318,25 +318,17 @@ impl<G: Game> Engine<G> {
         }
     }
 
-    /// Runs `ticks` ticks, as a test or a script steps the game.
+    /// Runs `ticks` ticks, stepping the engine alone: the engine's own
+    /// tests and benchmarks. A runner steps a game through
+    /// [`crate::session::Session::advance`], which also records it and
+    /// plays or lets go its cues.
     ///
     /// # Errors
     /// The first error of a delivered frame stops the advance and is
     /// returned (S4: under an explicit advance, errors reach the caller).
     pub fn advance(&mut self, ticks: u64) -> Result {
-        self.advance_with(ticks, |_| {})
-    }
-
-    /// Runs `ticks` ticks like [`Engine::advance`], calling `delivered`
-    /// after each delivered frame (a recorder captures it there, step 8).
-    ///
-    /// # Errors
-    /// As [`Engine::advance`].
-    pub fn advance_with(&mut self, ticks: u64, mut delivered: impl FnMut(&mut Self)) -> Result {
         for _ in 0..ticks {
-            if self.tick(self.now()) == Tick::Delivered {
-                delivered(self);
-            }
+            self.tick(self.now());
             if let Some(err) = self.take_frame_error() {
                 return Err(err);
             }

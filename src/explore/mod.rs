@@ -28,6 +28,7 @@ use std::time::{Duration, Instant};
 use crate::error::{Error, Result};
 use crate::lua::LuaGame;
 use crate::lua::properties::Properties;
+use crate::session::Session;
 use crate::terminal::{say, tell};
 use plan::{Inputs, Rng, Step};
 pub use play::{Broke, CHECK_DT, DtCheck, Failure};
@@ -391,26 +392,36 @@ pub fn write_failure(
     writer.properties()?;
     engine.set_replay_writer(writer);
     let target = failure.failure.frame;
-    let _ = engine.advance(target.saturating_sub(GIF_FRAMES));
+    let mut session = Session::new(engine);
+    let _ = session.advance(target.saturating_sub(GIF_FRAMES));
     let gif_path = out.join("last-seconds.gif");
-    let mut capture = crate::capture::Capture::start(&gif_path, true).map_err(|e| e.to_string());
+    let mut gif = Ok(());
+    match crate::capture::Capture::start(&gif_path, true) {
+        Ok(capture) => session = session.capture(Some(capture)),
+        Err(why) => gif = Err(why.to_string()),
+    }
     let mut before = None;
-    while engine.frame() < target {
-        if engine.frame() + 1 == target {
-            before = Some(engine.game().state().clone());
+    while session.engine().frame() < target {
+        let frame = session.engine().frame();
+        if frame + 1 == target {
+            before = Some(session.engine().game().state().clone());
         }
-        let frame = engine.frame();
-        let _ = engine.advance_with(1, |engine| {
-            if let Ok(c) = &mut capture
-                && let Some(err) = c.take(engine)
-            {
-                capture = Err(err.to_string());
-            }
-        });
-        if engine.frame() == frame {
+        // The run failed at `target` and at no frame before it: an error
+        // before it is the recording's, which ends the GIF; the target
+        // frame's is the failure being shown.
+        if let Err(err) = session.advance(1)
+            && session.engine().frame() < target
+            && gif.is_ok()
+        {
+            gif = Err(err.to_string());
+            session.take_capture();
+        }
+        if session.engine().frame() == frame {
             break;
         }
     }
+    let capture = session.take_capture();
+    let (mut engine, _) = session.finish()?;
     let state = engine.game().state_json().unwrap_or_default();
     engine.flush()?;
     crate::files::write(
@@ -434,7 +445,10 @@ pub fn write_failure(
         text + "\n",
         crate::files::Readers::Owner,
     )?;
-    let gif = capture.and_then(|c| c.recorder.finish().map_err(|e| e.to_string()));
+    let gif = gif.and_then(|()| match capture {
+        Some(c) => c.recorder.finish().map(drop).map_err(|e| e.to_string()),
+        None => Ok(()),
+    });
     let gif = match gif {
         Ok(_) => Ok(gif_path),
         Err(why) => {

@@ -566,7 +566,7 @@ impl Game for LuaGame {
         // The save is an effect of a frame that happened: written only
         // once update's state is taken (H12).
         match pending {
-            Some(json) => self.saves.write(json).map_err(Error::Save),
+            Some(json) => self.saves.write(json),
             None => Ok(()),
         }
     }

@@ -389,6 +389,15 @@ fn writes() -> Vec<Row> {
             .file_size(100_000)
             .first(": cannot write out.wav: File too large (os error 27); the sound file stops at", 3)
             .after(a_wav_that_reads),
+        Row::new("a save the disk refuses (a new line every frame, each naming a temporary file by its whole path)")
+            .file("g/main.luau", SAVING)
+            .args(&[
+                "run", "g", "--headless", "--clock", "constant:1/60", "--frames", "5", "--save-dir",
+                "saves", "--print-state",
+            ])
+            .file_size(5)
+            .first("frame 1: the save could not be written to saves/saver/save.json; the last save is kept: File too large (os error 27)", 1)
+            .survives("\"n\": 5"),
         Row::new("a search's report whose file-size limit is reached (the XML was cut)")
             .file("g/main.luau", COUNTING)
             .args(&[

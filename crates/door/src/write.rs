@@ -36,20 +36,60 @@ pub fn write_whole(path: &Path, bytes: &[u8], readers: Readers) -> std::io::Resu
     let name = path
         .file_name()
         .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
-    let mut temporary = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".tmp")
-        .permissions(std::fs::Permissions::from_mode(mode))
-        .tempfile_in(folder)?;
-    temporary.write_all(bytes)?;
-    temporary.as_file().sync_all()?;
-    // On failure the temporary file is removed as it drops.
-    temporary.persist(path).map_err(|e| e.error)?;
+    let (mut file, temporary) = make_temporary(folder, &name, mode)?;
+    let written = file
+        .write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .and_then(|()| std::fs::rename(&temporary, path));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(e);
+    }
     // The rename itself reaches the disk with the folder's entry.
     if let Ok(dir) = std::fs::File::open(folder) {
         let _ = dir.sync_all();
     }
     Ok(())
+}
+
+/// Makes a new file `.NAME.RANDOM.tmp` in `folder`, of a name no one can
+/// guess and made only where nothing is (never through a link, never
+/// over another file); returns it and its path. Its errors read the same
+/// every time (no random name in them).
+fn make_temporary(
+    folder: &Path,
+    name: &str,
+    mode: u32,
+) -> std::io::Result<(std::fs::File, std::path::PathBuf)> {
+    use std::hash::{BuildHasher as _, Hasher as _};
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let mut last = None;
+    for attempt in 0..16u64 {
+        // Seeded from the system's randomness, once per process, and
+        // stirred by the time and the attempt.
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u64(attempt);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        hasher.write_u128(now);
+        let path = folder.join(format!(".{name}.{:016x}.tmp", hasher.finish()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(mode)
+            .open(&path)
+        {
+            Ok(file) => {
+                // The mode asked for, whatever the umask took away.
+                file.set_permissions(std::fs::Permissions::from_mode(mode))?;
+                return Ok((file, path));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::from(std::io::ErrorKind::AlreadyExists)))
 }
 
 /// Makes `path` afresh (emptied if it was there) for a file written as it
@@ -154,5 +194,13 @@ mod tests {
         }
         let err = create(&dir.path().join("none/out.wav"), Readers::All).unwrap_err();
         assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
+    }
+
+    #[test]
+    fn a_write_the_disk_refuses_says_the_same_words_every_time() {
+        let dir = tempfile::tempdir().unwrap();
+        // A temporary file cannot be made in a folder that is not there.
+        let err = write_whole(&dir.path().join("none/a.txt"), b"x", Readers::All).unwrap_err();
+        assert_eq!(err.to_string(), "No such file or directory (os error 2)");
     }
 }
