@@ -118,6 +118,11 @@ pub enum Error {
     #[error("cannot open a window")]
     Window(#[from] winit::error::OsError),
 
+    /// A zipped game, or the game a built executable carries, could not
+    /// be opened.
+    #[error(transparent)]
+    Package(#[from] crate::package::Refused),
+
     /// The game folder cannot be watched for changes.
     #[error("{path}: cannot watch the folder for changes")]
     Watch {
@@ -134,9 +139,14 @@ pub type Result<T = (), E = Error> = std::result::Result<T, E>;
 /// Whether an I/O failure says the path given was wrong (missing, not
 /// permitted, a folder for a file), rather than that the machine failed.
 fn named_wrong(e: &std::io::Error) -> bool {
+    named_wrong_kind(e.kind())
+}
+
+/// Whether an I/O failure of `kind` says the path given was wrong.
+fn named_wrong_kind(kind: std::io::ErrorKind) -> bool {
     use std::io::ErrorKind::*;
     matches!(
-        e.kind(),
+        kind,
         NotFound
             | PermissionDenied
             | AlreadyExists
@@ -168,6 +178,10 @@ impl Error {
             | Error::Script(_)
             | Error::Asset(_)
             | Error::Input { .. } => EXIT_INPUT,
+            Error::Package(refused) => match refused.io_kind() {
+                Some(kind) if !named_wrong_kind(kind) => EXIT_MACHINE,
+                _ => EXIT_INPUT,
+            },
             // A path the person named that is not there, or not theirs, is
             // their input; a disk that is full or fails is the machine.
             Error::Io { source, .. }

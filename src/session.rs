@@ -205,7 +205,7 @@ impl<G: Game> Session<G> {
 
     /// Step 1 between frames: reloads the edits the watcher has seen, if
     /// any, without waiting. Returns what the reload changed.
-    pub fn look_for_edits(&mut self) -> Option<Result<Reloaded, String>> {
+    pub fn look_for_edits(&mut self) -> Option<crate::Result<Reloaded>> {
         let changes = self.watcher.as_mut()?.poll()?;
         Some(self.reload(&changes))
     }
@@ -214,7 +214,7 @@ impl<G: Game> Session<G> {
     /// is live by the frame after it; asks the watcher once even when
     /// `due` has passed (a game whose every update runs out its budget is
     /// late every time, and an edit is the fix).
-    pub fn wait_for_edits(&mut self, due: Instant) -> Option<Result<Reloaded, String>> {
+    pub fn wait_for_edits(&mut self, due: Instant) -> Option<crate::Result<Reloaded>> {
         let mut last = self.look_for_edits();
         loop {
             let now = Instant::now();
@@ -241,9 +241,9 @@ impl<G: Game> Session<G> {
     /// `config.sounds`).
     ///
     /// # Errors
-    /// The new code does not load: the line saying why (the old code runs
+    /// The new code does not load: why, already said (the old code runs
     /// on).
-    pub fn reload(&mut self, changes: &[std::path::PathBuf]) -> Result<Reloaded, String> {
+    pub fn reload(&mut self, changes: &[std::path::PathBuf]) -> crate::Result<Reloaded> {
         match self.engine.reload(changes) {
             Ok(reloaded) => {
                 if !reloaded.modules.is_empty() {
@@ -257,7 +257,7 @@ impl<G: Game> Session<G> {
             Err(err) => {
                 let line = crate::terminal::line(&err.chain());
                 tell!("reload failed, the old code runs on: {line}");
-                Err(line)
+                Err(err)
             }
         }
     }

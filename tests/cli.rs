@@ -1217,4 +1217,30 @@ fn a_run_the_machine_stops_exits_3_and_one_the_person_s_input_stops_exits_2() {
         moonloop(&["build", "g", "-o", "g/x.bin"], dir.path()).code,
         2
     );
+    // A zipped game that does not unpack is the person's; one the disk
+    // will not take as it unpacks is the machine's (it exited 2 too).
+    std::fs::write(dir.path().join("g/big.txt"), "x".repeat(100_000)).unwrap();
+    let zip = moonloop::package::zip_folder(&dir.path().join("g")).unwrap();
+    std::fs::write(dir.path().join("g.zip"), &zip).unwrap();
+    std::fs::write(dir.path().join("bad.zip"), "not a zip").unwrap();
+    let out = moonloop(
+        &["run", "bad.zip", "--headless", "--frames", "1"],
+        dir.path(),
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    let out = std::process::Command::new("prlimit")
+        .arg("--fsize=20000")
+        .arg("--")
+        .arg(common::binary())
+        .args(["run", "g.zip", "--headless", "--frames", "1"])
+        .env("TMPDIR", dir.path())
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert_eq!(
+        stderr.trim(),
+        "moonloop: g.zip: cannot unpack g/big.txt: File too large (os error 27)"
+    );
 }

@@ -40,6 +40,7 @@ fuzz_target!(|bytes: &[u8]| {
             assert!(total <= package::MAX_UNPACKED);
         }
         Err(why) => {
+            let why = why.to_string();
             assert!(why.starts_with("fuzz.zip: "), "{why}");
             assert!(!why.contains('\n'), "{why}");
         }

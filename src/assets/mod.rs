@@ -123,6 +123,8 @@ impl std::fmt::Display for Unreadable {
     }
 }
 
+impl std::error::Error for Unreadable {}
+
 impl From<Unreadable> for String {
     fn from(why: Unreadable) -> String {
         why.line

@@ -11,8 +11,6 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::error::Error;
-
 mod carried;
 mod online;
 mod run;
@@ -357,7 +355,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                     _unpacked = Some(unpacked);
                     run(args)
                 }
-                Err(why) => Err(Error::Usage(why)),
+                Err(refused) => Err(refused.into()),
             }
         }
         Command::Run(args) => run(args),

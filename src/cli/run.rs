@@ -125,7 +125,7 @@ pub(super) fn run(mut args: RunArgs) -> Result<ExitCode> {
             ));
         }
         crate::interrupt::install();
-        let unpacked = crate::package::open_zip(&args.game).map_err(Error::Usage)?;
+        let unpacked = crate::package::open_zip(&args.game)?;
         args.shown_as = Some(args.game.to_string_lossy().into_owned());
         args.game = unpacked.game().to_path_buf();
         args.no_watch = true;

@@ -366,7 +366,7 @@ impl<G: Game> Live<G> {
         if let Some(reloaded) = self.session.look_for_edits() {
             match reloaded {
                 Ok(_) => self.dev.enabled = self.session.engine().config().dev_controls,
-                Err(line) => self.last_error = Some(line),
+                Err(err) => self.last_error = Some(crate::terminal::line(&err.chain())),
             }
             redraw = true;
         }

@@ -180,19 +180,21 @@ impl<'a> Archive<'a> {
         i: usize,
         budget: u64,
         out: &mut impl std::io::Write,
-    ) -> Result<u64, String> {
+    ) -> Result<u64, Extract> {
         let entry = &self.entries[i];
         let local = entry
             .local
             .checked_add(self.shift)
-            .ok_or("its data is outside the archive")?;
+            .ok_or_else(|| Extract::Data("its data is outside the archive".into()))?;
         let header = piece(self.bytes, local, 30)
             .filter(|h| u32_at(h, 0) == Some(LOCAL))
-            .ok_or("its local header is not where the directory says")?;
+            .ok_or_else(|| {
+                Extract::Data("its local header is not where the directory says".into())
+            })?;
         let skip =
             30 + u16_at(header, 26).unwrap_or(0) as u64 + u16_at(header, 28).unwrap_or(0) as u64;
         let data = piece(self.bytes, local + skip, entry.compressed)
-            .ok_or("its data is outside the archive")?;
+            .ok_or_else(|| Extract::Data("its data is outside the archive".into()))?;
         let limit = budget.saturating_add(1);
         let mut crc = flate2::Crc::new();
         let mut written = 0u64;
@@ -205,19 +207,32 @@ impl<'a> Archive<'a> {
         loop {
             let n = reader
                 .read(&mut chunk)
-                .map_err(|e| format!("its data does not inflate ({e})"))?;
+                .map_err(|e| Extract::Data(format!("its data does not inflate ({e})")))?;
             if n == 0 {
                 break;
             }
             crc.update(&chunk[..n]);
-            out.write_all(&chunk[..n]).map_err(|e| e.to_string())?;
+            out.write_all(&chunk[..n]).map_err(Extract::Write)?;
             written += n as u64;
         }
         if written <= budget && crc.sum() != entry.crc {
-            return Err("its data does not match its checksum (CRC-32)".into());
+            return Err(Extract::Data(
+                "its data does not match its checksum (CRC-32)".into(),
+            ));
         }
         Ok(written)
     }
+}
+
+/// Why an entry could not be unpacked: the archive's fault, or the
+/// disk's.
+#[derive(Debug)]
+pub enum Extract {
+    /// The entry's data is not where it says, does not inflate or does
+    /// not match its checksum: the line saying so.
+    Data(String),
+    /// Writing it out failed.
+    Write(std::io::Error),
 }
 
 /// Reads the central directory header at `*at`, moving past it.
@@ -439,7 +454,9 @@ mod tests {
         let at = bad.windows(9).position(|w| w == b"return {}").unwrap();
         bad[at] = b'R';
         let archive = Archive::new(&bad).unwrap();
-        let err = archive.extract(0, 100, &mut Vec::new()).unwrap_err();
+        let Err(Extract::Data(err)) = archive.extract(0, 100, &mut Vec::new()) else {
+            panic!("the data is the archive's fault");
+        };
         assert!(err.contains("CRC-32"), "{err}");
     }
 

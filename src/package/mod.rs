@@ -42,6 +42,42 @@ pub struct Unpacked {
     game: PathBuf,
 }
 
+/// Why a package could not be opened: the package's fault (exit 2) or
+/// the machine's (exit 3, by the I/O error's kind).
+#[derive(Debug, thiserror::Error)]
+pub enum Refused {
+    /// The package is not one the host runs: not a zip, an entry that
+    /// is a link or leaves the folder, too many entries or bytes, no
+    /// main file. The line saying so.
+    #[error("{0}")]
+    Package(String),
+    /// The package's file could not be read.
+    #[error("{0}")]
+    Unreadable(#[from] crate::assets::Unreadable),
+    /// The machine could not unpack it: no folder to unpack into, a full
+    /// disk.
+    #[error("{what}: cannot unpack {entry}")]
+    Disk {
+        /// The package, as shown.
+        what: String,
+        /// The entry being written (or the folder made for them).
+        entry: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+impl Refused {
+    /// The kind of I/O failure this is, where it is one.
+    pub fn io_kind(&self) -> Option<std::io::ErrorKind> {
+        match self {
+            Refused::Package(_) => None,
+            Refused::Unreadable(why) => Some(why.kind),
+            Refused::Disk { source, .. } => Some(source.kind()),
+        }
+    }
+}
+
 impl Unpacked {
     /// Returns the game folder (holding main.luau).
     pub fn game(&self) -> &Path {
@@ -56,36 +92,42 @@ impl Unpacked {
 /// # Errors
 /// One line naming the problem: not a zip, an entry that is a link or
 /// leaves the folder, too many entries or bytes, or no main.luau.
-pub fn unpack(bytes: &[u8], what: &str) -> Result<Unpacked, String> {
-    let fail = |why: String| format!("{what}: {why}");
+pub fn unpack(bytes: &[u8], what: &str) -> Result<Unpacked, Refused> {
+    let fail = |why: String| Refused::Package(format!("{what}: {why}"));
+    let disk = |entry: &str, source| Refused::Disk {
+        what: what.to_string(),
+        entry: entry.to_string(),
+        source,
+    };
     let archive = archive::Archive::new(bytes).map_err(fail)?;
     sweep_stale();
     let dir = tempfile::Builder::new()
         .prefix(&format!("{UNPACKED_PREFIX}{}-", std::process::id()))
         .permissions(private())
         .tempdir()
-        .map_err(|e| fail(format!("cannot make a folder to unpack into ({e})")))?;
+        .map_err(|e| disk("into a folder of its own", e))?;
     let mut budget = MAX_UNPACKED;
     for (i, entry) in archive.entries.iter().enumerate() {
         let shown = crate::terminal::escape(&entry.name);
         let path = dir.path().join(&entry.name);
         if entry.is_dir {
-            std::fs::create_dir_all(&path).map_err(|e| fail(format!("{shown}: {e}")))?;
+            std::fs::create_dir_all(&path).map_err(|e| disk(&shown, e))?;
             continue;
         }
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| fail(format!("{shown}: {e}")))?;
+            std::fs::create_dir_all(parent).map_err(|e| disk(&shown, e))?;
         }
         // A file where a folder of the same name was made fails here: no
-        // entry overwrites another.
+        // entry overwrites another. That is the archive's doing.
         let mut out = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&path)
             .map_err(|e| fail(format!("{shown}: {e}")))?;
-        let copied = archive
-            .extract(i, budget, &mut out)
-            .map_err(|e| fail(format!("`{shown}`: {e}")))?;
+        let copied = archive.extract(i, budget, &mut out).map_err(|e| match e {
+            archive::Extract::Data(why) => fail(format!("`{shown}`: {why}")),
+            archive::Extract::Write(e) => disk(&shown, e),
+        })?;
         if copied > budget {
             return Err(fail(format!(
                 "unpacks to more than {}; a game package is at most that",
@@ -165,7 +207,7 @@ fn find_game(top: &Path) -> Option<PathBuf> {
 ///
 /// # Errors
 /// The file cannot be read, or [`unpack`] refuses it.
-pub fn open_zip(path: &Path) -> Result<Unpacked, String> {
+pub fn open_zip(path: &Path) -> Result<Unpacked, Refused> {
     let shown = path.to_string_lossy();
     let bytes = crate::assets::read_path(path, &shown, MAX_ARCHIVE)?;
     unpack(&bytes, &shown)
@@ -543,7 +585,7 @@ mod tests {
             ),
         ];
         for (bytes, says) in cases {
-            let err = unpack(&bytes, "bad.zip").unwrap_err();
+            let err = unpack(&bytes, "bad.zip").unwrap_err().to_string();
             assert!(
                 err.starts_with("bad.zip: ") && err.contains(says),
                 "{err}\n  wanted: {says}"
@@ -566,7 +608,7 @@ mod tests {
         }
         let bytes = writer.finish().unwrap().into_inner();
         assert!(bytes.len() < 8 << 20, "{}", bytes.len());
-        let err = unpack(&bytes, "bomb.zip").unwrap_err();
+        let err = unpack(&bytes, "bomb.zip").unwrap_err().to_string();
         assert!(err.contains("unpacks to more than 1 GiB"), "{err}");
     }
 
