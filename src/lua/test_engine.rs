@@ -83,7 +83,28 @@ impl EngineHandle {
                 super::engines::exhausted(share)
             )
         } else {
-            text
+            self.in_game(err)
+        }
+    }
+
+    /// The line of `err` with a recording's file named as the test named
+    /// it, inside the game's folder, not where that lies on disk.
+    fn in_game(&self, err: crate::Error) -> String {
+        match err {
+            crate::Error::Record { path, source } => {
+                // The file was found from the folder's real path.
+                let dir = self.session.engine().game().dir();
+                let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+                let shown = path
+                    .strip_prefix(&real)
+                    .or_else(|_| path.strip_prefix(dir))
+                    .unwrap_or(&path);
+                format!(
+                    "recording to {} failed: {source}",
+                    crate::terminal::escape(&shown.to_string_lossy())
+                )
+            }
+            other => other.chain(),
         }
     }
 
@@ -445,7 +466,7 @@ impl UserData for EngineHandle {
                     .recorder
                     .finish()
                     .map(|s| s.frames)
-                    .map_err(|e| fail(lua, e.chain())),
+                    .map_err(|e| fail(lua, this.in_game(e))),
             }
         });
         methods.add_method_mut("picture", |lua, this, options: Option<Table>| {

@@ -159,8 +159,18 @@ fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
                 if name.ends_with('/') {
                     path.push(""); // still a folder, whatever its name
                 }
-                let capture = crate::capture::Capture::start(&path, true)
-                    .map_err(|e| fail(lua, format!("engine.new: {}", e.chain())))?;
+                // Named as the test named it: the game's folder is the
+                // test's whole world (H10), not where it lies on disk.
+                let capture = crate::capture::Capture::start(&path, true).map_err(|e| match e {
+                    crate::Error::Record { source, .. } => fail(
+                        lua,
+                        format!(
+                            "engine.new: record: `{}`: {source}",
+                            crate::terminal::escape(&name)
+                        ),
+                    ),
+                    other => fail(lua, format!("engine.new: {}", other.chain())),
+                })?;
                 Some(capture)
             }
         };

@@ -455,6 +455,18 @@ fn test_api() -> Vec<Row> {
             .file("g/tests/t.luau", test_file("local e = engine.new() e:advance(30) for i = 1, 1000 do e:reload(nil, { from = 0 }) end"))
             .args(&["test", "g", "--budget", "2"])
             .first("H9: the test ran past its time budget of 2 s", 1),
+        Row::new("a test recording into a pipe in its folder (the test hung, past every budget)")
+            .file("g/main.luau", COUNTING)
+            .fifo("g/x.gif")
+            .file("g/tests/t.luau", test_file("local e = engine.new({ record = 'x.gif' }) e:advance(2) e:finish()"))
+            .args(&["test", "g"])
+            .first("g/tests/t.luau:2: engine.new: record: `x.gif`: it is a device or a pipe, not a file", 1),
+        Row::new("a test's recording whose file-size limit is reached (named by its whole path on disk)")
+            .file("g/main.luau", NOISY)
+            .file("g/tests/t.luau", test_file("local e = engine.new({ record = 'x.gif' }) e:advance(60) e:finish()"))
+            .args(&["test", "g"])
+            .file_size(20_000)
+            .first(": recording to x.gif failed: File too large", 1),
         Row::new("engine.new{bogus = 1} (accepted silently)")
             .file("g/main.luau", COUNTING)
             .file("g/tests/t.luau", test_file("engine.new({ clock = 'constant:1/60', bogus = 1 })"))
