@@ -102,10 +102,28 @@ impl Picture {
         if !name.to_ascii_lowercase().ends_with(".png") {
             return Err(format!("matches: a golden is a .png file, not `{shown}`"));
         }
-        let golden = crate::assets::read(Some(&self.root), name, "golden", 64 << 20)
-            .ok()
-            .and_then(|bytes| Pixmap::decode_png(&bytes).ok());
+        // A name --bless would refuse is refused here too (it said "run
+        // --bless to write it").
+        let rel = crate::assets::check_name(name).map_err(|why| format!("matches: {why}"))?;
         let blessing = BLESS.load(Ordering::Relaxed);
+        // Only a golden that is not there is new; one that cannot be read
+        // or is not a picture says so (it read as "no golden yet").
+        let there = std::fs::symlink_metadata(self.root.join(rel)).is_ok();
+        let golden = match crate::assets::read(Some(&self.root), name, "golden", 64 << 20) {
+            Err(_) if !there => None,
+            Err(why) => return Err(format!("matches: {why}")),
+            Ok(bytes) => match Pixmap::decode_png(&bytes) {
+                Ok(golden) => Some(golden),
+                Err(_) if blessing => None,
+                Err(e) => {
+                    return Err(format!(
+                        "matches: the golden `{shown}` is not a PNG picture ({}); run \
+                         `moonloop test --bless` to write it again, and look at it",
+                        e.to_string().trim_end_matches('.')
+                    ));
+                }
+            },
+        };
         let Some(golden) = golden else {
             if blessing {
                 self.write(name, &self.pixmap)?;
@@ -226,6 +244,24 @@ mod tests {
         let mut p = Pixmap::new(4, 3).unwrap();
         p.fill(tiny_skia::Color::from_rgba8(r, 10, 20, 255));
         p
+    }
+
+    // rule: T3
+    #[test]
+    fn a_golden_outside_the_folder_or_not_a_picture_is_named_not_called_new() {
+        let dir = tempfile::tempdir().unwrap();
+        let picture = Picture::new(filled(100), dir.path().to_path_buf());
+        let outside = picture.matches("../title.png", 0).unwrap_err();
+        assert!(
+            outside.contains("is not a path inside the game folder"),
+            "{outside}"
+        );
+        std::fs::write(dir.path().join("junk.png"), "junk").unwrap();
+        let junk = picture.matches("junk.png", 0).unwrap_err();
+        assert!(
+            junk.contains("the golden `junk.png` is not a PNG picture"),
+            "{junk}"
+        );
     }
 
     // rule: T3
