@@ -63,6 +63,10 @@ fn bad_arguments_get_one_line_and_exit_2() {
         ("syntax/main.luau", "local x = = 1\nreturn {}"),
         ("bad.input", "1 press space\n2 jump a\n"),
     ]);
+    let pipe =
+        std::ffi::CString::new(dir.path().join("pipe").as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: `pipe` is a NUL-terminated path that outlives the call.
+    assert_eq!(unsafe { libc::mkfifo(pipe.as_ptr(), 0o600) }, 0);
     let rows: &[(&[&str], &str)] = &[
         (
             &["run", "ok", "--headless", "--bogus"],
@@ -114,7 +118,12 @@ fn bad_arguments_get_one_line_and_exit_2() {
         ),
         (
             &["run", "ok", "--headless", "--input", "/dev/zero"],
-            "moonloop: /dev/zero: an input script is at most 16 MiB (H10)",
+            "moonloop: /dev/zero: cannot read `/dev/zero` (it is a device, not a file)",
+        ),
+        (
+            // It waited for a writer for ever, past Ctrl+C.
+            &["run", "ok", "--headless", "--input", "pipe"],
+            "moonloop: pipe: cannot read `pipe` (it is a pipe, not a file)",
         ),
         (
             &["run", "ok", "--headless", "--record-input", "ok/main.luau"],
@@ -160,7 +169,7 @@ fn bad_arguments_get_one_line_and_exit_2() {
         ),
         (
             &["run", "ok", "--headless", "--input", "nope.input"],
-            "moonloop: nope.input: No such file or directory (os error 2)",
+            "moonloop: nope.input: cannot read `nope.input` (there is no such file)",
         ),
         (
             &[

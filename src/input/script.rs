@@ -1,7 +1,6 @@
 //! Scripted input: events by frame or by simulated time, for headless
 //! runs and tests, fed into the input frame as they fall due.
 
-use std::io::Read as _;
 use std::path::Path;
 
 use super::{Action, InputEvent, InputFrame};
@@ -79,19 +78,13 @@ impl Script {
     /// The file cannot be read, or a line is malformed: the error names the
     /// file and line.
     pub fn load(path: &Path, actions: &[Action]) -> Result<Script> {
-        // Bounded like a game's own input files: `--input /dev/zero` would
-        // otherwise grow the host until the machine ran out.
-        let mut bytes = Vec::new();
-        std::fs::File::open(path)
-            .and_then(|f| f.take(MAX_SCRIPT + 1).read_to_end(&mut bytes))
-            .map_err(|e| Error::io(path, e))?;
-        if bytes.len() as u64 > MAX_SCRIPT {
-            return Err(Error::Usage(format!(
-                "{}: an input script is at most {} (H10)",
-                crate::terminal::escape(&path.to_string_lossy()),
-                crate::assets::bytes(MAX_SCRIPT)
-            )));
-        }
+        // Through the one door, bounded like a game's own input files:
+        // `--input /dev/zero` would grow the host until the machine ran
+        // out, and a pipe nobody writes would wait for ever (even past
+        // Ctrl+C, which is asked between frames).
+        let shown = path.to_string_lossy();
+        let bytes = crate::assets::read_path(path, &shown, MAX_SCRIPT)
+            .map_err(|why| Error::io(path, why.into()))?;
         let text = String::from_utf8(bytes).map_err(|_| {
             Error::Usage(format!(
                 "{}: an input script is UTF-8 text, and this is not",
