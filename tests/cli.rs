@@ -1126,6 +1126,25 @@ fn a_second_signal_later_ends_the_run_at_once() {
     );
 }
 
+/// Runs the host from `dir` with files capped at 20,000 bytes (as
+/// `ulimit -f` caps them) and its temporary folder in `dir`.
+fn under_a_file_size_limit(args: &[&str], dir: &std::path::Path) -> common::Outcome {
+    let out = std::process::Command::new("prlimit")
+        .arg("--fsize=20000")
+        .arg("--")
+        .arg(common::binary())
+        .args(args)
+        .env("TMPDIR", dir)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    common::Outcome {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
 /// A trivial game that draws nothing.
 const STILL: &str = "return { init = function() return {} end, update = function(s) return s end }";
 
@@ -1139,11 +1158,8 @@ fn a_run_the_machine_stops_exits_3_and_one_the_person_s_input_stops_exits_2() {
                  screen:rect(math.random() * 300, math.random() * 200, 20, 20, \
                  { fill = 'red' }) end end }";
     std::fs::write(dir.path().join("g/main.luau"), noisy).unwrap();
-    let out = std::process::Command::new("prlimit")
-        .arg("--fsize=20000")
-        .arg("--")
-        .arg(common::binary())
-        .args([
+    let out = under_a_file_size_limit(
+        &[
             "run",
             "g",
             "--headless",
@@ -1151,14 +1167,12 @@ fn a_run_the_machine_stops_exits_3_and_one_the_person_s_input_stops_exits_2() {
             "60",
             "--record",
             "full.gif",
-        ])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(3), "{stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("File too large"), "{stderr}");
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(out.stderr.contains("File too large"), "{}", out.stderr);
     std::fs::write(dir.path().join("g/main.luau"), STILL).unwrap();
     // A device named as the file is the person's input: it is refused
     // (it was written into).
@@ -1237,19 +1251,10 @@ fn a_run_the_machine_stops_exits_3_and_one_the_person_s_input_stops_exits_2() {
         dir.path(),
     );
     assert_eq!(out.code, 2, "{}", out.stderr);
-    let out = std::process::Command::new("prlimit")
-        .arg("--fsize=20000")
-        .arg("--")
-        .arg(common::binary())
-        .args(["run", "g.zip", "--headless", "--frames", "1"])
-        .env("TMPDIR", dir.path())
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    let out = under_a_file_size_limit(&["run", "g.zip", "--headless", "--frames", "1"], dir.path());
+    assert_eq!(out.code, 3, "{}", out.stderr);
     assert_eq!(
-        stderr.trim(),
+        out.stderr.trim(),
         "moonloop: g.zip: cannot unpack g/big.txt: File too large (os error 27)"
     );
 }
