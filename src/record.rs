@@ -245,6 +245,11 @@ fn encode(format: Format, frames: Receiver<Shot>) -> Result<u64> {
         path: path.clone(),
         source: std::io::Error::other(e.to_string()),
     };
+    // A write that failed, its kind kept (a full disk, a device).
+    let lost = |source: std::io::Error| Error::Record {
+        path: path.clone(),
+        source,
+    };
     match format {
         Format::Frames(dir) => {
             let mut count = 0;
@@ -271,7 +276,7 @@ fn encode(format: Format, frames: Receiver<Shot>) -> Result<u64> {
             for shot in frames {
                 let (w, h) = (shot.pixmap.width() as u16, shot.pixmap.height() as u16);
                 if out.is_none() {
-                    out = Some(ending::GifFile::create(&file, (w, h)).map_err(|e| failed(&e))?);
+                    out = Some(ending::GifFile::create(&file, (w, h)).map_err(lost)?);
                 }
                 // Whole centiseconds that keep the running total exact.
                 elapsed += shot.dt;
@@ -284,12 +289,12 @@ fn encode(format: Format, frames: Receiver<Shot>) -> Result<u64> {
                 out.as_mut()
                     .expect("made above")
                     .write(&frame)
-                    .map_err(|e| failed(&e))?;
+                    .map_err(lost)?;
             }
             // The trailer is written here, where a full disk is seen and
             // reported, not on a silent drop.
             match out {
-                Some(out) => out.finish().map_err(|e| failed(&e)),
+                Some(out) => out.finish().map_err(lost),
                 None => {
                     // No frame: no file (an empty one is no GIF).
                     let _ = std::fs::remove_file(&file);

@@ -49,19 +49,17 @@ impl GifFile {
     ///
     /// # Errors
     /// The file cannot be made or its header written; nothing is left.
-    pub fn create(path: &Path, size: (u16, u16)) -> Result<GifFile, String> {
-        let file =
-            moonloop_door::create(path, moonloop_door::Readers::All).map_err(|e| e.to_string())?;
+    pub fn create(path: &Path, size: (u16, u16)) -> std::io::Result<GifFile> {
+        let file = moonloop_door::create(path, moonloop_door::Readers::All)?;
         let out = Counted {
             inner: BufWriter::new(file),
             written: 0,
         };
         let started = gif::Encoder::new(out, size.0, size.1, &[])
-            .map_err(|e| e.to_string())
+            .map_err(io)
             .and_then(|mut e| {
-                e.set_repeat(gif::Repeat::Infinite)
-                    .map_err(|e| e.to_string())?;
-                e.get_mut().flush().map_err(|e| e.to_string())?;
+                e.set_repeat(gif::Repeat::Infinite).map_err(io)?;
+                e.get_mut().flush()?;
                 Ok(e)
             });
         match started {
@@ -84,21 +82,21 @@ impl GifFile {
     /// The write failed: the file now ends after the frames before this
     /// one (or is gone, when even that could not be written), and the
     /// message says which.
-    pub fn write(&mut self, frame: &gif::Frame<'_>) -> Result<(), String> {
+    pub fn write(&mut self, frame: &gif::Frame<'_>) -> std::io::Result<()> {
         let Some(encoder) = self.encoder.as_mut() else {
-            return Err("the recording has ended".into());
+            return Err(std::io::Error::other("the recording has ended"));
         };
         let written = encoder
             .write_frame(frame)
-            .map_err(|e| e.to_string())
-            .and_then(|()| encoder.get_mut().flush().map_err(|e| e.to_string()));
+            .map_err(io)
+            .and_then(|()| encoder.get_mut().flush());
         match written {
             Ok(()) => {
                 self.whole = encoder.get_ref().written;
                 self.frames += 1;
                 Ok(())
             }
-            Err(why) => Err(self.end_at_last_whole_frame(&why)),
+            Err(why) => Err(self.end_at_last_whole_frame(why)),
         }
     }
 
@@ -106,24 +104,21 @@ impl GifFile {
     ///
     /// # Errors
     /// As [`GifFile::write`].
-    pub fn finish(mut self) -> Result<u64, String> {
+    pub fn finish(mut self) -> std::io::Result<u64> {
         let Some(encoder) = self.encoder.take() else {
             return Ok(self.frames);
         };
-        match encoder
-            .into_inner()
-            .map_err(|e| e.to_string())
-            .and_then(|mut out| {
-                out.flush().map_err(|e| e.to_string())?;
-                out.inner.get_ref().sync_data().map_err(|e| e.to_string())
-            }) {
+        match encoder.into_inner().map_err(io).and_then(|mut out| {
+            out.flush()?;
+            out.inner.get_ref().sync_data()
+        }) {
             Ok(()) => Ok(self.frames),
-            Err(why) => Err(self.end_at_last_whole_frame(&why)),
+            Err(why) => Err(self.end_at_last_whole_frame(why)),
         }
     }
 
     /// Cuts the file back to its last whole frame and ends it there.
-    fn end_at_last_whole_frame(&mut self, why: &str) -> String {
+    fn end_at_last_whole_frame(&mut self, why: std::io::Error) -> std::io::Error {
         // Whatever the encoder still writes as it drops is cut off below.
         drop(self.encoder.take());
         let ended = (|| -> std::io::Result<()> {
@@ -134,7 +129,7 @@ impl GifFile {
             file.write_all(b";")?;
             file.sync_data()
         })();
-        match ended {
+        let said = match ended {
             Ok(()) if self.frames > 0 => format!(
                 "{why}; the recording ends after the {} frame{} written before",
                 self.frames,
@@ -144,6 +139,16 @@ impl GifFile {
                 let _ = std::fs::remove_file(&self.path);
                 format!("{why}; no frame was written whole, and no file is left")
             }
-        }
+        };
+        // The kind stays the cause's: a full disk is the machine's (H12).
+        std::io::Error::new(why.kind(), said)
+    }
+}
+
+/// An encoder's error as the I/O error it is, or as bad data.
+fn io(e: gif::EncodingError) -> std::io::Error {
+    match e {
+        gif::EncodingError::Io(e) => e,
+        other => std::io::Error::new(std::io::ErrorKind::InvalidData, other.to_string()),
     }
 }
