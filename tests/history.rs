@@ -111,6 +111,48 @@ fn seek_prints_the_first_frame_an_expression_holds() {
 }
 
 // rule: R4, H11
+// rule: R4, H10
+#[test]
+fn seek_reaches_past_a_million_cues_of_a_long_replay() {
+    // seek stepped the engine alone, whose cue log a test reads and which
+    // holds a million cues at most: past frame 4,000 of this game every
+    // frame failed there, and `--when` never held. Runners let cues go.
+    let noisy = "return {\n  init = function() return { n = 0 } end,\n  \
+                 update = function(state, input)\n    \
+                 for i = 1, 250 do input:cue('blip') end\n    \
+                 return { n = state.n + 1 }\n  end,\n}\n";
+    let dir = game(&[("g/main.luau", noisy)]);
+    let out = run(
+        dir.path(),
+        &[
+            "run",
+            "g",
+            "--headless",
+            "--clock",
+            "constant:1/60",
+            "--frames",
+            "4010",
+            "--record-input",
+            "run.replay",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = run(
+        dir.path(),
+        &[
+            "seek",
+            "g",
+            "--replay",
+            "run.replay",
+            "--when",
+            "state.n == 4005",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.starts_with("frame 4005\n"), "{}", out.stdout);
+    assert_eq!(out.stderr, "", "no frame failed");
+}
+
 #[test]
 fn seeking_never_changes_the_run_it_looks_at() {
     let dir = recorded();
