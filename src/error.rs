@@ -37,6 +37,16 @@ pub enum Error {
     #[error("{0}")]
     Script(String),
 
+    /// Game code ran past its time budget and was stopped (H9). The
+    /// message starts with `file:line` where Luau knows it.
+    #[error("{0}")]
+    Stopped(String),
+
+    /// Game code ran out of the memory it may hold (H9, or H10 where
+    /// engines share it). The message starts with `file:line`.
+    #[error("{0}")]
+    OutOfMemory(String),
+
     /// An asset (an image, a model, a sound) could not be loaded or used
     /// where no Luau call was running to raise it: a reload that broke a
     /// file, a texture the GPU refused.
@@ -176,6 +186,8 @@ impl Error {
             | Error::Game { .. }
             | Error::Usage(_)
             | Error::Script(_)
+            | Error::Stopped(_)
+            | Error::OutOfMemory(_)
             | Error::Asset(_)
             | Error::Input { .. } => EXIT_INPUT,
             Error::Package(refused) => match refused.io_kind() {

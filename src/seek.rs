@@ -57,7 +57,7 @@ pub fn run(game: &Path, replay_path: &Path, when: &str) -> Result<ExitCode> {
         if let Err(err) = session.advance(1) {
             let frame = session.engine().frame();
             let line = crate::terminal::line(&err.to_string());
-            if line.contains("ran past its time budget") {
+            if matches!(err, Error::Stopped(_)) {
                 // A frame that runs out of time would make every frame
                 // after it wait as long: the search ends here (H9).
                 return Err(Error::Usage(format!(

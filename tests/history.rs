@@ -153,6 +153,51 @@ fn seek_reaches_past_a_million_cues_of_a_long_replay() {
     assert_eq!(out.stderr, "", "no frame failed");
 }
 
+// rule: R4, H9
+#[test]
+fn seek_ends_at_a_frame_that_runs_out_of_time() {
+    // Every frame after it would wait as long: the search ends there, by
+    // the error's type (it was found by its words).
+    let hangs = "return {\n  config = { budget = 0.1 },\n  \
+                 init = function() return { n = 0 } end,\n  \
+                 update = function(state)\n    \
+                 if state.n == 2 then while true do end end\n    \
+                 return { n = state.n + 1 }\n  end,\n}\n";
+    let dir = game(&[("g/main.luau", hangs)]);
+    let out = run(
+        dir.path(),
+        &[
+            "run",
+            "g",
+            "--headless",
+            "--clock",
+            "constant:1/60",
+            "--frames",
+            "4",
+            "--record-input",
+            "run.replay",
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let out = run(
+        dir.path(),
+        &[
+            "seek",
+            "g",
+            "--replay",
+            "run.replay",
+            "--when",
+            "state.n == 3",
+        ],
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.starts_with("moonloop: seek stopped at frame 3: g/main.luau:5: H9: update ran past its time budget of 0.1 s"),
+        "{}",
+        out.stderr
+    );
+}
+
 #[test]
 fn seeking_never_changes_the_run_it_looks_at() {
     let dir = recorded();

@@ -40,7 +40,7 @@ pub(super) fn load_code(
 ) -> Result<Code> {
     let table = budget
         .guard(Call::Load, || require::load(lua, main_id))
-        .map_err(script)?;
+        .map_err(|e| super::errors::stopped_by(budget, script(e)))?;
     let Value::Table(table) = table else {
         return Err(Error::Script(format!(
             "{main_name}: returned a {} where a game table was expected: return {{ init = ..., update = ..., render = ... }} (G1)",

@@ -307,10 +307,13 @@ pub(super) fn accept(
             place(function)
         ))),
         Ok(value) => Ok(value),
-        Err(err) => Err(Error::Script(match crate::state::take_refusal() {
-            Some(why) => format!("{}{name} returned a state where {why}", place(function)),
-            None => describe(&err),
-        })),
+        Err(err) => Err(match crate::state::take_refusal() {
+            Some(why) => Error::Script(format!(
+                "{}{name} returned a state where {why}",
+                place(function)
+            )),
+            None => script(err),
+        }),
     }
 }
 
@@ -327,7 +330,33 @@ fn place(function: &mlua::Function) -> String {
 /// Turns an error raised in Luau into the host's error, worded for the
 /// author by [`describe`].
 pub(super) fn script(err: mlua::Error) -> crate::Error {
-    crate::Error::Script(describe(&err))
+    if out_of_memory(&err) {
+        crate::Error::OutOfMemory(describe(&err))
+    } else {
+        crate::Error::Script(describe(&err))
+    }
+}
+
+/// Says whether `err` is Luau running out of the memory it may hold,
+/// however mlua wrapped it (as [`describe`] words it).
+fn out_of_memory(err: &mlua::Error) -> bool {
+    match err {
+        mlua::Error::MemoryError(_) => true,
+        mlua::Error::RuntimeError(msg) => msg.starts_with(OUT_OF_MEMORY),
+        mlua::Error::CallbackError { cause, .. } | mlua::Error::WithContext { cause, .. } => {
+            out_of_memory(cause)
+        }
+        _ => false,
+    }
+}
+
+/// Gives `err` the type that says the call was stopped for its time
+/// budget, when `budget` stopped the last call it ran (H9).
+pub(super) fn stopped_by(budget: &super::vm::Budget, err: crate::Error) -> crate::Error {
+    match err {
+        crate::Error::Script(text) if budget.last_call_stopped() => crate::Error::Stopped(text),
+        other => other,
+    }
 }
 
 /// Turns an mlua error into the one line a game author reads: the Luau

@@ -116,7 +116,7 @@ impl LuaGame {
     ) -> Result<LuaGame> {
         let main = find_main(dir)?;
         let display = shown;
-        let lua_err = |e: mlua::Error| Error::Script(errors::describe(&e));
+        let lua_err = errors::script;
         let lua = vm::new_vm(ceilings).map_err(lua_err)?;
         // What game code reads names files from the game folder (H11).
         let raw_xpcall = super::places::install(&lua, &display).map_err(lua_err)?;
@@ -231,7 +231,7 @@ impl LuaGame {
         let result = self
             .budget
             .guard(Call::Init, || self.taking.call::<Value>((&init, saved)));
-        accept(&init, "init", result)
+        accept(&init, "init", result).map_err(|e| errors::stopped_by(&self.budget, e))
     }
 
     /// Reloads the game after the files `changed` (relative to its folder)
@@ -557,7 +557,8 @@ impl Game for LuaGame {
         });
         let pending = self.leases.take_save();
         let quit = self.leases.take_quit();
-        self.state = accept(update, "update", result)?;
+        self.state =
+            accept(update, "update", result).map_err(|e| errors::stopped_by(&self.budget, e))?;
         if self.replaying {
             // A frame run again already had its effects the first time.
             return Ok(());
@@ -582,6 +583,6 @@ impl Game for LuaGame {
                         .call::<()>((render, &self.state, &self.scene, &self.screen))
                 })
             })
-            .map_err(script)
+            .map_err(|e| errors::stopped_by(&self.budget, script(e)))
     }
 }

@@ -73,10 +73,7 @@ impl EngineHandle {
     fn why_it_failed(&self, err: crate::Error) -> String {
         let game = self.session.engine().game();
         let share = self.member.share();
-        let text = err.chain();
-        if share < crate::Game::config(game).memory
-            && text.contains(super::errors::RAN_OUT_OF_MEMORY)
-        {
+        if share < crate::Game::config(game).memory && matches!(err, crate::Error::OutOfMemory(_)) {
             let frame = self.session.engine().frame();
             format!(
                 "advance: frame {frame}: {}",

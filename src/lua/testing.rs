@@ -87,7 +87,7 @@ fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
             let why = e.chain();
             // Loading ran out of what the other engines left it, not of
             // its own cap: say whose memory it was (H10).
-            if share < Limits::default().memory && why.contains(super::errors::RAN_OUT_OF_MEMORY) {
+            if share < Limits::default().memory && matches!(e, crate::Error::OutOfMemory(_)) {
                 fail(
                     lua,
                     format!("engine.new: {}", super::engines::exhausted(share)),

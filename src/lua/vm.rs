@@ -189,6 +189,8 @@ pub struct Budget {
     /// mlua's interrupt trampoline, to write into `callbacks` on overrun.
     trampoline: AtomicUsize,
     armed: AtomicBool,
+    /// Whether the last guarded call was stopped for its budget.
+    last_stopped: AtomicBool,
 }
 
 /// A budget attached to its VM. Dropping it detaches the budget, so the
@@ -223,6 +225,7 @@ impl Budget {
             callbacks: Mutex::new(0),
             trampoline: AtomicUsize::new(0),
             armed: AtomicBool::new(false),
+            last_stopped: AtomicBool::new(false),
         });
         let for_callback = Arc::downgrade(&budget);
         lua.set_interrupt(move |lua| {
@@ -313,10 +316,19 @@ impl Budget {
         self.seq.store(outer + 1, Ordering::Release);
         let result = f();
         self.seq.store(outer + 2, Ordering::Release);
+        // The watchdog stamps `fired` with the call it stopped.
+        let stopped = self.fired.load(Ordering::Relaxed) == outer + 1;
+        self.last_stopped.store(stopped, Ordering::Relaxed);
         if self.armed.load(Ordering::Relaxed) {
             self.disarm();
         }
         result
+    }
+
+    /// Says whether the last call [`Budget::guard`] ran was stopped for
+    /// its budget, so its error can say so by its type (H9).
+    pub fn last_call_stopped(&self) -> bool {
+        self.last_stopped.load(Ordering::Relaxed)
     }
 
     fn arm(&self, seq: u64) {
