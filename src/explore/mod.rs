@@ -478,15 +478,11 @@ pub fn print(found: &Found, options: &Options) -> bool {
     );
     match &found.failure {
         None => {
-            say!(
-                "no run broke {} {} or a frame",
-                found.properties.len(),
-                if found.properties.len() == 1 {
-                    "property"
-                } else {
-                    "properties"
-                }
-            );
+            match found.properties.len() {
+                0 => say!("no run broke a frame (the game states no properties)"),
+                1 => say!("no run broke a frame or the game's property"),
+                n => say!("no run broke a frame or any of the game's {n} properties"),
+            }
             false
         }
         Some(f) => {
