@@ -85,6 +85,15 @@ fn bad_arguments_get_one_line_and_exit_2() {
             "moonloop: missing: no such game folder",
         ),
         (
+            &["run", "pipe", "--headless"],
+            "moonloop: pipe: is a pipe or a device; a game is a folder with a main.luau",
+        ),
+        (
+            // `test` said "no such game folder" of a file.
+            &["test", "file.luau"],
+            "moonloop: file.luau: is a file; a game is a folder with a main.luau",
+        ),
+        (
             &["build", "ok"],
             "moonloop: the following required arguments were not provided: --out <FILE> (see moonloop --help)",
         ),

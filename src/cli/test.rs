@@ -32,12 +32,7 @@ pub(super) fn test(
     };
     let mut files = Vec::new();
     for game in &games {
-        if !game.is_dir() {
-            return Err(Error::Game {
-                path: game.clone(),
-                reason: "no such game folder".into(),
-            });
-        }
+        crate::lua::game_folder(game)?;
         let dir = game.join("tests");
         let entries = std::fs::read_dir(&dir).map_err(|e| Error::io(&dir, e))?;
         let mut found: Vec<PathBuf> = entries

@@ -157,17 +157,34 @@ impl Generations {
     }
 }
 
+/// Checks that `dir` is a folder, the way every command that takes a
+/// game says it is not.
+///
+/// # Errors
+/// It is not there, or is a file, a pipe or a device.
+pub fn game_folder(dir: &Path) -> Result<()> {
+    let game_err = |reason: &str| Error::Game {
+        path: dir.to_path_buf(),
+        reason: reason.to_string(),
+    };
+    match std::fs::metadata(dir) {
+        Err(_) => Err(game_err("no such game folder")),
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(meta) if meta.is_file() => {
+            Err(game_err("is a file; a game is a folder with a main.luau"))
+        }
+        Ok(_) => Err(game_err(
+            "is a pipe or a device; a game is a folder with a main.luau",
+        )),
+    }
+}
+
 pub(super) fn find_main(dir: &Path) -> Result<String> {
     let game_err = |reason: &str| Error::Game {
         path: dir.to_path_buf(),
         reason: reason.to_string(),
     };
-    if !dir.exists() {
-        return Err(game_err("no such game folder"));
-    }
-    if !dir.is_dir() {
-        return Err(game_err("is a file; a game is a folder with a main.luau"));
-    }
+    game_folder(dir)?;
     for name in ["main.luau", "main.lua"] {
         if dir.join(name).is_file() {
             return Ok(name.to_string());

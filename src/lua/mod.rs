@@ -4,6 +4,8 @@
 
 mod args;
 mod code;
+
+pub use code::game_folder;
 mod config;
 mod determinism;
 mod engines;
