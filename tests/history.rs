@@ -50,6 +50,31 @@ fn recorded() -> tempfile::TempDir {
     dir
 }
 
+/// Records `frames` frames of the game `main` to a replay (the run
+/// exiting `recorded`), then seeks the first frame where `when` holds.
+fn recorded_then_sought(main: &str, frames: &str, recorded: i32, when: &str) -> Outcome {
+    let dir = game(&[("g/main.luau", main)]);
+    let out = run(
+        dir.path(),
+        &[
+            "run",
+            "g",
+            "--headless",
+            "--clock",
+            "constant:1/60",
+            "--frames",
+            frames,
+            "--record-input",
+            "run.replay",
+        ],
+    );
+    assert_eq!(out.code, recorded, "{}", out.stderr);
+    run(
+        dir.path(),
+        &["seek", "g", "--replay", "run.replay", "--when", when],
+    )
+}
+
 fn run(dir: &Path, args: &[&str]) -> Outcome {
     moonloop(args, dir)
 }
@@ -121,33 +146,7 @@ fn seek_reaches_past_a_million_cues_of_a_long_replay() {
                  update = function(state, input)\n    \
                  for i = 1, 250 do input:cue('blip') end\n    \
                  return { n = state.n + 1 }\n  end,\n}\n";
-    let dir = game(&[("g/main.luau", noisy)]);
-    let out = run(
-        dir.path(),
-        &[
-            "run",
-            "g",
-            "--headless",
-            "--clock",
-            "constant:1/60",
-            "--frames",
-            "4010",
-            "--record-input",
-            "run.replay",
-        ],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let out = run(
-        dir.path(),
-        &[
-            "seek",
-            "g",
-            "--replay",
-            "run.replay",
-            "--when",
-            "state.n == 4005",
-        ],
-    );
+    let out = recorded_then_sought(noisy, "4010", 0, "state.n == 4005");
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stdout.starts_with("frame 4005\n"), "{}", out.stdout);
     assert_eq!(out.stderr, "", "no frame failed");
@@ -163,33 +162,7 @@ fn seek_ends_at_a_frame_that_runs_out_of_time() {
                  update = function(state)\n    \
                  if state.n == 2 then while true do end end\n    \
                  return { n = state.n + 1 }\n  end,\n}\n";
-    let dir = game(&[("g/main.luau", hangs)]);
-    let out = run(
-        dir.path(),
-        &[
-            "run",
-            "g",
-            "--headless",
-            "--clock",
-            "constant:1/60",
-            "--frames",
-            "4",
-            "--record-input",
-            "run.replay",
-        ],
-    );
-    assert_eq!(out.code, 1, "{}", out.stderr);
-    let out = run(
-        dir.path(),
-        &[
-            "seek",
-            "g",
-            "--replay",
-            "run.replay",
-            "--when",
-            "state.n == 3",
-        ],
-    );
+    let out = recorded_then_sought(hangs, "4", 1, "state.n == 3");
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(
         out.stderr.starts_with("moonloop: seek stopped at frame 3: g/main.luau:5: H9: update ran past its time budget of 0.1 s"),
