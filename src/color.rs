@@ -3,6 +3,8 @@
 //! `"#rgb"`, `"#rrggbb"`, `"#rrggbbaa"`, the CSS basic names plus a few
 //! common ones, or four numbers from 0 to 1 (the binding reads `{r, g, b, a}`).
 
+use crate::Refusal;
+
 /// A color with straight (not premultiplied) channels from 0 to 1.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Rgba {
@@ -36,10 +38,10 @@ impl Rgba {
     ///
     /// # Errors
     /// A channel is outside 0..=1 or not a number.
-    pub fn from_unit(r: f64, g: f64, b: f64, a: f64) -> Result<Rgba, String> {
+    pub fn from_unit(r: f64, g: f64, b: f64, a: f64) -> Result<Rgba, Refusal> {
         for (name, v) in [("r", r), ("g", g), ("b", b), ("a", a)] {
             if !(0.0..=1.0).contains(&v) {
-                return Err(format!(
+                return Err(refuse!(
                     "channel {name} is {}; channels go from 0 to 1",
                     crate::terminal::Number(v)
                 ));
@@ -57,9 +59,9 @@ impl Rgba {
     ///
     /// # Errors
     /// The string is not a color; the message says what is.
-    pub fn parse(text: &str) -> Result<Rgba, String> {
+    pub fn parse(text: &str) -> Result<Rgba, Refusal> {
         let bad = || {
-            format!(
+            refuse!(
                 "`{text}` is not a color (use \"#rgb\", \"#rrggbb\", \"#rrggbbaa\", a name like \"white\", or {{r, g, b, a}} from 0 to 1)"
             )
         };
@@ -71,7 +73,7 @@ impl Rgba {
                     .map(|d| d as u8)
                     .ok_or_else(bad)
             };
-            let pair = |i: usize| Ok::<u8, String>(digit(i)? * 16 + digit(i + 1)?);
+            let pair = |i: usize| Ok::<u8, Refusal>(digit(i)? * 16 + digit(i + 1)?);
             return match hex.len() {
                 3 => Ok(Rgba::rgb8(digit(0)? * 17, digit(1)? * 17, digit(2)? * 17)),
                 6 => Ok(Rgba::rgb8(pair(0)?, pair(2)?, pair(4)?)),

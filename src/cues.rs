@@ -7,6 +7,7 @@
 //! entries themselves. The log also knows which named sounds the game has
 //! started and not stopped, so a stop of one that is not playing is named.
 
+use crate::Refusal;
 use std::rc::Rc;
 
 use crate::sound::Bus;
@@ -118,7 +119,7 @@ impl CueLog {
         volume: f64,
         pitch: f64,
         pan: f64,
-    ) -> Result<(), String> {
+    ) -> Result<(), Refusal> {
         let name = self.intern(name)?;
         self.push(Cue {
             frame,
@@ -138,16 +139,16 @@ impl CueLog {
     ///
     /// # Errors
     /// The name is too long or one of too many (H10).
-    pub fn intern(&mut self, name: &str) -> Result<Rc<str>, String> {
+    pub fn intern(&mut self, name: &str) -> Result<Rc<str>, Refusal> {
         if name.len() > MAX_NAME {
-            return Err(format!(
+            return Err(refuse!(
                 "a cue name of {} bytes is too long (at most {MAX_NAME}, H10)",
                 name.len()
             ));
         }
         match self.names.iter().find(|n| &***n == name) {
             Some(interned) => Ok(interned.clone()),
-            None if self.names.len() == MAX_NAMES => Err(format!(
+            None if self.names.len() == MAX_NAMES => Err(refuse!(
                 "a game plays at most {MAX_NAMES} different cue names (H10)"
             )),
             None => {
@@ -172,7 +173,7 @@ impl CueLog {
     /// # Errors
     /// The frame has logged [`MAX_PER_FRAME`] entries, or the log is full
     /// (H10): each bounds what the host keeps on the game's behalf.
-    pub fn push(&mut self, cue: Cue) -> Result<(), String> {
+    pub fn push(&mut self, cue: Cue) -> Result<(), Refusal> {
         let this_frame = self
             .cues
             .iter()
@@ -180,10 +181,10 @@ impl CueLog {
             .take_while(|c| c.frame == cue.frame)
             .count();
         if this_frame == MAX_PER_FRAME {
-            return Err(format!("a frame plays at most {MAX_PER_FRAME} cues (H10)"));
+            return Err(refuse!("a frame plays at most {MAX_PER_FRAME} cues (H10)"));
         }
         if self.cues.len() == MAX_LOGGED {
-            return Err(format!(
+            return Err(refuse!(
                 "the cue log holds {MAX_LOGGED} cues, the most it keeps (H10: a test that \
                  runs this long should read e.cues and start a new engine)"
             ));

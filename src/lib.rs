@@ -12,6 +12,13 @@
 // its caller must promise (CI runs clippy with -D warnings).
 #![warn(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
+/// `Err(refuse!("..."))`: a [`Refusal`] made with `format!`.
+macro_rules! refuse {
+    ($($arg:tt)*) => {
+        $crate::Refusal::from(format!($($arg)*))
+    };
+}
+
 // The host's modules, public for the fuzz targets, the integration tests
 // and the bench; hidden from the docs, and no promises are made about
 // anything in them.
@@ -114,7 +121,7 @@ pub use color::Rgba;
 pub use compositor::{Compositor, Steps, screen_picture};
 pub use config::{Config, Scaling};
 pub use engine::{Engine, Game, Pick, Reloaded, RenderCtx, Tick, UpdateCtx};
-pub use error::{Error, Result};
+pub use error::{Error, Refusal, Result};
 pub use input::{Action, Binding, InputEvent, InputFrame, Key};
 pub use lua::{Limits, LuaGame};
 pub use save::Saves;

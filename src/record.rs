@@ -314,7 +314,7 @@ fn encode(format: Format, frames: Receiver<Shot>) -> Result<u64> {
             let (mut count, mut size) = (0u64, (0u32, 0u32));
             let mut delays = Vec::new();
             let mut rgba = Vec::new();
-            let spooled = || -> std::result::Result<(), String> {
+            let spooled = || -> std::io::Result<()> {
                 for shot in frames {
                     size = (shot.pixmap.width(), shot.pixmap.height());
                     let bytes = if is_opaque(&shot.pixmap) {
@@ -323,11 +323,11 @@ fn encode(format: Format, frames: Receiver<Shot>) -> Result<u64> {
                         straight_rgba(&shot.pixmap, &mut rgba);
                         &rgba
                     };
-                    spool.write_all(bytes).map_err(|e| e.to_string())?;
+                    spool.write_all(bytes)?;
                     delays.push(rational(shot.dt));
                     count += 1;
                 }
-                spool.flush().map_err(|e| e.to_string())
+                spool.flush()
             };
             let result = spooled().and_then(|()| {
                 if count > 0 {
@@ -343,7 +343,7 @@ fn encode(format: Format, frames: Receiver<Shot>) -> Result<u64> {
             if result.is_err() || count == 0 {
                 let _ = std::fs::remove_file(&file);
             }
-            result.map_err(|e| failed(&e))?;
+            result.map_err(lost)?;
             Ok(count)
         }
     }
@@ -354,15 +354,13 @@ fn write_apng(
     spool: &Path,
     size: (u32, u32),
     delays: &[(u16, u16)],
-) -> std::result::Result<(), String> {
-    let mut out = BufWriter::new(
-        moonloop_door::create(file, moonloop_door::Readers::All).map_err(|e| e.to_string())?,
-    );
-    let mut input = std::io::BufReader::new(File::open(spool).map_err(|e| e.to_string())?);
+) -> std::io::Result<()> {
+    let mut out = BufWriter::new(moonloop_door::create(file, moonloop_door::Readers::All)?);
+    let mut input = std::io::BufReader::new(File::open(spool)?);
     apng(&mut out, size, delays, false, |frame| {
         input.read_exact(frame)
     })?;
-    out.flush().map_err(|e| e.to_string())
+    out.flush()
 }
 
 /// Writes an animated PNG of `delays.len()` frames of `size` to `out`,
@@ -371,14 +369,15 @@ fn write_apng(
 /// `whole` (the bench's baseline) asks for every frame whole.
 ///
 /// # Errors
-/// A frame cannot be read or the PNG cannot be written.
+/// A frame cannot be read or the PNG cannot be written: the I/O error,
+/// its kind kept (a full disk is the machine's), or the encoder's.
 pub fn apng(
     out: &mut impl Write,
     size: (u32, u32),
     delays: &[(u16, u16)],
     whole: bool,
     mut read: impl FnMut(&mut [u8]) -> std::io::Result<()>,
-) -> std::result::Result<(), String> {
+) -> std::io::Result<()> {
     let mut encoder = png::Encoder::new(out, size.0, size.1);
     encoder.set_color(png::ColorType::Rgba);
     encoder.set_depth(png::BitDepth::Eight);
@@ -386,42 +385,46 @@ pub fn apng(
     // one finishes a long recording several times sooner than the
     // default (which kept a closing window waiting seconds).
     encoder.set_compression(png::Compression::Fast);
-    encoder
-        .set_animated(delays.len() as u32, 0)
-        .map_err(|e| e.to_string())?;
-    let mut writer = encoder.write_header().map_err(|e| e.to_string())?;
+    encoder.set_animated(delays.len() as u32, 0).map_err(io)?;
+    let mut writer = encoder.write_header().map_err(io)?;
     let (w, h) = (size.0 as usize, size.1 as usize);
     let mut frame = vec![0u8; w * h * 4];
     let mut shown = Vec::with_capacity(frame.len());
     let mut area = Vec::new();
     for &(num, den) in delays {
-        read(&mut frame).map_err(|e| e.to_string())?;
-        writer
-            .set_frame_delay(num, den)
-            .map_err(|e| e.to_string())?;
+        read(&mut frame)?;
+        writer.set_frame_delay(num, den).map_err(io)?;
         if shown.is_empty() || whole {
             // The first frame is the PNG's own image: whole.
-            writer.write_image_data(&frame).map_err(|e| e.to_string())?;
+            writer.write_image_data(&frame).map_err(io)?;
             shown.clear();
             shown.extend_from_slice(&frame);
             continue;
         }
         let [x0, y0, x1, y1] = diff::changed(&shown, &frame, w, h).unwrap_or([0, 0, 1, 1]);
         let blend = difference(&shown, &frame, w, [x0, y0, x1, y1], &mut area);
-        let apng = |e: png::EncodingError| e.to_string();
-        writer.set_frame_position(0, 0).map_err(apng)?;
+        writer.set_frame_position(0, 0).map_err(io)?;
         writer
             .set_frame_dimension((x1 - x0) as u32, (y1 - y0) as u32)
-            .map_err(apng)?;
+            .map_err(io)?;
         writer
             .set_frame_position(x0 as u32, y0 as u32)
-            .map_err(apng)?;
-        writer.set_blend_op(blend).map_err(apng)?;
-        writer.set_dispose_op(png::DisposeOp::None).map_err(apng)?;
-        writer.write_image_data(&area).map_err(apng)?;
+            .map_err(io)?;
+        writer.set_blend_op(blend).map_err(io)?;
+        writer.set_dispose_op(png::DisposeOp::None).map_err(io)?;
+        writer.write_image_data(&area).map_err(io)?;
         shown.copy_from_slice(&frame);
     }
-    writer.finish().map_err(|e| e.to_string())
+    writer.finish().map_err(io)
+}
+
+/// The encoder's error as an I/O error: the write's own where it was one
+/// (its kind tells a full disk), the encoding fault otherwise.
+fn io(e: png::EncodingError) -> std::io::Error {
+    match e {
+        png::EncodingError::IoError(e) => e,
+        other => std::io::Error::other(other),
+    }
 }
 
 /// Writes into `area` the pixels of `new` inside `rect` as an APNG frame

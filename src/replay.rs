@@ -212,7 +212,7 @@ impl Replay {
                 line,
                 reason,
             };
-            crate::save::check_size(saved, "its saved").map_err(bad)?;
+            crate::save::check_size(saved, "its saved").map_err(|r| bad(r.into()))?;
             crate::state::from_json(&mlua::Lua::new(), saved)
                 .map_err(|why| bad(format!("the saved line is not a save ({why})")))?;
         }

@@ -18,6 +18,7 @@
 //! kept) with one line saying so, and the game starts as if nothing had
 //! been saved. A save that is a pipe, a device or a link is never opened.
 
+use crate::Refusal;
 use std::path::{Path, PathBuf};
 
 /// The largest save, in bytes of its JSON.
@@ -28,9 +29,9 @@ pub const MAX_SAVE: usize = 1 << 20;
 ///
 /// # Errors
 /// One line for the caller to place.
-pub fn check_size(json: &str, whose: &str) -> Result<(), String> {
+pub fn check_size(json: &str, whose: &str) -> Result<(), Refusal> {
     if json.len() > MAX_SAVE {
-        return Err(format!(
+        return Err(refuse!(
             "{whose} JSON is {}; a save is at most {} (H12)",
             moonloop_door::sizes(json.len() as u64, MAX_SAVE as u64).0,
             moonloop_door::sizes(json.len() as u64, MAX_SAVE as u64).1
@@ -50,9 +51,9 @@ const FILE: &str = "save.json";
 ///
 /// # Errors
 /// The reason, for the config's error line.
-pub fn check_id(id: &str) -> Result<(), String> {
+pub fn check_id(id: &str) -> Result<(), Refusal> {
     if id.is_empty() || id.len() > MAX_ID {
-        return Err(format!("is 1 to {MAX_ID} characters"));
+        return Err(refuse!("is 1 to {MAX_ID} characters"));
     }
     if id.starts_with('.') {
         return Err("may not start with a dot".into());
@@ -151,7 +152,7 @@ impl Saves {
         match moonloop_door::read(&file, MAX_SAVE as u64) {
             Err(moonloop_door::Refusal::Missing) => None,
             Err(moonloop_door::Refusal::TooBig { .. }) => {
-                self.set_aside(&format!(
+                self.set_aside(format!(
                     "it is larger than {}",
                     crate::assets::bytes(MAX_SAVE as u64)
                 ));
@@ -183,7 +184,7 @@ impl Saves {
     /// Moves a save that cannot be read out of the way, to
     /// `save.json.corrupt` beside it (`save.json.corrupt.2`, `.3`, ...
     /// when that is taken: each is kept), and keeps one line saying `why`.
-    pub fn set_aside(&mut self, why: &str) {
+    pub fn set_aside(&mut self, why: impl std::fmt::Display) {
         self.current = None;
         let Some(folder) = &self.folder else {
             self.notice = Some(format!("the save was set aside: {why}"));

@@ -7,6 +7,7 @@
 //! [`super::read`]. Images are never decoded (the scene's textures come
 //! from `texture = "file.png"`).
 
+use crate::Refusal;
 use std::path::Path;
 
 use base64::Engine as _;
@@ -54,7 +55,7 @@ impl Model {
 /// # Errors
 /// The name or a URI inside the file leaves the folder, a file is missing
 /// or too big, or the model is not a readable glTF with triangles.
-pub fn load(root: Option<&Path>, name: &str) -> Result<Model, String> {
+pub fn load(root: Option<&Path>, name: &str) -> Result<Model, Refusal> {
     let bytes = super::read(root, name, "model", MAX_MODEL_BYTES)?;
     let base = Path::new(name).parent().unwrap_or(Path::new(""));
     let decoded = crate::error::contain_panic(|| {
@@ -81,10 +82,10 @@ pub fn load(root: Option<&Path>, name: &str) -> Result<Model, String> {
         }
         triangles(&gltf.document, &buffers, name).map_err(Broken)
     });
-    let not_readable = |why: &str| format!("`{name}` is not a readable glTF model ({why})");
+    let not_readable = |why: &str| refuse!("`{name}` is not a readable glTF model ({why})");
     match decoded {
         Some(Ok(model)) => Ok(model),
-        Some(Err(Refused(why))) => Err(format!("`{name}`: {why}")),
+        Some(Err(Refused(why))) => Err(refuse!("`{name}`: {why}")),
         Some(Err(Broken(why))) => Err(not_readable(&why)),
         None => Err(not_readable("the glTF reader failed on it")),
     }

@@ -14,6 +14,7 @@ mod store;
 
 pub use store::{FontId, ImageId, ModelId, Store};
 
+use crate::Refusal;
 use std::path::{Component, Path, PathBuf};
 
 /// The longest name a game may give a file, in bytes.
@@ -26,9 +27,9 @@ pub use moonloop_door::MAX_SOURCE;
 ///
 /// # Errors
 /// Says what is wrong, in the author's terms.
-pub fn check_name(name: &str) -> Result<&Path, String> {
+pub fn check_name(name: &str) -> Result<&Path, Refusal> {
     if name.len() > MAX_NAME {
-        return Err(format!(
+        return Err(refuse!(
             "a file name of {} bytes is too long (at most {MAX_NAME})",
             name.len()
         ));
@@ -38,7 +39,7 @@ pub fn check_name(name: &str) -> Result<&Path, String> {
         || name.contains('\0')
         || rel.components().any(|c| !matches!(c, Component::Normal(_)))
     {
-        return Err(format!(
+        return Err(refuse!(
             "`{}` is not a path inside the game folder (write it like \"sprites/ship.png\")",
             crate::terminal::escape(name)
         ));
@@ -52,7 +53,7 @@ pub fn check_name(name: &str) -> Result<&Path, String> {
 /// # Errors
 /// There is no game folder, the name is not a plain relative path, it
 /// leads outside the folder (through a link too), or no such file exists.
-pub fn find(root: Option<&Path>, name: &str, kind: &str) -> Result<PathBuf, String> {
+pub fn find(root: Option<&Path>, name: &str, kind: &str) -> Result<PathBuf, Refusal> {
     let root = root.ok_or_else(|| format!("{kind}s need a game folder"))?;
     let rel = check_name(name)?;
     find_rel(root, rel, kind)
@@ -63,19 +64,19 @@ pub fn find(root: Option<&Path>, name: &str, kind: &str) -> Result<PathBuf, Stri
 ///
 /// # Errors
 /// As [`find`].
-pub fn find_rel(root: &Path, rel: &Path, kind: &str) -> Result<PathBuf, String> {
+pub fn find_rel(root: &Path, rel: &Path, kind: &str) -> Result<PathBuf, Refusal> {
     let shown = || crate::terminal::escape(&rel.to_string_lossy()).into_owned();
     let real = match moonloop_door::inside(root, rel) {
         Ok(real) => real,
         Err(moonloop_door::Refusal::Outside) => {
-            return Err(format!("`{}` leads outside the game folder", shown()));
+            return Err(refuse!("`{}` leads outside the game folder", shown()));
         }
-        Err(_) => return Err(format!("no {kind} `{}` in the game folder", shown())),
+        Err(_) => return Err(refuse!("no {kind} `{}` in the game folder", shown())),
     };
     // A folder, a pipe or a device is not a file to read (a pipe would
     // block the host forever); the read checks again on what it opened.
     if !real.is_file() {
-        return Err(format!("no {kind} `{}` in the game folder", shown()));
+        return Err(refuse!("no {kind} `{}` in the game folder", shown()));
     }
     Ok(real)
 }
@@ -85,15 +86,15 @@ pub fn find_rel(root: &Path, rel: &Path, kind: &str) -> Result<PathBuf, String> 
 /// # Errors
 /// The name is not a plain relative path, or it is not a folder inside
 /// `root` (links resolved).
-pub fn find_folder(root: &Path, name: &str) -> Result<PathBuf, String> {
+pub fn find_folder(root: &Path, name: &str) -> Result<PathBuf, Refusal> {
     let rel = check_name(name)?;
     let shown = crate::terminal::escape(name);
     match (root.join(rel).canonicalize(), root.canonicalize()) {
         (Ok(real), Ok(root)) if !real.starts_with(&root) => {
-            Err(format!("`{shown}` leads outside the game folder"))
+            Err(refuse!("`{shown}` leads outside the game folder"))
         }
         (Ok(_), Ok(_)) if root.join(rel).is_dir() => Ok(root.join(rel)),
-        _ => Err(format!("no folder `{shown}` in the game folder")),
+        _ => Err(refuse!("no folder `{shown}` in the game folder")),
     }
 }
 
@@ -128,6 +129,12 @@ impl std::error::Error for Unreadable {}
 impl From<Unreadable> for String {
     fn from(why: Unreadable) -> String {
         why.line
+    }
+}
+
+impl From<Unreadable> for crate::Refusal {
+    fn from(why: Unreadable) -> crate::Refusal {
+        why.line.into()
     }
 }
 
@@ -183,7 +190,7 @@ pub use moonloop_door::bytes;
 /// # Errors
 /// The name is not a plain relative path, a folder on the way leads
 /// outside the game folder, or the target is a link.
-pub fn output(root: &Path, name: &str) -> Result<PathBuf, String> {
+pub fn output(root: &Path, name: &str) -> Result<PathBuf, Refusal> {
     let rel = check_name(name)?;
     let shown = crate::terminal::escape(name);
     let real_root = root
@@ -198,12 +205,12 @@ pub fn output(root: &Path, name: &str) -> Result<PathBuf, String> {
         let last = i + 1 == parts.len();
         match std::fs::symlink_metadata(&at) {
             Ok(meta) if meta.file_type().is_symlink() => {
-                return Err(format!(
+                return Err(refuse!(
                     "`{shown}` goes through a link; recordings are written inside the game folder only (H10)"
                 ));
             }
             Ok(meta) if !last && !meta.is_dir() => {
-                return Err(format!(
+                return Err(refuse!(
                     "`{shown}`: a part of the path is a file, not a folder"
                 ));
             }
@@ -214,7 +221,7 @@ pub fn output(root: &Path, name: &str) -> Result<PathBuf, String> {
         }
     }
     if !at.starts_with(&real_root) {
-        return Err(format!("`{shown}` leads outside the game folder"));
+        return Err(refuse!("`{shown}` leads outside the game folder"));
     }
     Ok(at)
 }

@@ -4,6 +4,7 @@
 //! 100000x100000 header asked for 40 GB and aborted the host), so the size
 //! is read and checked before the pixels are decoded.
 
+use crate::Refusal;
 use std::path::Path;
 
 use tiny_skia::Pixmap;
@@ -21,9 +22,9 @@ pub const MAX_FILE: u64 = 64 << 20;
 ///
 /// # Errors
 /// The door refuses the name, or the file is not a PNG within the limits.
-pub fn load(root: Option<&Path>, name: &str) -> Result<Pixmap, String> {
+pub fn load(root: Option<&Path>, name: &str) -> Result<Pixmap, Refusal> {
     let bytes = super::read(root, name, "image", MAX_FILE)?;
-    decode(&bytes).map_err(|why| format!("`{}` {why}", crate::terminal::escape(name)))
+    decode(&bytes).map_err(|why| refuse!("`{}` {why}", crate::terminal::escape(name)))
 }
 
 /// Decodes PNG `bytes` into premultiplied RGBA.
@@ -31,15 +32,15 @@ pub fn load(root: Option<&Path>, name: &str) -> Result<Pixmap, String> {
 /// # Errors
 /// Says why the bytes are not a PNG within [`MAX_SIDE`] and [`MAX_PIXELS`],
 /// as a phrase that follows the file's name ("is not a PNG image (...)").
-pub fn decode(bytes: &[u8]) -> Result<Pixmap, String> {
-    let not_png = |why: String| format!("is not a PNG image ({why})");
+pub fn decode(bytes: &[u8]) -> Result<Pixmap, Refusal> {
+    let not_png = |why: String| refuse!("is not a PNG image ({why})");
     let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
     let info = decoder
         .read_header_info()
         .map_err(|e| not_png(e.to_string()))?;
     let (w, h) = (info.width, info.height);
     if w > MAX_SIDE || h > MAX_SIDE || u64::from(w) * u64::from(h) > MAX_PIXELS {
-        return Err(format!(
+        return Err(refuse!(
             "is {w}x{h} pixels; images are at most {MAX_SIDE} on a side and {MAX_PIXELS} pixels in all (H10)"
         ));
     }

@@ -9,6 +9,7 @@
 //! cache (the renderer's GPU textures and meshes) compares generations
 //! instead of waiting to be told to forget.
 
+use crate::Refusal;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -57,7 +58,7 @@ pub struct FontId(pub u32);
 struct Shelf<T> {
     by_name: HashMap<String, u32>,
     entries: Vec<Entry<T>>,
-    failed: HashMap<String, String>,
+    failed: HashMap<String, Refusal>,
     held: u64,
 }
 
@@ -89,8 +90,8 @@ impl<T> Shelf<T> {
         what: &str,
         cap: u64,
         generation: u64,
-        load: impl FnOnce() -> Result<(T, u64), String>,
-    ) -> Result<u32, String> {
+        load: impl FnOnce() -> Result<(T, u64), Refusal>,
+    ) -> Result<u32, Refusal> {
         if let Some(&id) = self.by_name.get(name) {
             return Ok(id);
         }
@@ -99,7 +100,7 @@ impl<T> Shelf<T> {
         }
         let loaded = load().and_then(|(value, bytes)| {
             if self.held + bytes > cap {
-                return Err(format!(
+                return Err(refuse!(
                     "`{}` does not fit: the game's {what} would hold more than {} (H10)",
                     crate::terminal::escape(name),
                     super::bytes(cap)
@@ -136,7 +137,7 @@ impl<T> Shelf<T> {
         changed: impl Fn(&str) -> bool,
         generation: u64,
         cap: u64,
-        mut load: impl FnMut(&str) -> Result<(T, u64), String>,
+        mut load: impl FnMut(&str) -> Result<(T, u64), Refusal>,
     ) -> Vec<String> {
         self.failed.clear();
         let mut problems = Vec::new();
@@ -215,7 +216,7 @@ impl Store {
     /// # Errors
     /// The door refuses the name, the file is not a PNG within the limits,
     /// or the store's images would pass [`MAX_IMAGE_BYTES`].
-    pub fn image(&mut self, name: &str) -> Result<ImageId, String> {
+    pub fn image(&mut self, name: &str) -> Result<ImageId, Refusal> {
         // Borrowed, not cloned: a name found already costs no allocation.
         let root = self.root.as_deref();
         self.images
@@ -242,7 +243,7 @@ impl Store {
     /// # Errors
     /// As [`super::gltf::load`], or the store's models would pass
     /// [`MAX_MODEL_BYTES`].
-    pub fn model(&mut self, name: &str) -> Result<ModelId, String> {
+    pub fn model(&mut self, name: &str) -> Result<ModelId, Refusal> {
         // Borrowed, not cloned: a name found already costs no allocation.
         let root = self.root.as_deref();
         self.models
@@ -270,7 +271,7 @@ impl Store {
     /// # Errors
     /// The door refuses the name, the file is not a sound the host
     /// decodes, or the store's sounds would pass [`MAX_SOUND_BYTES`].
-    pub fn sound(&mut self, name: &str) -> Result<Arc<Clip>, String> {
+    pub fn sound(&mut self, name: &str) -> Result<Arc<Clip>, Refusal> {
         // Borrowed, not cloned: a name found already costs no allocation.
         let root = self.root.as_deref();
         let id = self
@@ -290,7 +291,7 @@ impl Store {
     /// The door refuses the name, the file is larger than [`MAX_FONT_FILE`]
     /// or holds no font face, or the store's fonts would pass
     /// [`MAX_FONT_BYTES`].
-    pub fn font(&mut self, name: &str) -> Result<FontId, String> {
+    pub fn font(&mut self, name: &str) -> Result<FontId, Refusal> {
         // Borrowed, not cloned: a name found already costs no allocation.
         let root = self.root.as_deref();
         self.fonts
@@ -385,13 +386,13 @@ impl Store {
     }
 }
 
-fn load_font(root: Option<&Path>, name: &str) -> Result<(Vec<u8>, u64), String> {
+fn load_font(root: Option<&Path>, name: &str) -> Result<(Vec<u8>, u64), Refusal> {
     let bytes = super::read(root, name, "font", MAX_FONT_FILE)?;
     crate::text::check_faces(&bytes)
-        .map_err(|why| format!("`{}`: {why}", crate::terminal::escape(name)))?;
+        .map_err(|why| refuse!("`{}`: {why}", crate::terminal::escape(name)))?;
     let faces = crate::text::count_faces(&bytes);
     if faces == 0 {
-        return Err(format!(
+        return Err(refuse!(
             "`{}` is not a font (a TrueType or OpenType file)",
             crate::terminal::escape(name)
         ));
@@ -400,14 +401,14 @@ fn load_font(root: Option<&Path>, name: &str) -> Result<(Vec<u8>, u64), String> 
     Ok((bytes, held))
 }
 
-fn load_sound(root: Option<&Path>, name: &str) -> Result<Clip, String> {
+fn load_sound(root: Option<&Path>, name: &str) -> Result<Clip, Refusal> {
     let bytes = super::read(root, name, "sound", crate::sound::MAX_FILE)?;
     let ext = Path::new(name)
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase)
         .unwrap_or_default();
-    Clip::decode(&bytes, &ext).map_err(|why| format!("`{}`: {why}", crate::terminal::escape(name)))
+    Clip::decode(&bytes, &ext).map_err(|why| refuse!("`{}`: {why}", crate::terminal::escape(name)))
 }
 
 #[cfg(test)]

@@ -85,9 +85,7 @@ fn online(pong: &Path) -> Result<(Duration, [f64; 2], u64)> {
             link: link.clone(),
         };
         let script = Script::parse(MOVES).map_err(|(_, why)| Error::Usage(why))?;
-        let driver = Online::start(end, Options::new(i, address(1 - i)))
-            .map_err(Error::Usage)?
-            .script(Some(script));
+        let driver = Online::start(end, Options::new(i, address(1 - i)))?.script(Some(script));
         peers.push((engine, driver));
     }
     let base = Instant::now();

@@ -84,13 +84,14 @@ pub fn case() -> Result<(Duration, Duration)> {
     let mut typesetter = crate::text::Typesetter::new();
     let lines = super::screen_cases::hundred_lines(&mut typesetter);
     let game = LuaGame::load(&dir.0)?;
-    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
-    let yellow = crate::color::Rgba::parse("#ffff80").map_err(Error::Asset)?;
+    let mut engine =
+        crate::session::Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0))));
+    let yellow = crate::color::Rgba::parse("#ffff80").map_err(|r| Error::Asset(r.into()))?;
     let [plain, ours] = interleaved(|case, n| {
         for _ in 0..n {
             if case == 1 {
                 engine.advance(1).expect("the game runs");
-                crate::compositor::screen_picture_into(&mut engine, &mut pixmap);
+                crate::compositor::screen_picture_into(engine.engine_mut(), &mut pixmap);
                 continue;
             }
             pixmap.fill(tiny_skia::Color::BLACK);
@@ -138,13 +139,14 @@ pub fn swarm_case() -> Result<Option<(Duration, Duration)>> {
         return Ok(None);
     }
     let game = LuaGame::load(&dir)?;
-    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    let mut engine =
+        crate::session::Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0))));
     let mut pixmap = tiny_skia::Pixmap::new(640, 360).expect("a 640x360 pixmap");
     let [headless, drawn] = interleaved(|case, n| {
         for _ in 0..n {
             engine.advance(1).expect("the game runs");
             if case == 1 {
-                crate::compositor::screen_picture_into(&mut engine, &mut pixmap);
+                crate::compositor::screen_picture_into(engine.engine_mut(), &mut pixmap);
             }
         }
     });

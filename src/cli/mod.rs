@@ -4,6 +4,7 @@
 //! exit code: 2 for a bad argument, a missing game or a game that does not
 //! load; 1 for frames or tests that failed.
 
+use crate::Refusal;
 use crate::terminal::{say, tell};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -496,10 +497,10 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     }
 }
 
-pub(super) fn parse_budget(text: &str) -> std::result::Result<f64, String> {
+pub(super) fn parse_budget(text: &str) -> Result<f64, Refusal> {
     match crate::clock::parse_number(text)? {
         secs if secs > 0.0 && secs <= 3600.0 => Ok(secs),
-        _ => Err(format!(
+        _ => Err(refuse!(
             "`{text}` s is not a time budget from above 0 to 3600 s"
         )),
     }

@@ -95,8 +95,7 @@ pub(super) fn host(
         "online: hosting {} on {address}; waiting for a player{watchers}",
         id.name
     );
-    let (link, remote, watching) =
-        Link::host(address, &id, seed, peer.wait(), spectators).map_err(Error::Usage)?;
+    let (link, remote, watching) = Link::host(address, &id, seed, peer.wait(), spectators)?;
     peer.play(loaded, link, (0, remote), watching, seed)
 }
 
@@ -122,10 +121,9 @@ pub(super) fn spectate(address: &str, game: PathBuf, args: WatchArgs) -> Result<
     };
     let (_, id) = loading.load(0)?;
     tell!("online: joining {host} to watch");
-    let (link, seed) = Link::join(host, &id, loading.wait(), true).map_err(Error::Usage)?;
+    let (link, seed) = Link::join(host, &id, loading.wait(), true)?;
     let (loaded, _) = loading.load(seed)?;
-    let watching = crate::netplay::Spectating::start(link, host, Duration::from_secs(3))
-        .map_err(Error::Usage)?;
+    let watching = crate::netplay::Spectating::start(link, host, Duration::from_secs(3))?;
     let mut engine = Engine::new(loaded, Box::new(ConstantClock::new(1.0 / 60.0)));
     engine.keep_history(crate::history::DEFAULT_CAP)?;
     loading.drive(engine, Box::new(watching))
@@ -141,7 +139,7 @@ pub(super) fn join(address: &str, game: PathBuf, args: PeerArgs) -> Result<ExitC
     let peer = Peer { game, args };
     let (_, id) = peer.load(0)?;
     tell!("online: joining {host}");
-    let (link, seed) = Link::join(host, &id, peer.wait(), false).map_err(Error::Usage)?;
+    let (link, seed) = Link::join(host, &id, peer.wait(), false)?;
     // Both games start from the host's seed.
     let (loaded, _) = peer.load(seed)?;
     peer.play(loaded, link, (1, host), Vec::new(), seed)
@@ -187,7 +185,8 @@ impl Peer {
             .to_string();
         let game = LuaGame::load_shown(&self.game, shown, limits, Saves::memory(None))?;
         let config = crate::Game::config(&game);
-        crate::netplay::input::check_players(&config.players).map_err(Error::Usage)?;
+        crate::netplay::input::check_players(&config.players)
+            .map_err(|r| Error::Usage(r.into()))?;
         let name = crate::replay::game_name(config).to_string();
         let id = GameId::of(&self.game, &name, config.players.len());
         Ok((game, id))
@@ -216,9 +215,7 @@ impl Peer {
         options.seed = seed;
         options.reports = PathBuf::from(".");
         options.spectators = spectators;
-        let online = Online::start(link, options)
-            .map_err(Error::Usage)?
-            .script(script);
+        let online = Online::start(link, options)?.script(script);
         self.drive(engine, Box::new(online))
     }
 

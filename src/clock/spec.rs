@@ -1,5 +1,6 @@
 //! Clock SPECs: the clocks as written on the command line and in tests
 //! (`paced:60`, `constant:1/60`, ...), read and printed back.
+use crate::Refusal;
 use std::fmt;
 use std::str::FromStr;
 
@@ -231,14 +232,14 @@ fn named_args(args: &str) -> std::result::Result<Vec<(&str, &str)>, String> {
 }
 
 /// Reads a decimal (`0.5`) or a fraction (`1/60`).
-pub fn parse_number(text: &str) -> std::result::Result<f64, String> {
+pub fn parse_number(text: &str) -> Result<f64, Refusal> {
     let not_a_number = || format!("`{text}` is not a number (write 0.016 or 1/60)");
     let value = match text.split_once('/') {
         Some((a, b)) => {
             let a: f64 = a.trim().parse().map_err(|_| not_a_number())?;
             let b: f64 = b.trim().parse().map_err(|_| not_a_number())?;
             if b == 0.0 {
-                return Err(format!("`{text}` divides by zero"));
+                return Err(refuse!("`{text}` divides by zero"));
             }
             a / b
         }
@@ -247,7 +248,7 @@ pub fn parse_number(text: &str) -> std::result::Result<f64, String> {
     if value.is_finite() {
         Ok(value)
     } else {
-        Err(format!("`{text}` is not a finite number"))
+        Err(refuse!("`{text}` is not a finite number"))
     }
 }
 

@@ -263,7 +263,7 @@ impl<G: Game> Engine<G> {
         }
         self.scene.sweep();
         if let Err(why) = self.scene.update_world() {
-            self.errors.push(Error::Script(why));
+            self.errors.push(Error::Script(why.into()));
         }
         let (w, h) = self.viewport.logical;
         self.scene.read_camera(w.max(1) as f32 / h.max(1) as f32);

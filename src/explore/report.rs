@@ -3,6 +3,7 @@
 //! lines when it ends in `.jsonl`: one case a test (or a property), with
 //! its failure's message.
 
+use crate::Refusal;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -170,7 +171,7 @@ pub fn write(path: &Path, cases: &[Case]) -> crate::Result<()> {
 ///
 /// # Errors
 /// Neither form, an index past its count, or `N` with no index set.
-pub fn parse_shard(text: &str) -> Result<(u64, u64), String> {
+pub fn parse_shard(text: &str) -> Result<(u64, u64), Refusal> {
     let (index, count) = match text.split_once('/') {
         Some((i, n)) => (i.trim().to_string(), n.trim().to_string()),
         None => {
@@ -180,7 +181,7 @@ pub fn parse_shard(text: &str) -> Result<(u64, u64), String> {
             (index, text.trim().to_string())
         }
     };
-    let bad = || format!("`{text}`: a shard is I/N with 0 <= I < N (N at most 10000)");
+    let bad = || refuse!("`{text}`: a shard is I/N with 0 <= I < N (N at most 10000)");
     let index: u64 = index.parse().map_err(|_| bad())?;
     let count: u64 = count.parse().map_err(|_| bad())?;
     if count == 0 || count > 10_000 || index >= count {

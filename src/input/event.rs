@@ -2,6 +2,7 @@
 //! window, a script, a replay or a pad alike (rule H6), with the words a
 //! script or a replay log writes them in, read back.
 
+use crate::Refusal;
 use std::fmt;
 
 use super::keys::{Action, Axis, Key};
@@ -91,7 +92,7 @@ fn quoted(f: &mut fmt::Formatter<'_>, text: &str) -> fmt::Result {
 
 /// Reads a double-quoted string at the start of `text` (the form
 /// [`quoted`] writes), returning it and what follows the closing quote.
-pub fn unquote(text: &str) -> std::result::Result<(String, &str), String> {
+pub fn unquote(text: &str) -> Result<(String, &str), Refusal> {
     let Some(body) = text.strip_prefix('"') else {
         return Err("`text` takes a string in double quotes, like text \"Ada\"".into());
     };
@@ -132,7 +133,7 @@ impl InputEvent {
     /// Reads an event as scripts write it: `press KEY`, `release KEY`,
     /// `tap KEY`, `move X Y`, `wheel DX DY`. A key may also be one of
     /// `actions`, which stands for the first key it binds.
-    pub fn parse(words: &[&str], actions: &[Action]) -> std::result::Result<InputEvent, String> {
+    pub fn parse(words: &[&str], actions: &[Action]) -> Result<InputEvent, Refusal> {
         let key = |name: &str| {
             Key::from_name(name)
                 .or_else(|| Key::any_pad(name).map(|keys| keys[0]))
@@ -182,7 +183,7 @@ impl InputEvent {
                 let written = value;
                 let value = number(written)?;
                 if !(-1.0..=1.0).contains(&value) {
-                    return Err(format!("an axis reads from -1 to 1, not {written}"));
+                    return Err(refuse!("an axis reads from -1 to 1, not {written}"));
                 }
                 Ok(InputEvent::Axis(axis, value))
             }
@@ -190,12 +191,12 @@ impl InputEvent {
                 Err("`axis` takes a pad's axis and a number, like axis pad1:leftx 0.5".into())
             }
             ["text", ..] => Err("`text` takes a string in double quotes, like text \"Ada\"".into()),
-            [verb @ ("press" | "release" | "tap"), ..] => Err(format!("`{verb}` takes one key")),
-            [verb @ ("move" | "wheel"), ..] => Err(format!("`{verb}` takes two numbers")),
-            [other, ..] => Err(format!(
+            [verb @ ("press" | "release" | "tap"), ..] => Err(refuse!("`{verb}` takes one key")),
+            [verb @ ("move" | "wheel"), ..] => Err(refuse!("`{verb}` takes two numbers")),
+            [other, ..] => Err(refuse!(
                 "unknown event `{other}`; use press, release, tap, move, wheel, leave, text or axis"
             )),
-            [] => Err("missing event after the time".to_string()),
+            [] => Err("missing event after the time".into()),
         }
     }
 }

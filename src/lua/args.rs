@@ -5,6 +5,7 @@
 //! Each check returns the reason alone; the binding adds the call and the
 //! author's line.
 
+use crate::Refusal;
 use crate::terminal::Number;
 use mlua::{LuaString, Table, Value};
 
@@ -18,11 +19,11 @@ pub const MAX_NAME: usize = 256;
 ///
 /// # Errors
 /// The value is not a number.
-pub fn number(name: &str, value: &Value) -> Result<f64, String> {
+pub fn number(name: &str, value: &Value) -> Result<f64, Refusal> {
     match value {
         Value::Integer(i) => Ok(*i as f64),
         Value::Number(n) => Ok(*n),
-        other => Err(format!(
+        other => Err(refuse!(
             "`{name}` should be a number, not a {}",
             type_of(other)
         )),
@@ -33,12 +34,12 @@ pub fn number(name: &str, value: &Value) -> Result<f64, String> {
 ///
 /// # Errors
 /// The value is not a number, or is NaN or infinite.
-pub fn finite(name: &str, value: &Value) -> Result<f64, String> {
+pub fn finite(name: &str, value: &Value) -> Result<f64, Refusal> {
     let v = number(name, value)?;
     if v.is_finite() {
         Ok(v)
     } else {
-        Err(format!(
+        Err(refuse!(
             "`{name}` is {}; it must be a finite number",
             Number(v)
         ))
@@ -50,7 +51,7 @@ pub fn finite(name: &str, value: &Value) -> Result<f64, String> {
 ///
 /// # Errors
 /// Says why the value is not a color.
-pub fn color(value: &Value) -> Result<Rgba, String> {
+pub fn color(value: &Value) -> Result<Rgba, Refusal> {
     match value {
         Value::String(s) => {
             if s.as_bytes().len() > 64 {
@@ -59,7 +60,7 @@ pub fn color(value: &Value) -> Result<Rgba, String> {
             Rgba::parse(&s.to_string_lossy())
         }
         Value::Table(t) => {
-            let channel = |i: i64, name: &str, default: Option<f64>| -> Result<f64, String> {
+            let channel = |i: i64, name: &str, default: Option<f64>| -> Result<f64, Refusal> {
                 let get = |t: &Table| -> mlua::Result<Value> {
                     let v: Value = t.raw_get(i)?;
                     if v.is_nil() { t.raw_get(name) } else { Ok(v) }
@@ -76,7 +77,7 @@ pub fn color(value: &Value) -> Result<Rgba, String> {
                 channel(4, "a", Some(1.0))?,
             )
         }
-        other => Err(format!(
+        other => Err(refuse!(
             "a {} is not a color (give \"#rrggbb\", a name, or {{r, g, b, a}} from 0 to 1)",
             type_of(other)
         )),
@@ -88,10 +89,10 @@ pub fn color(value: &Value) -> Result<Rgba, String> {
 ///
 /// # Errors
 /// The value is not a string, or is too long.
-pub fn name(what: &str, value: &LuaString) -> Result<String, String> {
+pub fn name(what: &str, value: &LuaString) -> Result<String, Refusal> {
     let len = value.as_bytes().len();
     if len > MAX_NAME {
-        return Err(format!(
+        return Err(refuse!(
             "{what} of {len} bytes is too long (names are at most {MAX_NAME} bytes, H10)"
         ));
     }
@@ -103,10 +104,10 @@ pub fn name(what: &str, value: &LuaString) -> Result<String, String> {
 ///
 /// # Errors
 /// The string is longer than `max`.
-pub fn text(what: &str, value: &LuaString, max: usize) -> Result<String, String> {
+pub fn text(what: &str, value: &LuaString, max: usize) -> Result<String, Refusal> {
     let len = value.as_bytes().len();
     if len > max {
-        return Err(format!(
+        return Err(refuse!(
             "{what} of {} is too long (at most {}, H10)",
             moonloop_door::sizes(len as u64, max as u64).0,
             moonloop_door::sizes(len as u64, max as u64).1

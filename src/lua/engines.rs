@@ -4,6 +4,7 @@
 //! A test that keeps making engines (and keeping them) is refused in one
 //! line instead of growing the host without end.
 
+use crate::Refusal;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -45,7 +46,7 @@ impl Member {
     /// # Errors
     /// [`MAX_LIVE`] engines are still alive, or those alive hold so much
     /// memory that a new one would not have [`LEAST`].
-    pub fn join(lua: &Lua) -> Result<(Member, usize), String> {
+    pub fn join(lua: &Lua) -> Result<(Member, usize), Refusal> {
         if lua.app_data_ref::<Rc<RefCell<Pool>>>().is_none() {
             lua.set_app_data(Rc::new(RefCell::new(Pool::default())));
         }
@@ -62,7 +63,7 @@ impl Member {
             let _ = lua.gc_collect();
         }
         if prune(&pool) >= MAX_LIVE {
-            return Err(format!(
+            return Err(refuse!(
                 "{MAX_LIVE} engines are alive, the most one test file holds at once (H10); \
                  let go of the ones you are done with"
             ));
@@ -103,8 +104,8 @@ impl Member {
 
 /// Says that the engines alive leave a new one only `share` bytes of
 /// what they share (H10).
-pub fn exhausted(share: usize) -> String {
-    format!(
+pub fn exhausted(share: usize) -> Refusal {
+    refuse!(
         "the engines alive hold {} of the {} one test file's engines share (H10); \
          let go of the ones you are done with",
         crate::assets::bytes(SHARED_MEMORY.saturating_sub(share) as u64),

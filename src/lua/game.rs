@@ -214,7 +214,7 @@ impl LuaGame {
                 Ok(value)
             }
             Err(why) => {
-                self.saves.set_aside(&why);
+                self.saves.set_aside(why);
                 Ok(Value::Nil)
             }
         }
@@ -225,7 +225,7 @@ impl LuaGame {
             // G2: without init the state is {}.
             let empty = self.lua.create_table().map_err(script)?;
             let empty = Value::Table(empty);
-            state::take(&self.lua, &empty).map_err(Error::Script)?;
+            state::take(&self.lua, &empty).map_err(|r| Error::Script(r.into()))?;
             return Ok(empty);
         };
         let result = self

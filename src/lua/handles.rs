@@ -192,7 +192,7 @@ impl UserData for InputHandle {
                             _ => {
                                 return Err(cue_error(
                                     lua,
-                                    &format!("`{key}` must be a finite number"),
+                                    format!("`{key}` must be a finite number"),
                                 ));
                             }
                         };
@@ -206,9 +206,7 @@ impl UserData for InputHandle {
                             other => {
                                 return Err(cue_error(
                                     lua,
-                                    &format!(
-                                        "unknown parameter `{other}` (use volume, pitch, pan)"
-                                    ),
+                                    format!("unknown parameter `{other}` (use volume, pitch, pan)"),
                                 ));
                             }
                         }
@@ -217,7 +215,7 @@ impl UserData for InputHandle {
                 if name.as_bytes().len() > crate::cues::MAX_NAME {
                     return Err(cue_error(
                         lua,
-                        &format!(
+                        format!(
                             "a cue name of {} bytes is too long (at most {}, H10)",
                             name.as_bytes().len(),
                             crate::cues::MAX_NAME
@@ -228,7 +226,7 @@ impl UserData for InputHandle {
                 let cues = this.leases.cues.get();
                 // SAFETY: as in `with`: lent for the duration of `update`.
                 unsafe { (*cues).play(this.leases.frame.get(), &name, volume, pitch, pan) }
-                    .map_err(|reason| cue_error(lua, &reason))
+                    .map_err(|reason| cue_error(lua, reason))
             },
         );
     }
@@ -237,7 +235,7 @@ impl UserData for InputHandle {
 /// `input:save(value)`: checks `value` is plain data (S5) small enough to
 /// save, and keeps its JSON to be written when the frame's state is taken.
 fn save(lua: &Lua, leases: &Leases, value: &Value) -> mlua::Result<()> {
-    let fail = |why: String| {
+    let fail = |why: crate::Refusal| {
         mlua::Error::RuntimeError(format!("{}input:save: {why}", super::location(lua, 1)))
     };
     if !leases.saving.get() {
@@ -249,18 +247,13 @@ fn save(lua: &Lua, leases: &Leases, value: &Value) -> mlua::Result<()> {
     if value.is_nil() {
         return Err(fail("nothing to save; pass the value to keep (H12)".into()));
     }
-    crate::state::take(lua, value).map_err(|why| {
-        fail(match why.strip_prefix("state") {
-            Some(rest) => format!("the save{rest}"),
-            None => why,
-        })
-    })?;
-    let json = crate::state::to_json(value).map_err(|e| fail(crate::lua::describe(&e)))?;
+    crate::state::take_as(lua, value, "the save").map_err(fail)?;
+    let json = crate::state::to_json(value).map_err(|e| fail(crate::lua::describe(&e).into()))?;
     crate::save::check_size(&json, "the save's").map_err(fail)?;
     *leases.pending_save.borrow_mut() = Some(json);
     Ok(())
 }
 
-fn cue_error(lua: &Lua, reason: &str) -> mlua::Error {
+fn cue_error(lua: &Lua, reason: impl std::fmt::Display) -> mlua::Error {
     mlua::Error::RuntimeError(format!("{}input:cue: {reason}", super::location(lua, 1)))
 }

@@ -6,6 +6,7 @@
 //! the confinement, the `@moonloop` alias, cycle detection and the module
 //! graph that hot reload walks are all simpler to hold in one table here.
 
+use crate::Refusal;
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 
@@ -408,9 +409,9 @@ pub fn read_source(root: &Path, rel: &Path) -> Result<Vec<u8>, String> {
 ///
 /// # Errors
 /// Says what the bytes are instead.
-pub fn check_source(source: &[u8]) -> Result<(), String> {
+pub fn check_source(source: &[u8]) -> Result<(), Refusal> {
     if source.len() as u64 > MAX_SOURCE {
-        return Err(format!(
+        return Err(refuse!(
             "the file is {}; a Luau file is at most {} (H10)",
             moonloop_door::sizes(source.len() as u64, MAX_SOURCE).0,
             moonloop_door::sizes(source.len() as u64, MAX_SOURCE).1
@@ -418,7 +419,7 @@ pub fn check_source(source: &[u8]) -> Result<(), String> {
     }
     // Luau takes a chunk whose first byte is below a tab for bytecode.
     match source.first() {
-        Some(&b) if b < b'\t' => Err(format!(
+        Some(&b) if b < b'\t' => Err(refuse!(
             "this is not Luau source text (it starts with the byte 0x{b:02x}); \
              code is loaded only as source, never as bytecode (H10)"
         )),

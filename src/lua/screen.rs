@@ -2,6 +2,7 @@
 //! reads its Luau arguments, checks them, and records a command on the
 //! [`Screen`] lent for the call.
 
+use crate::Refusal;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -81,7 +82,7 @@ pub(super) fn fail(lua: &Lua, call: &str, reason: impl std::fmt::Display) -> mlu
 }
 
 /// Turns a [`Screen`] refusal into the error the author reads.
-pub(super) fn check<R>(lua: &Lua, call: &str, result: Result<R, String>) -> mlua::Result<R> {
+pub(super) fn check<R>(lua: &Lua, call: &str, result: Result<R, Refusal>) -> mlua::Result<R> {
     result.map_err(|reason| fail(lua, call, reason))
 }
 
@@ -108,8 +109,7 @@ impl UserData for ScreenHandle {
             |lua, this, (x, y, r, s): (f64, f64, f64, Option<Table>)| {
                 let screen = this.leases.screen(lua, "screen")?;
                 let (style, _) = style(lua, screen, "circle", s, false)?;
-                let result = screen.ellipse(x, y, r, r, style);
-                check(lua, "circle", result.map_err(|e| e.replace("`rx`", "`r`")))
+                check(lua, "circle", screen.circle(x, y, r, style))
             },
         );
         methods.add_method(

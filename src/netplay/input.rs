@@ -5,6 +5,7 @@
 //! the same key events, so `input:player(i)` reads alike everywhere and a
 //! replay of the session records them as any input.
 
+use crate::Refusal;
 use serde::{Deserialize, Serialize};
 
 use crate::input::{Binding, InputEvent, InputFrame};
@@ -25,7 +26,7 @@ pub struct NetInput {
 ///
 /// # Errors
 /// The line says which, and what to change.
-pub fn check_players(players: &[Vec<crate::input::Action>]) -> Result<(), String> {
+pub fn check_players(players: &[Vec<crate::input::Action>]) -> Result<(), Refusal> {
     if players.len() < 2 {
         return Err(
             "N3: online play needs a game of two players or more: set config.players (2, or \
@@ -38,7 +39,7 @@ pub fn check_players(players: &[Vec<crate::input::Action>]) -> Result<(), String
         .enumerate()
         .find(|(_, actions)| actions.len() > MAX_ACTIONS)
     {
-        return Err(format!(
+        return Err(refuse!(
             "N3: player {} has {} actions; online play carries at most {MAX_ACTIONS} a player",
             i + 1,
             many.len()

@@ -6,6 +6,7 @@
 //! GGRS's messages. Everything read off the network is bounded before it
 //! is decoded: a packet is at most [`MAX_PACKET`] bytes.
 
+use super::Unlinked;
 use std::net::{SocketAddr, UdpSocket};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -193,12 +194,10 @@ pub struct Link {
 }
 
 impl Link {
-    fn bind(address: SocketAddr) -> Result<Link, String> {
-        let socket = UdpSocket::bind(address)
-            .map_err(|e| format!("online: cannot listen on {address}: {e}"))?;
-        socket
-            .set_nonblocking(true)
-            .map_err(|e| format!("online: {e}"))?;
+    fn bind(address: SocketAddr) -> Result<Link, Unlinked> {
+        let listen = |source| Unlinked::Listen { address, source };
+        let socket = UdpSocket::bind(address).map_err(listen)?;
+        socket.set_nonblocking(true).map_err(listen)?;
         Ok(Link {
             socket,
             welcomed: Vec::new(),
@@ -241,7 +240,7 @@ impl Link {
         seed: u64,
         wait: Duration,
         spectators: usize,
-    ) -> Result<(Link, SocketAddr, Vec<SocketAddr>), String> {
+    ) -> Result<(Link, SocketAddr, Vec<SocketAddr>), Unlinked> {
         let mut link = Link::bind(address)?;
         let until = Instant::now() + wait;
         let mut player = None;
@@ -253,7 +252,7 @@ impl Link {
                 return Ok((link, player, watching));
             }
             if crate::interrupt::requested() {
-                return Err("online: interrupted while waiting for a player".into());
+                return Err(Unlinked::Interrupted("waiting for a player"));
             }
             let Some((from, bytes)) = link.read() else {
                 std::thread::sleep(Duration::from_millis(5));
@@ -304,14 +303,14 @@ impl Link {
                 watching.push(from);
             }
         }
-        Err(match player {
-            None => format!("online: no player joined in {} s", wait.as_secs_f64()),
+        Err(Unlinked::Silent(match player {
+            None => format!("no player joined in {} s", wait.as_secs_f64()),
             Some(_) => format!(
-                "online: {} of {spectators} spectators joined in {} s",
+                "{} of {spectators} spectators joined in {} s",
                 watching.len(),
                 wait.as_secs_f64()
             ),
-        })
+        }))
     }
 
     /// Joins the host at `host` with `game`, to play or (`watch`) to
@@ -326,7 +325,7 @@ impl Link {
         game: &GameId,
         wait: Duration,
         watch: bool,
-    ) -> Result<(Link, u64), String> {
+    ) -> Result<(Link, u64), Unlinked> {
         let any: SocketAddr = if host.ip().is_loopback() {
             "127.0.0.1:0".parse().expect("an address")
         } else if host.is_ipv6() {
@@ -340,7 +339,7 @@ impl Link {
         let mut said = Instant::now() - HELLO_EVERY;
         while Instant::now() < until {
             if crate::interrupt::requested() {
-                return Err("online: interrupted while joining".into());
+                return Err(Unlinked::Interrupted("joining"));
             }
             if said.elapsed() >= HELLO_EVERY {
                 said = Instant::now();
@@ -356,18 +355,18 @@ impl Link {
             match codec().deserialize::<Answer>(&bytes[1..]) {
                 Ok(Answer::Welcome { seed }) => return Ok((link, seed)),
                 Ok(Answer::Refused { why }) => {
-                    return Err(format!(
-                        "online: {host} refused this game: {}",
-                        crate::terminal::line(&why)
-                    ));
+                    return Err(Unlinked::Refused {
+                        host,
+                        why: crate::terminal::line(&why),
+                    });
                 }
                 Err(_) => continue,
             }
         }
-        Err(format!(
-            "online: {host} did not answer in {} s (is it hosting? is the port open?)",
+        Err(Unlinked::Silent(format!(
+            "{host} did not answer in {} s (is it hosting? is the port open?)",
             wait.as_secs_f64()
-        ))
+        )))
     }
 }
 

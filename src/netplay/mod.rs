@@ -10,7 +10,9 @@ pub mod input;
 pub mod link;
 pub mod online;
 pub mod spectate;
+pub mod unlinked;
 
 pub use input::{NetInput, Sampler};
 pub use online::{NetConfig, NetStats, Online, Options};
 pub use spectate::Spectating;
+pub use unlinked::Unlinked;

@@ -147,8 +147,11 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
     /// # Errors
     /// GGRS refuses the options (a prediction window or delay out of its
     /// range): the line says which.
-    pub fn start(socket: S, options: Options) -> Result<Online<S>, String> {
-        let refused = |e: GgrsError| format!("N3: online play cannot start: {e}");
+    pub fn start(socket: S, options: Options) -> Result<Online<S>, super::Unlinked> {
+        let refused = |source: GgrsError| super::Unlinked::Session {
+            what: "online play",
+            source,
+        };
         let mut builder = SessionBuilder::<NetConfig>::new()
             .with_num_players(2)
             .map_err(refused)?

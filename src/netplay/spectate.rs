@@ -42,8 +42,11 @@ impl Spectating {
         socket: impl NonBlockingSocket<SocketAddr> + 'static,
         host: SocketAddr,
         timeout: Duration,
-    ) -> Result<Spectating, String> {
-        let refused = |e: GgrsError| format!("N3: watching cannot start: {e}");
+    ) -> Result<Spectating, super::Unlinked> {
+        let refused = |source: GgrsError| super::Unlinked::Session {
+            what: "watching",
+            source,
+        };
         let session = SessionBuilder::<NetConfig>::new()
             .with_num_players(2)
             .map_err(refused)?

@@ -12,6 +12,8 @@
 //!
 //! Hidden files (a `.git`, the ignore file itself) are never packed.
 
+use crate::Refusal;
+
 /// The ignore file's name, in the game folder.
 pub const FILE: &str = ".moonloopignore";
 
@@ -36,7 +38,7 @@ impl Ignore {
     ///
     /// # Errors
     /// More than [`MAX_PATTERNS`] patterns.
-    pub fn parse(text: &str) -> Result<Ignore, String> {
+    pub fn parse(text: &str) -> Result<Ignore, Refusal> {
         let mut patterns = Vec::new();
         for line in text.lines() {
             let line = line.trim_end();
@@ -44,7 +46,7 @@ impl Ignore {
                 continue;
             }
             if patterns.len() == MAX_PATTERNS {
-                return Err(format!("{FILE} holds more than {MAX_PATTERNS} patterns"));
+                return Err(refuse!("{FILE} holds more than {MAX_PATTERNS} patterns"));
             }
             let (keep, line) = match line.strip_prefix('!') {
                 Some(rest) => (true, rest),

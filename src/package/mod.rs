@@ -22,6 +22,7 @@ mod unpack;
 
 pub use unpack::{Refused, Unpacked, open_zip, unpack};
 
+use crate::Refusal;
 use std::io::{Read as _, Seek as _, Write as _};
 use std::path::{Path, PathBuf};
 
@@ -53,7 +54,7 @@ pub struct Zipped {
 /// # Errors
 /// A file cannot be read, the ignore file is malformed, or the game is
 /// larger than a package may be.
-pub fn zip_folder(game: &Path) -> Result<Vec<u8>, String> {
+pub fn zip_folder(game: &Path) -> Result<Vec<u8>, Refusal> {
     zip_game(game).map(|z| z.bytes)
 }
 
@@ -62,11 +63,11 @@ pub fn zip_folder(game: &Path) -> Result<Vec<u8>, String> {
 ///
 /// # Errors
 /// As [`zip_folder`].
-pub fn zip_game(game: &Path) -> Result<Zipped, String> {
+pub fn zip_game(game: &Path) -> Result<Zipped, Refusal> {
     let ignore = match moonloop_door::read(&game.join(ignore::FILE), 1 << 20) {
         Ok(bytes) => ignore::Ignore::parse(&String::from_utf8_lossy(&bytes))?,
         Err(moonloop_door::Refusal::Missing) => ignore::Ignore::default(),
-        Err(why) => return Err(format!("{}: {why}", ignore::FILE)),
+        Err(why) => return Err(refuse!("{}: {why}", ignore::FILE)),
     };
     let name = game
         .canonicalize()
@@ -80,7 +81,7 @@ pub fn zip_game(game: &Path) -> Result<Zipped, String> {
     let mut files = Vec::new();
     collect(game, Path::new(""), &ignore, &mut files)?;
     if files.len() > MAX_ENTRIES {
-        return Err(format!(
+        return Err(refuse!(
             "{} has more than {MAX_ENTRIES} files",
             game.display()
         ));
@@ -105,7 +106,7 @@ pub fn zip_game(game: &Path) -> Result<Zipped, String> {
         }
         total += (bytes.len() as u64).max(said);
         if total > MAX_UNPACKED {
-            return Err(format!(
+            return Err(refuse!(
                 "{} is larger than {}, the most a package holds",
                 game.display(),
                 crate::assets::bytes(MAX_UNPACKED)
@@ -131,7 +132,7 @@ fn collect(
     rel: &Path,
     ignore: &ignore::Ignore,
     out: &mut Vec<PathBuf>,
-) -> Result<(), String> {
+) -> Result<(), Refusal> {
     let here = dir.join(rel);
     let mut entries: Vec<_> = std::fs::read_dir(&here)
         .map_err(|e| format!("{}: {e}", here.display()))?
@@ -200,7 +201,7 @@ pub fn build(game: &Path, out: &Path, about: &About) -> crate::Result<(u64, Vec<
             }
         )));
     }
-    let zipped = zip_game(game).map_err(Error::Usage)?;
+    let zipped = zip_game(game).map_err(|r| Error::Usage(r.into()))?;
     let zip = zipped.bytes;
     // What the built game cannot unpack is refused now, not when a player
     // runs it: a path too deep or too long inside the folder.
@@ -306,7 +307,7 @@ fn trailer(bytes: &[u8]) -> Option<u64> {
 ///
 /// # Errors
 /// It carries one that cannot be read.
-pub fn embedded() -> Result<Option<Vec<u8>>, String> {
+pub fn embedded() -> Result<Option<Vec<u8>>, Refusal> {
     let Ok(path) = std::env::current_exe() else {
         return Ok(None);
     };

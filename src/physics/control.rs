@@ -3,6 +3,7 @@
 //! slopes up to its limit, steps up stairs and keeps to the ground, as
 //! rapier's kinematic character controller does.
 
+use crate::Refusal;
 use rapier2d::control::KinematicCharacterController;
 use rapier2d::parry::query::details::ShapeCastOptions;
 use rapier2d::prelude::*;
@@ -13,7 +14,7 @@ use super::read::{Gait, Shape};
 ///
 /// # Errors
 /// A polygon whose points lie on one line (`place` names it).
-pub fn shared(shape: &Shape, place: impl FnOnce() -> String) -> Result<SharedShape, String> {
+pub fn shared(shape: &Shape, place: impl FnOnce() -> String) -> Result<SharedShape, Refusal> {
     let v = |p: &[f64; 2]| Vector::new(p[0] as f32, p[1] as f32);
     Ok(match shape {
         Shape::Circle { radius } => SharedShape::ball(*radius as f32),

@@ -5,6 +5,7 @@
 //! bodies spread most on) and a world with too many is refused by name.
 
 use super::read::{Body, Kind, Shape};
+use crate::Refusal;
 
 /// The most pair tests the count itself makes.
 const MAX_TESTS: u64 = 20_000_000;
@@ -13,7 +14,7 @@ const MAX_TESTS: u64 = 20_000_000;
 ///
 /// # Errors
 /// Too many pairs, named with the rule.
-pub fn bound(bodies: &[Body], max: usize) -> Result<(), String> {
+pub fn bound(bodies: &[Body], max: usize) -> Result<(), Refusal> {
     let reach = |b: &Body| -> f64 {
         let extent = match &b.shape {
             Shape::Circle { radius } => *radius,
@@ -54,7 +55,7 @@ pub fn bound(bodies: &[Body], max: usize) -> Result<(), String> {
                 pairs += 1;
             }
             if pairs > max || tests > MAX_TESTS {
-                return Err(format!(
+                return Err(refuse!(
                     "more than {max} pairs of bodies overlap or nearly do; a world this \
                      crowded is refused (P4: spread the bodies out, or use fewer)"
                 ));

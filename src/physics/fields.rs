@@ -3,6 +3,7 @@
 //! numbers or short strings, and a table has no field it should not.
 //! Names of places are made only when something is refused.
 
+use crate::Refusal;
 use crate::terminal::Number;
 use mlua::{Table, Value};
 
@@ -36,7 +37,7 @@ pub fn id_of(value: &Value) -> Option<Id> {
 
 /// A finite number, or why `value` is not one; `place` names it, made
 /// only when it is not.
-pub(super) fn number_at(value: &Value, place: impl FnOnce() -> String) -> Result<f64, String> {
+pub(super) fn number_at(value: &Value, place: impl FnOnce() -> String) -> Result<f64, Refusal> {
     match value {
         Value::Number(n) if n.is_finite() => Ok(*n),
         Value::Integer(n) => Ok(*n as f64),
@@ -45,19 +46,19 @@ pub(super) fn number_at(value: &Value, place: impl FnOnce() -> String) -> Result
 }
 
 /// A finite number, or why `value` (at `place`) is not one.
-pub fn finite_number(value: &Value, place: &str) -> Result<f64, String> {
+pub fn finite_number(value: &Value, place: &str) -> Result<f64, Refusal> {
     let v = match value {
         Value::Number(n) => *n,
         Value::Integer(n) => *n as f64,
         other => {
-            return Err(format!(
+            return Err(refuse!(
                 "{place} is a {}, not a number",
                 crate::state::type_of(other)
             ));
         }
     };
     if !v.is_finite() {
-        return Err(format!(
+        return Err(refuse!(
             "{place} is {}; it must be a finite number (P4)",
             Number(v)
         ));
@@ -81,7 +82,7 @@ pub(super) fn number_or(
     field: &str,
     default: f64,
     place: &str,
-) -> Result<f64, String> {
+) -> Result<f64, Refusal> {
     match table.get(field) {
         Value::Nil => Ok(default),
         Value::Number(n) if n.is_finite() => Ok(n),
@@ -90,11 +91,11 @@ pub(super) fn number_or(
     }
 }
 
-pub(super) fn flag(table: &Fields<'_>, field: &str, place: &str) -> Result<bool, String> {
+pub(super) fn flag(table: &Fields<'_>, field: &str, place: &str) -> Result<bool, Refusal> {
     match table.get(field) {
         Value::Nil => Ok(false),
         Value::Boolean(b) => Ok(b),
-        other => Err(format!(
+        other => Err(refuse!(
             "{} is a {}, not true or false",
             joined(place, field),
             crate::state::type_of(&other)
@@ -103,7 +104,7 @@ pub(super) fn flag(table: &Fields<'_>, field: &str, place: &str) -> Result<bool,
 }
 
 /// `{ x = .., y = .. }`, `{ x, y }` or a vector.
-pub(super) fn pair(value: &Value, place: impl Fn() -> String) -> Result<[f64; 2], String> {
+pub(super) fn pair(value: &Value, place: impl Fn() -> String) -> Result<[f64; 2], Refusal> {
     let place = &place;
     let (x, y) = match value {
         Value::Vector(v) => (Value::Number(v.x() as f64), Value::Number(v.y() as f64)),
@@ -116,7 +117,7 @@ pub(super) fn pair(value: &Value, place: impl Fn() -> String) -> Result<[f64; 2]
             }
         }
         other => {
-            return Err(format!(
+            return Err(refuse!(
                 "{} is a {}; it is {{ x = .., y = .. }} or a vector",
                 place(),
                 crate::state::type_of(other)
@@ -143,7 +144,7 @@ impl<'a> Fields<'a> {
         names: &'a [&'a str],
         place: &str,
         hint: &str,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, Refusal> {
         let mut values = vec![Value::Nil; names.len()];
         let mut unknown: Option<Value> = None;
         table
@@ -167,7 +168,7 @@ impl<'a> Fields<'a> {
                 Value::String(s) => format!("`{}`", moonloop_door::escape(&s.to_string_lossy())),
                 other => place_of(other),
             };
-            return Err(format!(
+            return Err(refuse!(
                 "{place} has a field {name} it does not know (it knows {}){hint}",
                 names.join(", ")
             ));

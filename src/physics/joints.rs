@@ -3,6 +3,7 @@
 //! step. A joint is plain data in the state, keyed by its own id:
 //! `{ kind = "revolute", a = "door", b = "frame", anchor_a = { x, y } }`.
 
+use crate::Refusal;
 use crate::terminal::Number;
 use std::collections::HashMap;
 
@@ -57,12 +58,12 @@ const JOINT_FIELDS: &[&str] = &[
 /// # Errors
 /// One line naming the first joint field that is wrong, or a body that is
 /// not in the world.
-pub fn read(value: &Value, bodies: &HashMap<&Id, usize>) -> Result<Vec<Joint>, String> {
+pub fn read(value: &Value, bodies: &HashMap<&Id, usize>) -> Result<Vec<Joint>, Refusal> {
     let table = match value {
         Value::Nil => return Ok(Vec::new()),
         Value::Table(t) => t,
         other => {
-            return Err(format!(
+            return Err(refuse!(
                 "joints is a table of joints by id, not a {}",
                 crate::state::type_of(other)
             ));
@@ -72,17 +73,17 @@ pub fn read(value: &Value, bodies: &HashMap<&Id, usize>) -> Result<Vec<Joint>, S
     for entry in table.pairs::<Value, Value>() {
         let (id, joint) = entry.map_err(text)?;
         if joints.len() == MAX_JOINTS {
-            return Err(format!("the world has more than {MAX_JOINTS} joints (P4)"));
+            return Err(refuse!("the world has more than {MAX_JOINTS} joints (P4)"));
         }
         let Some(key) = id_of(&id) else {
-            return Err(format!(
+            return Err(refuse!(
                 "a joint's id is a whole number or a short string, not {}",
                 shown(&id)
             ));
         };
         let place = format!("joints{}", place_of(&id));
         let Value::Table(joint) = joint else {
-            return Err(format!(
+            return Err(refuse!(
                 "{place} is a {}; a joint is a table (physics.joint makes one)",
                 crate::state::type_of(&joint)
             ));
@@ -93,7 +94,7 @@ pub fn read(value: &Value, bodies: &HashMap<&Id, usize>) -> Result<Vec<Joint>, S
     Ok(joints.into_iter().map(|(_, j)| j).collect())
 }
 
-fn read_joint(table: &Table, place: &str, bodies: &HashMap<&Id, usize>) -> Result<Joint, String> {
+fn read_joint(table: &Table, place: &str, bodies: &HashMap<&Id, usize>) -> Result<Joint, Refusal> {
     let fields = Fields::read(table, JOINT_FIELDS, place, "")?;
     let kind = match fields.get("kind") {
         Value::String(s) => match &*s.as_bytes() {
@@ -102,25 +103,25 @@ fn read_joint(table: &Table, place: &str, bodies: &HashMap<&Id, usize>) -> Resul
             b"fixed" => Kind::Fixed,
             b"rope" => Kind::Rope,
             _ => {
-                return Err(format!(
+                return Err(refuse!(
                     "{place}.kind is \"{}\"; a joint is \"revolute\", \"prismatic\", \"fixed\" or \"rope\"",
                     moonloop_door::escape(&s.to_string_lossy())
                 ));
             }
         },
         other => {
-            return Err(format!(
+            return Err(refuse!(
                 "{place}.kind is a {}; a joint is \"revolute\", \"prismatic\", \"fixed\" or \"rope\"",
                 crate::state::type_of(&other)
             ));
         }
     };
-    let body = |field: &str| -> Result<usize, String> {
+    let body = |field: &str| -> Result<usize, Refusal> {
         let id = fields.get(field);
         id_of(&id)
             .and_then(|k| bodies.get(&k).copied())
             .ok_or_else(|| {
-                format!(
+                refuse!(
                     "{place}.{field} is {}, which names no body of the world",
                     shown(&id)
                 )
@@ -128,17 +129,17 @@ fn read_joint(table: &Table, place: &str, bodies: &HashMap<&Id, usize>) -> Resul
     };
     let (a, b) = (body("a")?, body("b")?);
     if a == b {
-        return Err(format!(
+        return Err(refuse!(
             "{place} joins a body to itself; a and b are two bodies"
         ));
     }
-    let point = |field: &str, default: [f64; 2]| -> Result<[f64; 2], String> {
+    let point = |field: &str, default: [f64; 2]| -> Result<[f64; 2], Refusal> {
         let v = match fields.get(field) {
             Value::Nil => return Ok(default),
             value => pair(&value, || format!("{place}.{field}"))?,
         };
         if v.iter().any(|c| c.abs() > MAX_COORDINATE) {
-            return Err(format!(
+            return Err(refuse!(
                 "{place}.{field} is farther than {MAX_COORDINATE} (P4)"
             ));
         }
@@ -146,7 +147,7 @@ fn read_joint(table: &Table, place: &str, bodies: &HashMap<&Id, usize>) -> Resul
     };
     let axis = point("axis", [1.0, 0.0])?;
     if axis == [0.0, 0.0] {
-        return Err(format!(
+        return Err(refuse!(
             "{place}.axis is {{ x = 0, y = 0 }}; an axis has a direction"
         ));
     }
@@ -155,7 +156,7 @@ fn read_joint(table: &Table, place: &str, bodies: &HashMap<&Id, usize>) -> Resul
         value => {
             let [lo, hi] = pair(&value, || format!("{place}.limits"))?;
             if lo > hi || lo.abs() > MAX_COORDINATE || hi.abs() > MAX_COORDINATE {
-                return Err(format!(
+                return Err(refuse!(
                     "{place}.limits is {{ {lo}, {hi} }}; it is {{ least, most }}, least first (P4)"
                 ));
             }
@@ -163,20 +164,20 @@ fn read_joint(table: &Table, place: &str, bodies: &HashMap<&Id, usize>) -> Resul
         }
     };
     if limits.is_some() && matches!(kind, Kind::Fixed | Kind::Rope) {
-        return Err(format!(
+        return Err(refuse!(
             "{place} is a {} joint, which takes no limits (revolute and prismatic joints do)",
             if kind == Kind::Fixed { "fixed" } else { "rope" }
         ));
     }
     let length = number_or(&fields, "length", 0.0, place)?;
     if !(0.0..=MAX_SIZE).contains(&length) {
-        return Err(format!(
+        return Err(refuse!(
             "{place}.length is {}; it is from 0 to {MAX_SIZE} (P4)",
             Number(length)
         ));
     }
     if kind == Kind::Rope && fields.get("length").is_nil() {
-        return Err(format!(
+        return Err(refuse!(
             "{place} is a rope with no length (the most its anchors may be apart)"
         ));
     }

@@ -18,6 +18,7 @@ mod read;
 mod simulate;
 mod view;
 
+use crate::Refusal;
 use crate::terminal::Number;
 use mlua::{Function, Lua, Table, Value};
 
@@ -78,7 +79,7 @@ pub fn native(lua: &Lua) -> mlua::Result<Table> {
 
 /// One named error at the author's line: `game/main.luau:12: physics.step:
 /// bodies.ball.x is NaN (P4)`.
-fn refused(lua: &Lua, call: &str, why: &str) -> mlua::Error {
+fn refused(lua: &Lua, call: &str, why: &Refusal) -> mlua::Error {
     mlua::Error::RuntimeError(format!(
         "{}physics.{call}: {why}",
         crate::lua::location(lua, 1)
@@ -86,10 +87,10 @@ fn refused(lua: &Lua, call: &str, why: &str) -> mlua::Error {
 }
 
 /// `value` as a world's table, or why it is not one.
-fn world_table(value: &Value) -> Result<&Table, String> {
+fn world_table(value: &Value) -> Result<&Table, Refusal> {
     match value {
         Value::Table(world) => Ok(world),
-        other => Err(format!(
+        other => Err(refuse!(
             "the world is a table made by physics.world, not a {}",
             crate::state::type_of(other)
         )),
@@ -97,13 +98,13 @@ fn world_table(value: &Value) -> Result<&Table, String> {
 }
 
 /// One step of `world` by `dt` seconds after `commands` (P2).
-fn step(lua: &Lua, world: &Value, dt: &Value, commands: &Value) -> Result<Table, String> {
+fn step(lua: &Lua, world: &Value, dt: &Value, commands: &Value) -> Result<Table, Refusal> {
     let world = world_table(world)?;
     let dt = match dt {
         Value::Number(n) => *n,
         Value::Integer(n) => *n as f64,
         other => {
-            return Err(format!(
+            return Err(refuse!(
                 "dt is a number of seconds, not a {}",
                 crate::state::type_of(other)
             ));
@@ -112,7 +113,7 @@ fn step(lua: &Lua, world: &Value, dt: &Value, commands: &Value) -> Result<Table,
     // A frame of no time (a window's first, or the first after a pause)
     // is a step of no time: the commands apply, nothing moves (P2).
     if !(dt.is_finite() && (0.0..=1.0).contains(&dt)) {
-        return Err(format!(
+        return Err(refuse!(
             "dt is {}; a step is from 0 to 1 second (P4)",
             Number(dt)
         ));
@@ -121,7 +122,7 @@ fn step(lua: &Lua, world: &Value, dt: &Value, commands: &Value) -> Result<Table,
     let commands = read::commands(commands, &read)?;
     crowd::bound(&read.bodies, MAX_PAIRS)?;
     let stepped = simulate::step(&read, &commands, dt)?;
-    write(lua, world, &read, &stepped).map_err(|e| e.to_string())
+    write(lua, world, &read, &stepped).map_err(|e| Refusal::from(e.to_string()))
 }
 
 /// The names a step writes, made once a VM: a key given as `&str` is a
@@ -246,7 +247,7 @@ fn write(
 
 /// The first body a ray from (x1, y1) to (x2, y2) meets (P5): its id,
 /// where, the surface's normal there and the fraction of the way, or nil.
-fn ray(lua: &Lua, world: &Value, ends: [&Value; 4], ignore: &Value) -> Result<Value, String> {
+fn ray(lua: &Lua, world: &Value, ends: [&Value; 4], ignore: &Value) -> Result<Value, Refusal> {
     let world = world_table(world)?;
     let mut at = [0.0; 4];
     for (i, (value, name)) in ends.into_iter().zip(["x1", "y1", "x2", "y2"]).enumerate() {
@@ -266,14 +267,14 @@ fn cast(
     shape: &Value,
     at: [&Value; 4],
     ignore: &Value,
-) -> Result<Value, String> {
+) -> Result<Value, Refusal> {
     let world = world_table(world)?;
     let mut xy = [0.0; 4];
     for (i, (value, name)) in at.into_iter().zip(["x", "y", "dx", "dy"]).enumerate() {
         xy[i] = fields::finite_number(value, name)?;
     }
     let Value::Table(shape) = shape else {
-        return Err(format!(
+        return Err(refuse!(
             "the shape is a table made by physics.circle, box, capsule or polygon, not a {}",
             crate::state::type_of(shape)
         ));
@@ -291,7 +292,7 @@ fn cast(
 }
 
 /// The body a query passes through: nil, or the id of a body.
-fn ignored(read: &read::World, id: &Value) -> Result<Option<usize>, String> {
+fn ignored(read: &read::World, id: &Value) -> Result<Option<usize>, Refusal> {
     if id.is_nil() {
         return Ok(None);
     }
@@ -300,10 +301,10 @@ fn ignored(read: &read::World, id: &Value) -> Result<Option<usize>, String> {
         .iter()
         .position(|b| Some(&b.key) == key.as_ref())
         .map(Some)
-        .ok_or_else(|| "the body to pass through names no body of the world".to_string())
+        .ok_or_else(|| "the body to pass through names no body of the world".into())
 }
 
-fn hit_table(lua: &Lua, read: &read::World, hit: Option<simulate::Hit>) -> Result<Value, String> {
+fn hit_table(lua: &Lua, read: &read::World, hit: Option<simulate::Hit>) -> Result<Value, Refusal> {
     let Some(hit) = hit else {
         return Ok(Value::Nil);
     };
@@ -317,5 +318,5 @@ fn hit_table(lua: &Lua, read: &read::World, hit: Option<simulate::Hit>) -> Resul
         table.raw_set("fraction", hit.fraction)?;
         Ok(Value::Table(table))
     };
-    out().map_err(|e| e.to_string())
+    out().map_err(|e| Refusal::from(e.to_string()))
 }

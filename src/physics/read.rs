@@ -3,6 +3,7 @@
 //! in the world (`bodies.ball.shape.radius is -2`) before anything is
 //! built from it.
 
+use crate::Refusal;
 use crate::terminal::Number;
 use std::collections::HashMap;
 
@@ -172,7 +173,7 @@ const COMMAND_FIELDS: &[&str] = &[
 /// # Errors
 /// One line naming the first field that is missing, of the wrong type,
 /// out of bounds or unknown.
-pub fn world(table: &Table) -> Result<World, String> {
+pub fn world(table: &Table) -> Result<World, Refusal> {
     let table = &Fields::read(table, WORLD_FIELDS, "", "")?;
     let gravity = match table.get("gravity") {
         Value::Nil => [0.0, 0.0],
@@ -180,7 +181,7 @@ pub fn world(table: &Table) -> Result<World, String> {
     };
     for (axis, g) in ["x", "y"].iter().zip(gravity) {
         if g.abs() > MAX_COORDINATE {
-            return Err(format!(
+            return Err(refuse!(
                 "gravity.{axis} is {}, farther than {MAX_COORDINATE} from 0 (P4)",
                 Number(g)
             ));
@@ -188,7 +189,7 @@ pub fn world(table: &Table) -> Result<World, String> {
     }
     let scale = number_or(table, "scale", 50.0, "")?;
     if !(1e-3..=1e6).contains(&scale) {
-        return Err(format!(
+        return Err(refuse!(
             "scale is {}; it is pixels to a meter, from 0.001 to 1000000 (P4)",
             Number(scale)
         ));
@@ -198,7 +199,7 @@ pub fn world(table: &Table) -> Result<World, String> {
         Value::Table(bodies) => read_bodies(&bodies)?,
         Value::Nil => Vec::new(),
         other => {
-            return Err(format!(
+            return Err(refuse!(
                 "bodies is a table of bodies by id, not a {}",
                 crate::state::type_of(&other)
             ));
@@ -242,23 +243,23 @@ pub fn world(table: &Table) -> Result<World, String> {
     })
 }
 
-fn read_bodies(table: &Table) -> Result<Vec<Body>, String> {
+fn read_bodies(table: &Table) -> Result<Vec<Body>, Refusal> {
     let mut bodies = Vec::new();
     let mut points = 0;
     for entry in table.pairs::<Value, Value>() {
         let (id, body) = entry.map_err(text)?;
         if bodies.len() == MAX_BODIES {
-            return Err(format!("the world has more than {MAX_BODIES} bodies (P4)"));
+            return Err(refuse!("the world has more than {MAX_BODIES} bodies (P4)"));
         }
         let Some(key) = id_of(&id) else {
-            return Err(format!(
+            return Err(refuse!(
                 "a body's id is a whole number or a string of at most {MAX_ID} bytes, not {}",
                 shown(&id)
             ));
         };
         let place = format!("bodies{}", place_of(&id));
         let Value::Table(body) = body else {
-            return Err(format!(
+            return Err(refuse!(
                 "{place} is a {}; a body is a table (physics.body makes one)",
                 crate::state::type_of(&body)
             ));
@@ -269,7 +270,7 @@ fn read_bodies(table: &Table) -> Result<Vec<Body>, String> {
             _ => 0,
         };
         if points > MAX_WORLD_POINTS {
-            return Err(format!(
+            return Err(refuse!(
                 "the world's shapes have more than {MAX_WORLD_POINTS} points (P4)"
             ));
         }
@@ -279,7 +280,7 @@ fn read_bodies(table: &Table) -> Result<Vec<Body>, String> {
     Ok(bodies)
 }
 
-fn read_body(id: Value, key: Id, table: Table, place: &str) -> Result<Body, String> {
+fn read_body(id: Value, key: Id, table: Table, place: &str) -> Result<Body, Refusal> {
     let fields = Fields::read(&table, BODY_FIELDS, place, "; your own values go in data")?;
     let at = |field: &str| format!("{place}.{field}");
     let kind = match fields.get("kind") {
@@ -289,7 +290,7 @@ fn read_body(id: Value, key: Id, table: Table, place: &str) -> Result<Body, Stri
             b"kinematic" => Kind::Kinematic,
             b"fixed" => Kind::Fixed,
             _ => {
-                return Err(format!(
+                return Err(refuse!(
                     "{} is \"{}\"; a body is \"dynamic\", \"kinematic\" or \"fixed\"",
                     at("kind"),
                     moonloop_door::escape(&s.to_string_lossy())
@@ -297,17 +298,17 @@ fn read_body(id: Value, key: Id, table: Table, place: &str) -> Result<Body, Stri
             }
         },
         other => {
-            return Err(format!(
+            return Err(refuse!(
                 "{} is a {}; it is \"dynamic\", \"kinematic\" or \"fixed\"",
                 at("kind"),
                 crate::state::type_of(&other)
             ));
         }
     };
-    let coordinate = |field: &str| -> Result<f64, String> {
+    let coordinate = |field: &str| -> Result<f64, Refusal> {
         let v = number_or(&fields, field, 0.0, place)?;
         if v.abs() > MAX_COORDINATE {
-            return Err(format!(
+            return Err(refuse!(
                 "{} is {}, farther than {MAX_COORDINATE} from 0 (P4)",
                 at(field),
                 Number(v)
@@ -326,7 +327,7 @@ fn read_body(id: Value, key: Id, table: Table, place: &str) -> Result<Body, Stri
     let shape = match fields.get("shape") {
         Value::Table(table) => shape(&table, &at("shape"))?,
         other => {
-            return Err(format!(
+            return Err(refuse!(
                 "{} is a {}; a body has a shape (physics.circle, box, capsule, polygon or polyline)",
                 at("shape"),
                 crate::state::type_of(&other)
@@ -334,15 +335,15 @@ fn read_body(id: Value, key: Id, table: Table, place: &str) -> Result<Body, Stri
         }
     };
     if matches!(shape, Shape::Polyline(_)) && kind == Kind::Dynamic {
-        return Err(format!(
+        return Err(refuse!(
             "{place} is dynamic with a polyline; a polyline has no inside, so it is for fixed and \
              kinematic bodies (use a polygon)"
         ));
     }
-    let within = |field: &str, default: f64, lo: f64, hi: f64| -> Result<f64, String> {
+    let within = |field: &str, default: f64, lo: f64, hi: f64| -> Result<f64, Refusal> {
         let v = number_or(&fields, field, default, place)?;
         if !(lo..=hi).contains(&v) {
-            return Err(format!(
+            return Err(refuse!(
                 "{} is {}; it is from {} to {} (P4)",
                 at(field),
                 Number(v),
@@ -352,10 +353,10 @@ fn read_body(id: Value, key: Id, table: Table, place: &str) -> Result<Body, Stri
         }
         Ok(v)
     };
-    let group = |field: &str, default: f64| -> Result<u32, String> {
+    let group = |field: &str, default: f64| -> Result<u32, Refusal> {
         let v = within(field, default, 0.0, u32::MAX as f64)?;
         if v.fract() != 0.0 {
-            return Err(format!(
+            return Err(refuse!(
                 "{} is {}; groups are whole numbers (bits)",
                 at(field),
                 Number(v)
@@ -388,17 +389,17 @@ fn read_body(id: Value, key: Id, table: Table, place: &str) -> Result<Body, Stri
 ///
 /// # Errors
 /// One line naming what is wrong with it.
-pub fn shape(table: &Table, place: &str) -> Result<Shape, String> {
+pub fn shape(table: &Table, place: &str) -> Result<Shape, Refusal> {
     let table = &Fields::read(table, SHAPE_FIELDS, place, "")?;
-    let size = |field: &str| -> Result<f64, String> {
+    let size = |field: &str| -> Result<f64, Refusal> {
         let v = match table.get(field) {
-            Value::Nil => return Err(format!("{} is missing", joined(place, field))),
+            Value::Nil => return Err(refuse!("{} is missing", joined(place, field))),
             Value::Number(n) if n.is_finite() => n,
             Value::Integer(n) => n as f64,
             value => finite_number(&value, &joined(place, field))?,
         };
         if !(v > 0.0 && v <= MAX_SIZE) {
-            return Err(format!(
+            return Err(refuse!(
                 "{} is {}; a size is more than 0 and at most {MAX_SIZE} (P4)",
                 joined(place, field),
                 Number(v)
@@ -410,7 +411,7 @@ pub fn shape(table: &Table, place: &str) -> Result<Shape, String> {
     let kind = match &kind {
         Value::String(s) => s.to_string_lossy(),
         other => {
-            return Err(format!(
+            return Err(refuse!(
                 "{place}.kind is a {}; physics.circle, box, capsule, polygon and polyline make shapes",
                 crate::state::type_of(other)
             ));
@@ -434,7 +435,7 @@ pub fn shape(table: &Table, place: &str) -> Result<Shape, String> {
         "polygon" => Shape::Polygon(points(table, place, 3)?),
         "polyline" => Shape::Polyline(points(table, place, 2)?),
         other => {
-            return Err(format!(
+            return Err(refuse!(
                 "{place}.kind is \"{}\"; a shape is a circle, box, capsule, polygon or polyline",
                 moonloop_door::escape(other)
             ));
@@ -443,17 +444,17 @@ pub fn shape(table: &Table, place: &str) -> Result<Shape, String> {
 }
 
 /// A shape's `points`: a flat list x1, y1, x2, y2, ...
-fn points(table: &Fields<'_>, place: &str, least: usize) -> Result<Vec<[f64; 2]>, String> {
+fn points(table: &Fields<'_>, place: &str, least: usize) -> Result<Vec<[f64; 2]>, Refusal> {
     let at = format!("{place}.points");
     let Value::Table(list) = table.get("points") else {
-        return Err(format!("{at} is a list of numbers x1, y1, x2, y2, ..."));
+        return Err(refuse!("{at} is a list of numbers x1, y1, x2, y2, ..."));
     };
     let n = list.raw_len();
     if n > 2 * MAX_POINTS {
-        return Err(format!("{at} has more than {MAX_POINTS} points (P4)"));
+        return Err(refuse!("{at} has more than {MAX_POINTS} points (P4)"));
     }
     if n % 2 != 0 || n < 2 * least {
-        return Err(format!(
+        return Err(refuse!(
             "{at} has {n} numbers; it is pairs x, y, at least {least} of them"
         ));
     }
@@ -464,7 +465,7 @@ fn points(table: &Fields<'_>, place: &str, least: usize) -> Result<Vec<[f64; 2]>
             let value: Value = list.raw_get(2 * i + j + 1).map_err(text)?;
             *v = number_at(&value, || format!("{at}[{}]", 2 * i + j + 1))?;
             if v.abs() > MAX_SIZE {
-                return Err(format!(
+                return Err(refuse!(
                     "{at}[{}] is {}, farther than {MAX_SIZE} (P4)",
                     2 * i + j + 1,
                     Number(*v)
@@ -480,12 +481,12 @@ fn points(table: &Fields<'_>, place: &str, least: usize) -> Result<Vec<[f64; 2]>
 ///
 /// # Errors
 /// As [`world`], for the commands.
-pub fn commands(value: &Value, world: &World) -> Result<Vec<Command>, String> {
+pub fn commands(value: &Value, world: &World) -> Result<Vec<Command>, Refusal> {
     let list = match value {
         Value::Nil => return Ok(Vec::new()),
         Value::Table(list) => list,
         other => {
-            return Err(format!(
+            return Err(refuse!(
                 "the commands are a list of tables, not a {}",
                 crate::state::type_of(other)
             ));
@@ -493,7 +494,7 @@ pub fn commands(value: &Value, world: &World) -> Result<Vec<Command>, String> {
     };
     let n = list.raw_len();
     if n > MAX_COMMANDS {
-        return Err(format!(
+        return Err(refuse!(
             "more than {MAX_COMMANDS} commands in one step (P4)"
         ));
     }
@@ -507,23 +508,23 @@ pub fn commands(value: &Value, world: &World) -> Result<Vec<Command>, String> {
     for i in 1..=n {
         let place = format!("commands[{i}]");
         let Value::Table(command) = list.raw_get::<Value>(i).map_err(text)? else {
-            return Err(format!("{place} is not a table {{ id = ..., push = ... }}"));
+            return Err(refuse!("{place} is not a table {{ id = ..., push = ... }}"));
         };
         let command = Fields::read(&command, COMMAND_FIELDS, &place, "")?;
         let id: Value = command.get("id");
         let Some(body) = id_of(&id).and_then(|k| index.get(&k).copied()) else {
-            return Err(format!(
+            return Err(refuse!(
                 "{place}.id is {}, which names no body of the world",
                 shown(&id)
             ));
         };
-        let vector = |field: &str| -> Result<Option<[f64; 2]>, String> {
+        let vector = |field: &str| -> Result<Option<[f64; 2]>, Refusal> {
             match command.get(field) {
                 Value::Nil => Ok(None),
                 value => {
                     let v = pair(&value, || format!("{place}.{field}"))?;
                     if v.iter().any(|c| c.abs() > MAX_COORDINATE) {
-                        return Err(format!(
+                        return Err(refuse!(
                             "{place}.{field} is farther than {MAX_COORDINATE} (P4)"
                         ));
                     }
@@ -531,13 +532,13 @@ pub fn commands(value: &Value, world: &World) -> Result<Vec<Command>, String> {
                 }
             }
         };
-        let scalar = |field: &str| -> Result<Option<f64>, String> {
+        let scalar = |field: &str| -> Result<Option<f64>, Refusal> {
             match command.get(field) {
                 Value::Nil => Ok(None),
                 value => {
                     let v = number_at(&value, || format!("{place}.{field}"))?;
                     if v.abs() > MAX_COORDINATE {
-                        return Err(format!(
+                        return Err(refuse!(
                             "{place}.{field} is {}, beyond {MAX_COORDINATE} (P4)",
                             Number(v)
                         ));
@@ -548,7 +549,7 @@ pub fn commands(value: &Value, world: &World) -> Result<Vec<Command>, String> {
         };
         let walk = vector("walk")?;
         if walk.is_some() && world.bodies[body].kind != Kind::Kinematic {
-            return Err(format!(
+            return Err(refuse!(
                 "{place}.walk moves a character, a kinematic body; {} is not one",
                 shown(&id)
             ));
@@ -556,20 +557,20 @@ pub fn commands(value: &Value, world: &World) -> Result<Vec<Command>, String> {
         let default = Gait::default();
         let slope = scalar("slope")?.unwrap_or(default.slope);
         if !(0.0..=std::f64::consts::FRAC_PI_2).contains(&slope) {
-            return Err(format!(
+            return Err(refuse!(
                 "{place}.slope is {}; it is the steepest slope climbed, from 0 to pi/2 radians",
                 Number(slope)
             ));
         }
         let stairs = scalar("stairs")?.unwrap_or(default.stairs);
         if !(0.0..=MAX_SIZE).contains(&stairs) {
-            return Err(format!(
+            return Err(refuse!(
                 "{place}.stairs is {}; it is the highest stair stepped up, from 0 pixels",
                 Number(stairs)
             ));
         }
         if walk.is_none() && !(command.get("slope").is_nil() && command.get("stairs").is_nil()) {
-            return Err(format!("{place} has slope or stairs but no walk"));
+            return Err(refuse!("{place} has slope or stairs but no walk"));
         }
         out.push(Command {
             walk,

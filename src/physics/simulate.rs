@@ -3,6 +3,7 @@
 //! (P2, P3). Everything is in pixels: rapier's length unit is the world's
 //! `scale`, so its tolerances fit a world measured in pixels.
 
+use crate::Refusal;
 use std::collections::HashMap;
 
 use rapier2d::prelude::*;
@@ -60,7 +61,7 @@ fn v(x: f64, y: f64) -> Vector {
     Vector::new(x as f32, y as f32)
 }
 
-fn build(read: &read::World, dt: f64) -> Result<Built, String> {
+fn build(read: &read::World, dt: f64) -> Result<Built, Refusal> {
     let mut world = PhysicsWorld::new();
     world.gravity = v(read.gravity[0], read.gravity[1]);
     world.integration_parameters.dt = dt as f32;
@@ -120,7 +121,7 @@ fn build(read: &read::World, dt: f64) -> Result<Built, String> {
 ///
 /// # Errors
 /// A shape rapier cannot make (a polygon of points on one line).
-pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<Stepped, String> {
+pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<Stepped, Refusal> {
     let mut built = build(read, dt)?;
     for c in commands {
         let body = &mut built.world.bodies[built.bodies[c.body]];
@@ -185,7 +186,7 @@ pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<S
             if let Some(at) = out.iter().position(|o| !o.is_finite()) {
                 // Single precision ran out (forces, speeds or masses far
                 // past anything a screen shows): say so, never write it.
-                return Err(format!(
+                return Err(refuse!(
                     "bodies{}.{} is not a finite number after this step: the forces, speeds \
                      or masses in the world are past what the simulation holds (P4)",
                     super::fields::place_of(&body.id),
@@ -208,7 +209,7 @@ pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<S
             }
             Ok(motion)
         })
-        .collect::<Result<Vec<_>, String>>()?;
+        .collect::<Result<Vec<_>, Refusal>>()?;
     if timeless {
         return Ok(Stepped {
             motions,
@@ -249,7 +250,11 @@ pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<S
 ///
 /// # Errors
 /// As [`step`].
-pub fn ray(read: &read::World, at: [f64; 4], ignore: Option<usize>) -> Result<Option<Hit>, String> {
+pub fn ray(
+    read: &read::World,
+    at: [f64; 4],
+    ignore: Option<usize>,
+) -> Result<Option<Hit>, Refusal> {
     let [x1, y1, x2, y2] = at;
     let (dx, dy) = (x2 - x1, y2 - y1);
     if dx == 0.0 && dy == 0.0 {
@@ -285,7 +290,7 @@ pub fn cast(
     from: [f64; 2],
     by: [f64; 2],
     ignore: Option<usize>,
-) -> Result<Option<Hit>, String> {
+) -> Result<Option<Hit>, Refusal> {
     let shape = control::shared(shape, || "the shape".to_string())?;
     let mut built = build(read, 1.0 / 60.0)?;
     built.world.detect_collisions(&(), &());

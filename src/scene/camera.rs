@@ -1,6 +1,7 @@
 //! The camera: where it is, where it looks, how it projects; and what it
 //! was at the last step 7, which the next frame's pointer is cast through.
 
+use crate::Refusal;
 use glam::camera::rh::proj::directx as proj;
 use glam::camera::rh::view::look_at_mat4;
 use glam::{Mat4, Vec3};
@@ -55,7 +56,7 @@ impl Camera {
     ///
     /// # Errors
     /// The two points coincide, or the view is straight along `up`.
-    pub fn look_at(&mut self, position: Vec3, target: Vec3, up: Vec3) -> Result<(), String> {
+    pub fn look_at(&mut self, position: Vec3, target: Vec3, up: Vec3) -> Result<(), Refusal> {
         let forward = target - position;
         if forward.length_squared() < 1e-12 {
             return Err("`position` and `target` are the same point".into());

@@ -5,6 +5,7 @@
 //! Objects live across frames and are found by name. Coordinates are
 //! right-handed, y up; angles are radians; sizes are world units.
 
+use crate::Refusal;
 use std::collections::HashMap;
 
 use glam::{Mat4, Quat, Vec3};
@@ -224,13 +225,13 @@ impl Scene {
     ///
     /// # Errors
     /// The scene already holds [`MAX_OBJECTS`].
-    pub fn object(&mut self, name: &str, mesh: Mesh) -> Result<&mut Object, String> {
+    pub fn object(&mut self, name: &str, mesh: Mesh) -> Result<&mut Object, Refusal> {
         let epoch = self.epoch;
         let i = match self.index.get(name) {
             Some(&i) => i,
             None => {
                 if self.objects.len() == MAX_OBJECTS {
-                    return Err(format!(
+                    return Err(refuse!(
                         "the scene holds {MAX_OBJECTS} objects, the most it can"
                     ));
                 }
@@ -286,7 +287,7 @@ impl Scene {
     ///
     /// # Errors
     /// The scene already holds [`MAX_LIGHTS`] other lights.
-    pub fn set_light(&mut self, name: &str, light: Light) -> Result<(), String> {
+    pub fn set_light(&mut self, name: &str, light: Light) -> Result<(), Refusal> {
         let full = self.lights.len() == MAX_LIGHTS;
         let epoch = self.epoch;
         match self.lights.iter_mut().find(|(n, _, _)| n == name) {
@@ -295,7 +296,7 @@ impl Scene {
                 *seen = epoch;
             }
             None if full => {
-                return Err(format!(
+                return Err(refuse!(
                     "the scene holds {MAX_LIGHTS} lights, the most it can"
                 ));
             }
@@ -326,7 +327,7 @@ impl Scene {
     /// # Errors
     /// A parent is missing or the parents form a cycle; the message names
     /// the objects (the first such, if there are several).
-    pub fn update_world(&mut self) -> Result<(), String> {
+    pub fn update_world(&mut self) -> Result<(), Refusal> {
         let mut placing = std::mem::take(&mut self.placing);
         let mut chain = std::mem::take(&mut self.chain);
         placing.clear();
@@ -379,18 +380,18 @@ impl Scene {
         first_error.map_or(Ok(()), Err)
     }
 
-    fn cycle_error(&self, i: usize) -> String {
+    fn cycle_error(&self, i: usize) -> Refusal {
         let object = &self.objects[i];
-        format!(
+        refuse!(
             "{}scene: `{}` is its own ancestor: the parents form a cycle",
             object.parent_named_at.as_deref().unwrap_or(""),
             object.name
         )
     }
 
-    fn missing_parent_error(&self, i: usize) -> String {
+    fn missing_parent_error(&self, i: usize) -> Refusal {
         let object = &self.objects[i];
-        format!(
+        refuse!(
             "{}scene: `{}` has parent `{}`, which is not in the scene",
             object.parent_named_at.as_deref().unwrap_or(""),
             object.name,

@@ -9,6 +9,7 @@
 //! minutes to draw (twenty thousand full-screen rectangles took more than
 //! five, before).
 
+use crate::Refusal;
 use tiny_skia::Transform;
 
 use super::{Command, PathOp, Screen, Shape, Style};
@@ -28,7 +29,7 @@ impl Screen {
     /// # Errors
     /// The frame's drawing would cover the screen more than
     /// [`MAX_COVER`] times over.
-    pub(super) fn charge(&mut self, command: &Command) -> Result<(), String> {
+    pub(super) fn charge(&mut self, command: &Command) -> Result<(), Refusal> {
         let t = self.transform;
         let area = match command {
             Command::Shape(
@@ -87,11 +88,11 @@ impl Screen {
     ///
     /// # Errors
     /// As [`Screen::charge`].
-    pub(super) fn charge_area(&mut self, area: f64) -> Result<(), String> {
+    pub(super) fn charge_area(&mut self, area: f64) -> Result<(), Refusal> {
         let screen = f64::from(self.logical.0) * f64::from(self.logical.1);
         self.cover += if area.is_finite() { area } else { screen };
         if self.cover > MAX_COVER * screen.max(1.0) {
-            return Err(format!(
+            return Err(refuse!(
                 "this frame's drawing covers the screen more than {MAX_COVER} times over \
                  (H10: the host draws at most that much a frame)"
             ));
@@ -178,7 +179,7 @@ mod tests {
         }
     }
 
-    fn line(screen: &mut Screen, a: (f32, f32), b: (f32, f32), width: f32) -> Result<(), String> {
+    fn line(screen: &mut Screen, a: (f32, f32), b: (f32, f32), width: f32) -> Result<(), Refusal> {
         screen.path(
             &[PathOp::Move(a.0, a.1), PathOp::Line(b.0, b.1)],
             stroked(width),

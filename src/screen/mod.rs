@@ -6,6 +6,7 @@
 //! ([`Screen::rasterize`]), so a headless run that records nothing never
 //! rasterizes. The list's storage is kept from frame to frame.
 
+use crate::Refusal;
 use crate::terminal::Number;
 use std::ops::Range;
 
@@ -106,21 +107,21 @@ pub const MAX_STACK: usize = 256;
 /// The largest font size, in logical pixels.
 pub const MAX_TEXT_SIZE: f32 = 4096.0;
 
-fn finite(name: &str, v: f64) -> Result<f32, String> {
+fn finite(name: &str, v: f64) -> Result<f32, Refusal> {
     if v.is_finite() {
         Ok(v as f32)
     } else {
-        Err(format!(
+        Err(refuse!(
             "`{name}` is {}; it must be a finite number",
             Number(v)
         ))
     }
 }
 
-fn size(name: &str, v: f64) -> Result<f32, String> {
+fn size(name: &str, v: f64) -> Result<f32, Refusal> {
     let v = finite(name, v)?;
     if v < 0.0 {
-        return Err(format!("`{name}` is {}; sizes are 0 or more", Number(v)));
+        return Err(refuse!("`{name}` is {}; sizes are 0 or more", Number(v)));
     }
     Ok(v)
 }
@@ -212,9 +213,9 @@ impl Screen {
     }
 
     /// Checks that `more` bytes still fit in the frame's display list.
-    fn room(&self, more: usize) -> Result<(), String> {
+    fn room(&self, more: usize) -> Result<(), Refusal> {
         if self.held() + more > MAX_FRAME_BYTES {
-            return Err(format!(
+            return Err(refuse!(
                 "this frame has drawn more than {} (H10: the host holds at most that much \
                  drawing a frame; look for a loop that draws without end)",
                 crate::assets::bytes(MAX_FRAME_BYTES as u64)
@@ -227,7 +228,7 @@ impl Screen {
     ///
     /// # Errors
     /// The frame's display list is full.
-    pub fn add_stops(&mut self, stops: &[(f32, Rgba)]) -> Result<(u32, u32), String> {
+    pub fn add_stops(&mut self, stops: &[(f32, Rgba)]) -> Result<(u32, u32), Refusal> {
         self.room(std::mem::size_of_val(stops))?;
         let start = self.stops.len() as u32;
         self.stops.extend_from_slice(stops);
@@ -238,14 +239,14 @@ impl Screen {
     ///
     /// # Errors
     /// The frame's display list is full.
-    pub fn add_dashes(&mut self, dashes: &[f32]) -> Result<(u32, u32), String> {
+    pub fn add_dashes(&mut self, dashes: &[f32]) -> Result<(u32, u32), Refusal> {
         self.room(std::mem::size_of_val(dashes))?;
         let start = self.dashes.len() as u32;
         self.dashes.extend_from_slice(dashes);
         Ok((start, self.dashes.len() as u32))
     }
 
-    fn push(&mut self, command: Command) -> Result<(), String> {
+    fn push(&mut self, command: Command) -> Result<(), Refusal> {
         self.room(std::mem::size_of::<(Transform, Command)>())?;
         self.charge(&command)?;
         self.commands.push((self.transform, command));
@@ -271,7 +272,7 @@ impl Screen {
         h: f64,
         radius: f64,
         style: Style,
-    ) -> Result<(), String> {
+    ) -> Result<(), Refusal> {
         let rect = [
             finite("x", x)?,
             finite("y", y)?,
@@ -294,11 +295,20 @@ impl Screen {
         rx: f64,
         ry: f64,
         style: Style,
-    ) -> Result<(), String> {
+    ) -> Result<(), Refusal> {
         let center = [finite("x", x)?, finite("y", y)?];
         let radii = [size("rx", rx)?, size("ry", ry)?];
         let style = self.style(style);
         self.push(Command::Shape(Shape::Ellipse { center, radii }, style))
+    }
+
+    /// Draws a circle of radius `r` about (`x`, `y`).
+    ///
+    /// # Errors
+    /// As [`Screen::ellipse`], naming the radius `r`.
+    pub fn circle(&mut self, x: f64, y: f64, r: f64, style: Style) -> Result<(), Refusal> {
+        size("r", r)?;
+        self.ellipse(x, y, r, r, style)
     }
 
     /// Draws a path made of `ops`.
@@ -306,9 +316,9 @@ impl Screen {
     /// # Errors
     /// A coordinate is not finite, or the path does not start with a move
     /// (polylines and polygons are paths that do).
-    pub fn path(&mut self, ops: &[PathOp], style: Style) -> Result<(), String> {
+    pub fn path(&mut self, ops: &[PathOp], style: Style) -> Result<(), Refusal> {
         if !matches!(ops.first(), None | Some(PathOp::Move(..))) {
-            return Err("a path starts with a move".to_string());
+            return Err("a path starts with a move".into());
         }
         for (i, op) in ops.iter().enumerate() {
             let coords: &[f32] = match op {
@@ -318,7 +328,7 @@ impl Screen {
                 PathOp::Close => &[],
             };
             if let Some(v) = coords.iter().find(|v| !v.is_finite()) {
-                return Err(format!(
+                return Err(refuse!(
                     "point {} has a coordinate that is {v}; it must be a finite number",
                     i + 1
                 ));
@@ -342,10 +352,10 @@ impl Screen {
     /// # Errors
     /// The size, width or line height is out of range, or the font does
     /// not load.
-    fn style_of(&mut self, assets: &mut Store, spec: &TextSpec<'_>) -> Result<TextStyle, String> {
+    fn style_of(&mut self, assets: &mut Store, spec: &TextSpec<'_>) -> Result<TextStyle, Refusal> {
         let size_px = size("size", spec.size)?;
         if size_px > MAX_TEXT_SIZE {
-            return Err(format!(
+            return Err(refuse!(
                 "`size` is {}; text is at most {MAX_TEXT_SIZE} pixels",
                 Number(size_px)
             ));
@@ -355,7 +365,7 @@ impl Screen {
             Some(w) => {
                 let w = finite("width", w)?;
                 if !(w > 0.0 && w <= MAX_TEXT_WIDTH) {
-                    return Err(format!(
+                    return Err(refuse!(
                         "`width` is {}; text wraps to a width above 0 and at most {MAX_TEXT_WIDTH}",
                         Number(w)
                     ));
@@ -368,7 +378,7 @@ impl Screen {
             Some(l) => {
                 let l = finite("line_height", l)?;
                 if !(l > 0.0 && l <= 16.0) {
-                    return Err(format!(
+                    return Err(refuse!(
                         "`line_height` is {}; it is a multiple of the size, above 0 and at most 16",
                         Number(l)
                     ));
@@ -390,9 +400,9 @@ impl Screen {
     }
 
     /// Checks a text's length and that it fits in the frame.
-    fn text_room(&self, text: &str) -> Result<(), String> {
+    fn text_room(&self, text: &str) -> Result<(), Refusal> {
         if text.len() > MAX_TEXT {
-            return Err(format!(
+            return Err(refuse!(
                 "the text is {}; one call writes at most {} (H10)",
                 moonloop_door::sizes(text.len() as u64, MAX_TEXT as u64).0,
                 moonloop_door::sizes(text.len() as u64, MAX_TEXT as u64).1
@@ -414,7 +424,7 @@ impl Screen {
         y: f64,
         spec: &TextSpec<'_>,
         color: Rgba,
-    ) -> Result<(), String> {
+    ) -> Result<(), Refusal> {
         let at = [finite("x", x)?, finite("y", y)?];
         self.text_room(text)?;
         let style = self.style_of(assets, spec)?;
@@ -439,7 +449,7 @@ impl Screen {
         assets: &mut Store,
         text: &str,
         spec: &TextSpec<'_>,
-    ) -> Result<(f32, f32), String> {
+    ) -> Result<(f32, f32), Refusal> {
         self.text_room(text)?;
         let style = self.style_of(assets, spec)?;
         let layout = self.typesetter.layout(text, &style)?;
@@ -471,7 +481,7 @@ impl Screen {
         rotation: f64,
         smooth: bool,
         alpha: f64,
-    ) -> Result<(), String> {
+    ) -> Result<(), Refusal> {
         let id = assets.image(name)?;
         let (iw, ih) = {
             let image = assets.image_at(id);
@@ -487,9 +497,12 @@ impl Screen {
                     size("source h", sh)?,
                 ];
                 if s[0] < 0.0 || s[1] < 0.0 || s[0] + s[2] > iw || s[1] + s[3] > ih {
-                    return Err(format!(
+                    return Err(refuse!(
                         "the source rectangle {}, {}, {}, {} is outside the {iw}x{ih} image",
-                        s[0], s[1], s[2], s[3]
+                        s[0],
+                        s[1],
+                        s[2],
+                        s[3]
                     ));
                 }
                 s
@@ -523,7 +536,7 @@ impl Screen {
     ///
     /// # Errors
     /// An argument is not finite.
-    pub fn translate(&mut self, x: f64, y: f64) -> Result<(), String> {
+    pub fn translate(&mut self, x: f64, y: f64) -> Result<(), Refusal> {
         self.transform = self
             .transform
             .pre_translate(finite("x", x)?, finite("y", y)?);
@@ -534,7 +547,7 @@ impl Screen {
     ///
     /// # Errors
     /// The angle is not finite.
-    pub fn rotate(&mut self, radians: f64) -> Result<(), String> {
+    pub fn rotate(&mut self, radians: f64) -> Result<(), Refusal> {
         let degrees = finite("radians", radians)?.to_degrees();
         self.transform = self.transform.pre_concat(Transform::from_rotate(degrees));
         Ok(())
@@ -544,7 +557,7 @@ impl Screen {
     ///
     /// # Errors
     /// A factor is not finite.
-    pub fn scale(&mut self, sx: f64, sy: f64) -> Result<(), String> {
+    pub fn scale(&mut self, sx: f64, sy: f64) -> Result<(), Refusal> {
         self.transform = self
             .transform
             .pre_scale(finite("sx", sx)?, finite("sy", sy)?);
@@ -555,9 +568,9 @@ impl Screen {
     ///
     /// # Errors
     /// `alpha` is outside 0..=1.
-    pub fn set_alpha(&mut self, alpha: f64) -> Result<(), String> {
+    pub fn set_alpha(&mut self, alpha: f64) -> Result<(), Refusal> {
         if !(0.0..=1.0).contains(&alpha) {
-            return Err(format!("`alpha` is {}; it goes from 0 to 1", Number(alpha)));
+            return Err(refuse!("`alpha` is {}; it goes from 0 to 1", Number(alpha)));
         }
         self.alpha = alpha as f32;
         Ok(())
@@ -567,9 +580,9 @@ impl Screen {
     ///
     /// # Errors
     /// More than [`MAX_STACK`] saves without a `pop`.
-    pub fn push_state(&mut self) -> Result<(), String> {
+    pub fn push_state(&mut self) -> Result<(), Refusal> {
         if self.stack.len() == MAX_STACK {
-            return Err(format!("more than {MAX_STACK} pushes without a pop"));
+            return Err(refuse!("more than {MAX_STACK} pushes without a pop"));
         }
         self.stack.push((self.transform, self.alpha));
         Ok(())
@@ -579,7 +592,7 @@ impl Screen {
     ///
     /// # Errors
     /// Nothing was pushed.
-    pub fn pop_state(&mut self) -> Result<(), String> {
+    pub fn pop_state(&mut self) -> Result<(), Refusal> {
         let (transform, alpha) = self.stack.pop().ok_or("pop without a push")?;
         self.transform = transform;
         self.alpha = alpha;

@@ -9,6 +9,7 @@
 //! any order of rows comes out the same byte for byte, and pixel art stays
 //! crisp at any integer scale.
 
+use crate::Refusal;
 use crate::terminal::Number;
 use tiny_skia::{Pixmap, PixmapMut, Transform};
 
@@ -33,10 +34,10 @@ impl Sheet {
     ///
     /// # Errors
     /// The cell is empty or larger than the image.
-    pub fn grid(image: ImageId, size: (u32, u32), cell: (f64, f64)) -> Result<Sheet, String> {
-        let whole = |v: f64, name: &str, limit: u32| -> Result<u32, String> {
+    pub fn grid(image: ImageId, size: (u32, u32), cell: (f64, f64)) -> Result<Sheet, Refusal> {
+        let whole = |v: f64, name: &str, limit: u32| -> Result<u32, Refusal> {
             if v.fract() != 0.0 || v < 1.0 || v > f64::from(limit) {
-                return Err(format!(
+                return Err(refuse!(
                     "`{name}` is {}; a cell is a whole number of pixels from 1 to the image's {limit}",
                     Number(v)
                 ));
@@ -62,10 +63,10 @@ impl Sheet {
     ///
     /// # Errors
     /// There is no such frame.
-    pub fn frame(&self, n: f64) -> Result<[u32; 4], String> {
+    pub fn frame(&self, n: f64) -> Result<[u32; 4], Refusal> {
         let count = self.frames();
         if n.fract() != 0.0 || n < 1.0 || n > f64::from(count) {
-            return Err(format!(
+            return Err(refuse!(
                 "frame {} is not in the sheet (its frames are 1 to {count})",
                 Number(n)
             ));
@@ -84,12 +85,12 @@ impl Sheet {
     ///
     /// # Errors
     /// It is not whole pixels inside the image.
-    pub fn rect(&self, r: [f64; 4]) -> Result<[u32; 4], String> {
+    pub fn rect(&self, r: [f64; 4]) -> Result<[u32; 4], Refusal> {
         let [x, y, w, h] = r;
         let (iw, ih) = (f64::from(self.size.0), f64::from(self.size.1));
         let whole = r.iter().all(|v| v.fract() == 0.0);
         if !whole || x < 0.0 || y < 0.0 || w < 1.0 || h < 1.0 || x + w > iw || y + h > ih {
-            return Err(format!(
+            return Err(refuse!(
                 "the frame {}, {}, {}, {} is not whole pixels inside the {iw}x{ih} image",
                 Number(x),
                 Number(y),
@@ -200,13 +201,13 @@ impl Screen {
     /// A number is not finite, a scale is negative, the frame's display
     /// list is full, or this frame's sprites already cover more than
     /// [`MAX_COVER`](super::MAX_COVER) screens.
-    pub fn sprite(&mut self, spec: &SpriteSpec) -> Result<(), String> {
+    pub fn sprite(&mut self, spec: &SpriteSpec) -> Result<(), Refusal> {
         let x = finite("x", spec.at.0)?;
         let y = finite("y", spec.at.1)?;
         let sx = finite("scale", spec.scale.0)?;
         let sy = finite("scale", spec.scale.1)?;
         if sx < 0.0 || sy < 0.0 {
-            return Err(format!(
+            return Err(refuse!(
                 "`scale` is {}, {}; scales are 0 or more (flip with flip_x, flip_y)",
                 Number(sx),
                 Number(sy)
@@ -230,7 +231,7 @@ impl Screen {
 
     /// Counts the logical pixels a `w` by `h` area at `(x, y)` covers on
     /// the screen, under the current transform, against the frame's limit.
-    fn cover(&mut self, x: f32, y: f32, w: f32, h: f32) -> Result<(), String> {
+    fn cover(&mut self, x: f32, y: f32, w: f32, h: f32) -> Result<(), Refusal> {
         let area = self.box_area(self.transform, [x, y, w, h], 0.0);
         self.charge_area(area)
     }
@@ -240,7 +241,7 @@ impl Screen {
     ///
     /// # Errors
     /// The frame's display list is full.
-    pub fn sprites_end(&mut self, image: ImageId, begin: u32) -> Result<(), String> {
+    pub fn sprites_end(&mut self, image: ImageId, begin: u32) -> Result<(), Refusal> {
         let end = self.sprites.len() as u32;
         if begin == end {
             return Ok(());

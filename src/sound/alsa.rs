@@ -3,6 +3,7 @@
 //! moonloop needs no ALSA headers, and a machine without ALSA, or without a
 //! sound card, runs games the same, silently.
 
+use crate::Refusal;
 use std::ffi::{CStr, CString, c_char, c_int, c_long, c_uint, c_ulong, c_void};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
@@ -117,7 +118,7 @@ impl Output {
     ///
     /// # Errors
     /// ALSA is missing, or the device cannot be opened (no sound card).
-    pub fn open(name: &str) -> Result<Output, String> {
+    pub fn open(name: &str) -> Result<Output, Refusal> {
         let api = Arc::new(Api::load()?);
         api.quiet();
         let c_name = CString::new(name).map_err(|_| format!("`{name}` is not a device name"))?;
@@ -136,15 +137,15 @@ impl Output {
             // What ALSA says when there is no sound card, or no such name.
             const ENOENT: c_int = 2;
             if code == -ENOENT {
-                return Err(format!("no ALSA device `{name}`"));
+                return Err(refuse!("no ALSA device `{name}`"));
             }
             if code < 0 {
-                return Err(format!("ALSA device `{name}`: {}", api.error(code)));
+                return Err(refuse!("ALSA device `{name}`: {}", api.error(code)));
             }
             let code = (api.nonblock)(pcm, 0);
             if code < 0 {
                 (api.close)(pcm);
-                return Err(format!("ALSA device `{name}`: {}", api.error(code)));
+                return Err(refuse!("ALSA device `{name}`: {}", api.error(code)));
             }
             let code = (api.set_params)(
                 pcm,
@@ -157,7 +158,7 @@ impl Output {
             );
             if code < 0 {
                 (api.close)(pcm);
-                return Err(format!("ALSA device `{name}`: {}", api.error(code)));
+                return Err(refuse!("ALSA device `{name}`: {}", api.error(code)));
             }
         }
         let (sender, receiver) = sync_channel(QUEUE);

@@ -1,5 +1,6 @@
 //! Clips: sounds decoded into memory, from WAV, Ogg Vorbis or FLAC files.
 
+use crate::Refusal;
 use std::path::Path;
 
 /// A decoded sound: samples from -1 to 1, interleaved when stereo.
@@ -40,10 +41,10 @@ impl Clip {
     ///
     /// # Errors
     /// The file cannot be read or is too big, or see [`Clip::decode`].
-    pub fn load(path: &Path) -> Result<Clip, String> {
+    pub fn load(path: &Path) -> Result<Clip, Refusal> {
         let size = std::fs::metadata(path).map_err(|e| e.to_string())?.len();
         if size > MAX_FILE {
-            return Err(format!(
+            return Err(refuse!(
                 "it is {} MB; sounds are at most {} MB",
                 size >> 20,
                 MAX_FILE >> 20
@@ -64,7 +65,7 @@ impl Clip {
     /// The extension is not `wav`, `ogg` or `flac`, the bytes are not that
     /// format, there are no frames, more than two channels, or more than
     /// ten minutes of sound.
-    pub fn decode(bytes: &[u8], ext: &str) -> Result<Clip, String> {
+    pub fn decode(bytes: &[u8], ext: &str) -> Result<Clip, Refusal> {
         let mut decoder = super::decode::Decoder::of_bytes(bytes.to_vec(), ext)?;
         let mut samples = Vec::new();
         let longest = decoder.rate as usize * 600 * decoder.channels;

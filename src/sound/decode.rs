@@ -6,6 +6,7 @@
 //! comment headers claim: symphonia allocates a comment's claimed length
 //! before reading it, and a file may claim 4 GB (H10).
 
+use crate::Refusal;
 use std::io::Cursor;
 
 use symphonia::core::audio::SampleBuffer;
@@ -50,7 +51,7 @@ impl Decoder {
     ///
     /// # Errors
     /// As [`Decoder::open`].
-    pub fn of_bytes(bytes: Vec<u8>, ext: &str) -> Result<Decoder, String> {
+    pub fn of_bytes(bytes: Vec<u8>, ext: &str) -> Result<Decoder, Refusal> {
         check_headers(&bytes, ext, true)?;
         Decoder::open(Box::new(Cursor::new(bytes)), ext)
     }
@@ -62,11 +63,11 @@ impl Decoder {
     /// The extension is not a sound format's, the bytes are not that
     /// format (a decoder that panics counts as that), or the sound is not
     /// mono or stereo at a sane rate.
-    pub fn open(source: Box<dyn MediaSource>, ext: &str) -> Result<Decoder, String> {
+    pub fn open(source: Box<dyn MediaSource>, ext: &str) -> Result<Decoder, Refusal> {
         let what = describe(ext)?;
         crate::error::contain_panic(|| Decoder::open_unguarded(source, ext, what)).unwrap_or_else(
             || {
-                Err(format!(
+                Err(refuse!(
                     "{} file that is broken",
                     what.replacen("a", "A", 1)
                 ))
@@ -78,7 +79,7 @@ impl Decoder {
         source: Box<dyn MediaSource>,
         ext: &str,
         what: &str,
-    ) -> Result<Decoder, String> {
+    ) -> Result<Decoder, Refusal> {
         let stream = MediaSourceStream::new(source, Default::default());
         let mut hint = Hint::new();
         hint.with_extension(ext);
@@ -102,13 +103,13 @@ impl Decoder {
         let params = track.codec_params.clone();
         let channels = params.channels.map_or(0, |c| c.count());
         if !(1..=2).contains(&channels) {
-            return Err(format!(
+            return Err(refuse!(
                 "it has {channels} channels; sounds are mono or stereo"
             ));
         }
         let rate = params.sample_rate.unwrap_or(0);
         if rate == 0 || rate > MAX_RATE {
-            return Err(format!(
+            return Err(refuse!(
                 "its sample rate is {rate} Hz; sounds are up to {MAX_RATE} Hz"
             ));
         }
@@ -133,12 +134,12 @@ impl Decoder {
     ///
     /// # Errors
     /// The file is broken past its headers.
-    pub fn next(&mut self, out: &mut Vec<f32>) -> Result<bool, String> {
+    pub fn next(&mut self, out: &mut Vec<f32>) -> Result<bool, Refusal> {
         crate::error::contain_panic(|| self.next_unguarded(out))
             .unwrap_or_else(|| Err("the sound file is broken".into()))
     }
 
-    fn next_unguarded(&mut self, out: &mut Vec<f32>) -> Result<bool, String> {
+    fn next_unguarded(&mut self, out: &mut Vec<f32>) -> Result<bool, Refusal> {
         loop {
             let packet = match self.format.next_packet() {
                 Ok(packet) => packet,
@@ -146,7 +147,7 @@ impl Decoder {
                     return Ok(false);
                 }
                 Err(Failure::ResetRequired) => return Ok(false),
-                Err(e) => return Err(format!("the sound file is broken ({e})")),
+                Err(e) => return Err(refuse!("the sound file is broken ({e})")),
             };
             if packet.track_id() != self.track {
                 continue;
@@ -158,7 +159,7 @@ impl Decoder {
                     self.skipped += 1;
                     continue;
                 }
-                Err(e) => return Err(format!("the sound file is broken ({e})")),
+                Err(e) => return Err(refuse!("the sound file is broken ({e})")),
             };
             let frames = decoded.frames();
             self.decoded += frames as u64;
@@ -187,15 +188,15 @@ impl Decoder {
     /// What is wrong with a sound that played to its end, if anything:
     /// it ended before the length its header gives, or damaged packets
     /// were skipped. (A sound that plays as silence says why.)
-    pub fn ending_fault(&self) -> Option<String> {
+    pub fn ending_fault(&self) -> Option<Refusal> {
         let seconds = |frames: u64| frames as f64 / f64::from(self.rate.max(1));
         match self.frames {
-            Some(said) if self.decoded < said => Some(format!(
+            Some(said) if self.decoded < said => Some(refuse!(
                 "the file ends at {:.2} s, before the {:.2} s its header gives (cut short?)",
                 seconds(self.decoded),
                 seconds(said)
             )),
-            _ if self.skipped > 0 => Some(format!(
+            _ if self.skipped > 0 => Some(refuse!(
                 "{} damaged packet{} skipped, played as silence",
                 self.skipped,
                 if self.skipped == 1 { " was" } else { "s were" }
@@ -208,7 +209,7 @@ impl Decoder {
     ///
     /// # Errors
     /// The file cannot seek.
-    pub fn rewind(&mut self) -> Result<(), String> {
+    pub fn rewind(&mut self) -> Result<(), Refusal> {
         let track = self.track;
         let seeked = crate::error::contain_panic(|| {
             self.format.seek(
@@ -231,7 +232,7 @@ impl Decoder {
 }
 
 /// The format's name with its article: "a WAV", "an Ogg Vorbis".
-fn describe(ext: &str) -> Result<&'static str, String> {
+fn describe(ext: &str) -> Result<&'static str, Refusal> {
     match ext {
         "wav" => Ok("a WAV"),
         "ogg" => Ok("an Ogg Vorbis"),
@@ -259,7 +260,7 @@ enum Found {
 /// # Errors
 /// A comment header claims more than it holds, or the headers run past
 /// the part given.
-pub fn check_headers(bytes: &[u8], ext: &str, whole: bool) -> Result<(), String> {
+pub fn check_headers(bytes: &[u8], ext: &str, whole: bool) -> Result<(), Refusal> {
     let found = match ext {
         "ogg" => ogg_comment_packet(bytes),
         "flac" => flac_comment_block(bytes),
@@ -274,7 +275,7 @@ pub fn check_headers(bytes: &[u8], ext: &str, whole: bool) -> Result<(), String>
         // Cut short before them: the decoder will say so.
         Found::RanOut if whole => return Ok(()),
         Found::Partial(_) | Found::RanOut => {
-            return Err(format!(
+            return Err(refuse!(
                 "{} file whose headers run past its first {} (a picture in them?); \
                  the host reads no further before playing it",
                 describe(ext)?,
@@ -292,7 +293,7 @@ pub fn check_headers(bytes: &[u8], ext: &str, whole: bool) -> Result<(), String>
     if comments_fit(&body) {
         Ok(())
     } else {
-        Err(format!(
+        Err(refuse!(
             "{} file whose comment header claims more than it holds",
             describe(ext)?
         ))

@@ -35,7 +35,7 @@ use crate::assets::Store;
 /// what all of them hold.
 pub struct Bank {
     aliases: Vec<(String, String)>,
-    clips: HashMap<String, Result<Arc<Clip>, String>>,
+    clips: HashMap<String, Result<Arc<Clip>, crate::Refusal>>,
 }
 
 impl Bank {
@@ -59,7 +59,7 @@ impl Bank {
             let found = self.find(name, assets);
             self.clips.insert(name.to_string(), found);
         }
-        self.clips[name].as_ref().map_err(String::as_str)
+        self.clips[name].as_ref().map_err(crate::Refusal::line)
     }
 
     /// Says whether cue `name`'s sound is loaded (or refused) already.
@@ -89,14 +89,14 @@ impl Bank {
         self.aliases = aliases;
     }
 
-    fn find(&self, name: &str, assets: &mut Store) -> Result<Arc<Clip>, String> {
+    fn find(&self, name: &str, assets: &mut Store) -> Result<Arc<Clip>, crate::Refusal> {
         if let Some((_, to)) = self.aliases.iter().find(|(from, _)| from == name) {
             return if is_sound_file(to) {
                 assets.sound(to)
             } else {
                 built_in(to)
                     .map(Arc::new)
-                    .ok_or_else(|| format!("config.sounds.{name}: {}", not_built_in(to)))
+                    .ok_or_else(|| refuse!("config.sounds.{name}: {}", not_built_in(to)))
             };
         }
         if is_sound_file(name) {
@@ -109,7 +109,7 @@ impl Bank {
             }
         }
         built_in(name).map(Arc::new).ok_or_else(|| {
-            format!(
+            refuse!(
                 "no sounds/{name}.wav or sounds/{name}.ogg in the game folder, and {}",
                 not_built_in(name)
             )

@@ -279,7 +279,7 @@ impl Player {
             return Ok((Source::Clip(self.clip(name, assets)?), None, false));
         };
         // The file's header says how long it is before a sample is decoded.
-        let decoder = open_decoder(assets.root(), &file).map_err(failed)?;
+        let decoder = open_decoder(assets.root(), &file).map_err(|r| failed(r.into()))?;
         let seconds = decoder
             .frames
             .map_or(f64::INFINITY, |f| f as f64 / f64::from(decoder.rate.max(1)));
@@ -370,12 +370,12 @@ impl Player {
 
 /// Opens sound file `name` in the game folder `root` to decode packet by
 /// packet, its headers checked first (H10).
-fn open_decoder(root: Option<&Path>, name: &str) -> Result<decode::Decoder, String> {
+fn open_decoder(root: Option<&Path>, name: &str) -> Result<decode::Decoder, crate::Refusal> {
     let path = crate::assets::find(root, name, "sound")?;
     let shown = crate::terminal::escape(name);
-    let fail = |e: std::io::Error| format!("cannot read `{shown}` ({e})");
+    let fail = |e: std::io::Error| refuse!("cannot read `{shown}` ({e})");
     let mut file =
-        moonloop_door::open_regular(&path).map_err(|e| format!("cannot read `{shown}` ({e})"))?;
+        moonloop_door::open_regular(&path).map_err(|e| refuse!("cannot read `{shown}` ({e})"))?;
     let mut prefix = Vec::new();
     (&mut file)
         .take(HEADER_PREFIX)
@@ -386,7 +386,7 @@ fn open_decoder(root: Option<&Path>, name: &str) -> Result<decode::Decoder, Stri
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase)
         .unwrap_or_default();
-    let named = |why: String| format!("`{shown}`: {why}");
+    let named = |why: crate::Refusal| refuse!("`{shown}`: {why}");
     let whole = (prefix.len() as u64) < HEADER_PREFIX;
     decode::check_headers(&prefix, &ext, whole).map_err(named)?;
     file.rewind().map_err(fail)?;

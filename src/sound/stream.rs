@@ -8,6 +8,7 @@
 //! allocating); rendering `--audio`, the renderer pumps every feeder before
 //! each block it mixes, so the same run gives the same bytes.
 
+use crate::Refusal;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, Weak};
 
@@ -43,14 +44,14 @@ pub struct Feeder {
     looped: bool,
     scratch: Vec<f32>,
     /// Why the sound stopped short or played damaged, for the player to say.
-    fault: Arc<Mutex<Option<String>>>,
+    fault: Arc<Mutex<Option<Refusal>>>,
 }
 
 /// Tells whether a stream is still playing or decoding, without keeping
 /// it alive, and what went wrong with it.
 pub struct Watch {
     ring: Weak<Mutex<Ring>>,
-    fault: Arc<Mutex<Option<String>>>,
+    fault: Arc<Mutex<Option<Refusal>>>,
 }
 
 impl Watch {
@@ -60,7 +61,7 @@ impl Watch {
     }
 
     /// Takes what went wrong with the sound's file, once.
-    pub fn take_fault(&self) -> Option<String> {
+    pub fn take_fault(&self) -> Option<Refusal> {
         self.fault.lock().unwrap_or_else(|p| p.into_inner()).take()
     }
 }
@@ -74,7 +75,7 @@ impl Feeder {
         }
     }
 
-    fn fail(&self, why: String) {
+    fn fail(&self, why: Refusal) {
         *self.fault.lock().unwrap_or_else(|p| p.into_inner()) = Some(why);
     }
 }

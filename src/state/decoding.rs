@@ -7,6 +7,7 @@
 //! refuses anything else with the line and column. It is bounded: tables
 //! nest at most [`MAX_DEPTH`] deep, and the caller caps the text's length.
 
+use crate::Refusal;
 use mlua::{Lua, Table, Value};
 
 use super::MAX_DEPTH;
@@ -17,7 +18,7 @@ use super::MAX_DEPTH;
 /// # Errors
 /// The text is not a document the writer makes: the message gives the
 /// line and column.
-pub fn from_json(lua: &Lua, text: &str) -> Result<Value, String> {
+pub fn from_json(lua: &Lua, text: &str) -> Result<Value, Refusal> {
     let mut reader = Reader {
         lua,
         text: text.as_bytes(),
@@ -40,14 +41,14 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     /// An error at the current place, as `line L, column C: why`.
-    fn fail(&self, why: &str) -> String {
+    fn fail(&self, why: &str) -> Refusal {
         let done = &self.text[..self.at.min(self.text.len())];
         let line = done.iter().filter(|&&b| b == b'\n').count() + 1;
         let column = done.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
-        format!("line {line}, column {column}: {why}")
+        refuse!("line {line}, column {column}: {why}")
     }
 
-    fn lua_fail(&self, e: mlua::Error) -> String {
+    fn lua_fail(&self, e: mlua::Error) -> Refusal {
         self.fail(&e.to_string())
     }
 
@@ -65,7 +66,7 @@ impl Reader<'_> {
         self.text.get(self.at).copied()
     }
 
-    fn expect(&mut self, byte: u8) -> Result<(), String> {
+    fn expect(&mut self, byte: u8) -> Result<(), Refusal> {
         self.space();
         if self.peek() == Some(byte) {
             self.at += 1;
@@ -76,7 +77,7 @@ impl Reader<'_> {
     }
 
     /// Reads `,` and says true, or reads `close` and says false.
-    fn more(&mut self, close: u8) -> Result<bool, String> {
+    fn more(&mut self, close: u8) -> Result<bool, Refusal> {
         self.space();
         match self.peek() {
             Some(b',') => {
@@ -91,7 +92,7 @@ impl Reader<'_> {
         }
     }
 
-    fn value(&mut self, depth: usize) -> Result<Value, String> {
+    fn value(&mut self, depth: usize) -> Result<Value, Refusal> {
         self.space();
         match self.peek() {
             Some(b'{') => self.object(depth),
@@ -113,7 +114,7 @@ impl Reader<'_> {
         }
     }
 
-    fn word(&mut self, word: &str, value: Value) -> Result<Value, String> {
+    fn word(&mut self, word: &str, value: Value) -> Result<Value, Refusal> {
         if self.text[self.at..].starts_with(word.as_bytes()) {
             self.at += word.len();
             Ok(value)
@@ -122,7 +123,7 @@ impl Reader<'_> {
         }
     }
 
-    fn number(&mut self) -> Result<f64, String> {
+    fn number(&mut self) -> Result<f64, Refusal> {
         let start = self.at;
         while self
             .peek()
@@ -143,7 +144,7 @@ impl Reader<'_> {
     }
 
     /// Reads a JSON string into its UTF-8 bytes.
-    fn string(&mut self) -> Result<String, String> {
+    fn string(&mut self) -> Result<String, Refusal> {
         self.expect(b'"')?;
         let mut out = String::new();
         loop {
@@ -214,7 +215,7 @@ impl Reader<'_> {
         }
     }
 
-    fn hex4(&mut self) -> Result<u32, String> {
+    fn hex4(&mut self) -> Result<u32, Refusal> {
         let digits = self
             .text
             .get(self.at..self.at + 4)
@@ -225,18 +226,18 @@ impl Reader<'_> {
         Ok(digits)
     }
 
-    fn table(&self) -> Result<Table, String> {
+    fn table(&self) -> Result<Table, Refusal> {
         self.lua.create_table().map_err(|e| self.lua_fail(e))
     }
 
-    fn deeper(&self, depth: usize) -> Result<usize, String> {
+    fn deeper(&self, depth: usize) -> Result<usize, Refusal> {
         if depth >= MAX_DEPTH {
             return Err(self.fail(&format!("tables nest more than {MAX_DEPTH} deep (S5)")));
         }
         Ok(depth + 1)
     }
 
-    fn array(&mut self, depth: usize) -> Result<Value, String> {
+    fn array(&mut self, depth: usize) -> Result<Value, Refusal> {
         let depth = self.deeper(depth)?;
         self.expect(b'[')?;
         let table = self.table()?;
@@ -254,7 +255,7 @@ impl Reader<'_> {
         }
     }
 
-    fn object(&mut self, depth: usize) -> Result<Value, String> {
+    fn object(&mut self, depth: usize) -> Result<Value, Refusal> {
         let depth = self.deeper(depth)?;
         self.expect(b'{')?;
         let table = self.table()?;
@@ -301,7 +302,7 @@ impl Reader<'_> {
         }
     }
 
-    fn text_value(&self, text: &str) -> Result<mlua::LuaString, String> {
+    fn text_value(&self, text: &str) -> Result<mlua::LuaString, Refusal> {
         self.lua.create_string(text).map_err(|e| self.lua_fail(e))
     }
 
@@ -312,7 +313,7 @@ impl Reader<'_> {
         key: Value,
         value: Value,
         key_at: usize,
-    ) -> Result<(), String> {
+    ) -> Result<(), Refusal> {
         let had: Value = table.raw_get(&key).map_err(|e| self.lua_fail(e))?;
         if !had.is_nil() {
             self.at = key_at;
@@ -322,7 +323,7 @@ impl Reader<'_> {
     }
 
     /// Reads the value of a typed form `{"$name": ...}`.
-    fn typed(&mut self, name: &str, depth: usize, key_at: usize) -> Result<Value, String> {
+    fn typed(&mut self, name: &str, depth: usize, key_at: usize) -> Result<Value, Refusal> {
         self.space();
         match name {
             "number" => match self.string()?.as_str() {
@@ -401,7 +402,7 @@ impl Reader<'_> {
     }
 
     /// A vector component: a number, or a `$number` form.
-    fn component(&mut self) -> Result<f64, String> {
+    fn component(&mut self) -> Result<f64, Refusal> {
         if self.peek() == Some(b'{') {
             self.at += 1;
             self.space();

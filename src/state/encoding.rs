@@ -23,6 +23,7 @@
 //!
 //! Keys sort numbers first (by value), then strings (by bytes).
 
+use crate::Refusal;
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::fmt::Write as _;
@@ -377,7 +378,7 @@ fn hash_number(h: &mut blake3::Hasher, n: f64) {
 ///
 /// # Errors
 /// The value is not plain data; the message names the path.
-pub fn copy(value: &Value, into: &Lua) -> Result<Value, String> {
+pub fn copy(value: &Value, into: &Lua) -> Result<Value, Refusal> {
     let mut copied = HashMap::new();
     copy_at(value, into, "state", 0, &mut copied)
 }
@@ -388,7 +389,7 @@ fn copy_at(
     path: &str,
     depth: usize,
     copied: &mut HashMap<*const c_void, Table>,
-) -> Result<Value, String> {
+) -> Result<Value, Refusal> {
     Ok(match value {
         Value::Nil => Value::Nil,
         Value::Boolean(b) => Value::Boolean(*b),
@@ -404,12 +405,12 @@ fn copy_at(
                 return Ok(Value::Table(done.clone()));
             }
             if depth == MAX_DEPTH {
-                return Err(format!(
+                return Err(refuse!(
                     "{path} nests more than {MAX_DEPTH} tables deep (S5)"
                 ));
             }
             if t.metatable().is_some() {
-                return Err(format!("{path} has a metatable ({PLAIN_DATA})"));
+                return Err(refuse!("{path} has a metatable ({PLAIN_DATA})"));
             }
             let out = into.create_table().map_err(|e| e.to_string())?;
             for pair in t.pairs::<Value, Value>() {
@@ -422,7 +423,7 @@ fn copy_at(
                     Value::Integer(i) => format!("{path}[{i}]"),
                     Value::Number(n) => format!("{path}[{}]", number(*n)),
                     other => {
-                        return Err(format!(
+                        return Err(refuse!(
                             "{path} has a key that is a {} (S5: keys are strings or numbers)",
                             type_of(other)
                         ));
@@ -435,7 +436,7 @@ fn copy_at(
             copied.insert(t.to_pointer(), out.clone());
             Value::Table(out)
         }
-        other => return Err(format!("{path} is a {} ({PLAIN_DATA})", type_of(other))),
+        other => return Err(refuse!("{path} is a {} ({PLAIN_DATA})", type_of(other))),
     })
 }
 

@@ -62,14 +62,21 @@ thread_local! {
     /// The last refusal of a `take` on this thread, until it is taken.
     /// A VM runs on one thread, and the binding takes the refusal as soon
     /// as the call that raised it returns.
-    static REFUSAL: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+    static REFUSAL: std::cell::RefCell<Option<Refused>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Takes the refusal the last failed `take` on this thread left: why the
 /// state was refused, naming its path (`state.enemies[3].think is a
 /// function (S5: ...)`), or `None` when the failure was not a refusal.
 pub fn take_refusal() -> Option<String> {
-    REFUSAL.with(|r| r.borrow_mut().take())
+    taken_refusal("state")
+}
+
+/// As [`take_refusal`], with the path written from `root`.
+fn taken_refusal(root: &str) -> Option<String> {
+    REFUSAL
+        .with(|r| r.borrow_mut().take())
+        .map(|refused| refused.message(root))
 }
 
 /// Installs what taking a state needs in `lua`: the `take` C function,
@@ -138,14 +145,27 @@ pub fn take_function(lua: &Lua) -> mlua::Result<mlua::Function> {
 /// `state.enemies[3].think is a function (S5: ...)`. Tables walked before the
 /// offender may be left frozen, but not checked: they are walked again, and
 /// refused again, if they come back.
-pub fn take(lua: &Lua, value: &Value) -> Result<(), String> {
+pub fn take(lua: &Lua, value: &Value) -> Result<(), crate::Refusal> {
     if value.is_nil() {
-        return Err("the state is nil (S4)".to_string());
+        return Err("the state is nil (S4)".into());
     }
+    take_as(lua, value, "state")
+}
+
+/// As [`take`], for a value the game calls something else: a refusal's
+/// path starts at `root` (`the save.enemies[3] is a function`), and nil
+/// is refused as any other value that is not plain data.
+///
+/// # Errors
+/// As [`take`].
+pub fn take_as(lua: &Lua, value: &Value, root: &str) -> Result<(), crate::Refusal> {
     let take = take_function(lua).map_err(|e| e.to_string())?;
-    take_refusal();
-    take.call::<()>(value)
-        .map_err(|e| take_refusal().unwrap_or_else(|| crate::lua::describe(&e)))
+    taken_refusal(root);
+    take.call::<()>(value).map_err(|e| {
+        taken_refusal(root)
+            .unwrap_or_else(|| crate::lua::describe(&e))
+            .into()
+    })
 }
 
 /// The `take` function; `RAW`: read tables in place (see [`layout`]).
@@ -198,7 +218,7 @@ unsafe fn walk_and_report<const RAW: bool>(state: *mut ffi::lua_State) -> bool {
                 })
             }
             ffi::LUA_TBOOLEAN | ffi::LUA_TNUMBER | ffi::LUA_TSTRING | ffi::LUA_TVECTOR => Ok(()),
-            other => Err(Refusal::new(Offense::Type(type_name(other)))),
+            other => Err(Refused::new(Offense::Type(type_name(other)))),
         };
         match result {
             Ok(()) => false,
@@ -212,8 +232,8 @@ unsafe fn walk_and_report<const RAW: bool>(state: *mut ffi::lua_State) -> bool {
 ///
 /// # Safety
 /// `state` is live with room for one more slot (a C function has 20).
-unsafe fn report(state: *mut ffi::lua_State, refusal: Refusal) -> bool {
-    REFUSAL.with(|r| *r.borrow_mut() = Some(refusal.message()));
+unsafe fn report(state: *mut ffi::lua_State, refused: Refused) -> bool {
+    REFUSAL.with(|r| *r.borrow_mut() = Some(refused));
     // SAFETY: as the caller promises; the bytes are a static string's.
     unsafe { ffi::lua_pushlstring_(state, REFUSED.as_ptr() as *const _, REFUSED.len()) };
     true
@@ -248,22 +268,23 @@ enum Segment {
     Index(f64),
 }
 
-struct Refusal {
+struct Refused {
     offense: Offense,
     /// Innermost segment first (pushed while unwinding).
     path: Vec<Segment>,
 }
 
-impl Refusal {
+impl Refused {
     fn new(offense: Offense) -> Self {
-        Refusal {
+        Refused {
             offense,
             path: Vec::new(),
         }
     }
 
-    fn message(&self) -> String {
-        let mut path = String::from("state");
+    /// The line, with the path written from `root` (`state`, `the save`).
+    fn message(&self, root: &str) -> String {
+        let mut path = String::from(root);
         for segment in self.path.iter().rev() {
             match segment {
                 Segment::Field(name) if is_identifier(name) => {
@@ -312,7 +333,7 @@ impl<const RAW: bool> Walk<RAW> {
     /// # Safety
     /// `self.state` is the take call's live thread, the table is at `idx`
     /// on top of its stack, and `raw`, when given, is that table.
-    unsafe fn table(&mut self, idx: i32, raw: Option<RawTable>) -> Result<u64, Refusal> {
+    unsafe fn table(&mut self, idx: i32, raw: Option<RawTable>) -> Result<u64, Refused> {
         // SAFETY: as the promise above; every value pushed is popped
         // before return, and the stack is grown (`reserve_stack`) before
         // each level's batch is pushed.
@@ -338,7 +359,7 @@ impl<const RAW: bool> Walk<RAW> {
                         .any(|&a| ffi::lua_rawequal(state, a, idx) != 0),
                 };
                 if ancestor {
-                    return Err(Refusal::new(Offense::Cycle));
+                    return Err(Refused::new(Offense::Cycle));
                 }
             }
             let has_metatable = match raw {
@@ -346,10 +367,10 @@ impl<const RAW: bool> Walk<RAW> {
                 None => !ffi::lua_getmetatablepointer(state, idx).is_null(),
             };
             if has_metatable {
-                return Err(Refusal::new(Offense::Metatable));
+                return Err(Refused::new(Offense::Metatable));
             }
             if self.depth == MAX_DEPTH || !self.reserve_stack() {
-                return Err(Refusal::new(Offense::TooDeep));
+                return Err(Refused::new(Offense::TooDeep));
             }
             // Freezing before the children makes a cycle meet a frozen table
             // (and the ancestor check) instead of recursing forever.
@@ -383,7 +404,7 @@ impl<const RAW: bool> Walk<RAW> {
     ///
     /// # Safety
     /// As [`Walk::table`].
-    unsafe fn entries(&mut self, idx: i32, raw: Option<RawTable>) -> Result<digest::Sums, Refusal> {
+    unsafe fn entries(&mut self, idx: i32, raw: Option<RawTable>) -> Result<digest::Sums, Refused> {
         // SAFETY: as [`Walk::table`]: keys and values are pushed in
         // batches the stack was grown for, and the top is put back to
         // `idx` before return; a raw read sees a table on the stack.
@@ -434,10 +455,10 @@ impl<const RAW: bool> Walk<RAW> {
                         Ok(None)
                     }
                     ffi::LUA_TTABLE => self.table(value, child).map(Some),
-                    other => Err(Refusal::new(Offense::Type(type_name(other)))),
+                    other => Err(Refused::new(Offense::Type(type_name(other)))),
                 };
                 if key_type != ffi::LUA_TSTRING && key_type != ffi::LUA_TNUMBER {
-                    break Err(Refusal::new(Offense::Key(type_name(key_type))));
+                    break Err(Refused::new(Offense::Key(type_name(key_type))));
                 }
                 match outcome {
                     Err(mut refusal) => {

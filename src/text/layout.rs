@@ -7,6 +7,7 @@
 //! layouts pass their caps at a frame's start, only those the last frame
 //! used stay.
 
+use crate::Refusal;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
@@ -135,9 +136,9 @@ impl Layouts {
     }
 
     /// Counts `glyphs` more laid out this frame.
-    fn count(&mut self, glyphs: usize) -> Result<(), String> {
+    fn count(&mut self, glyphs: usize) -> Result<(), Refusal> {
         if self.frame_glyphs + glyphs > MAX_FRAME_GLYPHS {
-            return Err(format!(
+            return Err(refuse!(
                 "this frame has laid out more than {MAX_FRAME_GLYPHS} glyphs (H10: look for a \
                  loop that writes text without end)"
             ));
@@ -150,7 +151,7 @@ impl Layouts {
     ///
     /// # Errors
     /// The frame would pass [`MAX_FRAME_GLYPHS`].
-    pub fn find(&mut self, text: &str, key: &Key) -> Result<Option<u32>, String> {
+    pub fn find(&mut self, text: &str, key: &Key) -> Result<Option<u32>, Refusal> {
         let mut at = self.index.get(&key.hash).copied();
         while let Some(i) = at {
             let entry = &self.entries[i as usize];
@@ -176,7 +177,7 @@ impl Layouts {
         glyphs: Vec<Placed>,
         width: f32,
         height: f32,
-    ) -> Result<u32, String> {
+    ) -> Result<u32, Refusal> {
         self.count(glyphs.len())?;
         self.kept_glyphs += glyphs.len();
         let i = self.entries.len() as u32;

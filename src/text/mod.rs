@@ -14,6 +14,7 @@
 mod glyphs;
 mod layout;
 
+use crate::Refusal;
 use std::sync::Arc;
 
 use cosmic_text::fontdb::{self, Database, Source};
@@ -51,7 +52,7 @@ pub const MAX_FACES: u32 = 16;
 ///
 /// # Errors
 /// One line saying how many it claims.
-pub fn check_faces(bytes: &[u8]) -> Result<(), String> {
+pub fn check_faces(bytes: &[u8]) -> Result<(), Refusal> {
     if bytes.get(..4) != Some(b"ttcf") {
         return Ok(());
     }
@@ -59,7 +60,7 @@ pub fn check_faces(bytes: &[u8]) -> Result<(), String> {
         .get(8..12)
         .map_or(0, |b| u32::from_be_bytes(b.try_into().expect("4 bytes")));
     if count > MAX_FACES {
-        return Err(format!(
+        return Err(refuse!(
             "the font collection claims {count} faces; a font file holds at most {MAX_FACES} (H10)"
         ));
     }
@@ -200,7 +201,7 @@ impl Typesetter {
     ///
     /// # Errors
     /// As [`Store::font`], or the game uses more than [`MAX_FONTS`] files.
-    pub fn face(&mut self, store: &mut Store, name: &str) -> Result<FaceId, String> {
+    pub fn face(&mut self, store: &mut Store, name: &str) -> Result<FaceId, Refusal> {
         let file = store.font(name)?;
         let generation = store.font_generation(file);
         let found = self
@@ -223,7 +224,7 @@ impl Typesetter {
             return Ok(FaceId(i as u32));
         }
         if self.faces.len() > MAX_FONTS {
-            return Err(format!(
+            return Err(refuse!(
                 "`{}` would be font file {}; a game uses at most {MAX_FONTS} (H10)",
                 crate::terminal::escape(name),
                 self.faces.len()
@@ -247,9 +248,9 @@ impl Typesetter {
     ///
     /// # Errors
     /// The bytes hold no face, or [`MAX_FONTS`] are loaded.
-    pub fn face_from_bytes(&mut self, bytes: Vec<u8>) -> Result<FaceId, String> {
+    pub fn face_from_bytes(&mut self, bytes: Vec<u8>) -> Result<FaceId, Refusal> {
         if self.faces.len() > MAX_FONTS {
-            return Err(format!("a game uses at most {MAX_FONTS} fonts (H10)"));
+            return Err(refuse!("a game uses at most {MAX_FONTS} fonts (H10)"));
         }
         let i = self.faces.len();
         let family = format!("moonloop bytes {i}");
@@ -265,7 +266,7 @@ impl Typesetter {
         store: &Store,
         file: FontId,
         generation: u64,
-    ) -> Result<(), String> {
+    ) -> Result<(), Refusal> {
         let family = format!("moonloop font {}.{generation}", file.0);
         self.faces[i] = self.load_face(store.font_at(file), family, Some((file, generation)))?;
         Ok(())
@@ -278,7 +279,7 @@ impl Typesetter {
         bytes: Arc<Vec<u8>>,
         family: String,
         file: Option<(FontId, u64)>,
-    ) -> Result<Face, String> {
+    ) -> Result<Face, Refusal> {
         check_faces(&bytes)?;
         let bytes: Arc<dyn AsRef<[u8]> + Send + Sync> = bytes;
         let db = self.system.db_mut();
@@ -320,7 +321,7 @@ impl Typesetter {
     /// # Errors
     /// The frame has laid out more than [`MAX_FRAME_GLYPHS`] glyphs, or
     /// the font could not shape the text.
-    pub fn layout(&mut self, text: &str, style: &TextStyle) -> Result<LayoutId, String> {
+    pub fn layout(&mut self, text: &str, style: &TextStyle) -> Result<LayoutId, Refusal> {
         let face = &self.faces[style.face.0 as usize];
         let line_height = style.line_height.unwrap_or(face.line_height);
         let generation = face.file.map_or(0, |(_, g)| g);

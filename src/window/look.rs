@@ -2,6 +2,7 @@
 //! pointer, the icon and vsync, when the window opens and again whenever a
 //! reload changes them. F11 toggles fullscreen on top of the config.
 
+use crate::Refusal;
 use std::path::Path;
 
 use winit::window::{Fullscreen, Icon, Window, WindowAttributes};
@@ -44,7 +45,7 @@ impl Look {
         config: &Config,
         root: Option<&Path>,
         choice: &Choice,
-    ) -> (Look, WindowAttributes, Option<String>) {
+    ) -> (Look, WindowAttributes, Option<Refusal>) {
         let (icon, warning) = match (&config.icon, root) {
             (Some(name), Some(root)) => match load_icon(root, name) {
                 Ok(icon) => (Some(icon), None),
@@ -86,7 +87,7 @@ impl Look {
         window: &Window,
         config: &Config,
         root: impl FnOnce() -> Option<std::path::PathBuf>,
-    ) -> (bool, Option<String>) {
+    ) -> (bool, Option<Refusal>) {
         if config.title != self.title {
             self.title.clone_from(&config.title);
             window.set_title(&self.title);
@@ -148,12 +149,12 @@ pub fn toggle_fullscreen(window: &Window) {
 /// # Errors
 /// One line naming the problem: the door refuses the name, the file is
 /// not a PNG, or it is larger than [`MAX_ICON_SIDE`].
-pub fn load_icon(root: &Path, name: &str) -> Result<Icon, String> {
-    let fail = |why: String| format!("config.icon: {why}; the window has no icon");
-    let pixmap = crate::assets::png::load(Some(root), name).map_err(fail)?;
+pub fn load_icon(root: &Path, name: &str) -> Result<Icon, Refusal> {
+    let fail = |why: &dyn std::fmt::Display| refuse!("config.icon: {why}; the window has no icon");
+    let pixmap = crate::assets::png::load(Some(root), name).map_err(|e| fail(&e))?;
     let (w, h) = (pixmap.width(), pixmap.height());
     if w > MAX_ICON_SIDE || h > MAX_ICON_SIDE {
-        return Err(fail(format!(
+        return Err(fail(&format_args!(
             "`{name}` is {w}x{h} pixels; an icon is at most {MAX_ICON_SIDE}x{MAX_ICON_SIDE}"
         )));
     }
@@ -166,7 +167,7 @@ pub fn load_icon(root: &Path, name: &str) -> Result<Icon, String> {
             [c.red(), c.green(), c.blue(), c.alpha()]
         })
         .collect();
-    Icon::from_rgba(rgba, w, h).map_err(|e| fail(e.to_string()))
+    Icon::from_rgba(rgba, w, h).map_err(|e| fail(&e))
 }
 
 #[cfg(test)]

@@ -126,7 +126,9 @@ fn a_wav_that_reads(dir: &Path) -> Result<(), String> {
             bytes.len() - 44
         ));
     }
-    moonloop::sound::Clip::decode(&bytes, "wav").map(drop)
+    moonloop::sound::Clip::decode(&bytes, "wav")
+        .map(drop)
+        .map_err(String::from)
 }
 
 fn no_report_left(dir: &Path) -> Result<(), String> {

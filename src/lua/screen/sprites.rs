@@ -7,6 +7,7 @@
 //! through the handle's string cache, so a batch drawn every frame
 //! allocates nothing.
 
+use crate::Refusal;
 use crate::terminal::Number;
 use mlua::{Lua, Table, UserDataMethods, Value};
 
@@ -107,7 +108,7 @@ fn sheet(lua: &Lua, this: &ScreenHandle, call: &str, value: &Value) -> mlua::Res
     let sheet = check(
         lua,
         call,
-        Sheet::grid(image, size, (w, h)).map_err(|e| format!("sheet {e}")),
+        Sheet::grid(image, size, (w, h)).map_err(|e| refuse!("sheet {e}")),
     )?;
     Ok(Read {
         sheet,
@@ -119,7 +120,7 @@ fn sheet(lua: &Lua, this: &ScreenHandle, call: &str, value: &Value) -> mlua::Res
 impl Read {
     /// The pixels of a frame given by number or name; a refusal is the
     /// game's error, for the caller to place.
-    fn frame(&self, value: &Value) -> Result<[u32; 4], String> {
+    fn frame(&self, value: &Value) -> Result<[u32; 4], Refusal> {
         if let Some(frames) = &self.frames {
             let named = match value {
                 Value::String(_) | Value::Integer(_) | Value::Number(_) => frames
@@ -137,7 +138,7 @@ impl Read {
             }
             if let Value::String(name) = value {
                 let name: String = name.to_string_lossy().chars().take(64).collect();
-                return Err(format!("the sheet has no frame `{name}`"));
+                return Err(refuse!("the sheet has no frame `{name}`"));
             }
         }
         self.sheet.frame(args::number("frame", value)?)
@@ -325,7 +326,7 @@ pub fn add_methods<M: UserDataMethods<ScreenHandle>>(methods: &mut M) {
                 check(
                     lua,
                     CALL,
-                    screen.sprite(&spec).map_err(|e| format!("sprite {i}: {e}")),
+                    screen.sprite(&spec).map_err(|e| refuse!("sprite {i}: {e}")),
                 )?;
             }
             finish(lua, this, CALL, read.sheet.image, begin)
