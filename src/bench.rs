@@ -15,6 +15,7 @@ use crate::clock::ConstantClock;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::lua::{Budget, Call, Limits, LuaGame};
+use crate::session::Session;
 
 mod explore;
 mod fill;
@@ -208,7 +209,7 @@ fn frame_case(name: &str, game: &str) -> Result<(Duration, Duration)> {
         .map_err(|e| Error::Script(e.to_string()))?;
     let state = baseline_game.state().clone();
     let game = LuaGame::load(&dir.0)?;
-    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    let mut engine = Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0))));
     let [baseline, measured] = interleaved(|case, n| {
         if case == 0 {
             bench.call::<Value>((&state, n)).expect("the baseline runs");
@@ -262,20 +263,33 @@ fn budget_case() -> Result<(Duration, Duration, Duration)> {
     Ok((off, on, naive_time))
 }
 
-/// Sleeps until the paced clock's next slot, then ticks.
-fn tick_paced(engine: &mut Engine<LuaGame>) {
-    if let Some(due) = engine.next_due() {
+/// The game in `dir` at 60 frames a second in a session, as a headless
+/// run drives it, keeping history when asked.
+fn headless(dir: &std::path::Path, history: bool) -> Result<Session<LuaGame>> {
+    let game = LuaGame::load(dir)?;
+    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    if history {
+        engine.keep_history(crate::history::DEFAULT_CAP)?;
+    }
+    Ok(Session::new(engine))
+}
+
+/// Sleeps until the paced clock's next slot, then runs a turn there, as
+/// a headless run does.
+fn tick_paced(session: &mut Session<LuaGame>) {
+    if let Some(due) = session.next_due() {
         let now = Instant::now();
         if due > now {
             std::thread::sleep(due - now);
         }
     }
-    engine.tick(Instant::now());
+    session.tick(Instant::now(), false);
 }
 
-/// Measures hot reload in a headless run paced at 60 Hz: from writing a
-/// file to the reload being done, and to the first frame whose `update`
-/// ran the new code. Returns the medians of `rounds` edits.
+/// Measures hot reload in a headless run paced at 60 Hz, driven by the
+/// session as `run --headless --watch` is: from writing a file to the
+/// reload being done, and to the first frame whose `update` ran the new
+/// code. Returns the medians of `rounds` edits.
 pub fn reload_latency(rounds: usize) -> Result<(Duration, Duration)> {
     let source = |version: usize| {
         format!(
@@ -284,10 +298,11 @@ pub fn reload_latency(rounds: usize) -> Result<(Duration, Duration)> {
     };
     let dir = TempGame::new("reload", &source(0))?;
     let game = LuaGame::load(&dir.0)?;
-    let mut engine = Engine::new(game, Box::new(crate::clock::PacedClock::from_hz(60.0)));
-    let mut watcher = crate::reload::Watcher::new(&dir.0)?;
-    let version = |engine: &Engine<LuaGame>| -> usize {
-        match engine.game().state() {
+    let engine = Engine::new(game, Box::new(crate::clock::PacedClock::from_hz(60.0)));
+    let watcher = crate::reload::Watcher::new(&dir.0)?;
+    let mut session = Session::new(engine).watch(Some(watcher));
+    let version = |session: &Session<LuaGame>| -> usize {
+        match session.engine().game().state() {
             Value::Table(t) => t.get::<usize>("version").unwrap_or(0),
             _ => 0,
         }
@@ -296,26 +311,27 @@ pub fn reload_latency(rounds: usize) -> Result<(Duration, Duration)> {
     for round in 1..=rounds {
         // A few frames between edits, as when a person types.
         for _ in 0..3 {
-            tick_paced(&mut engine);
+            tick_paced(&mut session);
         }
         let file = dir.0.join("main.luau");
         let written = Instant::now();
         std::fs::write(&file, source(round)).map_err(|e| Error::io(&file, e))?;
         let deadline = written + Duration::from_secs(5);
-        // As `run --headless --watch` does: wait for the next slot on the
-        // watcher, reloading the moment the edit settles.
+        // Wait for the next slot on the watcher, reloading the moment the
+        // edit settles (asked each millisecond, to time it to one).
         let mut reloaded = None;
-        while version(&engine) != round && Instant::now() < deadline {
-            let due = engine.next_due().unwrap_or_else(Instant::now);
-            while Instant::now() < due && reloaded.is_none() {
-                if let Some(changes) = watcher.wait(due.saturating_duration_since(Instant::now())) {
-                    engine.reload(&changes)?;
-                    reloaded = Some(written.elapsed());
+        while version(&session) != round && Instant::now() < deadline {
+            let due = session.next_due().unwrap_or_else(Instant::now);
+            while Instant::now() < due {
+                let soon = (Instant::now() + Duration::from_millis(1)).min(due);
+                if let Some(result) = session.wait_for_edits(soon) {
+                    result?;
+                    reloaded.get_or_insert_with(|| written.elapsed());
                 }
             }
-            tick_paced(&mut engine);
+            session.tick(Instant::now(), false);
         }
-        if version(&engine) != round {
+        if version(&session) != round {
             return Err(Error::Usage("the reload was not seen within 5 s".into()));
         }
         to_frame.push(written.elapsed());

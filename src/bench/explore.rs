@@ -42,7 +42,8 @@ fn options(game: &Path, jobs: usize, runs: u64, frames: u64, guided: bool) -> Op
 /// Time per frame of pong played headless.
 fn played(pong: &Path, frames: u64) -> Result<Duration> {
     let game = LuaGame::load(pong)?;
-    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    let mut engine =
+        crate::session::Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0))));
     let started = Instant::now();
     engine.advance(frames)?;
     Ok(started.elapsed() / frames as u32)

@@ -7,11 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::{BALLS, GAME_TABLE, Row, TempGame, interleaved};
-use crate::clock::ConstantClock;
-use crate::engine::Engine;
 use crate::error::Result;
-use crate::history::DEFAULT_CAP;
-use crate::lua::LuaGame;
 
 /// A game of the repository's, when the games are beside the binary.
 fn example(name: &str) -> Option<PathBuf> {
@@ -21,26 +17,19 @@ fn example(name: &str) -> Option<PathBuf> {
     dir.join("main.luau").is_file().then_some(dir)
 }
 
-fn engine(dir: &Path, history: bool) -> Result<Engine<LuaGame>> {
-    let game = LuaGame::load(dir)?;
-    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
-    if history {
-        engine.keep_history(DEFAULT_CAP)?;
-    }
-    Ok(engine)
-}
-
 /// The 1,000-balls frame with history kept against the same frame
 /// without (R1: history is off the frame's critical path).
 fn overhead() -> Result<Row> {
     let dir = TempGame::new("history-balls", &format!("{BALLS}{GAME_TABLE}"))?;
-    let mut without = engine(&dir.0, false)?;
-    let mut with = engine(&dir.0, true)?;
+    let mut without = super::headless(&dir.0, false)?;
+    let mut with = super::headless(&dir.0, true)?;
     let [baseline, measured] = interleaved(|case, n| {
         let e = if case == 0 { &mut without } else { &mut with };
         e.advance(n).expect("the game runs");
     });
-    let minute = with.history().map_or(0, |h| h.bytes()) as f64 / with.frame() as f64 * 3600.0;
+    let minute = with.engine().history().map_or(0, |h| h.bytes()) as f64
+        / with.engine().frame() as f64
+        * 3600.0;
     Ok(Row {
         case: "1,000 balls: headless frame with history vs without".into(),
         baseline,
@@ -57,16 +46,19 @@ fn overhead() -> Result<Row> {
 /// Pong's 600 recorded frames run again (a reload from frame 0) against
 /// the same 600 frames played live.
 fn run_again(pong: &Path) -> Result<Row> {
-    let mut live = engine(pong, true)?;
-    let mut recorded = engine(pong, true)?;
+    let mut live = super::headless(pong, true)?;
+    let mut recorded = super::headless(pong, true)?;
     recorded.advance(600)?;
     let [baseline, measured] = interleaved(|case, n| {
         for _ in 0..n {
             if case == 0 {
-                live = engine(pong, true).expect("pong loads");
+                live = super::headless(pong, true).expect("pong loads");
                 live.advance(600).expect("pong runs");
             } else {
-                recorded.reload_from(&[], 0).expect("pong runs again");
+                recorded
+                    .engine_mut()
+                    .reload_from(&[], 0)
+                    .expect("pong runs again");
             }
         }
     });
@@ -89,18 +81,18 @@ fn run_again(pong: &Path) -> Result<Row> {
 /// Pong going back through history a frame at a time, as F9 held does
 /// (the frame shown, then drawn by `render`), against a frame played live.
 fn rewinding(pong: &Path) -> Result<Row> {
-    let mut live = engine(pong, true)?;
-    let mut back = engine(pong, true)?;
+    let mut live = super::headless(pong, true)?;
+    let mut back = super::headless(pong, true)?;
     back.advance(36_000)?;
     let [baseline, measured] = interleaved(|case, n| {
         if case == 0 {
             live.advance(n).expect("pong runs");
         } else {
             for _ in 0..n {
-                let frame = back.frame();
+                let frame = back.engine().frame();
                 let to = if frame <= 1 { 36_000 } else { frame - 1 };
-                back.show(to).expect("history holds it");
-                back.render_again();
+                back.engine_mut().show(to).expect("history holds it");
+                back.engine_mut().render_again();
             }
         }
     });
@@ -120,19 +112,19 @@ fn rewinding(pong: &Path) -> Result<Row> {
 /// The slowest rebuild of a frame of ten minutes of pong: a frame just
 /// before a keyframe, the most frames to run from the one before it.
 fn seek(pong: &Path) -> Result<Row> {
-    let mut e = engine(pong, true)?;
+    let mut e = super::headless(pong, true)?;
     e.advance(36_000)?;
     let mut worst = Duration::ZERO;
     let mut total = Duration::ZERO;
     let frames = [59, 7_259, 18_059, 30_059, 35_939];
     for frame in frames {
         let start = Instant::now();
-        e.with_state_at(frame, |_| ())?;
+        e.engine_mut().with_state_at(frame, |_| ())?;
         let took = start.elapsed();
         worst = worst.max(took);
         total += took;
     }
-    let minute = e.history().map_or(0, |h| h.bytes()) as f64 / 10.0;
+    let minute = e.engine().history().map_or(0, |h| h.bytes()) as f64 / 10.0;
     let fails = (worst > Duration::from_millis(250))
         .then(|| format!("{:.0} ms is over 250 ms", worst.as_secs_f64() * 1e3));
     Ok(Row {
@@ -156,9 +148,9 @@ fn memory_notes() -> Result<Vec<String>> {
     let mut notes = Vec::new();
     for name in ["pong", "catch", "swarm", "marble", "spinner"] {
         let Some(dir) = example(name) else { continue };
-        let mut e = engine(&dir, true)?;
+        let mut e = super::headless(&dir, true)?;
         e.advance(3_600)?;
-        let bytes = e.history().map_or(0, |h| h.bytes());
+        let bytes = e.engine().history().map_or(0, |h| h.bytes());
         notes.push(format!("{name} {:.2} MiB", bytes as f64 / (1 << 20) as f64));
     }
     Ok(notes)

@@ -8,11 +8,7 @@ use std::time::Instant;
 use rapier2d::prelude::*;
 
 use super::{Row, TempGame, interleaved};
-use crate::clock::ConstantClock;
-use crate::engine::Engine;
 use crate::error::Result;
-use crate::history::DEFAULT_CAP;
-use crate::lua::LuaGame;
 
 /// Balls in a grid, 40 across and 25 down, falling into a box: contacts
 /// with the floor, the walls and one another within a second.
@@ -63,22 +59,13 @@ fn rapier_world() -> PhysicsWorld {
     world
 }
 
-fn engine(dir: &std::path::Path, history: bool) -> Result<Engine<LuaGame>> {
-    let game = LuaGame::load(dir)?;
-    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
-    if history {
-        engine.keep_history(DEFAULT_CAP)?;
-    }
-    Ok(engine)
-}
-
 /// The rows.
 ///
 /// # Errors
 /// The game does not load or run.
 pub fn rows() -> Result<Vec<Row>> {
     let game = TempGame::new("physics-bodies", BODIES)?;
-    let mut luau = engine(&game.0, false)?;
+    let mut luau = super::headless(&game.0, false)?;
     let mut rust = rapier_world();
     // Both settle first, so the contacts are those of a heap at rest.
     luau.advance(120)?;
@@ -107,17 +94,19 @@ pub fn rows() -> Result<Vec<Row>> {
         )),
         ..Row::default()
     }];
-    let mut kept = engine(&game.0, true)?;
+    let mut kept = super::headless(&game.0, true)?;
     kept.advance(3_600)?;
-    let minute = kept.history().map_or(0, |h| h.bytes()) as f64;
+    let minute = kept.engine().history().map_or(0, |h| h.bytes()) as f64;
     let [live, back] = interleaved(|case, n| {
         for _ in 0..n {
             if case == 0 {
                 kept.advance(1).expect("the game runs");
             } else {
-                let to = kept.frame() - 600;
+                let to = kept.engine().frame() - 600;
                 let started = Instant::now();
-                kept.with_state_at(to, |_| ()).expect("history holds it");
+                kept.engine_mut()
+                    .with_state_at(to, |_| ())
+                    .expect("history holds it");
                 std::hint::black_box(started.elapsed());
             }
         }

@@ -23,15 +23,16 @@ fn pong_frames(size: (u32, u32)) -> Result<Option<Vec<Vec<u8>>>> {
         return Ok(None);
     }
     let game = LuaGame::load(&dir)?;
-    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
-    engine.set_surface(size.0, size.1);
+    let mut engine =
+        crate::session::Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0))));
+    engine.engine_mut().set_surface(size.0, size.1);
     let mut pixmap = tiny_skia::Pixmap::new(size.0, size.1).expect("a frame");
     // Past the serve, so the ball and paddles move in every frame.
     engine.advance(60)?;
     let mut frames = Vec::with_capacity(FRAMES);
     for _ in 0..FRAMES {
         engine.advance(1)?;
-        crate::compositor::screen_picture_into(&mut engine, &mut pixmap);
+        crate::compositor::screen_picture_into(engine.engine_mut(), &mut pixmap);
         frames.push(pixmap.data().to_vec());
     }
     Ok(Some(frames))

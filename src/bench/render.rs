@@ -46,8 +46,9 @@ fn cubes_case(
 ) -> Result<(Duration, Duration, u64)> {
     let dir = TempGame::new(&format!("cubes{n}"), &cubes(n))?;
     let game = LuaGame::load(&dir.0)?;
-    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
-    engine.set_surface(1280, 720);
+    let mut engine =
+        crate::session::Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0))));
+    engine.engine_mut().set_surface(1280, 720);
     let out = dir.0.join("out.png");
     let mut recorder = crate::record::Recorder::start(&out, false)?;
     let [plain, recording] = interleaved(|case, k| {
@@ -55,7 +56,7 @@ fn cubes_case(
             engine.advance(1).expect("the game runs");
             let record = (case == 1).then_some(&mut recorder);
             compositor.frame(
-                &mut engine,
+                engine.engine_mut(),
                 crate::compositor::Steps {
                     record,
                     ..Default::default()

@@ -109,14 +109,15 @@ pub fn drawing_case() -> Result<(Duration, Duration)> {
     let mut text = outlined_text(14.0);
     let dir = TempGame::new("drawing", DRAWING)?;
     let game = LuaGame::load(&dir.0)?;
-    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    let mut engine =
+        crate::session::Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0))));
     let [direct, through_luau] = interleaved(|case, n| {
         for _ in 0..n {
             if case == 0 {
                 draw_directly(&mut pixmap, &mut text);
             } else {
                 engine.advance(1).expect("the game runs");
-                crate::compositor::screen_picture_into(&mut engine, &mut pixmap);
+                crate::compositor::screen_picture_into(engine.engine_mut(), &mut pixmap);
             }
         }
     });
@@ -170,7 +171,8 @@ pub fn text_case() -> Result<(Duration, Duration)> {
     paint.anti_alias = true;
     let dir = TempGame::new("text", TEXT_LINES)?;
     let game = LuaGame::load(&dir.0)?;
-    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    let mut engine =
+        crate::session::Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0))));
     let [outlines, cached] = interleaved(|case, n| {
         for _ in 0..n {
             if case == 0 {
@@ -182,7 +184,7 @@ pub fn text_case() -> Result<(Duration, Duration)> {
                 }
             } else {
                 engine.advance(1).expect("the game runs");
-                crate::compositor::screen_picture_into(&mut engine, &mut pixmap);
+                crate::compositor::screen_picture_into(engine.engine_mut(), &mut pixmap);
             }
         }
     });

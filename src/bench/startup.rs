@@ -17,7 +17,8 @@ const TARGET: Duration = Duration::from_millis(5);
 
 fn start_and_one_frame(dir: &Path) {
     let game = LuaGame::load(dir).expect("the game loads");
-    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    let mut engine =
+        crate::session::Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0))));
     engine.advance(1).expect("the game runs");
 }
 
