@@ -302,10 +302,8 @@ impl Screen {
         self.push(Command::Shape(Shape::Ellipse { center, radii }, style))
     }
 
-    /// Draws a circle of radius `r` about (`x`, `y`).
-    ///
-    /// # Errors
-    /// As [`Screen::ellipse`], naming the radius `r`.
+    /// Draws a circle of radius `r` about (`x`, `y`); refuses as
+    /// [`Screen::ellipse`] does, naming the radius `r`.
     pub fn circle(&mut self, x: f64, y: f64, r: f64, style: Style) -> Result<(), Refusal> {
         size("r", r)?;
         self.ellipse(x, y, r, r, style)
