@@ -26,12 +26,16 @@ pub fn shared(shape: &Shape, place: impl FnOnce() -> String) -> Result<SharedSha
         }
         Shape::Polygon(points) => {
             let points: Vec<Vector> = points.iter().map(v).collect();
-            SharedShape::convex_hull(&points).ok_or_else(|| {
-                format!(
-                    "{}'s points make no polygon (they lie on one line)",
-                    place()
-                )
-            })?
+            // parry panics on points that all coincide, where it returns
+            // None for points on one line: both are the author's polygon.
+            crate::error::contain_panic(|| SharedShape::convex_hull(&points))
+                .flatten()
+                .ok_or_else(|| {
+                    format!(
+                        "{}'s points make no polygon (they lie on one line)",
+                        place()
+                    )
+                })?
         }
         Shape::Polyline(points) => SharedShape::polyline(points.iter().map(v).collect(), None),
     })

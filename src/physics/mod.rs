@@ -77,6 +77,17 @@ pub fn native(lua: &Lua) -> mlua::Result<Table> {
     Ok(table)
 }
 
+/// Runs rapier on a world the game handed in: a panic inside it, on a
+/// world the checks above let through, is that world's refusal (P4), not
+/// the host's end.
+fn contained<T>(run: impl FnOnce() -> Result<T, Refusal>) -> Result<T, Refusal> {
+    crate::error::contain_panic(run).unwrap_or_else(|| {
+        Err("the physics engine failed on this world (a shape or joint it cannot take); \
+             it is left as it was"
+            .into())
+    })
+}
+
 /// One named error at the author's line: `game/main.luau:12: physics.step:
 /// bodies.ball.x is NaN (P4)`.
 fn refused(lua: &Lua, call: &str, why: &Refusal) -> mlua::Error {
@@ -121,7 +132,7 @@ fn step(lua: &Lua, world: &Value, dt: &Value, commands: &Value) -> Result<Table,
     let read = read::world(world)?;
     let commands = read::commands(commands, &read)?;
     crowd::bound(&read.bodies, MAX_PAIRS)?;
-    let stepped = simulate::step(&read, &commands, dt)?;
+    let stepped = contained(|| simulate::step(&read, &commands, dt))?;
     write(lua, world, &read, &stepped).map_err(|e| Refusal::from(e.to_string()))
 }
 
@@ -255,7 +266,7 @@ fn ray(lua: &Lua, world: &Value, ends: [&Value; 4], ignore: &Value) -> Result<Va
     }
     let read = read::world(world)?;
     let ignore = ignored(&read, ignore)?;
-    let hit = simulate::ray(&read, at, ignore)?;
+    let hit = contained(|| simulate::ray(&read, at, ignore))?;
     hit_table(lua, &read, hit)
 }
 
@@ -287,7 +298,7 @@ fn cast(
     }
     let read = read::world(world)?;
     let ignore = ignored(&read, ignore)?;
-    let hit = simulate::cast(&read, &shape, [xy[0], xy[1]], [xy[2], xy[3]], ignore)?;
+    let hit = contained(|| simulate::cast(&read, &shape, [xy[0], xy[1]], [xy[2], xy[3]], ignore))?;
     hit_table(lua, &read, hit)
 }
 
