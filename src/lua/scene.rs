@@ -70,13 +70,25 @@ fn vec3(lua: &Lua, call: &str, name: &str, value: &Value) -> mlua::Result<Vec3> 
 }
 
 /// Reads a rotation: Euler angles (x, y, z radians, applied in that order)
-/// as a vector, or a quaternion `{x, y, z, w}`.
+/// as a vector, or a quaternion `{x, y, z, w}`, its numbers in that order
+/// or named (as a 3D body's `rotation` is, P10).
 fn rotation(lua: &Lua, call: &str, value: &Value) -> mlua::Result<Quat> {
+    let quaternion = |t: &Table| -> mlua::Result<Option<[Value; 4]>> {
+        if t.raw_len() == 4 {
+            return Ok(Some([t.raw_get(1)?, t.raw_get(2)?, t.raw_get(3)?, t.raw_get(4)?]));
+        }
+        let w: Value = t.raw_get("w")?;
+        if w.is_nil() {
+            return Ok(None);
+        }
+        Ok(Some([t.raw_get("x")?, t.raw_get("y")?, t.raw_get("z")?, w]))
+    };
     if let Value::Table(t) = value
-        && t.raw_len() == 4
+        && let Some(parts) = quaternion(t)?
     {
-        let c: Vec<f32> = (1..=4)
-            .map(|i| number(lua, call, "rotation", &t.raw_get(i)?))
+        let c: Vec<f32> = parts
+            .iter()
+            .map(|v| number(lua, call, "rotation", v))
             .collect::<mlua::Result<_>>()?;
         let q = Quat::from_xyzw(c[0], c[1], c[2], c[3]);
         if q.length_squared() < 1e-12 {

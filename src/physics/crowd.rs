@@ -1,7 +1,7 @@
 //! The bound on crowding (P4): a step works out contacts for every pair
 //! of bodies whose boxes overlap, so ten thousand bodies dropped on one
 //! spot would ask for fifty million pairs. Before a step, the pairs are
-//! counted (sweep and prune over bounding squares, along the axis the
+//! counted (sweep and prune over bounding squares or cubes, along the axis the
 //! bodies spread most on) and a world with too many is refused by name.
 
 use super::read::{Body, Kind, Shape};
@@ -10,48 +10,77 @@ use crate::Refusal;
 /// The most pair tests the count itself makes.
 const MAX_TESTS: u64 = 20_000_000;
 
-/// Refuses `bodies` when more than `max` pairs that could touch overlap.
+/// A body as the count sees it: the sphere (a circle in 2D, z = 0) that
+/// holds its shape, and whether it can move.
+#[derive(Debug, Clone, Copy)]
+pub struct Reach {
+    pub at: [f64; 3],
+    pub radius: f64,
+    pub moves: bool,
+}
+
+/// The reach of each body of a 2D world.
+pub fn of_bodies(bodies: &[Body]) -> Vec<Reach> {
+    bodies
+        .iter()
+        .map(|b| {
+            let radius = match &b.shape {
+                Shape::Circle { radius } => *radius,
+                Shape::Box { width, height } => 0.5 * width.hypot(*height),
+                Shape::Capsule { radius, length } => radius + 0.5 * length,
+                Shape::Polygon(points) | Shape::Polyline(points) => {
+                    points.iter().map(|p| p[0].hypot(p[1])).fold(0.0, f64::max)
+                }
+            };
+            Reach {
+                at: [b.motion[0], b.motion[1], 0.0],
+                radius,
+                moves: b.kind == Kind::Dynamic,
+            }
+        })
+        .collect()
+}
+
+/// Refuses a world whose bodies reach each other in more than `max`
+/// pairs that could touch.
 ///
 /// # Errors
 /// Too many pairs, named with the rule.
-pub fn bound(bodies: &[Body], max: usize) -> Result<(), Refusal> {
-    let reach = |b: &Body| -> f64 {
-        let extent = match &b.shape {
-            Shape::Circle { radius } => *radius,
-            Shape::Box { width, height } => 0.5 * width.hypot(*height),
-            Shape::Capsule { radius, length } => radius + 0.5 * length,
-            Shape::Polygon(points) | Shape::Polyline(points) => {
-                points.iter().map(|p| p[0].hypot(p[1])).fold(0.0, f64::max)
-            }
-        };
-        // Contacts are looked for a little before bodies touch.
-        extent + 1.0
-    };
+pub fn bound(bodies: &[Reach], max: usize) -> Result<(), Refusal> {
     let spread = |axis: usize| {
         let (lo, hi) = bodies.iter().fold((f64::MAX, f64::MIN), |(lo, hi), b| {
-            (lo.min(b.motion[axis]), hi.max(b.motion[axis]))
+            (lo.min(b.at[axis]), hi.max(b.at[axis]))
         });
         hi - lo
     };
-    let axis = if spread(0) >= spread(1) { 0 } else { 1 };
-    let mut boxes: Vec<([f64; 4], bool)> = bodies
+    // Swept along the axis the bodies spread most on.
+    let axis = (0..3)
+        .max_by(|&a, &b| spread(a).total_cmp(&spread(b)))
+        .unwrap_or(0);
+    let mut boxes: Vec<([[f64; 2]; 3], bool)> = bodies
         .iter()
         .map(|b| {
-            let r = reach(b);
-            let (x, y) = (b.motion[axis], b.motion[1 - axis]);
-            ([x - r, x + r, y - r, y + r], b.kind == Kind::Dynamic)
+            // Contacts are looked for a little before bodies touch.
+            let r = b.radius + 1.0;
+            let mut sides = [[0.0; 2]; 3];
+            for (i, side) in sides.iter_mut().enumerate() {
+                let c = b.at[(axis + i) % 3];
+                *side = [c - r, c + r];
+            }
+            (sides, b.moves)
         })
         .collect();
-    boxes.sort_by(|a, b| a.0[0].total_cmp(&b.0[0]));
+    boxes.sort_by(|a, b| a.0[0][0].total_cmp(&b.0[0][0]));
     let (mut pairs, mut tests) = (0usize, 0u64);
     for (i, (a, a_moves)) in boxes.iter().enumerate() {
         for (b, b_moves) in &boxes[i + 1..] {
-            if b[0] > a[1] {
+            if b[0][0] > a[0][1] {
                 break;
             }
             tests += 1;
+            let overlap = (1..3).all(|k| b[k][0] <= a[k][1] && a[k][0] <= b[k][1]);
             // Bodies that never move never collide with each other.
-            if (*a_moves || *b_moves) && b[2] <= a[3] && a[2] <= b[3] {
+            if (*a_moves || *b_moves) && overlap {
                 pairs += 1;
             }
             if pairs > max || tests > MAX_TESTS {
@@ -96,19 +125,19 @@ mod tests {
     #[test]
     fn a_heap_of_bodies_on_one_spot_is_refused_and_a_spread_one_is_not() {
         let heap: Vec<Body> = (0..500).map(|_| body(0.0, 0.0, Kind::Dynamic)).collect();
-        let err = bound(&heap, 1000).unwrap_err();
+        let err = bound(&of_bodies(&heap), 1000).unwrap_err();
         assert!(err.contains("more than 1000 pairs"), "{err}");
         let row: Vec<Body> = (0..500)
             .map(|i| body(f64::from(i) * 20.0, 0.0, Kind::Dynamic))
             .collect();
-        bound(&row, 1000).unwrap();
+        bound(&of_bodies(&row), 1000).unwrap();
         // A column is swept along its own axis.
         let column: Vec<Body> = (0..500)
             .map(|i| body(0.0, f64::from(i) * 20.0, Kind::Dynamic))
             .collect();
-        bound(&column, 1000).unwrap();
+        bound(&of_bodies(&column), 1000).unwrap();
         // Fixed tiles overlapping one another never make contacts.
         let tiles: Vec<Body> = (0..500).map(|_| body(0.0, 0.0, Kind::Fixed)).collect();
-        bound(&tiles, 1000).unwrap();
+        bound(&of_bodies(&tiles), 1000).unwrap();
     }
 }

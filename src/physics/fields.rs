@@ -105,29 +105,50 @@ pub(super) fn flag(table: &Fields<'_>, field: &str, place: &str) -> Result<bool,
 
 /// `{ x = .., y = .. }`, `{ x, y }` or a vector.
 pub(super) fn pair(value: &Value, place: impl Fn() -> String) -> Result<[f64; 2], Refusal> {
+    point(value, place)
+}
+
+/// A point of `N` coordinates named x, y, z, w: `{ x = .., y = .. }`,
+/// the numbers in order `{ x, y }`, or (up to three) a vector.
+pub(super) fn point<const N: usize>(
+    value: &Value,
+    place: impl Fn() -> String,
+) -> Result<[f64; N], Refusal> {
+    const NAMES: [&str; 4] = ["x", "y", "z", "w"];
     let place = &place;
-    let (x, y) = match value {
-        Value::Vector(v) => (Value::Number(v.x() as f64), Value::Number(v.y() as f64)),
+    let mut raw = [const { Value::Nil }; N];
+    match value {
+        Value::Vector(v) if N <= 3 => {
+            for (i, slot) in raw.iter_mut().enumerate() {
+                *slot = Value::Number(f64::from([v.x(), v.y(), v.z()][i]));
+            }
+        }
         Value::Table(t) => {
-            let x: Value = t.raw_get("x").map_err(text)?;
-            if x.is_nil() {
-                (t.raw_get(1).map_err(text)?, t.raw_get(2).map_err(text)?)
-            } else {
-                (x, t.raw_get("y").map_err(text)?)
+            let named = !t.raw_get::<Value>("x").map_err(text)?.is_nil();
+            for (i, slot) in raw.iter_mut().enumerate() {
+                *slot = if named {
+                    t.raw_get(NAMES[i]).map_err(text)?
+                } else {
+                    t.raw_get(i + 1).map_err(text)?
+                };
             }
         }
         other => {
+            let names = NAMES[..N].iter().map(|n| format!("{n} = ..")).collect::<Vec<_>>();
+            let vector = if N <= 3 { " or a vector" } else { "" };
             return Err(refuse!(
-                "{} is a {}; it is {{ x = .., y = .. }} or a vector",
+                "{} is a {}; it is {{ {} }}{vector}",
                 place(),
-                crate::state::type_of(other)
+                crate::state::type_of(other),
+                names.join(", ")
             ));
         }
-    };
-    Ok([
-        number_at(&x, || format!("{}.x", place()))?,
-        number_at(&y, || format!("{}.y", place()))?,
-    ])
+    }
+    let mut out = [0.0; N];
+    for (i, (slot, value)) in out.iter_mut().zip(&raw).enumerate() {
+        *slot = number_at(value, || format!("{}.{}", place(), NAMES[i]))?;
+    }
+    Ok(out)
 }
 
 /// A table's fields read in one pass (`lua_rawiter`, no key strings

@@ -10,12 +10,14 @@
 //! (P3). Bodies that did not move keep their tables, so history shares
 //! them as it shares any unchanged part of a state.
 
+mod contacts;
 mod control;
 mod crowd;
 mod fields;
 mod joints;
 mod read;
 mod simulate;
+mod three;
 mod view;
 
 use crate::Refusal;
@@ -48,12 +50,9 @@ pub fn native(lua: &Lua) -> mlua::Result<Table> {
     )?;
     table.raw_set(
         "ray",
-        lua.create_function(
-            |lua, (world, x1, y1, x2, y2, ignore): (Value, Value, Value, Value, Value, Value)| {
-                let at = [&x1, &y1, &x2, &y2];
-                ray(lua, &world, at, &ignore).map_err(|why| refused(lua, "ray", &why))
-            },
-        )?,
+        lua.create_function(|lua, args: mlua::Variadic<Value>| {
+            ray(lua, &args).map_err(|why| refused(lua, "ray", &why))
+        })?,
     )?;
     table.raw_set(
         "cast",
@@ -108,6 +107,21 @@ fn world_table(value: &Value) -> Result<&Table, Refusal> {
     }
 }
 
+/// Whether `world` is a 3D world (P10): its `dimensions` is 3, where a
+/// 2D world's is 2 or not given.
+fn is_3d(world: &Table) -> Result<bool, Refusal> {
+    match world.raw_get::<Value>("dimensions").map_err(fields::text)? {
+        Value::Nil => Ok(false),
+        Value::Integer(2) => Ok(false),
+        Value::Integer(3) => Ok(true),
+        Value::Number(n) if n == 2.0 || n == 3.0 => Ok(n == 3.0),
+        other => Err(refuse!(
+            "dimensions is {}; a world has 2 (physics.world) or 3 (physics.world3d)",
+            fields::shown(&other)
+        )),
+    }
+}
+
 /// One step of `world` by `dt` seconds after `commands` (P2).
 fn step(lua: &Lua, world: &Value, dt: &Value, commands: &Value) -> Result<Table, Refusal> {
     let world = world_table(world)?;
@@ -129,23 +143,26 @@ fn step(lua: &Lua, world: &Value, dt: &Value, commands: &Value) -> Result<Table,
             Number(dt)
         ));
     }
+    if is_3d(world)? {
+        return three::step(lua, world, dt, commands);
+    }
     let read = read::world(world)?;
     let commands = read::commands(commands, &read)?;
-    crowd::bound(&read.bodies, MAX_PAIRS)?;
+    crowd::bound(&crowd::of_bodies(&read.bodies), MAX_PAIRS)?;
     let stepped = contained(|| simulate::step(&read, &commands, dt))?;
     write(lua, world, &read, &stepped).map_err(|e| Refusal::from(e.to_string()))
 }
 
 /// The names a step writes, made once a VM: a key given as `&str` is a
 /// new Lua string, pushed under a protected call, at every write.
-struct Keys {
+pub(super) struct Keys {
     clone: Function,
     names: Vec<(&'static str, mlua::LuaString)>,
 }
 
 const WRITTEN: &[&str] = &[
     "x", "y", "angle", "vx", "vy", "spin", "bodies", "steps", "touching", "events", "kind", "a",
-    "b", "a_data", "b_data", "data", "grounded",
+    "b", "a_data", "b_data", "data", "grounded", "z", "vz", "w", "rotation",
 ];
 
 impl Keys {
@@ -161,7 +178,7 @@ impl Keys {
         Ok(lua.app_data_ref::<Keys>().expect("just set"))
     }
 
-    fn get(&self, name: &str) -> &mlua::LuaString {
+    pub(super) fn get(&self, name: &str) -> &mlua::LuaString {
         &self
             .names
             .iter()
@@ -220,52 +237,44 @@ fn write(
         read.steps + 1.0
     };
     world.raw_set(k("steps"), steps)?;
-    // The pairs touching now; the old list when nothing changed.
-    if stepped.touching == read.touching {
-        world.raw_set(k("touching"), old.raw_get::<Value>(k("touching"))?)?;
-    } else {
-        let touching = lua.create_table_with_capacity(stepped.touching.len(), 0)?;
-        for &(a, b) in &stepped.touching {
-            // A pair still touching keeps its table: most of a heap's
-            // pairs are, and history shares what did not change.
-            if let Ok(i) = read.touching.binary_search(&(a, b))
-                && let Some(pair) = &read.pair_tables[i]
-            {
-                touching.raw_push(pair.clone())?;
-                continue;
-            }
-            let pair = lua.create_table_with_capacity(0, 2)?;
-            pair.raw_set(k("a"), read.bodies[a].id.clone())?;
-            pair.raw_set(k("b"), read.bodies[b].id.clone())?;
-            touching.raw_push(pair)?;
-        }
-        world.raw_set(k("touching"), touching)?;
-    }
-    let events = lua.create_table()?;
-    for (kind, (a, b)) in stepped.events(&read.touching) {
-        let event = lua.create_table_with_capacity(0, 5)?;
-        let (a, b) = (&read.bodies[a], &read.bodies[b]);
-        event.raw_set(k("kind"), kind)?;
-        event.raw_set(k("a"), a.id.clone())?;
-        event.raw_set(k("b"), b.id.clone())?;
-        event.raw_set(k("a_data"), a.table.raw_get::<Value>(k("data"))?)?;
-        event.raw_set(k("b_data"), b.table.raw_get::<Value>(k("data"))?)?;
-        events.raw_push(event)?;
-    }
-    world.raw_set(k("events"), events)?;
+    contacts::write(
+        lua,
+        &keys,
+        (&world, old),
+        &read.touching,
+        &stepped.touching,
+        |i| (&read.bodies[i].id, &read.bodies[i].table),
+    )?;
     Ok(world)
 }
 
-/// The first body a ray from (x1, y1) to (x2, y2) meets (P5): its id,
-/// where, the surface's normal there and the fraction of the way, or nil.
-fn ray(lua: &Lua, world: &Value, ends: [&Value; 4], ignore: &Value) -> Result<Value, Refusal> {
-    let world = world_table(world)?;
+/// The first body a ray from (x1, y1) to (x2, y2) meets (P5), or from
+/// (x1, y1, z1) to (x2, y2, z2) in a 3D world (P10): its id, where, the
+/// surface's normal there and the fraction of the way, or nil. `args`
+/// are the world, the ends' coordinates and the id to pass through.
+fn ray(lua: &Lua, args: &[Value]) -> Result<Value, Refusal> {
+    let nil = Value::Nil;
+    let arg = |i: usize| args.get(i).unwrap_or(&nil);
+    let world = world_table(arg(0))?;
+    let n = if is_3d(world)? { 6 } else { 4 };
+    if args.len() > n + 2 {
+        return Err(refuse!(
+            "takes the world, {n} coordinates and the id of a body to pass through; it was given \
+             {} values",
+            args.len()
+        ));
+    }
+    let ends: Vec<Value> = (1..=n).map(|i| arg(i).clone()).collect();
+    let ignore = arg(n + 1);
+    if n == 6 {
+        return three::ray(lua, world, &ends, ignore);
+    }
     let mut at = [0.0; 4];
-    for (i, (value, name)) in ends.into_iter().zip(["x1", "y1", "x2", "y2"]).enumerate() {
+    for (i, (value, name)) in ends.iter().zip(["x1", "y1", "x2", "y2"]).enumerate() {
         at[i] = fields::finite_number(value, name)?;
     }
     let read = read::world(world)?;
-    let ignore = ignored(&read, ignore)?;
+    let ignore = ignored(read.bodies.iter().map(|b| &b.key), ignore)?;
     let hit = contained(|| simulate::ray(&read, at, ignore))?;
     hit_table(lua, &read, hit)
 }
@@ -280,6 +289,9 @@ fn cast(
     ignore: &Value,
 ) -> Result<Value, Refusal> {
     let world = world_table(world)?;
+    if is_3d(world)? {
+        return Err("casts a shape through a 2D world; a 3D world has physics.ray".into());
+    }
     let mut xy = [0.0; 4];
     for (i, (value, name)) in at.into_iter().zip(["x", "y", "dx", "dy"]).enumerate() {
         xy[i] = fields::finite_number(value, name)?;
@@ -297,20 +309,21 @@ fn cast(
         );
     }
     let read = read::world(world)?;
-    let ignore = ignored(&read, ignore)?;
+    let ignore = ignored(read.bodies.iter().map(|b| &b.key), ignore)?;
     let hit = contained(|| simulate::cast(&read, &shape, [xy[0], xy[1]], [xy[2], xy[3]], ignore))?;
     hit_table(lua, &read, hit)
 }
 
 /// The body a query passes through: nil, or the id of a body.
-fn ignored(read: &read::World, id: &Value) -> Result<Option<usize>, Refusal> {
+fn ignored<'a>(
+    mut keys: impl Iterator<Item = &'a fields::Id>,
+    id: &Value,
+) -> Result<Option<usize>, Refusal> {
     if id.is_nil() {
         return Ok(None);
     }
     let key = fields::id_of(id);
-    read.bodies
-        .iter()
-        .position(|b| Some(&b.key) == key.as_ref())
+    keys.position(|k| Some(k) == key.as_ref())
         .map(Some)
         .ok_or_else(|| "the body to pass through names no body of the world".into())
 }

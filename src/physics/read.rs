@@ -94,11 +94,8 @@ pub struct World {
     /// Pixels to a meter: the size rapier's tolerances are scaled to.
     pub scale: f64,
     pub steps: f64,
-    /// Pairs (by index, lower first) touching after the last step.
-    pub touching: Vec<(usize, usize)>,
-    /// The table each of those pairs was read from, where it names the
-    /// lower first (as a step writes it): a pair still touching keeps it.
-    pub pair_tables: Vec<Option<Table>>,
+    /// Pairs touching after the last step.
+    pub touching: super::contacts::Touching,
     /// Joints in id order (P6).
     pub joints: Vec<super::joints::Joint>,
 }
@@ -138,7 +135,14 @@ pub struct Command {
 }
 
 const WORLD_FIELDS: &[&str] = &[
-    "gravity", "scale", "bodies", "joints", "touching", "events", "steps",
+    "dimensions",
+    "gravity",
+    "scale",
+    "bodies",
+    "joints",
+    "touching",
+    "events",
+    "steps",
 ];
 const BODY_FIELDS: &[&str] = &[
     "kind",
@@ -210,27 +214,7 @@ pub fn world(table: &Table) -> Result<World, Refusal> {
         .enumerate()
         .map(|(i, b)| (&b.key, i))
         .collect();
-    let mut touching: Vec<((usize, usize), Option<Table>)> = Vec::new();
-    if let Value::Table(list) = table.get("touching") {
-        for pair in list.sequence_values::<Value>().take(super::MAX_PAIRS + 1) {
-            let Value::Table(pair) = pair.map_err(text)? else {
-                return Err("touching holds pairs { a = id, b = id }".into());
-            };
-            let ends = (
-                id_of(&pair.raw_get("a").map_err(text)?),
-                id_of(&pair.raw_get("b").map_err(text)?),
-            );
-            // A pair of which a body has gone is no longer touching.
-            if let (Some(a), Some(b)) = ends
-                && let (Some(&a), Some(&b)) = (index.get(&a), index.get(&b))
-            {
-                touching.push(((a.min(b), a.max(b)), (a < b).then_some(pair)));
-            }
-        }
-        touching.sort_by_key(|(pair, _)| *pair);
-        touching.dedup_by_key(|(pair, _)| *pair);
-    }
-    let (touching, pair_tables) = touching.into_iter().unzip();
+    let touching = super::contacts::read(&table.get("touching"), &index)?;
     let joints = super::joints::read(&table.get("joints"), &index)?;
     Ok(World {
         joints,
@@ -239,7 +223,6 @@ pub fn world(table: &Table) -> Result<World, Refusal> {
         scale,
         steps,
         touching,
-        pair_tables,
     })
 }
 
@@ -283,28 +266,7 @@ fn read_bodies(table: &Table) -> Result<Vec<Body>, Refusal> {
 fn read_body(id: Value, key: Id, table: Table, place: &str) -> Result<Body, Refusal> {
     let fields = Fields::read(&table, BODY_FIELDS, place, "; your own values go in data")?;
     let at = |field: &str| format!("{place}.{field}");
-    let kind = match fields.get("kind") {
-        Value::Nil => Kind::Dynamic,
-        Value::String(s) => match &*s.as_bytes() {
-            b"dynamic" => Kind::Dynamic,
-            b"kinematic" => Kind::Kinematic,
-            b"fixed" => Kind::Fixed,
-            _ => {
-                return Err(refuse!(
-                    "{} is \"{}\"; a body is \"dynamic\", \"kinematic\" or \"fixed\"",
-                    at("kind"),
-                    moonloop_door::escape(&s.to_string_lossy())
-                ));
-            }
-        },
-        other => {
-            return Err(refuse!(
-                "{} is a {}; it is \"dynamic\", \"kinematic\" or \"fixed\"",
-                at("kind"),
-                crate::state::type_of(&other)
-            ));
-        }
-    };
+    let kind = kind(&fields, place)?;
     let coordinate = |field: &str| -> Result<f64, Refusal> {
         let v = number_or(&fields, field, 0.0, place)?;
         if v.abs() > MAX_COORDINATE {
@@ -340,18 +302,8 @@ fn read_body(id: Value, key: Id, table: Table, place: &str) -> Result<Body, Refu
              kinematic bodies (use a polygon)"
         ));
     }
-    let within = |field: &str, default: f64, lo: f64, hi: f64| -> Result<f64, Refusal> {
-        let v = number_or(&fields, field, default, place)?;
-        if !(lo..=hi).contains(&v) {
-            return Err(refuse!(
-                "{} is {}; it is from {} to {} (P4)",
-                at(field),
-                Number(v),
-                Number(lo),
-                Number(hi)
-            ));
-        }
-        Ok(v)
+    let within = |field: &str, default: f64, lo: f64, hi: f64| {
+        within(&fields, place, field, default, [lo, hi])
     };
     let group = |field: &str, default: f64| -> Result<u32, Refusal> {
         let v = within(field, default, 0.0, u32::MAX as f64)?;
@@ -383,6 +335,53 @@ fn read_body(id: Value, key: Id, table: Table, place: &str) -> Result<Body, Refu
         motion,
         shape,
     })
+}
+
+/// A body's `kind` (dynamic unless given), in 2D or 3D.
+pub(super) fn kind(fields: &Fields<'_>, place: &str) -> Result<Kind, Refusal> {
+    Ok(match fields.get("kind") {
+        Value::Nil => Kind::Dynamic,
+        Value::String(s) => match &*s.as_bytes() {
+            b"dynamic" => Kind::Dynamic,
+            b"kinematic" => Kind::Kinematic,
+            b"fixed" => Kind::Fixed,
+            _ => {
+                return Err(refuse!(
+                    "{} is \"{}\"; a body is \"dynamic\", \"kinematic\" or \"fixed\"",
+                    joined(place, "kind"),
+                    moonloop_door::escape(&s.to_string_lossy())
+                ));
+            }
+        },
+        other => {
+            return Err(refuse!(
+                "{} is a {}; it is \"dynamic\", \"kinematic\" or \"fixed\"",
+                joined(place, "kind"),
+                crate::state::type_of(&other)
+            ));
+        }
+    })
+}
+
+/// A body's number `field` from `lo` to `hi`, or `default`.
+pub(super) fn within(
+    fields: &Fields<'_>,
+    place: &str,
+    field: &str,
+    default: f64,
+    [lo, hi]: [f64; 2],
+) -> Result<f64, Refusal> {
+    let v = number_or(fields, field, default, place)?;
+    if !(lo..=hi).contains(&v) {
+        return Err(refuse!(
+            "{} is {}; it is from {} to {} (P4)",
+            joined(place, field),
+            Number(v),
+            Number(lo),
+            Number(hi)
+        ));
+    }
+    Ok(v)
 }
 
 /// Reads `table` (at `place`) as a shape.

@@ -25,23 +25,6 @@ pub struct Stepped {
     pub timeless: bool,
 }
 
-impl Stepped {
-    /// The pairs that stopped touching, then those that began, each in
-    /// pair order: what the next tick reads as the step's events.
-    pub fn events(&self, before: &[(usize, usize)]) -> Vec<(&'static str, (usize, usize))> {
-        let ended = before
-            .iter()
-            .filter(|p| self.touching.binary_search(p).is_err())
-            .map(|&p| ("ended", p));
-        let began = self
-            .touching
-            .iter()
-            .filter(|p| before.binary_search(p).is_err())
-            .map(|&p| ("began", p));
-        ended.chain(began).collect()
-    }
-}
-
 /// A ray's first hit.
 #[derive(Debug)]
 pub struct Hit {
@@ -213,7 +196,7 @@ pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<S
     if timeless {
         return Ok(Stepped {
             motions,
-            touching: read.touching.clone(),
+            touching: read.touching.pairs.clone(),
             grounded,
             timeless,
         });

@@ -37,7 +37,10 @@ fn find(t: &Table, depth: usize, looked: &mut usize, out: &mut Colliders) {
         return;
     }
     if is_world(t) {
-        if let Ok(world) = read::world(t) {
+        // The view draws 2D worlds; a 3D one (P10) is the scene's to show.
+        if matches!(super::is_3d(t), Ok(false))
+            && let Ok(world) = read::world(t)
+        {
             add(&world, out);
         }
         return;
@@ -83,7 +86,7 @@ fn add(world: &read::World, out: &mut Colliders) {
             touching: false,
         });
     }
-    for &(a, b) in &world.touching {
+    for &(a, b) in &world.touching.pairs {
         out.outlines[first + a].touching = true;
         out.outlines[first + b].touching = true;
     }

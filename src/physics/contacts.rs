@@ -1,0 +1,117 @@
+//! What touches what, for worlds of either dimension (P2): the pairs a
+//! world table says were touching after its last step, the pairs a step
+//! found, the `began` and `ended` events between the two, and writing
+//! both back into the new world table. A pair is two bodies by their
+//! index in the world's id order, the lower first.
+
+use std::collections::HashMap;
+
+use mlua::{Lua, Table, Value};
+
+use super::Keys;
+use super::fields::{Id, id_of, text};
+use crate::Refusal;
+
+/// Pairs touching after a step, sorted, each with the table it was read
+/// from where that names the lower body first (as a step writes it): a
+/// pair still touching keeps its table, so history shares it.
+#[derive(Debug, Default)]
+pub struct Touching {
+    pub pairs: Vec<(usize, usize)>,
+    pub tables: Vec<Option<Table>>,
+}
+
+/// Reads a world's `touching` list; `index` maps a body's id to its
+/// index. A pair one of whose bodies has gone is no longer touching.
+///
+/// # Errors
+/// An entry is not a table.
+pub fn read(value: &Value, index: &HashMap<&Id, usize>) -> Result<Touching, Refusal> {
+    let Value::Table(list) = value else {
+        return Ok(Touching::default());
+    };
+    let mut touching: Vec<((usize, usize), Option<Table>)> = Vec::new();
+    for pair in list.sequence_values::<Value>().take(super::MAX_PAIRS + 1) {
+        let Value::Table(pair) = pair.map_err(text)? else {
+            return Err("touching holds pairs { a = id, b = id }".into());
+        };
+        let ends = (
+            id_of(&pair.raw_get("a").map_err(text)?),
+            id_of(&pair.raw_get("b").map_err(text)?),
+        );
+        if let (Some(a), Some(b)) = ends
+            && let (Some(&a), Some(&b)) = (index.get(&a), index.get(&b))
+        {
+            touching.push(((a.min(b), a.max(b)), (a < b).then_some(pair)));
+        }
+    }
+    touching.sort_by_key(|(pair, _)| *pair);
+    touching.dedup_by_key(|(pair, _)| *pair);
+    let (pairs, tables) = touching.into_iter().unzip();
+    Ok(Touching { pairs, tables })
+}
+
+/// The pairs that stopped touching, then those that began, each in pair
+/// order: what the next tick reads as the step's events.
+pub fn events(
+    before: &[(usize, usize)],
+    now: &[(usize, usize)],
+) -> Vec<(&'static str, (usize, usize))> {
+    let ended = before
+        .iter()
+        .filter(|p| now.binary_search(p).is_err())
+        .map(|&p| ("ended", p));
+    let began = now
+        .iter()
+        .filter(|p| before.binary_search(p).is_err())
+        .map(|&p| ("began", p));
+    ended.chain(began).collect()
+}
+
+/// Writes `touching` (the pairs touching now) and `events` into the new
+/// `world`; `old` is the world the step read, whose pairs were `before`.
+/// `body(i)` gives body `i`'s id and the table it was read from.
+pub fn write<'a>(
+    lua: &Lua,
+    keys: &Keys,
+    (world, old): (&Table, &Table),
+    before: &Touching,
+    now: &[(usize, usize)],
+    body: impl Fn(usize) -> (&'a Value, &'a Table),
+) -> mlua::Result<()> {
+    let k = |name| keys.get(name);
+    // The pairs touching now; the old list when nothing changed.
+    if now == before.pairs {
+        world.raw_set(k("touching"), old.raw_get::<Value>(k("touching"))?)?;
+    } else {
+        let touching = lua.create_table_with_capacity(now.len(), 0)?;
+        for &(a, b) in now {
+            // A pair still touching keeps its table: most of a heap's
+            // pairs are, and history shares what did not change.
+            if let Ok(i) = before.pairs.binary_search(&(a, b))
+                && let Some(pair) = &before.tables[i]
+            {
+                touching.raw_push(pair.clone())?;
+                continue;
+            }
+            let pair = lua.create_table_with_capacity(0, 2)?;
+            pair.raw_set(k("a"), body(a).0.clone())?;
+            pair.raw_set(k("b"), body(b).0.clone())?;
+            touching.raw_push(pair)?;
+        }
+        world.raw_set(k("touching"), touching)?;
+    }
+    let list = lua.create_table()?;
+    for (kind, (a, b)) in events(&before.pairs, now) {
+        let event = lua.create_table_with_capacity(0, 5)?;
+        let ((a, a_table), (b, b_table)) = (body(a), body(b));
+        event.raw_set(k("kind"), kind)?;
+        event.raw_set(k("a"), a.clone())?;
+        event.raw_set(k("b"), b.clone())?;
+        event.raw_set(k("a_data"), a_table.raw_get::<Value>(k("data"))?)?;
+        event.raw_set(k("b_data"), b_table.raw_get::<Value>(k("data"))?)?;
+        list.raw_push(event)?;
+    }
+    world.raw_set(k("events"), list)?;
+    Ok(())
+}

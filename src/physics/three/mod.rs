@@ -1,0 +1,124 @@
+//! Worlds in three dimensions (rule P10, docs/physics.md): the bodies of
+//! a scene game, stepped by rapier3d exactly as a 2D world is by rapier2d
+//! (P1-P4): a plain table in the state, read, built afresh, stepped once
+//! and written as a new table, the old one untouched. A 3D world says so
+//! in its `dimensions` field; `physics.step` and `physics.ray` look there.
+
+mod read;
+mod simulate;
+
+use mlua::{Lua, Table, Value};
+
+use super::{Keys, MAX_PAIRS, contacts, contained, crowd, fields};
+use crate::Refusal;
+
+/// One step of the 3D `world` by `dt` seconds after `commands` (P2).
+///
+/// # Errors
+/// One line naming what is wrong with the world or the commands (P4).
+pub fn step(lua: &Lua, world: &Table, dt: f64, commands: &Value) -> Result<Table, Refusal> {
+    let read = read::world(world)?;
+    let commands = read::commands(commands, &read)?;
+    crowd::bound(&read.reaches(), MAX_PAIRS)?;
+    let stepped = contained(|| simulate::step(&read, &commands, dt))?;
+    write(lua, world, &read, &stepped).map_err(|e| Refusal::from(e.to_string()))
+}
+
+/// The first body the segment from (x1, y1, z1) to (x2, y2, z2) meets
+/// (P10): its id, where, the surface's normal there and the fraction of
+/// the way, or nil.
+///
+/// # Errors
+/// A coordinate is not a finite number, the world is not one, or
+/// `ignore` names no body.
+pub fn ray(lua: &Lua, world: &Table, ends: &[Value], ignore: &Value) -> Result<Value, Refusal> {
+    let mut at = [0.0; 6];
+    for (i, (value, name)) in ends
+        .iter()
+        .zip(["x1", "y1", "z1", "x2", "y2", "z2"])
+        .enumerate()
+    {
+        at[i] = fields::finite_number(value, name)?;
+    }
+    let read = read::world(world)?;
+    let ignore = super::ignored(read.bodies.iter().map(|b| &b.key), ignore)?;
+    let from = [at[0], at[1], at[2]];
+    let to = [at[3], at[4], at[5]];
+    let Some(hit) = contained(|| Ok(simulate::ray(&read, from, to, ignore)))? else {
+        return Ok(Value::Nil);
+    };
+    let out = || -> mlua::Result<Value> {
+        let table = lua.create_table_with_capacity(0, 8)?;
+        table.raw_set("id", read.bodies[hit.body].id.clone())?;
+        for (name, value) in ["x", "y", "z"].iter().zip(hit.point) {
+            table.raw_set(*name, value)?;
+        }
+        for (name, value) in ["nx", "ny", "nz"].iter().zip(hit.normal) {
+            table.raw_set(*name, value)?;
+        }
+        table.raw_set("fraction", hit.fraction)?;
+        Ok(Value::Table(table))
+    };
+    out().map_err(|e| Refusal::from(e.to_string()))
+}
+
+/// The world after a step: a new table; bodies that moved get new tables
+/// (and a new `rotation` or `spin` table where that changed), the rest
+/// keep theirs (P1).
+fn write(
+    lua: &Lua,
+    old: &Table,
+    read: &read::World,
+    stepped: &simulate::Stepped,
+) -> mlua::Result<Table> {
+    let keys = Keys::of(lua)?;
+    let k = |name| keys.get(name);
+    let clone = &keys.clone;
+    let bodies = lua.create_table_with_capacity(0, read.bodies.len())?;
+    for (body, motion) in read.bodies.iter().zip(&stepped.motions) {
+        let was = &body.motion;
+        if was == motion {
+            bodies.raw_set(body.id.clone(), body.table.clone())?;
+            continue;
+        }
+        let moved: Table = clone.call(body.table.clone())?;
+        for (name, value) in ["x", "y", "z"].iter().zip(motion.at) {
+            moved.raw_set(k(name), value)?;
+        }
+        for (name, value) in ["vx", "vy", "vz"].iter().zip(motion.velocity) {
+            moved.raw_set(k(name), value)?;
+        }
+        if was.rotation != motion.rotation {
+            let rotation = lua.create_table_with_capacity(0, 4)?;
+            for (name, value) in ["x", "y", "z", "w"].iter().zip(motion.rotation) {
+                rotation.raw_set(k(name), value)?;
+            }
+            moved.raw_set(k("rotation"), rotation)?;
+        }
+        if was.spin != motion.spin {
+            let spin = lua.create_table_with_capacity(0, 3)?;
+            for (name, value) in ["x", "y", "z"].iter().zip(motion.spin) {
+                spin.raw_set(k(name), value)?;
+            }
+            moved.raw_set(k("spin"), spin)?;
+        }
+        bodies.raw_set(body.id.clone(), moved)?;
+    }
+    let world: Table = clone.call(old.clone())?;
+    world.raw_set(k("bodies"), bodies)?;
+    let steps = if stepped.timeless {
+        read.steps
+    } else {
+        read.steps + 1.0
+    };
+    world.raw_set(k("steps"), steps)?;
+    contacts::write(
+        lua,
+        &keys,
+        (&world, old),
+        &read.touching,
+        &stepped.touching,
+        |i| (&read.bodies[i].id, &read.bodies[i].table),
+    )?;
+    Ok(world)
+}

@@ -1,0 +1,440 @@
+//! Reading a 3D world table and a tick's commands (P10), counted and
+//! checked as a 2D world's are (P4): every refusal names its place.
+
+use std::collections::HashMap;
+
+use mlua::{Table, Value};
+
+use super::super::contacts::{self, Touching};
+use super::super::crowd::Reach;
+use super::super::fields::{
+    Fields, Id, MAX_COORDINATE, MAX_ID, MAX_SIZE, finite_number, flag, id_of, joined, number_or,
+    place_of, point, shown, text,
+};
+use super::super::read::{Kind, MAX_BODIES, MAX_COMMANDS, kind, within};
+use crate::Refusal;
+use crate::terminal::Number;
+
+/// A body's shape, in the world's units, about its position.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Shape {
+    Ball { radius: f64 },
+    Cuboid { size: [f64; 3] },
+    /// Upright (along y): two half balls `length` apart.
+    Capsule { radius: f64, length: f64 },
+    /// Upright (along y).
+    Cylinder { radius: f64, height: f64 },
+}
+
+impl Shape {
+    /// The radius of the ball about the body's position that holds it.
+    pub fn reach(&self) -> f64 {
+        match *self {
+            Shape::Ball { radius } => radius,
+            Shape::Cuboid { size: [w, h, d] } => 0.5 * (w * w + h * h + d * d).sqrt(),
+            Shape::Capsule { radius, length } => radius + 0.5 * length,
+            Shape::Cylinder { radius, height } => radius.hypot(0.5 * height),
+        }
+    }
+}
+
+/// Where a body is and how it moves: position, rotation (a unit
+/// quaternion x, y, z, w), velocity and spin (radians a second about
+/// each axis).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Motion {
+    pub at: [f64; 3],
+    pub rotation: [f64; 4],
+    pub velocity: [f64; 3],
+    pub spin: [f64; 3],
+}
+
+/// The rotation of a body that was given none.
+pub const UPRIGHT: [f64; 4] = [0.0, 0.0, 0.0, 1.0];
+
+/// One body as read.
+#[derive(Debug, Clone)]
+pub struct Body {
+    pub id: Value,
+    pub key: Id,
+    /// The table it was read from (kept when it does not move).
+    pub table: Table,
+    pub kind: Kind,
+    pub motion: Motion,
+    pub shape: Shape,
+    pub density: f64,
+    pub friction: f64,
+    pub restitution: f64,
+    pub sensor: bool,
+    pub bullet: bool,
+    pub fixed_rotation: bool,
+    pub damping: f64,
+    pub angular_damping: f64,
+    pub gravity_scale: f64,
+    pub group: u32,
+    pub mask: u32,
+}
+
+/// A 3D world as read: bodies in id order.
+#[derive(Debug)]
+pub struct World {
+    pub bodies: Vec<Body>,
+    pub gravity: [f64; 3],
+    /// The world's units to a meter: what rapier's tolerances are sized to.
+    pub scale: f64,
+    pub steps: f64,
+    pub touching: Touching,
+}
+
+impl World {
+    /// What the crowding bound counts (P4).
+    pub fn reaches(&self) -> Vec<Reach> {
+        self.bodies
+            .iter()
+            .map(|b| Reach {
+                at: b.motion.at,
+                radius: b.shape.reach(),
+                moves: b.kind == Kind::Dynamic,
+            })
+            .collect()
+    }
+}
+
+/// What the game asks of one body before the step.
+#[derive(Debug, Clone, Default)]
+pub struct Command {
+    pub body: usize,
+    /// A change of velocity, whatever the mass.
+    pub push: Option<[f64; 3]>,
+    /// A change of momentum (mass times velocity).
+    pub impulse: Option<[f64; 3]>,
+    pub velocity: Option<[f64; 3]>,
+    pub spin: Option<[f64; 3]>,
+    pub position: Option<[f64; 3]>,
+    pub rotation: Option<[f64; 4]>,
+}
+
+const WORLD_FIELDS: &[&str] = &[
+    "dimensions",
+    "gravity",
+    "scale",
+    "bodies",
+    "touching",
+    "events",
+    "steps",
+];
+const BODY_FIELDS: &[&str] = &[
+    "kind",
+    "x",
+    "y",
+    "z",
+    "rotation",
+    "vx",
+    "vy",
+    "vz",
+    "spin",
+    "shape",
+    "density",
+    "friction",
+    "restitution",
+    "sensor",
+    "bullet",
+    "fixed_rotation",
+    "damping",
+    "angular_damping",
+    "gravity_scale",
+    "group",
+    "mask",
+    "data",
+];
+const SHAPE_FIELDS: &[&str] = &["kind", "radius", "width", "height", "depth", "length"];
+const COMMAND_FIELDS: &[&str] = &[
+    "id", "push", "impulse", "velocity", "spin", "position", "rotation",
+];
+
+/// Reads `table` as a 3D world.
+///
+/// # Errors
+/// One line naming the first field that is missing, of the wrong type,
+/// out of bounds or unknown.
+pub fn world(table: &Table) -> Result<World, Refusal> {
+    let table = &Fields::read(table, WORLD_FIELDS, "", "")?;
+    let gravity = match table.get("gravity") {
+        Value::Nil => [0.0; 3],
+        value => far_point(&value, "gravity")?,
+    };
+    let scale = number_or(table, "scale", 1.0, "")?;
+    if !(1e-3..=1e6).contains(&scale) {
+        return Err(refuse!(
+            "scale is {}; it is the world's units to a meter, from 0.001 to 1000000 (P4)",
+            Number(scale)
+        ));
+    }
+    let steps = number_or(table, "steps", 0.0, "")?;
+    let bodies = match table.get("bodies") {
+        Value::Table(bodies) => read_bodies(&bodies)?,
+        Value::Nil => Vec::new(),
+        other => {
+            return Err(refuse!(
+                "bodies is a table of bodies by id, not a {}",
+                crate::state::type_of(&other)
+            ));
+        }
+    };
+    let index = index(&bodies);
+    let touching = contacts::read(&table.get("touching"), &index)?;
+    Ok(World {
+        bodies,
+        gravity,
+        scale,
+        steps,
+        touching,
+    })
+}
+
+fn index(bodies: &[Body]) -> HashMap<&Id, usize> {
+    bodies.iter().enumerate().map(|(i, b)| (&b.key, i)).collect()
+}
+
+/// A point whose coordinates are each within [`MAX_COORDINATE`] of 0.
+fn far_point(value: &Value, place: &str) -> Result<[f64; 3], Refusal> {
+    let p = point::<3>(value, || place.to_string())?;
+    if p.iter().any(|c| c.abs() > MAX_COORDINATE) {
+        return Err(refuse!(
+            "{place} is farther than {MAX_COORDINATE} from 0 (P4)"
+        ));
+    }
+    Ok(p)
+}
+
+/// A rotation: a quaternion `{ x, y, z, w }` of any length but 0, made
+/// a unit one.
+fn rotation(value: &Value, place: &str) -> Result<[f64; 4], Refusal> {
+    let q = point::<4>(value, || place.to_string())?;
+    let length = q.iter().map(|c| c * c).sum::<f64>().sqrt();
+    if !(length.is_finite() && length > 1e-9) {
+        return Err(refuse!(
+            "{place} is no rotation: a quaternion {{ x, y, z, w }} of length 0 (the rotation \
+             that turns nothing is {{ x = 0, y = 0, z = 0, w = 1 }})"
+        ));
+    }
+    Ok(q.map(|c| c / length))
+}
+
+fn read_bodies(table: &Table) -> Result<Vec<Body>, Refusal> {
+    let mut bodies = Vec::new();
+    for entry in table.pairs::<Value, Value>() {
+        let (id, body) = entry.map_err(text)?;
+        if bodies.len() == MAX_BODIES {
+            return Err(refuse!("the world has more than {MAX_BODIES} bodies (P4)"));
+        }
+        let Some(key) = id_of(&id) else {
+            return Err(refuse!(
+                "a body's id is a whole number or a string of at most {MAX_ID} bytes, not {}",
+                shown(&id)
+            ));
+        };
+        let place = format!("bodies{}", place_of(&id));
+        let Value::Table(body) = body else {
+            return Err(refuse!(
+                "{place} is a {}; a body is a table (physics.body makes one)",
+                crate::state::type_of(&body)
+            ));
+        };
+        bodies.push(read_body(id, key, body, &place)?);
+    }
+    bodies.sort_by(|a, b| a.key.cmp(&b.key));
+    Ok(bodies)
+}
+
+fn read_body(id: Value, key: Id, table: Table, place: &str) -> Result<Body, Refusal> {
+    let fields = Fields::read(&table, BODY_FIELDS, place, "; your own values go in data")?;
+    let at = |field: &str| format!("{place}.{field}");
+    let kind = kind(&fields, place)?;
+    let coordinate = |field: &str| -> Result<f64, Refusal> {
+        let v = number_or(&fields, field, 0.0, place)?;
+        if v.abs() > MAX_COORDINATE {
+            return Err(refuse!(
+                "{} is {}, farther than {MAX_COORDINATE} from 0 (P4)",
+                at(field),
+                Number(v)
+            ));
+        }
+        Ok(v)
+    };
+    let motion = Motion {
+        at: [coordinate("x")?, coordinate("y")?, coordinate("z")?],
+        rotation: match fields.get("rotation") {
+            Value::Nil => UPRIGHT,
+            value => rotation(&value, &at("rotation"))?,
+        },
+        velocity: [coordinate("vx")?, coordinate("vy")?, coordinate("vz")?],
+        spin: match fields.get("spin") {
+            Value::Nil => [0.0; 3],
+            value => far_point(&value, &at("spin"))?,
+        },
+    };
+    let shape = match fields.get("shape") {
+        Value::Table(table) => shape(&table, &at("shape"))?,
+        other => {
+            return Err(refuse!(
+                "{} is a {}; a body in 3D has a shape (physics.ball, cuboid, capsule or cylinder)",
+                at("shape"),
+                crate::state::type_of(&other)
+            ));
+        }
+    };
+    let within = |field: &str, default: f64, lo: f64, hi: f64| {
+        within(&fields, place, field, default, [lo, hi])
+    };
+    let group = |field: &str, default: f64| -> Result<u32, Refusal> {
+        let v = within(field, default, 0.0, u32::MAX as f64)?;
+        if v.fract() != 0.0 {
+            return Err(refuse!(
+                "{} is {}; groups are whole numbers (bits)",
+                at(field),
+                Number(v)
+            ));
+        }
+        Ok(v as u32)
+    };
+    Ok(Body {
+        density: within("density", 1.0, 0.0, MAX_SIZE)?,
+        friction: within("friction", 0.5, 0.0, 1000.0)?,
+        restitution: within("restitution", 0.0, 0.0, 1000.0)?,
+        sensor: flag(&fields, "sensor", place)?,
+        bullet: flag(&fields, "bullet", place)?,
+        fixed_rotation: flag(&fields, "fixed_rotation", place)?,
+        damping: within("damping", 0.0, 0.0, MAX_SIZE)?,
+        angular_damping: within("angular_damping", 0.0, 0.0, MAX_SIZE)?,
+        gravity_scale: within("gravity_scale", 1.0, -MAX_SIZE, MAX_SIZE)?,
+        group: group("group", 1.0)?,
+        mask: group("mask", u32::MAX as f64)?,
+        id,
+        key,
+        table,
+        kind,
+        motion,
+        shape,
+    })
+}
+
+/// Reads `table` (at `place`) as a 3D shape.
+///
+/// # Errors
+/// One line naming what is wrong with it.
+pub fn shape(table: &Table, place: &str) -> Result<Shape, Refusal> {
+    let table = &Fields::read(table, SHAPE_FIELDS, place, "")?;
+    let size = |field: &str| -> Result<f64, Refusal> {
+        let v = match table.get(field) {
+            Value::Nil => return Err(refuse!("{} is missing", joined(place, field))),
+            value => finite_number(&value, &joined(place, field))?,
+        };
+        if !(v > 0.0 && v <= MAX_SIZE) {
+            return Err(refuse!(
+                "{} is {}; a size is more than 0 and at most {MAX_SIZE} (P4)",
+                joined(place, field),
+                Number(v)
+            ));
+        }
+        Ok(v)
+    };
+    let kind = match table.get("kind") {
+        Value::String(s) => s.to_string_lossy(),
+        other => {
+            return Err(refuse!(
+                "{place}.kind is a {}; physics.ball, cuboid, capsule and cylinder make shapes",
+                crate::state::type_of(&other)
+            ));
+        }
+    };
+    Ok(match kind.as_str() {
+        "ball" => Shape::Ball {
+            radius: size("radius")?,
+        },
+        "cuboid" => Shape::Cuboid {
+            size: [size("width")?, size("height")?, size("depth")?],
+        },
+        "capsule" => Shape::Capsule {
+            radius: size("radius")?,
+            length: match table.get("length") {
+                Value::Nil => 0.0,
+                _ => size("length")?,
+            },
+        },
+        "cylinder" => Shape::Cylinder {
+            radius: size("radius")?,
+            height: size("height")?,
+        },
+        flat @ ("circle" | "box" | "polygon" | "polyline") => {
+            return Err(refuse!(
+                "{place} is a {flat}, a 2D shape; a body of a 3D world is a ball, cuboid, \
+                 capsule or cylinder"
+            ));
+        }
+        other => {
+            return Err(refuse!(
+                "{place}.kind is \"{}\"; a shape in 3D is a ball, cuboid, capsule or cylinder",
+                moonloop_door::escape(other)
+            ));
+        }
+    })
+}
+
+/// Reads a tick's commands for a 3D world.
+///
+/// # Errors
+/// As [`world`], for the commands.
+pub fn commands(value: &Value, world: &World) -> Result<Vec<Command>, Refusal> {
+    let list = match value {
+        Value::Nil => return Ok(Vec::new()),
+        Value::Table(list) => list,
+        other => {
+            return Err(refuse!(
+                "the commands are a list of tables, not a {}",
+                crate::state::type_of(other)
+            ));
+        }
+    };
+    let n = list.raw_len();
+    if n > MAX_COMMANDS {
+        return Err(refuse!(
+            "more than {MAX_COMMANDS} commands in one step (P4)"
+        ));
+    }
+    let index = index(&world.bodies);
+    let mut out = Vec::with_capacity(n);
+    for i in 1..=n {
+        let place = format!("commands[{i}]");
+        let Value::Table(command) = list.raw_get::<Value>(i).map_err(text)? else {
+            return Err(refuse!("{place} is not a table {{ id = ..., push = ... }}"));
+        };
+        let command = Fields::read(&command, COMMAND_FIELDS, &place, "")?;
+        let id: Value = command.get("id");
+        let Some(body) = id_of(&id).and_then(|k| index.get(&k).copied()) else {
+            return Err(refuse!(
+                "{place}.id is {}, which names no body of the world",
+                shown(&id)
+            ));
+        };
+        let vector = |field: &str| -> Result<Option<[f64; 3]>, Refusal> {
+            match command.get(field) {
+                Value::Nil => Ok(None),
+                value => far_point(&value, &format!("{place}.{field}")).map(Some),
+            }
+        };
+        out.push(Command {
+            body,
+            push: vector("push")?,
+            impulse: vector("impulse")?,
+            velocity: vector("velocity")?,
+            spin: vector("spin")?,
+            position: vector("position")?,
+            rotation: match command.get("rotation") {
+                Value::Nil => None,
+                value => Some(rotation(&value, &format!("{place}.rotation"))?),
+            },
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,252 @@
+//! One step of a 3D world on rapier3d (P10), as a 2D world's is (P2,
+//! P3): built afresh from what was read, the commands applied, one step
+//! of `dt`, the bodies and contacts read back.
+
+use std::collections::HashMap;
+
+use rapier3d::prelude::*;
+
+use super::read::{self, Motion, Shape};
+use crate::Refusal;
+use crate::physics::read::Kind;
+
+/// What one step made.
+#[derive(Debug)]
+pub struct Stepped {
+    /// Each body's motion after the step, in the world's order.
+    pub motions: Vec<Motion>,
+    /// Pairs (by index, lower first) touching in this step, sorted.
+    pub touching: Vec<(usize, usize)>,
+    /// The step took no time: the commands applied, nothing moved.
+    pub timeless: bool,
+}
+
+/// A ray's first hit.
+#[derive(Debug)]
+pub struct Hit {
+    pub body: usize,
+    pub point: [f64; 3],
+    pub normal: [f64; 3],
+    pub fraction: f64,
+}
+
+struct Built {
+    world: PhysicsWorld,
+    bodies: Vec<RigidBodyHandle>,
+    owner: HashMap<ColliderHandle, usize>,
+}
+
+fn v([x, y, z]: [f64; 3]) -> Vector {
+    Vector::new(x as f32, y as f32, z as f32)
+}
+
+fn q([x, y, z, w]: [f64; 4]) -> Rotation {
+    Rotation::from_xyzw(x as f32, y as f32, z as f32, w as f32).normalize()
+}
+
+fn shared(shape: &Shape) -> SharedShape {
+    match *shape {
+        Shape::Ball { radius } => SharedShape::ball(radius as f32),
+        Shape::Cuboid { size: [w, h, d] } => {
+            SharedShape::cuboid(0.5 * w as f32, 0.5 * h as f32, 0.5 * d as f32)
+        }
+        Shape::Capsule { radius, length } => {
+            SharedShape::capsule_y(0.5 * length as f32, radius as f32)
+        }
+        Shape::Cylinder { radius, height } => {
+            SharedShape::cylinder(0.5 * height as f32, radius as f32)
+        }
+    }
+}
+
+fn build(read: &read::World, dt: f64) -> Built {
+    let mut world = PhysicsWorld::new();
+    world.gravity = v(read.gravity);
+    world.integration_parameters.dt = dt as f32;
+    world.integration_parameters.length_unit = read.scale as f32;
+    let mut bodies = Vec::with_capacity(read.bodies.len());
+    let mut owner = HashMap::with_capacity(read.bodies.len());
+    for (i, body) in read.bodies.iter().enumerate() {
+        let m = &body.motion;
+        let mut builder = match body.kind {
+            Kind::Dynamic => RigidBodyBuilder::dynamic(),
+            Kind::Kinematic => RigidBodyBuilder::kinematic_velocity_based(),
+            Kind::Fixed => RigidBodyBuilder::fixed(),
+        }
+        .pose(Pose::from_parts(v(m.at), q(m.rotation)))
+        .linvel(v(m.velocity))
+        .angvel(v(m.spin))
+        .linear_damping(body.damping as f32)
+        .angular_damping(body.angular_damping as f32)
+        .gravity_scale(body.gravity_scale as f32)
+        .ccd_enabled(body.bullet)
+        // A world is made afresh every step: nothing may fall asleep.
+        .can_sleep(false);
+        if body.fixed_rotation {
+            builder = builder.lock_rotations();
+        }
+        let handle = world.bodies.insert(builder.build());
+        let collider = ColliderBuilder::new(shared(&body.shape))
+            .density(body.density as f32)
+            .friction(body.friction as f32)
+            .restitution(body.restitution as f32)
+            .sensor(body.sensor)
+            .collision_groups(InteractionGroups::new(
+                Group::from(body.group),
+                Group::from(body.mask),
+                InteractionTestMode::And,
+            ));
+        let collider =
+            world
+                .colliders
+                .insert_with_parent(collider.build(), handle, &mut world.bodies);
+        bodies.push(handle);
+        owner.insert(collider, i);
+    }
+    Built {
+        world,
+        bodies,
+        owner,
+    }
+}
+
+/// Steps `read` once by `dt` after `commands`.
+///
+/// # Errors
+/// A body's motion is no longer finite after the step (forces past what
+/// single precision holds).
+pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<Stepped, Refusal> {
+    let mut built = build(read, dt);
+    for c in commands {
+        let body = &mut built.world.bodies[built.bodies[c.body]];
+        if let Some(at) = c.position {
+            body.set_translation(v(at), true);
+        }
+        if let Some(rotation) = c.rotation {
+            body.set_rotation(q(rotation), true);
+        }
+        if let Some(velocity) = c.velocity {
+            body.set_linvel(v(velocity), true);
+        }
+        if let Some(spin) = c.spin {
+            body.set_angvel(v(spin), true);
+        }
+        if let Some(push) = c.push {
+            let now = body.linvel();
+            body.set_linvel(now + v(push), true);
+        }
+        if let Some(impulse) = c.impulse {
+            body.apply_impulse(v(impulse), true);
+        }
+    }
+    let timeless = dt == 0.0;
+    if !timeless {
+        built.world.step();
+    }
+    let motions = read
+        .bodies
+        .iter()
+        .zip(&built.bodies)
+        .map(|(body, &handle)| {
+            if body.kind == Kind::Fixed {
+                return Ok(body.motion);
+            }
+            let rb = &built.world.bodies[handle];
+            let (t, r, l, a) = (rb.translation(), rb.rotation(), rb.linvel(), rb.angvel());
+            let out = [
+                t.x, t.y, t.z, r.x, r.y, r.z, r.w, l.x, l.y, l.z, a.x, a.y, a.z,
+            ];
+            const NAMES: [&str; 13] = [
+                "x", "y", "z", "rotation", "rotation", "rotation", "rotation", "vx", "vy", "vz",
+                "spin", "spin", "spin",
+            ];
+            if let Some(at) = out.iter().position(|o| !o.is_finite()) {
+                return Err(refuse!(
+                    "bodies{}.{} is not a finite number after this step: the forces, speeds \
+                     or masses in the world are past what the simulation holds (P4)",
+                    crate::physics::fields::place_of(&body.id),
+                    NAMES[at]
+                ));
+            }
+            // Where single precision did not change a value, the author's
+            // own is kept: a body at rest keeps its table.
+            let keep = |mine: f64, new: f32| {
+                if (mine as f32) == new {
+                    mine
+                } else {
+                    f64::from(new)
+                }
+            };
+            let m = &body.motion;
+            let three = |mine: [f64; 3], new: &[f32]| {
+                [keep(mine[0], new[0]), keep(mine[1], new[1]), keep(mine[2], new[2])]
+            };
+            Ok(Motion {
+                at: three(m.at, &out[0..3]),
+                rotation: [
+                    keep(m.rotation[0], out[3]),
+                    keep(m.rotation[1], out[4]),
+                    keep(m.rotation[2], out[5]),
+                    keep(m.rotation[3], out[6]),
+                ],
+                velocity: three(m.velocity, &out[7..10]),
+                spin: three(m.spin, &out[10..13]),
+            })
+        })
+        .collect::<Result<Vec<_>, Refusal>>()?;
+    if timeless {
+        return Ok(Stepped {
+            motions,
+            touching: read.touching.pairs.clone(),
+            timeless,
+        });
+    }
+    let mut touching: Vec<(usize, usize)> = Vec::new();
+    let pair = |a: ColliderHandle, b: ColliderHandle| -> Option<(usize, usize)> {
+        let (a, b) = (*built.owner.get(&a)?, *built.owner.get(&b)?);
+        Some((a.min(b), a.max(b)))
+    };
+    for contact in built.world.narrow_phase.contact_pairs() {
+        if contact.has_any_active_contact()
+            && let Some(p) = pair(contact.collider1, contact.collider2)
+        {
+            touching.push(p);
+        }
+    }
+    for (a, b, intersecting) in built.world.narrow_phase.intersection_pairs() {
+        if intersecting && let Some(p) = pair(a, b) {
+            touching.push(p);
+        }
+    }
+    touching.sort_unstable();
+    touching.dedup();
+    Ok(Stepped {
+        motions,
+        touching,
+        timeless,
+    })
+}
+
+/// The first solid body the segment from `from` to `to` meets, passing
+/// through sensors and the body `ignore`.
+pub fn ray(read: &read::World, from: [f64; 3], to: [f64; 3], ignore: Option<usize>) -> Option<Hit> {
+    let by = [to[0] - from[0], to[1] - from[1], to[2] - from[2]];
+    if by == [0.0; 3] {
+        return None;
+    }
+    let mut built = build(read, 1.0 / 60.0);
+    built.world.detect_collisions(&(), &());
+    let ray = Ray::new(v(from), v(by));
+    let mut filter = QueryFilter::default().exclude_sensors();
+    if let Some(body) = ignore {
+        filter = filter.exclude_rigid_body(built.bodies[body]);
+    }
+    let (collider, hit) = built.world.cast_ray_and_get_normal(&ray, 1.0, true, filter)?;
+    let fraction = f64::from(hit.time_of_impact);
+    built.owner.get(&collider).map(|&body| Hit {
+        body,
+        point: [0, 1, 2].map(|i| from[i] + by[i] * fraction),
+        normal: [hit.normal.x, hit.normal.y, hit.normal.z].map(f64::from),
+        fraction,
+    })
+}
