@@ -1,0 +1,293 @@
+//! Worlds in three dimensions (docs/physics.md, rule P10): a 3D world is
+//! a value in the state as a 2D one is (P1-P4): stepped in the same order,
+//! the same on every run and through replay, rewind, reload-from and
+//! saves, bounded and refused by name, and asked by rays.
+
+mod common;
+
+use common::{frame_error, game, moonloop};
+
+/// A crate falling onto a table and tumbling off a wedge; frame 10 (or
+/// Space) pushes it up. The state keeps what `update` saw of the crate
+/// before it stepped, and the game saves every 30 frames.
+const TUMBLE: &str = r#"
+local physics = require("@moonloop/physics")
+return {
+	config = { id = "tumble" },
+	init = function(saved)
+		if saved then
+			return saved
+		end
+		local w = physics.world3d({ gravity = { x = 0, y = -9.81, z = 0 } })
+		w = physics.add(w, "crate", physics.body({ x = 0.3, y = 3, z = 0.2, shape = physics.cuboid(1, 1, 1), restitution = 0.3, data = { name = "crate" } }))
+		w = physics.add(w, "table", physics.body({ kind = "fixed", y = -0.5, shape = physics.cuboid(10, 1, 10) }))
+		w = physics.add(w, "wedge", physics.body({ kind = "fixed", y = 0.2, rotation = { x = 0, y = 0, z = 0.2, w = 0.98 }, shape = physics.cuboid(2, 0.4, 2) }))
+		return { world = w, frame = 0, seen = 0, began = 0 }
+	end,
+	update = function(state, input, dt)
+		local frame = state.frame + 1
+		local commands = {}
+		if frame == 10 or input:pressed("space") then
+			commands = { { id = "crate", push = { x = 0.5, y = 6, z = 0 } } }
+		end
+		local world = physics.step(state.world, dt, commands)
+		local began = state.began
+		for _, e in world.events do
+			if e.kind == "began" and (e.a_data or e.b_data).name == "crate" then
+				began += 1
+			end
+		end
+		local next = { world = world, frame = frame, seen = state.world.bodies.crate.y, began = began }
+		if frame % 30 == 0 then
+			input:save(next)
+		end
+		return next
+	end,
+}
+"#;
+
+const TUMBLE_TESTS: &str = r#"
+-- rule: P10, P2
+test("a push on frame 10 moves the crate in frame 10's step, and update sees it on frame 11", function()
+	local e = engine.new()
+	e:advance(9)
+	local before = e.state.world.bodies.crate
+	e:advance(1)
+	local after = e.state.world.bodies.crate
+	expect(after.vy > before.vy + 5).is_true()
+	expect(after.x > before.x).is_true()
+	expect(e.state.seen).equals(before.y)
+	e:advance(1)
+	expect(e.state.seen).equals(after.y)
+end)
+
+-- rule: P10, P2
+test("the crate lands, turns as it tumbles, and its contacts reach the next tick as events", function()
+	local e = engine.new()
+	local began = 0
+	for _ = 1, 240 do
+		e:advance(1)
+		for _, event in e.state.world.events do
+			if event.kind == "began" then
+				began += 1
+				expect(event.a_data.name).equals("crate")
+			end
+		end
+	end
+	expect(began >= 1).is_true()
+	expect(e.state.began).equals(began)
+	local crate = e.state.world.bodies.crate
+	expect(crate.rotation ~= nil).is_true()
+	local q = crate.rotation
+	expect(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w).near(1, 1e-4)
+	expect(crate.y < 2).is_true()
+end)
+
+-- rule: P10, P3
+test("rewinding and reloading from a frame through the landing give the hashes of running straight", function()
+	local straight = engine.new()
+	straight:advance(200)
+	local e = engine.new()
+	e:advance(200)
+	expect(e:hash()).equals(straight:hash())
+	e:rewind(150)
+	e:advance(150)
+	expect(e:hash()).equals(straight:hash())
+	expect(e:reload({}, { from = 20 })).equals(nil)
+	expect(e:hash()).equals(straight:hash())
+end)
+
+-- rule: P10, P3
+test("a 3D world saved, loaded and played on is the world played straight", function()
+	local e = engine.new()
+	e:advance(90)
+	local saved = e.saved
+	expect(saved.frame).equals(90)
+	local loaded = engine.new({ save = saved })
+	loaded:advance(60)
+	e:advance(60)
+	expect(loaded:hash()).equals(e:hash())
+end)
+
+-- rule: P10, P5
+test("a ray finds the first body on its way, in three dimensions", function()
+	local physics = require("@moonloop/physics")
+	local e = engine.new()
+	local world = e.state.world
+	local hit = physics.ray(world, 0.3, 10, 0.2, 0.3, -10, 0.2)
+	expect(hit.id).equals("crate")
+	expect(hit.y).near(3.5, 1e-3)
+	expect(hit.ny).near(1, 1e-3)
+	local through = physics.ray(world, 0.3, 10, 0.2, 0.3, -10, 0.2, "crate")
+	expect(through.id).equals("wedge")
+	expect(physics.ray(world, 20, 10, 0, 20, -10, 0)).equals(nil)
+end)
+
+-- rule: P10, P1
+test("a step gives a new world and leaves the one it was given as it was", function()
+	local physics = require("@moonloop/physics")
+	local e = engine.new()
+	e:advance(5)
+	local world = e.state.world
+	local y = world.bodies.crate.y
+	local next = physics.step(world, 1 / 60)
+	expect(world.bodies.crate.y).equals(y)
+	expect(next.bodies.crate.y < y).is_true()
+	expect(rawequal(next.bodies.table, world.bodies.table)).is_true()
+	expect(next.dimensions).equals(3)
+end)
+"#;
+
+// rule: P10, P1, P2, P3, P5
+#[test]
+fn the_physics_rules_hold_for_a_3d_world_in_a_game_s_own_tests() {
+    let dir = game(&[("main.luau", TUMBLE), ("tests/tumble.luau", TUMBLE_TESTS)]);
+    let out = moonloop(&["test", "."], dir.path());
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("6 passed, 0 failed"), "{}", out.stdout);
+}
+
+// rule: P10, P3
+#[test]
+fn a_3d_game_gives_the_same_hash_on_five_runs_and_a_replay_reproduces_it() {
+    let dir = game(&[
+        ("g/main.luau", TUMBLE),
+        ("g/in.txt", "40 tap space\n90 tap space\n"),
+    ]);
+    let saves = tempfile::tempdir().unwrap();
+    let run_with = |args: &[&str]| {
+        let out = std::process::Command::new(common::binary())
+            .args(args)
+            .current_dir(dir.path())
+            .env("XDG_DATA_HOME", saves.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let run = |extra: &[&str]| {
+        let args = [
+            "run",
+            "g",
+            "--headless",
+            "--clock",
+            "jitter:seed=3,min=0.008,max=0.033",
+            "--frames",
+            "180",
+            "--input",
+            "g/in.txt",
+            "--state-hash",
+        ];
+        run_with(&[&args[..], extra].concat())
+    };
+    let first = run(&["--record-input", "run.replay"]);
+    for _ in 0..4 {
+        assert_eq!(run(&[]), first);
+    }
+    let replayed = run_with(&["run", "g", "--headless", "--replay", "run.replay", "--state-hash"]);
+    assert_eq!(replayed, first);
+}
+
+/// The frame error of a 3D game whose update runs `update` on `world`.
+fn refusal(update: &str) -> String {
+    let main = format!(
+        r#"
+local physics = require("@moonloop/physics")
+return {{
+	init = function()
+		local w = physics.world3d({{ gravity = {{ x = 0, y = -9.81, z = 0 }} }})
+		w = physics.add(w, "ball", physics.body({{ y = 2, shape = physics.ball(0.5) }}))
+		return {{ world = w }}
+	end,
+	update = function(state, input, dt)
+		local world = state.world
+{update}
+		return {{ world = world }}
+	end,
+}}
+"#
+    );
+    frame_error(&main)
+}
+
+// rule: P10, P4
+#[test]
+fn bad_3d_worlds_and_commands_are_refused_with_one_line_at_the_author_s_line() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "world = physics.step(physics.add(world, 'bad', physics.body({ z = 0 / 0, shape = physics.ball(1) })), dt)",
+            "main.luau:11: physics.step: bodies.bad.z is nan; it must be a finite number (P4)",
+        ),
+        (
+            "world = physics.step(physics.add(world, 'flat', physics.body({ shape = physics.circle(1) })), dt)",
+            "main.luau:11: physics.step: bodies.flat.shape is a circle, a 2D shape; a body of a 3D world is a ball, cuboid, capsule or cylinder",
+        ),
+        (
+            "world = physics.step(physics.add(world, 'q', physics.body({ rotation = { x = 0, y = 0, z = 0, w = 0 }, shape = physics.ball(1) })), dt)",
+            "physics.step: bodies.q.rotation is no rotation: a quaternion { x, y, z, w } of length 0",
+        ),
+        (
+            "world = physics.step(physics.add(world, 'big', physics.body({ shape = physics.cuboid(1, 1, 1e9) })), dt)",
+            "physics.step: bodies.big.shape.depth is 1000000000; a size is more than 0 and at most 1000000 (P4)",
+        ),
+        (
+            "world = physics.step(physics.add(world, 'far', physics.body({ x = 1e8, shape = physics.ball(1) })), dt)",
+            "physics.step: bodies.far.x is 100000000, farther than 10000000 from 0 (P4)",
+        ),
+        (
+            "world = physics.step(physics.add(world, 'typo', physics.body({ shape = physics.ball(1), resitution = 1 })), dt)",
+            "physics.step: bodies.typo has a field `resitution` it does not know",
+        ),
+        (
+            "world = physics.step(world, dt, { { id = 'ball', push = { x = 0, y = math.huge, z = 0 } } })",
+            "physics.step: commands[1].push.y is inf; it must be a finite number (P4)",
+        ),
+        (
+            "world = physics.step(world, dt, { { id = 'ball', walk = { x = 1, y = 0, z = 0 } } })",
+            "physics.step: commands[1] has a field `walk` it does not know",
+        ),
+        (
+            "world = physics.step(world, dt, { { id = 'ball', spin = { x = 1, y = 2 } } })",
+            "physics.step: commands[1].spin.z is a nil, not a number",
+        ),
+        (
+            "local heap = {}\n\t\tfor i = 1, 600 do heap[i] = { y = 0, shape = physics.ball(1) } end\n\t\tworld = physics.step(physics.world3d({ bodies = heap }), dt)",
+            "physics.step: more than 100000 pairs of bodies overlap or nearly do",
+        ),
+        (
+            "local w = table.clone(world)\n\t\tw.dimensions = 4\n\t\tworld = physics.step(w, dt)",
+            "physics.step: dimensions is 4; a world has 2 (physics.world) or 3 (physics.world3d)",
+        ),
+        (
+            "world = physics.join(world, 'j', physics.joint({ kind = 'fixed', a = 'ball', b = 'ball' }))",
+            "main.luau:11: physics.join: joints hold bodies of 2D worlds; a 3D world has none yet (P10)",
+        ),
+        (
+            "physics.cast(world, physics.circle(1), 0, 0, 1, 0)",
+            "main.luau:11: physics.cast: casts a shape through a 2D world; a 3D world has physics.ray",
+        ),
+        (
+            "physics.ray(world, 0, 0, 0, 1, 1)",
+            "main.luau:11: physics.ray: z2 is a nil, not a number",
+        ),
+    ];
+    for (update, expected) in cases {
+        let err = refusal(update);
+        assert!(err.contains(expected), "{update}\n  gave: {err}\n  want: {expected}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+// rule: P10, K4
+#[test]
+fn the_crates_example_throws_alike_under_every_clock() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = moonloop(
+        &["check-dt", "games/crates", "--scenario", "goal.scenario.luau"],
+        root,
+    );
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("all 4 clocks agree"), "{}", out.stdout);
+}
