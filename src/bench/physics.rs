@@ -1,7 +1,8 @@
-//! The physics cases (rules P1-P3): a frame of a game stepping 1,000
+//! The physics cases (rules P1-P3, P10): a frame of a game stepping 1,000
 //! bodies through `@moonloop/physics` against rapier stepping the same
-//! bodies in a world it keeps, in Rust; what history keeps a minute of
-//! that game; and how long going back 600 frames through it takes.
+//! bodies in a world it keeps, in Rust, in 2D and in 3D; what history
+//! keeps a minute of the 2D game; and how long going back 600 frames
+//! through it takes.
 
 use std::time::Instant;
 
@@ -57,6 +58,90 @@ fn rapier_world() -> PhysicsWorld {
         );
     }
     world
+}
+
+/// A thousand balls in a 3D grid, 10 a side, falling into a box (P10).
+const BODIES_3D: &str = r#"
+local physics = require("@moonloop/physics")
+return {
+	init = function()
+		local bodies = {}
+		for i = 0, 999 do
+			bodies[i + 1] = { x = (i % 10) * 0.5 - 2.25, y = 1 + (i // 100) * 0.5, z = (i // 10 % 10) * 0.5 - 2.25, shape = physics.ball(0.2), restitution = 0.2 }
+		end
+		bodies.floor = { kind = "fixed", y = -0.5, shape = physics.cuboid(6, 1, 6) }
+		for i, wall in { { x = -3, z = 0, w = 0.2, d = 6 }, { x = 3, z = 0, w = 0.2, d = 6 }, { x = 0, z = -3, w = 6, d = 0.2 }, { x = 0, z = 3, w = 6, d = 0.2 } } do
+			bodies[`wall{i}`] = { kind = "fixed", x = wall.x, y = 3, z = wall.z, shape = physics.cuboid(wall.w, 6, wall.d) }
+		end
+		return { world = physics.world3d({ gravity = { x = 0, y = -9.81, z = 0 }, bodies = bodies }) }
+	end,
+	update = function(state, input, dt)
+		return { world = physics.step(state.world, dt) }
+	end,
+}
+"#;
+
+/// The same bodies, in a rapier3d world kept from step to step.
+fn rapier_world_3d() -> rapier3d::prelude::PhysicsWorld {
+    use rapier3d::prelude::*;
+    let mut world = PhysicsWorld::new();
+    world.gravity = Vector::new(0.0, -9.81, 0.0);
+    world.integration_parameters.dt = 1.0 / 60.0;
+    for i in 0..1000 {
+        let at = Vector::new(
+            (i % 10) as f32 * 0.5 - 2.25,
+            1.0 + (i / 100) as f32 * 0.5,
+            (i / 10 % 10) as f32 * 0.5 - 2.25,
+        );
+        world.insert(
+            RigidBodyBuilder::dynamic().translation(at).can_sleep(false),
+            ColliderBuilder::ball(0.2).restitution(0.2).friction(0.5),
+        );
+    }
+    let mut fixed = |at: Vector, half: Vector| {
+        world.insert(
+            RigidBodyBuilder::fixed().translation(at),
+            ColliderBuilder::cuboid(half.x, half.y, half.z).friction(0.5),
+        );
+    };
+    fixed(Vector::new(0.0, -0.5, 0.0), Vector::new(3.0, 0.5, 3.0));
+    fixed(Vector::new(-3.0, 3.0, 0.0), Vector::new(0.1, 3.0, 3.0));
+    fixed(Vector::new(3.0, 3.0, 0.0), Vector::new(0.1, 3.0, 3.0));
+    fixed(Vector::new(0.0, 3.0, -3.0), Vector::new(3.0, 3.0, 0.1));
+    fixed(Vector::new(0.0, 3.0, 3.0), Vector::new(3.0, 3.0, 0.1));
+    world
+}
+
+/// The 3D row: a frame of 1,000 bodies through Luau against rapier3d.
+fn row_3d() -> Result<Row> {
+    let game = TempGame::new("physics-bodies-3d", BODIES_3D)?;
+    let mut luau = super::headless(&game.0, false)?;
+    let mut rust = rapier_world_3d();
+    luau.advance(120)?;
+    for _ in 0..120 {
+        rust.step();
+    }
+    let [baseline, measured] = interleaved(|case, n| {
+        for _ in 0..n {
+            if case == 0 {
+                rust.step();
+            } else {
+                luau.advance(1).expect("the game runs");
+            }
+        }
+    });
+    Ok(Row {
+        case: "1,000 bodies in 3D: a frame stepping them through Luau vs rapier3d stepping its own world"
+            .into(),
+        baseline,
+        measured,
+        note: Some(format!(
+            "{:.2} ms a frame, rapier3d alone {:.2} ms",
+            measured.as_secs_f64() * 1e3,
+            baseline.as_secs_f64() * 1e3
+        )),
+        ..Row::default()
+    })
 }
 
 /// The rows.
@@ -126,5 +211,6 @@ pub fn rows() -> Result<Vec<Row>> {
         fails,
         ..Row::default()
     });
+    rows.push(row_3d()?);
     Ok(rows)
 }

@@ -18,12 +18,22 @@ use crate::terminal::Number;
 /// A body's shape, in the world's units, about its position.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Shape {
-    Ball { radius: f64 },
-    Cuboid { size: [f64; 3] },
+    Ball {
+        radius: f64,
+    },
+    Cuboid {
+        size: [f64; 3],
+    },
     /// Upright (along y): two half balls `length` apart.
-    Capsule { radius: f64, length: f64 },
+    Capsule {
+        radius: f64,
+        length: f64,
+    },
     /// Upright (along y).
-    Cylinder { radius: f64, height: f64 },
+    Cylinder {
+        radius: f64,
+        height: f64,
+    },
 }
 
 impl Shape {
@@ -193,7 +203,11 @@ pub fn world(table: &Table) -> Result<World, Refusal> {
 }
 
 fn index(bodies: &[Body]) -> HashMap<&Id, usize> {
-    bodies.iter().enumerate().map(|(i, b)| (&b.key, i)).collect()
+    bodies
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (&b.key, i))
+        .collect()
 }
 
 /// A point whose coordinates are each within [`MAX_COORDINATE`] of 0.
@@ -211,8 +225,12 @@ fn far_point(value: &Value, place: &str) -> Result<[f64; 3], Refusal> {
 /// a unit one.
 fn rotation(value: &Value, place: &str) -> Result<[f64; 4], Refusal> {
     let q = point::<4>(value, || place.to_string())?;
+    // Scaled by its largest part first, so no square overflows or
+    // vanishes: { 1e300, 1e300, 0, 0 } turns as { 1, 1, 0, 0 } does.
+    let largest = q.iter().fold(0.0f64, |m, c| m.max(c.abs()));
+    let q = q.map(|c| c / largest);
     let length = q.iter().map(|c| c * c).sum::<f64>().sqrt();
-    if !(length.is_finite() && length > 1e-9) {
+    if !(largest > 0.0 && length.is_finite()) {
         return Err(refuse!(
             "{place} is no rotation: a quaternion {{ x, y, z, w }} of length 0 (the rotation \
              that turns nothing is {{ x = 0, y = 0, z = 0, w = 1 }})"
