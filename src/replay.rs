@@ -327,7 +327,7 @@ impl Replay {
                     if deltas.is_empty() {
                         return Err((i + 1, "an event before the first `frame` line".to_string()));
                     }
-                    for event in InputEvent::parse_line(line, &[]).map_err(|r| (i + 1, r))? {
+                    for event in InputEvent::parse_line(line, &[]).map_err(|r| (i + 1, r.into()))? {
                         events.push((When::Frame(deltas.len() as u64), event));
                     }
                 }

@@ -71,8 +71,9 @@ fn every_docs_example_runs() {
                     std::fs::create_dir_all(&tests).unwrap();
                     let file = tests.join(format!("line{line}.luau"));
                     std::fs::write(&file, &body).unwrap();
-                    for (test, outcome) in run_test_file(dir.path(), &file).results {
-                        if let Err(why) = outcome {
+                    for outcome in run_test_file(dir.path(), &file).results {
+                        let test = outcome.name;
+                        if let Some(why) = outcome.failure {
                             panic!("{place}: test `{test}` failed: {why}");
                         }
                     }

@@ -185,7 +185,14 @@ fn a_3d_game_gives_the_same_hash_on_five_runs_and_a_replay_reproduces_it() {
     for _ in 0..4 {
         assert_eq!(run(&[]), first);
     }
-    let replayed = run_with(&["run", "g", "--headless", "--replay", "run.replay", "--state-hash"]);
+    let replayed = run_with(&[
+        "run",
+        "g",
+        "--headless",
+        "--replay",
+        "run.replay",
+        "--state-hash",
+    ]);
     assert_eq!(replayed, first);
 }
 
@@ -274,7 +281,10 @@ fn bad_3d_worlds_and_commands_are_refused_with_one_line_at_the_author_s_line() {
     ];
     for (update, expected) in cases {
         let err = refusal(update);
-        assert!(err.contains(expected), "{update}\n  gave: {err}\n  want: {expected}");
+        assert!(
+            err.contains(expected),
+            "{update}\n  gave: {err}\n  want: {expected}"
+        );
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(!err.contains("panicked"), "{err}");
     }
@@ -285,7 +295,12 @@ fn bad_3d_worlds_and_commands_are_refused_with_one_line_at_the_author_s_line() {
 fn the_crates_example_throws_alike_under_every_clock() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let out = moonloop(
-        &["check-dt", "games/crates", "--scenario", "goal.scenario.luau"],
+        &[
+            "check-dt",
+            "games/crates",
+            "--scenario",
+            "goal.scenario.luau",
+        ],
         root,
     );
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);

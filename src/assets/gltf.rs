@@ -133,7 +133,7 @@ fn buffer_from_uri(
     }
     let path = percent_decode(uri).map_err(Broken)?;
     let rel = base.join(&path);
-    super::read(root, &rel.to_string_lossy(), "model buffer", budget).map_err(Refused)
+    super::read(root, &rel.to_string_lossy(), "model buffer", budget).map_err(|r| Refused(r.into()))
 }
 
 /// Decodes `%XX` escapes in a URI path.

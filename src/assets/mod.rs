@@ -103,7 +103,12 @@ pub fn find_folder(root: &Path, name: &str) -> Result<PathBuf, Refusal> {
 ///
 /// # Errors
 /// As [`find`], or the file is too big or cannot be read.
-pub fn read(root: Option<&Path>, name: &str, kind: &str, limit: u64) -> Result<Vec<u8>, String> {
+pub fn read(
+    root: Option<&Path>,
+    name: &str,
+    kind: &str,
+    limit: u64,
+) -> Result<Vec<u8>, crate::Refusal> {
     let path = find(root, name, kind)?;
     Ok(read_path(&path, name, limit)?)
 }

@@ -60,7 +60,7 @@ impl Report {
         if want("window") {
             match super::window::rows() {
                 Ok(rows) => report.rows.extend(rows),
-                Err(why) => report.no_window = Some(why),
+                Err(why) => report.no_window = Some(why.chain()),
             }
         }
         Ok(report)

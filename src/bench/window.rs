@@ -79,8 +79,8 @@ impl Costs {
 
 /// Returns the moonloop executable to run windows with: this one, when
 /// this process is moonloop (`cargo bench` runs a harness of its own).
-fn moonloop() -> std::result::Result<PathBuf, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+fn moonloop() -> Result<PathBuf> {
+    let exe = std::env::current_exe().map_err(|e| Error::io("this program", e))?;
     let name = exe
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -88,7 +88,9 @@ fn moonloop() -> std::result::Result<PathBuf, String> {
     if name == "moonloop" {
         Ok(exe)
     } else {
-        Err("the window rows run from `moonloop bench` only".into())
+        Err(Error::Usage(
+            "the window rows run from `moonloop bench` only".into(),
+        ))
     }
 }
 
@@ -191,9 +193,11 @@ fn case(
 ///
 /// # Errors
 /// No display, or a window did not run: the line says which.
-pub fn rows() -> std::result::Result<Vec<Row>, String> {
+pub fn rows() -> Result<Vec<Row>> {
     if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
-        return Err("no display (DISPLAY and WAYLAND_DISPLAY are unset; xvfb-run will do)".into());
+        return Err(Error::Usage(
+            "no display (DISPLAY and WAYLAND_DISPLAY are unset; xvfb-run will do)".into(),
+        ));
     }
     let exe = moonloop()?;
     let software = crate::render::Renderer::headless().is_ok_and(|r| r.is_software());
@@ -219,5 +223,4 @@ pub fn rows() -> std::result::Result<Vec<Row>, String> {
         .enumerate()
         .map(|(key, (name, main, target))| case(&exe, key, name, main, *target, software))
         .collect::<Result<Vec<Row>>>()
-        .map_err(|e| e.chain())
 }

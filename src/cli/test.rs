@@ -57,11 +57,11 @@ pub(super) fn test(
             .flat_map(|r| {
                 r.results
                     .iter()
-                    .map(|(name, outcome)| crate::explore::report::Case {
+                    .map(|outcome| crate::explore::report::Case {
                         suite: r.file.clone(),
-                        name: name.clone(),
+                        name: outcome.name.clone(),
                         seconds: 0.0,
-                        failure: outcome.as_ref().err().cloned(),
+                        failure: outcome.failure.clone(),
                     })
             })
             .collect();
@@ -69,9 +69,9 @@ pub(super) fn test(
     }
     let (mut passed, mut failed) = (0, 0);
     for report in &reports {
-        for (name, outcome) in &report.results {
-            match outcome {
-                Ok(()) => {
+        for crate::lua::Outcome { name, failure } in &report.results {
+            match failure {
+                None => {
                     passed += 1;
                     say!(
                         "ok    {}: {}",
@@ -79,7 +79,7 @@ pub(super) fn test(
                         crate::terminal::line(name)
                     );
                 }
-                Err(why) => {
+                Some(why) => {
                     failed += 1;
                     say!(
                         "FAIL  {}: {}\n      {}",
@@ -121,14 +121,16 @@ fn run_parallel(files: &[(PathBuf, PathBuf)], budget: std::time::Duration) -> Ve
                     // One file that trips the host must not lose the
                     // others' results: it fails alone (the panic hook has
                     // printed what happened).
-                    let report = std::panic::catch_unwind(|| run_test_file_with(game, file, budget))
-                        .unwrap_or_else(|_| TestReport {
-                            file: file.display().to_string(),
-                            results: vec![(
-                                "(the file)".into(),
-                                Err("the host failed while running this file; see the internal error above".into()),
-                            )],
-                        });
+                    let report =
+                        std::panic::catch_unwind(|| run_test_file_with(game, file, budget))
+                            .unwrap_or_else(|_| TestReport {
+                                file: file.display().to_string(),
+                                results: vec![crate::lua::Outcome::failed(
+                            "(the file)".into(),
+                            "the host failed while running this file; see the internal error above"
+                                .into(),
+                        )],
+                            });
                     results.lock().unwrap().push((i, report));
                 }
             });

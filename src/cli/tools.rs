@@ -172,8 +172,10 @@ pub(super) fn explore(args: ExploreArgs) -> Result<ExitCode> {
             }
         }
         match &written.gif {
-            Ok(path) => say!("the last seconds: {}", path.display()),
-            Err(why) => say!("no GIF of the last seconds: {}", crate::terminal::line(why)),
+            crate::explore::Gif::Written(path) => say!("the last seconds: {}", path.display()),
+            crate::explore::Gif::Missing(why) => {
+                say!("no GIF of the last seconds: {}", crate::terminal::line(why))
+            }
         }
         let dt_broke = matches!(
             &failure.failure.broke,
@@ -284,13 +286,16 @@ pub(super) fn check_dt(game: &Path, scenario: &Path, clocks: Option<&str>) -> Re
         "frames",
         "simulated"
     );
-    let reference = runs.first().and_then(|r| r.outcome.clone().ok());
+    let reference = runs.first().and_then(|r| r.outcome.json());
     for (i, run) in runs.iter().enumerate() {
-        let verdict = match (&run.outcome, &reference) {
-            (Err(why), _) => format!("FAILED: {}", crate::terminal::line(why)),
-            (Ok(json), _) if i == 0 => format!("{} (reference)", crate::lua::compact(json)),
-            (Ok(json), Some(reference)) if json == reference => "same".to_string(),
-            (Ok(json), _) => format!("DIFFERENT: {}", crate::lua::compact(json)),
+        use crate::lua::Ending;
+        let verdict = match (&run.outcome, reference) {
+            (Ending::Failed(why), _) => format!("FAILED: {}", crate::terminal::line(why)),
+            (Ending::Outcome(json), _) if i == 0 => {
+                format!("{} (reference)", crate::lua::compact(json))
+            }
+            (Ending::Outcome(json), Some(reference)) if json == reference => "same".to_string(),
+            (Ending::Outcome(json), _) => format!("DIFFERENT: {}", crate::lua::compact(json)),
         };
         say!(
             "{:<40} {:>7} {:>9.3} s  {verdict}",

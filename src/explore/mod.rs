@@ -345,11 +345,20 @@ const GIF_FRAMES: u64 = 180;
 /// How many changed places `changes.txt` lists.
 const CHANGES: usize = 200;
 
+/// The GIF of a failure's last seconds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Gif {
+    /// Written there.
+    Written(PathBuf),
+    /// Not written, for this reason (the recording failed or was refused).
+    Missing(String),
+}
+
 /// What [`write_failure`] wrote, for the closing lines.
 #[derive(Debug)]
 pub struct Written {
     /// The GIF of the last seconds, or why there is none.
-    pub gif: std::result::Result<PathBuf, String>,
+    pub gif: Gif,
     /// The places the failing frame changed (empty when it broke at
     /// `init`'s state or changed nothing).
     pub changes: Vec<String>,
@@ -358,7 +367,7 @@ pub struct Written {
 impl Default for Written {
     fn default() -> Self {
         Written {
-            gif: Err(String::new()),
+            gif: Gif::Missing(String::new()),
             changes: Vec::new(),
         }
     }
@@ -450,10 +459,10 @@ pub fn write_failure(
         None => Ok(()),
     });
     let gif = match gif {
-        Ok(_) => Ok(gif_path),
+        Ok(()) => Gif::Written(gif_path),
         Err(why) => {
             let _ = std::fs::remove_file(&gif_path);
-            Err(why)
+            Gif::Missing(why)
         }
     };
     Ok(Written { gif, changes })

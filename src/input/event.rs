@@ -208,7 +208,7 @@ impl InputEvent {
     pub fn parse_line(
         line: &str,
         actions: &[Action],
-    ) -> std::result::Result<Vec<InputEvent>, String> {
+    ) -> std::result::Result<Vec<InputEvent>, crate::Refusal> {
         let line = line.trim();
         if let Some(rest) = line
             .strip_prefix("text")

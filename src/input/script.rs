@@ -106,7 +106,7 @@ impl Script {
     /// The door refuses the name, or a line is malformed.
     pub fn load_in(root: &Path, name: &str, actions: &[Action]) -> Result<Script> {
         let bytes = crate::assets::read(Some(root), name, "input file", MAX_SCRIPT)
-            .map_err(Error::Script)?;
+            .map_err(|r| Error::Script(r.into()))?;
         Script::parse_with(&String::from_utf8_lossy(&bytes), actions).map_err(|(line, reason)| {
             Error::Input {
                 path: root.join(name),
@@ -135,7 +135,7 @@ impl Script {
             };
             let when = parse_when(first).map_err(|r| (i + 1, r))?;
             let line = &line[first.len()..];
-            for event in InputEvent::parse_line(line, actions).map_err(|r| (i + 1, r))? {
+            for event in InputEvent::parse_line(line, actions).map_err(|r| (i + 1, r.into()))? {
                 events.push((when, event));
             }
         }

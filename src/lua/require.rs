@@ -106,7 +106,7 @@ impl Modules {
     ///
     /// # Errors
     /// The door refuses the file, or it cannot be read.
-    pub fn text(&self, rel: &Path) -> Result<Vec<u8>, String> {
+    pub fn text(&self, rel: &Path) -> Result<Vec<u8>, crate::Refusal> {
         match self.sources.get(rel) {
             Some(text) => Ok(text.clone()),
             None => read_source(&self.root, rel),
@@ -394,7 +394,7 @@ fn native_half(lua: &Lua, id: &ModuleId) -> mlua::Result<Value> {
 ///
 /// # Errors
 /// The door refuses it, or it cannot be read.
-pub fn read_source(root: &Path, rel: &Path) -> Result<Vec<u8>, String> {
+pub fn read_source(root: &Path, rel: &Path) -> Result<Vec<u8>, crate::Refusal> {
     let path = crate::assets::find_rel(root, rel, "file")?;
     Ok(crate::assets::read_path(
         &path,

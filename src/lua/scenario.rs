@@ -54,8 +54,27 @@ pub struct Run {
     pub frames: u64,
     /// Simulated seconds at the end.
     pub elapsed: f64,
-    /// The outcome as canonical JSON, or why the run failed.
-    pub outcome: std::result::Result<String, String>,
+    /// How the run ended.
+    pub outcome: Ending,
+}
+
+/// How one scenario run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ending {
+    /// It ran its seconds; the outcome function's table, as canonical JSON.
+    Outcome(String),
+    /// It did not: why (the frame that failed, a setup that was refused).
+    Failed(String),
+}
+
+impl Ending {
+    /// The outcome's JSON, for a run that reached one.
+    pub fn json(&self) -> Option<&str> {
+        match self {
+            Ending::Outcome(json) => Some(json),
+            Ending::Failed(_) => None,
+        }
+    }
 }
 
 struct Loaded {
@@ -213,7 +232,10 @@ pub fn check_dt_with(
         }
         // The cues stay in the log: the outcome reads them.
         let mut session = Session::new(engine).keep_cues();
-        let outcome = run_one(&scenario, &mut session);
+        let outcome = match run_one(&scenario, &mut session) {
+            Ok(json) => Ending::Outcome(json),
+            Err(why) => Ending::Failed(why),
+        };
         runs.push(Run {
             clock: clock.to_string(),
             frames: session.engine().frame(),
@@ -269,12 +291,14 @@ fn run_one(
 /// What the runs disagree on: a line for each run that failed or whose
 /// outcome differs from the first's, naming its clock as `shown`.
 pub fn disagreements(runs: &[Run], shown: &[String]) -> Vec<String> {
-    let reference = runs.first().and_then(|r| r.outcome.clone().ok());
+    let reference = runs.first().and_then(|r| r.outcome.json());
     let mut lines = Vec::new();
     for (i, run) in runs.iter().enumerate() {
-        match (&run.outcome, &reference) {
-            (Err(why), _) => lines.push(format!("under {} the run failed: {why}", shown[i])),
-            (Ok(json), Some(reference)) if json != reference => lines.push(format!(
+        match (&run.outcome, reference) {
+            (Ending::Failed(why), _) => {
+                lines.push(format!("under {} the run failed: {why}", shown[i]));
+            }
+            (Ending::Outcome(json), Some(reference)) if json != reference => lines.push(format!(
                 "under {} the outcome was {}, not {}",
                 shown[i],
                 compact(json),

@@ -75,7 +75,12 @@ fn vec3(lua: &Lua, call: &str, name: &str, value: &Value) -> mlua::Result<Vec3> 
 fn rotation(lua: &Lua, call: &str, value: &Value) -> mlua::Result<Quat> {
     let quaternion = |t: &Table| -> mlua::Result<Option<[Value; 4]>> {
         if t.raw_len() == 4 {
-            return Ok(Some([t.raw_get(1)?, t.raw_get(2)?, t.raw_get(3)?, t.raw_get(4)?]));
+            return Ok(Some([
+                t.raw_get(1)?,
+                t.raw_get(2)?,
+                t.raw_get(3)?,
+                t.raw_get(4)?,
+            ]));
         }
         let w: Value = t.raw_get("w")?;
         if w.is_nil() {

@@ -34,8 +34,36 @@ pub const TEST_BUDGET: Duration = Duration::from_secs(10);
 pub struct TestReport {
     /// The file, as shown in messages.
     pub file: String,
-    /// Each test's name and, if it failed, why.
-    pub results: Vec<(String, Result<(), String>)>,
+    /// Each test, in the order it ran.
+    pub results: Vec<Outcome>,
+}
+
+/// How one test ended: it passed unless it has a failure, the line the
+/// author reads (with the place it failed at).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The test's name as it was given.
+    pub name: String,
+    /// Why it failed, if it did.
+    pub failure: Option<String>,
+}
+
+impl Outcome {
+    /// A test that passed.
+    pub fn passed(name: String) -> Outcome {
+        Outcome {
+            name,
+            failure: None,
+        }
+    }
+
+    /// A test that failed, for `why`.
+    pub fn failed(name: String, why: String) -> Outcome {
+        Outcome {
+            name,
+            failure: Some(why),
+        }
+    }
 }
 
 fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
@@ -238,27 +266,31 @@ pub fn run_test_file_with(game_dir: &Path, file: &Path, budget: Duration) -> Tes
     let (lua, attached) = match setup() {
         Ok(vm) => vm,
         Err(e) => {
-            report.results.push((shown, Err(errors::describe(&e))));
+            report
+                .results
+                .push(Outcome::failed(shown, errors::describe(&e)));
             return report;
         }
     };
     // Declared after the VM, so it drops (detaching) first.
     let budget = attached;
     if let Err(e) = budget.guard(Call::Test, || require::run(&lua, &id)) {
-        report
-            .results
-            .push(("(loading the file)".into(), Err(errors::describe(&e))));
+        report.results.push(Outcome::failed(
+            "(loading the file)".into(),
+            errors::describe(&e),
+        ));
         return report;
     }
     let tests = std::mem::take(&mut *registered.borrow_mut());
     if tests.is_empty() {
-        report.results.push((shown, Ok(())));
+        report.results.push(Outcome::passed(shown));
     }
     for (name, body) in tests {
         let outcome = budget.guard(Call::Test, || body.call::<()>(()));
-        report
-            .results
-            .push((name, outcome.map_err(|e| errors::describe(&e))));
+        report.results.push(Outcome {
+            name,
+            failure: outcome.err().map(|e| errors::describe(&e)),
+        });
     }
     report
 }

@@ -130,10 +130,10 @@ impl<'a> Archive<'a> {
     /// One line without the archive's name: not a zip, too many entries,
     /// a directory outside the archive, an entry that is a link, an
     /// encrypted one, a name that is not a plain path or appears twice.
-    pub fn new(bytes: &'a [u8]) -> Result<Archive<'a>, String> {
+    pub fn new(bytes: &'a [u8]) -> Result<Archive<'a>, crate::Refusal> {
         let end = find_end(bytes)?;
         if end.entries > MAX_ENTRIES as u64 {
-            return Err(format!(
+            return Err(refuse!(
                 "{} entries; a game holds at most {MAX_ENTRIES} files",
                 end.entries
             ));
@@ -155,7 +155,7 @@ impl<'a> Archive<'a> {
             let entry = read_central(directory, &mut at)
                 .map_err(|why| format!("entry {}: {why}", i + 1))?;
             if !names.insert(entry.name.clone()) {
-                return Err(format!(
+                return Err(refuse!(
                     "`{}` is in the archive twice",
                     crate::terminal::escape(&entry.name)
                 ));
@@ -329,7 +329,7 @@ fn read_central(directory: &[u8], at: &mut usize) -> Result<Entry, String> {
 ///
 /// # Errors
 /// As [`Archive::new`].
-pub fn names(bytes: &[u8]) -> Result<Vec<String>, String> {
+pub fn names(bytes: &[u8]) -> Result<Vec<String>, crate::Refusal> {
     Archive::new(bytes).map(|a| a.entries.into_iter().map(|e| e.name).collect())
 }
 

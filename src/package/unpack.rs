@@ -72,7 +72,7 @@ pub fn unpack(bytes: &[u8], what: &str) -> Result<Unpacked, Refused> {
         entry: entry.to_string(),
         source,
     };
-    let archive = archive::Archive::new(bytes).map_err(fail)?;
+    let archive = archive::Archive::new(bytes).map_err(|r| fail(r.into()))?;
     sweep_stale();
     let dir = tempfile::Builder::new()
         .prefix(&format!("{UNPACKED_PREFIX}{}-", std::process::id()))

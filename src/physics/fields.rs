@@ -134,7 +134,10 @@ pub(super) fn point<const N: usize>(
             }
         }
         other => {
-            let names = NAMES[..N].iter().map(|n| format!("{n} = ..")).collect::<Vec<_>>();
+            let names = NAMES[..N]
+                .iter()
+                .map(|n| format!("{n} = .."))
+                .collect::<Vec<_>>();
             let vector = if N <= 3 { " or a vector" } else { "" };
             return Err(refuse!(
                 "{} is a {}; it is {{ {} }}{vector}",

@@ -81,9 +81,11 @@ pub fn native(lua: &Lua) -> mlua::Result<Table> {
 /// the host's end.
 fn contained<T>(run: impl FnOnce() -> Result<T, Refusal>) -> Result<T, Refusal> {
     crate::error::contain_panic(run).unwrap_or_else(|| {
-        Err("the physics engine failed on this world (a shape or joint it cannot take); \
+        Err(
+            "the physics engine failed on this world (a shape or joint it cannot take); \
              it is left as it was"
-            .into())
+                .into(),
+        )
     })
 }
 

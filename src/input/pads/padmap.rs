@@ -329,7 +329,7 @@ fn guid(text: &str) -> Option<[u8; 16]> {
 
 /// Reads one mapping line. `Ok(None)` for a comment, a blank line or
 /// another platform's line; `Err` says what is wrong with a bad one.
-pub fn parse(line: &str) -> Result<Option<Mapping>, String> {
+pub fn parse(line: &str) -> Result<Option<Mapping>, crate::Refusal> {
     let line = line.trim();
     if line.is_empty() || line.starts_with('#') {
         return Ok(None);
@@ -337,13 +337,13 @@ pub fn parse(line: &str) -> Result<Option<Mapping>, String> {
     let mut fields = line.split(',');
     let id = fields.next().unwrap_or_default();
     let Some(guid) = guid(id) else {
-        return Err(format!("`{id}` is not a GUID of 32 hex digits"));
+        return Err(refuse!("`{id}` is not a GUID of 32 hex digits"));
     };
     let name = fields.next().unwrap_or_default().to_string();
     let mut binds = Vec::new();
     for field in fields.filter(|f| !f.is_empty()) {
         let Some((to, from)) = field.split_once(':') else {
-            return Err(format!("`{field}` is not target:source"));
+            return Err(refuse!("`{field}` is not target:source"));
         };
         if to == "platform" {
             if from != "Linux" {
@@ -357,13 +357,13 @@ pub fn parse(line: &str) -> Result<Option<Mapping>, String> {
             continue;
         }
         let Some(source) = source(from) else {
-            return Err(format!(
+            return Err(refuse!(
                 "`{from}` is not a button, axis or hat (in `{field}`)"
             ));
         };
         if let Some(target) = target(to) {
             if binds.len() == MAX_BINDS {
-                return Err(format!("more than {MAX_BINDS} bindings"));
+                return Err(refuse!("more than {MAX_BINDS} bindings"));
             }
             binds.push((source, target));
         }

@@ -179,7 +179,11 @@ pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<S
             };
             let m = &body.motion;
             let three = |mine: [f64; 3], new: &[f32]| {
-                [keep(mine[0], new[0]), keep(mine[1], new[1]), keep(mine[2], new[2])]
+                [
+                    keep(mine[0], new[0]),
+                    keep(mine[1], new[1]),
+                    keep(mine[2], new[2]),
+                ]
             };
             Ok(Motion {
                 at: three(m.at, &out[0..3]),
@@ -241,7 +245,9 @@ pub fn ray(read: &read::World, from: [f64; 3], to: [f64; 3], ignore: Option<usiz
     if let Some(body) = ignore {
         filter = filter.exclude_rigid_body(built.bodies[body]);
     }
-    let (collider, hit) = built.world.cast_ray_and_get_normal(&ray, 1.0, true, filter)?;
+    let (collider, hit) = built
+        .world
+        .cast_ray_and_get_normal(&ray, 1.0, true, filter)?;
     let fraction = f64::from(hit.time_of_impact);
     built.owner.get(&collider).map(|&body| Hit {
         body,

@@ -1,0 +1,91 @@
+//! How the host's code is kept (issue #29's house rules), checked so a
+//! change that breaks one says so: no file of src/ over 600 lines (a file
+//! past it usually holds two ideas), and no public function or field that
+//! hands back `Result<_, String>` (a refusal is a `Refusal`, an error an
+//! `Error`: types, not strings, cross a module's edge).
+
+use std::path::{Path, PathBuf};
+
+fn sources(dir: &Path, into: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            sources(&path, into);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            into.push(path);
+        }
+    }
+}
+
+fn all_sources() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    sources(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut files,
+    );
+    assert!(files.len() > 100, "src/ was not found");
+    files
+}
+
+#[test]
+fn no_source_file_is_over_600_lines() {
+    let long: Vec<String> = all_sources()
+        .into_iter()
+        .filter_map(|path| {
+            let lines = std::fs::read_to_string(&path).unwrap().lines().count();
+            (lines > 600).then(|| format!("{} has {lines} lines", path.display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "{long:#?}");
+}
+
+/// The public signatures and fields of `text` that end in a
+/// `Result<_, String>`: from each `pub` item to its body or its end.
+fn string_results(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (at, _) in text.match_indices("pub") {
+        let rest = &text[at..];
+        let starts_item = rest.starts_with("pub fn")
+            || rest.starts_with("pub(crate) fn")
+            || rest.starts_with("pub(super) fn")
+            || rest[3..].starts_with(' ')
+                && rest[4..]
+                    .split_whitespace()
+                    .next()
+                    .is_some_and(|w| w.ends_with(':'));
+        if !starts_item || text[..at].ends_with("//") {
+            continue;
+        }
+        let end = rest.find(['{', ';', '\n']).unwrap_or(rest.len());
+        // A signature may go on over lines up to its body.
+        let end = if rest.contains(" fn ") || rest.starts_with("pub fn") {
+            rest.find(['{', ';']).unwrap_or(end)
+        } else {
+            end
+        };
+        let item = rest[..end].split_whitespace().collect::<Vec<_>>().join(" ");
+        if item.contains(", String>") && item.contains("Result<") {
+            found.push(item);
+        }
+    }
+    found
+}
+
+#[test]
+fn the_house_rules_find_what_they_look_for() {
+    let bad = "pub fn parse(\n    text: &str,\n) -> Result<u8, String> {\n}\npub outcome: Result<String, String>,\nfn private() -> Result<(), String> {}\n";
+    assert_eq!(string_results(bad).len(), 2, "{:?}", string_results(bad));
+    assert!(string_results("pub fn parse(text: &str) -> Result<u8, Refusal> {").is_empty());
+}
+
+#[test]
+fn no_public_function_or_field_hands_back_a_string_error() {
+    let mut found = Vec::new();
+    for path in all_sources() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        for item in string_results(&text) {
+            found.push(format!("{}: {item}", path.display()));
+        }
+    }
+    assert!(found.is_empty(), "{found:#?}");
+}
