@@ -41,12 +41,17 @@ pub fn of_bodies(bodies: &[Body]) -> Vec<Reach> {
         .collect()
 }
 
+/// How far apart, in meters, bodies are counted as a pair: contacts are
+/// looked for a little before bodies touch (a world's units to a meter
+/// is its `scale`: 1 pixel of a 2D world at its 50, 2 cm of a 3D one).
+const MARGIN: f64 = 0.02;
+
 /// Refuses a world whose bodies reach each other in more than `max`
-/// pairs that could touch.
+/// pairs that could touch; `scale` is the world's units to a meter.
 ///
 /// # Errors
 /// Too many pairs, named with the rule.
-pub fn bound(bodies: &[Reach], max: usize) -> Result<(), Refusal> {
+pub fn bound(bodies: &[Reach], scale: f64, max: usize) -> Result<(), Refusal> {
     let spread = |axis: usize| {
         let (lo, hi) = bodies.iter().fold((f64::MAX, f64::MIN), |(lo, hi), b| {
             (lo.min(b.at[axis]), hi.max(b.at[axis]))
@@ -60,8 +65,7 @@ pub fn bound(bodies: &[Reach], max: usize) -> Result<(), Refusal> {
     let mut boxes: Vec<([[f64; 2]; 3], bool)> = bodies
         .iter()
         .map(|b| {
-            // Contacts are looked for a little before bodies touch.
-            let r = b.radius + 1.0;
+            let r = b.radius + MARGIN * scale;
             let mut sides = [[0.0; 2]; 3];
             for (i, side) in sides.iter_mut().enumerate() {
                 let c = b.at[(axis + i) % 3];
@@ -125,19 +129,42 @@ mod tests {
     #[test]
     fn a_heap_of_bodies_on_one_spot_is_refused_and_a_spread_one_is_not() {
         let heap: Vec<Body> = (0..500).map(|_| body(0.0, 0.0, Kind::Dynamic)).collect();
-        let err = bound(&of_bodies(&heap), 1000).unwrap_err();
+        let err = bound(&of_bodies(&heap), 50.0, 1000).unwrap_err();
         assert!(err.contains("more than 1000 pairs"), "{err}");
         let row: Vec<Body> = (0..500)
             .map(|i| body(f64::from(i) * 20.0, 0.0, Kind::Dynamic))
             .collect();
-        bound(&of_bodies(&row), 1000).unwrap();
+        bound(&of_bodies(&row), 50.0, 1000).unwrap();
         // A column is swept along its own axis.
         let column: Vec<Body> = (0..500)
             .map(|i| body(0.0, f64::from(i) * 20.0, Kind::Dynamic))
             .collect();
-        bound(&of_bodies(&column), 1000).unwrap();
+        bound(&of_bodies(&column), 50.0, 1000).unwrap();
         // Fixed tiles overlapping one another never make contacts.
         let tiles: Vec<Body> = (0..500).map(|_| body(0.0, 0.0, Kind::Fixed)).collect();
-        bound(&of_bodies(&tiles), 1000).unwrap();
+        bound(&of_bodies(&tiles), 50.0, 1000).unwrap();
+    }
+
+    // rule: P10, P4
+    #[test]
+    fn a_3d_world_in_meters_is_counted_in_meters() {
+        // A thousand balls of 20 cm, 50 cm apart in a cube: each touches
+        // none; counted with a margin of a meter, every one would reach
+        // its 26 neighbours.
+        let grid: Vec<Reach> = (0..1000)
+            .map(|i| Reach {
+                at: [
+                    f64::from(i % 10) * 0.5,
+                    f64::from(i / 100) * 0.5,
+                    f64::from(i / 10 % 10) * 0.5,
+                ],
+                radius: 0.2,
+                moves: true,
+            })
+            .collect();
+        bound(&grid, 1.0, 100).unwrap();
+        // The same heap on one spot is refused.
+        let heap: Vec<Reach> = grid.iter().map(|r| Reach { at: [0.0; 3], ..*r }).collect();
+        assert!(bound(&heap, 1.0, 1000).is_err());
     }
 }

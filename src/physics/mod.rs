@@ -150,7 +150,7 @@ fn step(lua: &Lua, world: &Value, dt: &Value, commands: &Value) -> Result<Table,
     }
     let read = read::world(world)?;
     let commands = read::commands(commands, &read)?;
-    crowd::bound(&crowd::of_bodies(&read.bodies), MAX_PAIRS)?;
+    crowd::bound(&crowd::of_bodies(&read.bodies), read.scale, MAX_PAIRS)?;
     let stepped = contained(|| simulate::step(&read, &commands, dt))?;
     write(lua, world, &read, &stepped).map_err(|e| Refusal::from(e.to_string()))
 }

@@ -19,7 +19,7 @@ use crate::Refusal;
 pub fn step(lua: &Lua, world: &Table, dt: f64, commands: &Value) -> Result<Table, Refusal> {
     let read = read::world(world)?;
     let commands = read::commands(commands, &read)?;
-    crowd::bound(&read.reaches(), MAX_PAIRS)?;
+    crowd::bound(&read.reaches(), read.scale, MAX_PAIRS)?;
     let stepped = contained(|| simulate::step(&read, &commands, dt))?;
     write(lua, world, &read, &stepped).map_err(|e| Refusal::from(e.to_string()))
 }
