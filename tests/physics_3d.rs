@@ -123,6 +123,18 @@ test("a ray finds the first body on its way, in three dimensions", function()
 	expect(physics.ray(world, 20, 10, 0, 20, -10, 0)).equals(nil)
 end)
 
+-- rule: P10, P5
+test("a cast shape stops where it first touches a body, in three dimensions", function()
+	local physics = require("@moonloop/physics")
+	local world = engine.new().state.world
+	-- A ball of 0.5 dropped from y = 8 meets the crate's top (y = 3.5).
+	local hit = physics.cast(world, physics.ball(0.5), 0.3, 8, 0.2, 0, -10, 0)
+	expect(hit.id).equals("crate")
+	expect(hit.y).near(4, 1e-2)
+	expect(hit.ny).near(1, 1e-3)
+	expect(physics.cast(world, physics.ball(0.5), 8, 8, 8, 0, 1, 0)).equals(nil)
+end)
+
 -- rule: P10, P1
 test("a step gives a new world and leaves the one it was given as it was", function()
 	local physics = require("@moonloop/physics")
@@ -144,7 +156,7 @@ fn the_physics_rules_hold_for_a_3d_world_in_a_game_s_own_tests() {
     let dir = game(&[("main.luau", TUMBLE), ("tests/tumble.luau", TUMBLE_TESTS)]);
     let out = moonloop(&["test", "."], dir.path());
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-    assert!(out.stdout.contains("6 passed, 0 failed"), "{}", out.stdout);
+    assert!(out.stdout.contains("7 passed, 0 failed"), "{}", out.stdout);
 }
 
 // rule: P10, P3
@@ -271,8 +283,12 @@ fn bad_3d_worlds_and_commands_are_refused_with_one_line_at_the_author_s_line() {
             "main.luau:11: physics.join: joints hold bodies of 2D worlds; a 3D world has none yet (P10)",
         ),
         (
-            "physics.cast(world, physics.circle(1), 0, 0, 1, 0)",
-            "main.luau:11: physics.cast: casts a shape through a 2D world; a 3D world has physics.ray",
+            "physics.cast(world, physics.circle(1), 0, 0, 0, 1, 0, 0)",
+            "main.luau:11: physics.cast: the shape is a circle, a 2D shape; a body of a 3D world is a ball",
+        ),
+        (
+            "physics.cast(world, physics.ball(1), 0, 0, 0, 1, 0, 0, 'ball', 'more')",
+            "main.luau:11: physics.cast: takes the world, a shape, 6 numbers and the id of a body to pass through; it was given 10 values",
         ),
         (
             "physics.ray(world, 0, 0, 0, 1, 1)",

@@ -56,21 +56,9 @@ pub fn native(lua: &Lua) -> mlua::Result<Table> {
     )?;
     table.raw_set(
         "cast",
-        lua.create_function(
-            |lua,
-             (world, shape, x, y, dx, dy, ignore): (
-                Value,
-                Value,
-                Value,
-                Value,
-                Value,
-                Value,
-                Value,
-            )| {
-                cast(lua, &world, &shape, [&x, &y, &dx, &dy], &ignore)
-                    .map_err(|why| refused(lua, "cast", &why))
-            },
-        )?,
+        lua.create_function(|lua, args: mlua::Variadic<Value>| {
+            cast(lua, &args).map_err(|why| refused(lua, "cast", &why))
+        })?,
     )?;
     table.set_readonly(true);
     Ok(table)
@@ -255,20 +243,8 @@ fn write(
 /// surface's normal there and the fraction of the way, or nil. `args`
 /// are the world, the ends' coordinates and the id to pass through.
 fn ray(lua: &Lua, args: &[Value]) -> Result<Value, Refusal> {
-    let nil = Value::Nil;
-    let arg = |i: usize| args.get(i).unwrap_or(&nil);
-    let world = world_table(arg(0))?;
-    let n = if is_3d(world)? { 6 } else { 4 };
-    if args.len() > n + 2 {
-        return Err(refuse!(
-            "takes the world, {n} coordinates and the id of a body to pass through; it was given \
-             {} values",
-            args.len()
-        ));
-    }
-    let ends: Vec<Value> = (1..=n).map(|i| arg(i).clone()).collect();
-    let ignore = arg(n + 1);
-    if n == 6 {
+    let (world, ends, ignore) = query(args, 0, "")?;
+    if ends.len() == 6 {
         return three::ray(lua, world, &ends, ignore);
     }
     let mut at = [0.0; 4];
@@ -283,19 +259,14 @@ fn ray(lua: &Lua, args: &[Value]) -> Result<Value, Refusal> {
 
 /// The first body `shape` meets swept from (x, y) by (dx, dy) (P5): its
 /// id, where the shape is when it touches, the normal and the fraction.
-fn cast(
-    lua: &Lua,
-    world: &Value,
-    shape: &Value,
-    at: [&Value; 4],
-    ignore: &Value,
-) -> Result<Value, Refusal> {
-    let world = world_table(world)?;
-    if is_3d(world)? {
-        return Err("casts a shape through a 2D world; a 3D world has physics.ray".into());
+fn cast(lua: &Lua, args: &[Value]) -> Result<Value, Refusal> {
+    let (world, at, ignore) = query(args, 1, " a shape,")?;
+    let shape = args.get(1).unwrap_or(&Value::Nil);
+    if at.len() == 6 {
+        return three::cast(lua, world, shape, &at, ignore);
     }
     let mut xy = [0.0; 4];
-    for (i, (value, name)) in at.into_iter().zip(["x", "y", "dx", "dy"]).enumerate() {
+    for (i, (value, name)) in at.iter().zip(["x", "y", "dx", "dy"]).enumerate() {
         xy[i] = fields::finite_number(value, name)?;
     }
     let Value::Table(shape) = shape else {
@@ -314,6 +285,31 @@ fn cast(
     let ignore = ignored(read.bodies.iter().map(|b| &b.key), ignore)?;
     let hit = contained(|| simulate::cast(&read, &shape, [xy[0], xy[1]], [xy[2], xy[3]], ignore))?;
     hit_table(lua, &read, hit)
+}
+
+/// A query's arguments: the world, then `before` others (a cast's
+/// shape), then its coordinates (4 in a 2D world, 6 in a 3D one), then
+/// the id of a body to pass through.
+fn query<'a>(
+    args: &'a [Value],
+    before: usize,
+    named: &str,
+) -> Result<(&'a Table, Vec<Value>, &'a Value), Refusal> {
+    const NIL: &Value = &Value::Nil;
+    let arg = |i: usize| args.get(i).unwrap_or(NIL);
+    let world = world_table(arg(0))?;
+    let n = if is_3d(world)? { 6 } else { 4 };
+    if args.len() > 1 + before + n + 1 {
+        return Err(refuse!(
+            "takes the world,{named} {n} numbers and the id of a body to pass through; it was \
+             given {} values",
+            args.len()
+        ));
+    }
+    let numbers = (1 + before..1 + before + n)
+        .map(|i| arg(i).clone())
+        .collect();
+    Ok((world, numbers, arg(1 + before + n)))
 }
 
 /// The body a query passes through: nil, or the id of a body.

@@ -44,7 +44,47 @@ pub fn ray(lua: &Lua, world: &Table, ends: &[Value], ignore: &Value) -> Result<V
     let ignore = super::ignored(read.bodies.iter().map(|b| &b.key), ignore)?;
     let from = [at[0], at[1], at[2]];
     let to = [at[3], at[4], at[5]];
-    let Some(hit) = contained(|| Ok(simulate::ray(&read, from, to, ignore)))? else {
+    let hit = contained(|| Ok(simulate::ray(&read, from, to, ignore)))?;
+    hit_table(lua, &read, hit)
+}
+
+/// The first body `shape` meets swept from (x, y, z) by (dx, dy, dz)
+/// (P10): its id, where the shape's centre is when it touches, the
+/// normal there and the fraction of the way, or nil. `at` holds the six
+/// numbers.
+///
+/// # Errors
+/// A number is not finite, the shape is not a 3D one, the world is not
+/// one, or `ignore` names no body.
+pub fn cast(
+    lua: &Lua,
+    world: &Table,
+    shape: &Value,
+    at: &[Value],
+    ignore: &Value,
+) -> Result<Value, Refusal> {
+    let mut xyz = [0.0; 6];
+    for (i, (value, name)) in at.iter().zip(["x", "y", "z", "dx", "dy", "dz"]).enumerate() {
+        xyz[i] = fields::finite_number(value, name)?;
+    }
+    let Value::Table(shape) = shape else {
+        return Err(refuse!(
+            "the shape is a table made by physics.ball, cuboid, capsule or cylinder, not a {}",
+            crate::state::type_of(shape)
+        ));
+    };
+    let shape = read::shape(shape, "the shape")?;
+    let read = read::world(world)?;
+    let ignore = super::ignored(read.bodies.iter().map(|b| &b.key), ignore)?;
+    let from = [xyz[0], xyz[1], xyz[2]];
+    let by = [xyz[3], xyz[4], xyz[5]];
+    let hit = contained(|| Ok(simulate::cast(&read, &shape, from, by, ignore)))?;
+    hit_table(lua, &read, hit)
+}
+
+/// A query's hit as the table the author reads, or nil.
+fn hit_table(lua: &Lua, read: &read::World, hit: Option<simulate::Hit>) -> Result<Value, Refusal> {
+    let Some(hit) = hit else {
         return Ok(Value::Nil);
     };
     let out = || -> mlua::Result<Value> {

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use rapier3d::parry::query::details::ShapeCastOptions;
 use rapier3d::prelude::*;
 
 use super::read::{self, Motion, Shape};
@@ -253,6 +254,42 @@ pub fn ray(read: &read::World, from: [f64; 3], to: [f64; 3], ignore: Option<usiz
         body,
         point: [0, 1, 2].map(|i| from[i] + by[i] * fraction),
         normal: [hit.normal.x, hit.normal.y, hit.normal.z].map(f64::from),
+        fraction,
+    })
+}
+
+/// The first solid body `shape` meets moved from `from` by `by`, passing
+/// through sensors and the body `ignore`: `point` is where the shape's
+/// centre is when it touches.
+pub fn cast(
+    read: &read::World,
+    shape: &Shape,
+    from: [f64; 3],
+    by: [f64; 3],
+    ignore: Option<usize>,
+) -> Option<Hit> {
+    let shape = shared(shape);
+    let mut built = build(read, 1.0 / 60.0);
+    built.world.detect_collisions(&(), &());
+    let mut filter = QueryFilter::default().exclude_sensors();
+    if let Some(body) = ignore {
+        filter = filter.exclude_rigid_body(built.bodies[body]);
+    }
+    let options = ShapeCastOptions {
+        max_time_of_impact: 1.0,
+        target_distance: 0.0,
+        stop_at_penetration: true,
+        compute_impact_geometry_on_penetration: true,
+    };
+    let pose = Pose::from_translation(v(from));
+    let (collider, hit) = built
+        .world
+        .cast_shape(&pose, v(by), shape.as_ref(), options, filter)?;
+    let fraction = f64::from(hit.time_of_impact);
+    built.owner.get(&collider).map(|&body| Hit {
+        body,
+        point: [0, 1, 2].map(|i| from[i] + by[i] * fraction),
+        normal: [hit.normal1.x, hit.normal1.y, hit.normal1.z].map(f64::from),
         fraction,
     })
 }
