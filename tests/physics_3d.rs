@@ -135,6 +135,35 @@ test("a cast shape stops where it first touches a body, in three dimensions", fu
 	expect(physics.cast(world, physics.ball(0.5), 8, 8, 8, 0, 1, 0)).equals(nil)
 end)
 
+-- rule: P10, P6
+test("a hinge holds a bob at its arm's length, swinging across its axis; a rope holds at most its length", function()
+	local physics = require("@moonloop/physics")
+	local w = physics.world3d({ gravity = { x = 0, y = -9.81, z = 0 } })
+	w = physics.add(w, "pin", physics.body({ kind = "fixed", y = 5, shape = physics.ball(0.1) }))
+	w = physics.add(w, "bob", physics.body({ x = 2, y = 5, shape = physics.ball(0.3) }))
+	w = physics.add(w, "hook", physics.body({ kind = "fixed", x = 10, y = 5, shape = physics.ball(0.1) }))
+	w = physics.add(w, "weight", physics.body({ x = 10, y = 4, shape = physics.ball(0.3) }))
+	w = physics.join(w, "arm", physics.joint({
+		kind = "revolute",
+		a = "pin",
+		b = "bob",
+		axis = { x = 0, y = 0, z = 1 },
+		anchor_b = { x = -2, y = 0, z = 0 },
+	}))
+	w = physics.join(w, "rope", physics.joint({ kind = "rope", a = "hook", b = "weight", length = 1.5 }))
+	for _ = 1, 40 do
+		w = physics.step(w, 1 / 60)
+	end
+	local bob = w.bodies.bob
+	expect(math.sqrt(bob.x ^ 2 + (bob.y - 5) ^ 2 + bob.z ^ 2)).near(2, 0.05)
+	expect(bob.y < 4.5).is_true()
+	expect(bob.z).near(0, 1e-3)
+	local weight = w.bodies.weight
+	expect(5 - weight.y).near(1.5, 0.05)
+	-- Removing a body takes its joints with it.
+	expect(physics.remove(w, "bob").joints.arm).equals(nil)
+end)
+
 -- rule: P10, P1
 test("a step gives a new world and leaves the one it was given as it was", function()
 	local physics = require("@moonloop/physics")
@@ -156,7 +185,7 @@ fn the_physics_rules_hold_for_a_3d_world_in_a_game_s_own_tests() {
     let dir = game(&[("main.luau", TUMBLE), ("tests/tumble.luau", TUMBLE_TESTS)]);
     let out = moonloop(&["test", "."], dir.path());
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-    assert!(out.stdout.contains("7 passed, 0 failed"), "{}", out.stdout);
+    assert!(out.stdout.contains("8 passed, 0 failed"), "{}", out.stdout);
 }
 
 // rule: P10, P3
@@ -279,8 +308,12 @@ fn bad_3d_worlds_and_commands_are_refused_with_one_line_at_the_author_s_line() {
             "physics.step: dimensions is 4; a world has 2 (physics.world) or 3 (physics.world3d)",
         ),
         (
-            "world = physics.join(world, 'j', physics.joint({ kind = 'fixed', a = 'ball', b = 'ball' }))",
-            "main.luau:11: physics.join: joints hold bodies of 2D worlds; a 3D world has none yet (P10)",
+            "world = physics.step(physics.join(physics.add(world, 'b2', physics.body({ x = 2, shape = physics.ball(1) })), 'j', physics.joint({ kind = 'prismatic', a = 'ball', b = 'b2', axis = { x = 0, y = 0, z = 0 } })), dt)",
+            "main.luau:11: physics.step: joints.j.axis is { x = 0, y = 0, z = 0 }; an axis has a direction",
+        ),
+        (
+            "world = physics.step(physics.join(world, 'j', physics.joint({ kind = 'fixed', a = 'ball', b = 'moon' })), dt)",
+            "main.luau:11: physics.step: joints.j.b is \"moon\", which names no body of the world",
         ),
         (
             "physics.cast(world, physics.circle(1), 0, 0, 0, 1, 0, 0)",

@@ -11,7 +11,7 @@ use mlua::{Table, Value};
 use rapier2d::prelude::*;
 
 use super::fields::{
-    Fields, Id, MAX_COORDINATE, MAX_SIZE, flag, id_of, number_or, pair, place_of, shown, text,
+    self, Fields, Id, MAX_COORDINATE, MAX_SIZE, flag, id_of, number_or, pair, place_of, shown, text,
 };
 
 /// The most joints one world holds.
@@ -31,17 +31,19 @@ pub enum Kind {
     Rope,
 }
 
-/// One joint as read.
+/// One joint as read, in a world of `N` dimensions (2, or 3: P10).
 #[derive(Debug, Clone)]
-pub struct Joint {
+pub struct Joint<const N: usize = 2> {
     pub kind: Kind,
     /// The two bodies, by index in the world's body order.
     pub a: usize,
     pub b: usize,
     /// Where the joint holds each body, in that body's own frame.
-    pub anchor_a: [f64; 2],
-    pub anchor_b: [f64; 2],
-    pub axis: [f64; 2],
+    pub anchor_a: [f64; N],
+    pub anchor_b: [f64; N],
+    /// A prismatic joint's slide, in body a's frame; in 3D, a revolute
+    /// joint's hinge too.
+    pub axis: [f64; N],
     pub limits: Option<[f64; 2]>,
     pub length: f64,
     /// Whether the two bodies still collide with each other.
@@ -58,7 +60,10 @@ const JOINT_FIELDS: &[&str] = &[
 /// # Errors
 /// One line naming the first joint field that is wrong, or a body that is
 /// not in the world.
-pub fn read(value: &Value, bodies: &HashMap<&Id, usize>) -> Result<Vec<Joint>, Refusal> {
+pub fn read<const N: usize>(
+    value: &Value,
+    bodies: &HashMap<&Id, usize>,
+) -> Result<Vec<Joint<N>>, Refusal> {
     let table = match value {
         Value::Nil => return Ok(Vec::new()),
         Value::Table(t) => t,
@@ -69,7 +74,7 @@ pub fn read(value: &Value, bodies: &HashMap<&Id, usize>) -> Result<Vec<Joint>, R
             ));
         }
     };
-    let mut joints: Vec<(Id, Joint)> = Vec::new();
+    let mut joints: Vec<(Id, Joint<N>)> = Vec::new();
     for entry in table.pairs::<Value, Value>() {
         let (id, joint) = entry.map_err(text)?;
         if joints.len() == MAX_JOINTS {
@@ -94,7 +99,11 @@ pub fn read(value: &Value, bodies: &HashMap<&Id, usize>) -> Result<Vec<Joint>, R
     Ok(joints.into_iter().map(|(_, j)| j).collect())
 }
 
-fn read_joint(table: &Table, place: &str, bodies: &HashMap<&Id, usize>) -> Result<Joint, Refusal> {
+fn read_joint<const N: usize>(
+    table: &Table,
+    place: &str,
+    bodies: &HashMap<&Id, usize>,
+) -> Result<Joint<N>, Refusal> {
     let fields = Fields::read(table, JOINT_FIELDS, place, "")?;
     let kind = match fields.get("kind") {
         Value::String(s) => match &*s.as_bytes() {
@@ -133,10 +142,10 @@ fn read_joint(table: &Table, place: &str, bodies: &HashMap<&Id, usize>) -> Resul
             "{place} joins a body to itself; a and b are two bodies"
         ));
     }
-    let point = |field: &str, default: [f64; 2]| -> Result<[f64; 2], Refusal> {
+    let point = |field: &str, default: [f64; N]| -> Result<[f64; N], Refusal> {
         let v = match fields.get(field) {
             Value::Nil => return Ok(default),
-            value => pair(&value, || format!("{place}.{field}"))?,
+            value => fields::point::<N>(&value, || format!("{place}.{field}"))?,
         };
         if v.iter().any(|c| c.abs() > MAX_COORDINATE) {
             return Err(refuse!(
@@ -145,10 +154,13 @@ fn read_joint(table: &Table, place: &str, bodies: &HashMap<&Id, usize>) -> Resul
         }
         Ok(v)
     };
-    let axis = point("axis", [1.0, 0.0])?;
-    if axis == [0.0, 0.0] {
+    let mut along_x = [0.0; N];
+    along_x[0] = 1.0;
+    let axis = point("axis", along_x)?;
+    if axis.iter().all(|c| *c == 0.0) {
+        let zeros = ["x = 0", "y = 0", "z = 0"][..N].join(", ");
         return Err(refuse!(
-            "{place}.axis is {{ x = 0, y = 0 }}; an axis has a direction"
+            "{place}.axis is {{ {zeros} }}; an axis has a direction"
         ));
     }
     let limits = match fields.get("limits") {
@@ -185,8 +197,8 @@ fn read_joint(table: &Table, place: &str, bodies: &HashMap<&Id, usize>) -> Resul
         kind,
         a,
         b,
-        anchor_a: point("anchor_a", [0.0, 0.0])?,
-        anchor_b: point("anchor_b", [0.0, 0.0])?,
+        anchor_a: point("anchor_a", [0.0; N])?,
+        anchor_b: point("anchor_b", [0.0; N])?,
         axis,
         limits,
         length,

@@ -11,6 +11,7 @@ use super::super::fields::{
     Fields, Id, MAX_COORDINATE, MAX_ID, MAX_SIZE, finite_number, flag, id_of, joined, number_or,
     place_of, point, shown, text,
 };
+use super::super::joints::{self, Joint};
 use super::super::read::{Kind, MAX_BODIES, MAX_COMMANDS, kind, within};
 use crate::Refusal;
 use crate::terminal::Number;
@@ -94,6 +95,8 @@ pub struct World {
     pub scale: f64,
     pub steps: f64,
     pub touching: Touching,
+    /// Joints in id order (P6, in 3D).
+    pub joints: Vec<Joint<3>>,
 }
 
 impl World {
@@ -129,6 +132,7 @@ const WORLD_FIELDS: &[&str] = &[
     "gravity",
     "scale",
     "bodies",
+    "joints",
     "touching",
     "events",
     "steps",
@@ -193,12 +197,14 @@ pub fn world(table: &Table) -> Result<World, Refusal> {
     };
     let index = index(&bodies);
     let touching = contacts::read(&table.get("touching"), &index)?;
+    let joints = joints::read(&table.get("joints"), &index)?;
     Ok(World {
         bodies,
         gravity,
         scale,
         steps,
         touching,
+        joints,
     })
 }
 

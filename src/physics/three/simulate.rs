@@ -9,6 +9,7 @@ use rapier3d::prelude::*;
 
 use super::read::{self, Motion, Shape};
 use crate::Refusal;
+use crate::physics::joints::{Joint, Kind as JointKind};
 use crate::physics::read::Kind;
 
 /// What one step made.
@@ -104,10 +105,45 @@ fn build(read: &read::World, dt: f64) -> Built {
         bodies.push(handle);
         owner.insert(collider, i);
     }
+    join(&read.joints, &bodies, &mut world);
     Built {
         world,
         bodies,
         owner,
+    }
+}
+
+/// Builds a 3D world's joints between its bodies (`handles`, in the
+/// world's order), as a 2D world's are (P6): a revolute joint turns about
+/// its `axis`, a prismatic one slides along it.
+fn join(joints: &[Joint<3>], handles: &[RigidBodyHandle], world: &mut PhysicsWorld) {
+    for joint in joints {
+        let axis = v(joint.axis).normalize();
+        let (mut built, limited): (GenericJoint, _) = match joint.kind {
+            JointKind::Revolute => (
+                RevoluteJointBuilder::new(axis).build().into(),
+                JointAxis::AngX,
+            ),
+            JointKind::Prismatic => (
+                PrismaticJointBuilder::new(axis).build().into(),
+                JointAxis::LinX,
+            ),
+            JointKind::Fixed => (FixedJointBuilder::new().build().into(), JointAxis::LinX),
+            JointKind::Rope => (
+                RopeJointBuilder::new(joint.length as f32).build().into(),
+                JointAxis::LinX,
+            ),
+        };
+        built
+            .set_local_anchor1(v(joint.anchor_a))
+            .set_local_anchor2(v(joint.anchor_b))
+            .set_contacts_enabled(joint.collide);
+        if let Some([lo, hi]) = joint.limits {
+            built.set_limits(limited, [lo as f32, hi as f32]);
+        }
+        world
+            .impulse_joints
+            .insert(handles[joint.a], handles[joint.b], built, true);
     }
 }
 
