@@ -401,56 +401,7 @@ fn the_physics_rules_hold_in_a_game_s_own_tests() {
 // rule: P3
 #[test]
 fn the_same_input_gives_the_same_hash_on_five_runs_and_a_replay_reproduces_it() {
-    let dir = game(&[
-        ("g/main.luau", FALLING),
-        ("g/in.txt", "40 tap space\n90 tap space\n"),
-    ]);
-    // Its saves go to a folder of the test's own.
-    let saves = tempfile::tempdir().unwrap();
-    let run_with = |args: &[&str]| {
-        let out = std::process::Command::new(common::binary())
-            .args(args)
-            .current_dir(dir.path())
-            .env("XDG_DATA_HOME", saves.path())
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        assert_eq!(out.status.code(), Some(0), "{stderr}");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
-    let run = |extra: &[&str]| {
-        run_with(
-            &[
-                &[
-                    "run",
-                    "g",
-                    "--headless",
-                    "--clock",
-                    "jitter:seed=3,min=0.008,max=0.033",
-                    "--frames",
-                    "180",
-                    "--input",
-                    "g/in.txt",
-                    "--state-hash",
-                ][..],
-                extra,
-            ]
-            .concat(),
-        )
-    };
-    let first = run(&["--record-input", "run.replay"]);
-    for _ in 0..4 {
-        assert_eq!(run(&[]), first);
-    }
-    let replayed = run_with(&[
-        "run",
-        "g",
-        "--headless",
-        "--replay",
-        "run.replay",
-        "--state-hash",
-    ]);
-    assert_eq!(replayed, first);
+    common::five_runs_and_a_replay_agree(FALLING);
 }
 
 fn refusal(update: &str) -> String {

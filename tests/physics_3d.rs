@@ -191,50 +191,7 @@ fn the_physics_rules_hold_for_a_3d_world_in_a_game_s_own_tests() {
 // rule: P10, P3
 #[test]
 fn a_3d_game_gives_the_same_hash_on_five_runs_and_a_replay_reproduces_it() {
-    let dir = game(&[
-        ("g/main.luau", TUMBLE),
-        ("g/in.txt", "40 tap space\n90 tap space\n"),
-    ]);
-    let saves = tempfile::tempdir().unwrap();
-    let run_with = |args: &[&str]| {
-        let out = std::process::Command::new(common::binary())
-            .args(args)
-            .current_dir(dir.path())
-            .env("XDG_DATA_HOME", saves.path())
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        assert_eq!(out.status.code(), Some(0), "{stderr}");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
-    let run = |extra: &[&str]| {
-        let args = [
-            "run",
-            "g",
-            "--headless",
-            "--clock",
-            "jitter:seed=3,min=0.008,max=0.033",
-            "--frames",
-            "180",
-            "--input",
-            "g/in.txt",
-            "--state-hash",
-        ];
-        run_with(&[&args[..], extra].concat())
-    };
-    let first = run(&["--record-input", "run.replay"]);
-    for _ in 0..4 {
-        assert_eq!(run(&[]), first);
-    }
-    let replayed = run_with(&[
-        "run",
-        "g",
-        "--headless",
-        "--replay",
-        "run.replay",
-        "--state-hash",
-    ]);
-    assert_eq!(replayed, first);
+    common::five_runs_and_a_replay_agree(TUMBLE);
 }
 
 /// The frame error of a 3D game whose update runs `update` on `world`.

@@ -112,24 +112,31 @@ fn rapier_world_3d() -> rapier3d::prelude::PhysicsWorld {
     world
 }
 
-/// The 3D row: a frame of 1,000 bodies through Luau against rapier3d.
-fn row_3d() -> Result<Row> {
-    let game = TempGame::new("physics-bodies-3d", BODIES_3D)?;
+/// Times a frame of `game` (headless, in a session) against `step`,
+/// rapier stepping the same bodies in a world it keeps. Both settle for
+/// two seconds first, so the contacts are those of a heap at rest.
+fn against_rapier(game: &TempGame, mut step: impl FnMut()) -> Result<[std::time::Duration; 2]> {
     let mut luau = super::headless(&game.0, false)?;
-    let mut rust = rapier_world_3d();
     luau.advance(120)?;
     for _ in 0..120 {
-        rust.step();
+        step();
     }
-    let [baseline, measured] = interleaved(|case, n| {
+    Ok(interleaved(|case, n| {
         for _ in 0..n {
             if case == 0 {
-                rust.step();
+                step();
             } else {
                 luau.advance(1).expect("the game runs");
             }
         }
-    });
+    }))
+}
+
+/// The 3D row: a frame of 1,000 bodies through Luau against rapier3d.
+fn row_3d() -> Result<Row> {
+    let game = TempGame::new("physics-bodies-3d", BODIES_3D)?;
+    let mut rust = rapier_world_3d();
+    let [baseline, measured] = against_rapier(&game, || rust.step())?;
     Ok(Row {
         case: "1,000 bodies in 3D: a frame stepping them through Luau vs rapier3d stepping its own world"
             .into(),
@@ -150,22 +157,8 @@ fn row_3d() -> Result<Row> {
 /// The game does not load or run.
 pub fn rows() -> Result<Vec<Row>> {
     let game = TempGame::new("physics-bodies", BODIES)?;
-    let mut luau = super::headless(&game.0, false)?;
     let mut rust = rapier_world();
-    // Both settle first, so the contacts are those of a heap at rest.
-    luau.advance(120)?;
-    for _ in 0..120 {
-        rust.step();
-    }
-    let [baseline, measured] = interleaved(|case, n| {
-        for _ in 0..n {
-            if case == 0 {
-                rust.step();
-            } else {
-                luau.advance(1).expect("the game runs");
-            }
-        }
-    });
+    let [baseline, measured] = against_rapier(&game, || rust.step())?;
     let mut rows = vec![Row {
         case: "1,000 bodies: a frame stepping them through Luau vs rapier stepping its own world"
             .into(),

@@ -68,18 +68,22 @@ pub fn events(
     ended.chain(began).collect()
 }
 
-/// Writes `touching` (the pairs touching now) and `events` into the new
-/// `world`; `old` is the world the step read, whose pairs were `before`.
-/// `body(i)` gives body `i`'s id and the table it was read from.
-pub fn write<'a>(
+/// The world a step writes, 2D or 3D: a new table with `old`'s fields,
+/// its new `bodies` and `steps`, `touching` (the pairs touching `now`)
+/// and `events`; `old`'s pairs were `before`. `body(i)` gives body `i`'s
+/// id and the table it was read from.
+pub fn next_world<'a>(
     lua: &Lua,
     keys: &Keys,
-    (world, old): (&Table, &Table),
-    before: &Touching,
-    now: &[(usize, usize)],
+    old: &Table,
+    (bodies, steps): (Table, f64),
+    (before, now): (&Touching, &[(usize, usize)]),
     body: impl Fn(usize) -> (&'a Value, &'a Table),
-) -> mlua::Result<()> {
+) -> mlua::Result<Table> {
     let k = |name| keys.get(name);
+    let world: Table = keys.clone.call(old.clone())?;
+    world.raw_set(k("bodies"), bodies)?;
+    world.raw_set(k("steps"), steps)?;
     // The pairs touching now; the old list when nothing changed.
     if now == before.pairs {
         world.raw_set(k("touching"), old.raw_get::<Value>(k("touching"))?)?;
@@ -113,5 +117,5 @@ pub fn write<'a>(
         list.raw_push(event)?;
     }
     world.raw_set(k("events"), list)?;
-    Ok(())
+    Ok(world)
 }

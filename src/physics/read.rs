@@ -73,6 +73,14 @@ pub struct Body {
     /// x, y, angle, vx, vy, spin.
     pub motion: [f64; 6],
     pub shape: Shape,
+    /// What it is made of and how it behaves, beyond its shape and motion.
+    pub props: Props,
+}
+
+/// What a body is made of and how it behaves, the same in 2D and 3D:
+/// the fields every body may have beside its kind, shape and motion.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Props {
     pub density: f64,
     pub friction: f64,
     pub restitution: f64,
@@ -226,15 +234,25 @@ pub fn world(table: &Table) -> Result<World, Refusal> {
     })
 }
 
-fn read_bodies(table: &Table) -> Result<Vec<Body>, Refusal> {
+/// Reads each entry of a world's `bodies` table with `read` (given the
+/// id, its key, the body's table and its place), counting them (P4), and
+/// returns them in id order: 2D and 3D bodies alike.
+///
+/// # Errors
+/// Too many bodies, an id that is not one, a body that is not a table, or
+/// what `read` refuses.
+pub(super) fn each_body<B>(
+    table: &Table,
+    key: impl Fn(&B) -> &Id,
+    mut read: impl FnMut(Value, Id, Table, &str) -> Result<B, Refusal>,
+) -> Result<Vec<B>, Refusal> {
     let mut bodies = Vec::new();
-    let mut points = 0;
     for entry in table.pairs::<Value, Value>() {
         let (id, body) = entry.map_err(text)?;
         if bodies.len() == MAX_BODIES {
             return Err(refuse!("the world has more than {MAX_BODIES} bodies (P4)"));
         }
-        let Some(key) = id_of(&id) else {
+        let Some(k) = id_of(&id) else {
             return Err(refuse!(
                 "a body's id is a whole number or a string of at most {MAX_ID} bytes, not {}",
                 shown(&id)
@@ -247,20 +265,31 @@ fn read_bodies(table: &Table) -> Result<Vec<Body>, Refusal> {
                 crate::state::type_of(&body)
             ));
         };
-        let read = read_body(id, key, body, &place)?;
-        points += match &read.shape {
-            Shape::Polygon(p) | Shape::Polyline(p) => p.len(),
-            _ => 0,
-        };
-        if points > MAX_WORLD_POINTS {
-            return Err(refuse!(
-                "the world's shapes have more than {MAX_WORLD_POINTS} points (P4)"
-            ));
-        }
-        bodies.push(read);
+        bodies.push(read(id, k, body, &place)?);
     }
-    bodies.sort_by(|a, b| a.key.cmp(&b.key));
+    bodies.sort_by(|a, b| key(a).cmp(key(b)));
     Ok(bodies)
+}
+
+fn read_bodies(table: &Table) -> Result<Vec<Body>, Refusal> {
+    let mut points = 0;
+    each_body(
+        table,
+        |b: &Body| &b.key,
+        |id, key, body, place| {
+            let read = read_body(id, key, body, place)?;
+            points += match &read.shape {
+                Shape::Polygon(p) | Shape::Polyline(p) => p.len(),
+                _ => 0,
+            };
+            if points > MAX_WORLD_POINTS {
+                return Err(refuse!(
+                    "the world's shapes have more than {MAX_WORLD_POINTS} points (P4)"
+                ));
+            }
+            Ok(read)
+        },
+    )
 }
 
 fn read_body(id: Value, key: Id, table: Table, place: &str) -> Result<Body, Refusal> {
@@ -302,32 +331,8 @@ fn read_body(id: Value, key: Id, table: Table, place: &str) -> Result<Body, Refu
              kinematic bodies (use a polygon)"
         ));
     }
-    let within = |field: &str, default: f64, lo: f64, hi: f64| {
-        within(&fields, place, field, default, [lo, hi])
-    };
-    let group = |field: &str, default: f64| -> Result<u32, Refusal> {
-        let v = within(field, default, 0.0, u32::MAX as f64)?;
-        if v.fract() != 0.0 {
-            return Err(refuse!(
-                "{} is {}; groups are whole numbers (bits)",
-                at(field),
-                Number(v)
-            ));
-        }
-        Ok(v as u32)
-    };
     Ok(Body {
-        density: within("density", 1.0, 0.0, MAX_SIZE)?,
-        friction: within("friction", 0.5, 0.0, 1000.0)?,
-        restitution: within("restitution", 0.0, 0.0, 1000.0)?,
-        sensor: flag(&fields, "sensor", place)?,
-        bullet: flag(&fields, "bullet", place)?,
-        fixed_rotation: flag(&fields, "fixed_rotation", place)?,
-        damping: within("damping", 0.0, 0.0, MAX_SIZE)?,
-        angular_damping: within("angular_damping", 0.0, 0.0, MAX_SIZE)?,
-        gravity_scale: within("gravity_scale", 1.0, -MAX_SIZE, MAX_SIZE)?,
-        group: group("group", 1.0)?,
-        mask: group("mask", u32::MAX as f64)?,
+        props: props(&fields, place)?,
         id,
         key,
         table,
@@ -360,6 +365,37 @@ pub(super) fn kind(fields: &Fields<'_>, place: &str) -> Result<Kind, Refusal> {
                 crate::state::type_of(&other)
             ));
         }
+    })
+}
+
+/// A body's [`Props`], each within its bounds (P4).
+pub(super) fn props(fields: &Fields<'_>, place: &str) -> Result<Props, Refusal> {
+    let within = |field: &str, default: f64, lo: f64, hi: f64| {
+        within(fields, place, field, default, [lo, hi])
+    };
+    let group = |field: &str, default: f64| -> Result<u32, Refusal> {
+        let v = within(field, default, 0.0, u32::MAX as f64)?;
+        if v.fract() != 0.0 {
+            return Err(refuse!(
+                "{} is {}; groups are whole numbers (bits)",
+                joined(place, field),
+                Number(v)
+            ));
+        }
+        Ok(v as u32)
+    };
+    Ok(Props {
+        density: within("density", 1.0, 0.0, MAX_SIZE)?,
+        friction: within("friction", 0.5, 0.0, 1000.0)?,
+        restitution: within("restitution", 0.0, 0.0, 1000.0)?,
+        sensor: flag(fields, "sensor", place)?,
+        bullet: flag(fields, "bullet", place)?,
+        fixed_rotation: flag(fields, "fixed_rotation", place)?,
+        damping: within("damping", 0.0, 0.0, MAX_SIZE)?,
+        angular_damping: within("angular_damping", 0.0, 0.0, MAX_SIZE)?,
+        gravity_scale: within("gravity_scale", 1.0, -MAX_SIZE, MAX_SIZE)?,
+        group: group("group", 1.0)?,
+        mask: group("mask", u32::MAX as f64)?,
     })
 }
 

@@ -62,13 +62,13 @@ fn build(read: &read::World, dt: f64) -> Result<Built, Refusal> {
         .rotation(angle as f32)
         .linvel(v(vx, vy))
         .angvel(spin as f32)
-        .linear_damping(body.damping as f32)
-        .angular_damping(body.angular_damping as f32)
-        .gravity_scale(body.gravity_scale as f32)
-        .ccd_enabled(body.bullet)
+        .linear_damping(body.props.damping as f32)
+        .angular_damping(body.props.angular_damping as f32)
+        .gravity_scale(body.props.gravity_scale as f32)
+        .ccd_enabled(body.props.bullet)
         // A world is made afresh every step: nothing may fall asleep.
         .can_sleep(false);
-        if body.fixed_rotation {
+        if body.props.fixed_rotation {
             builder = builder.lock_rotations();
         }
         let handle = world.bodies.insert(builder.build());
@@ -76,13 +76,13 @@ fn build(read: &read::World, dt: f64) -> Result<Built, Refusal> {
             format!("bodies{}.shape", super::fields::place_of(&body.id))
         })?;
         let collider = ColliderBuilder::new(shape)
-            .density(body.density as f32)
-            .friction(body.friction as f32)
-            .restitution(body.restitution as f32)
-            .sensor(body.sensor)
+            .density(body.props.density as f32)
+            .friction(body.props.friction as f32)
+            .restitution(body.props.restitution as f32)
+            .sensor(body.props.sensor)
             .collision_groups(InteractionGroups::new(
-                Group::from(body.group),
-                Group::from(body.mask),
+                Group::from(body.props.group),
+                Group::from(body.props.mask),
                 InteractionTestMode::And,
             ));
         let collider =

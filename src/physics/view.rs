@@ -82,7 +82,7 @@ fn add(world: &read::World, out: &mut Colliders) {
                 Kind::Kinematic => Motion::Kinematic,
                 Kind::Fixed => Motion::Fixed,
             },
-            sensor: body.sensor,
+            sensor: body.props.sensor,
             touching: false,
         });
     }

@@ -144,21 +144,14 @@ fn write(
         }
         bodies.raw_set(body.id.clone(), moved)?;
     }
-    let world: Table = clone.call(old.clone())?;
-    world.raw_set(k("bodies"), bodies)?;
-    let steps = if stepped.timeless {
-        read.steps
-    } else {
-        read.steps + 1.0
-    };
-    world.raw_set(k("steps"), steps)?;
-    contacts::write(
+    // A step of no time counts none (P2).
+    let steps = read.steps + if stepped.timeless { 0.0 } else { 1.0 };
+    contacts::next_world(
         lua,
         &keys,
-        (&world, old),
-        &read.touching,
-        &stepped.touching,
+        old,
+        (bodies, steps),
+        (&read.touching, &stepped.touching),
         |i| (&read.bodies[i].id, &read.bodies[i].table),
-    )?;
-    Ok(world)
+    )
 }

@@ -8,11 +8,11 @@ use mlua::{Table, Value};
 use super::super::contacts::{self, Touching};
 use super::super::crowd::Reach;
 use super::super::fields::{
-    Fields, Id, MAX_COORDINATE, MAX_ID, MAX_SIZE, finite_number, flag, id_of, joined, number_or,
-    place_of, point, shown, text,
+    Fields, Id, MAX_COORDINATE, MAX_SIZE, finite_number, id_of, joined, number_or, point, shown,
+    text,
 };
 use super::super::joints::{self, Joint};
-use super::super::read::{Kind, MAX_BODIES, MAX_COMMANDS, kind, within};
+use super::super::read::{Kind, MAX_COMMANDS, Props, each_body, kind, props};
 use crate::Refusal;
 use crate::terminal::Number;
 
@@ -73,17 +73,8 @@ pub struct Body {
     pub kind: Kind,
     pub motion: Motion,
     pub shape: Shape,
-    pub density: f64,
-    pub friction: f64,
-    pub restitution: f64,
-    pub sensor: bool,
-    pub bullet: bool,
-    pub fixed_rotation: bool,
-    pub damping: f64,
-    pub angular_damping: f64,
-    pub gravity_scale: f64,
-    pub group: u32,
-    pub mask: u32,
+    /// What it is made of and how it behaves, beyond its shape and motion.
+    pub props: Props,
 }
 
 /// A 3D world as read: bodies in id order.
@@ -246,29 +237,7 @@ fn rotation(value: &Value, place: &str) -> Result<[f64; 4], Refusal> {
 }
 
 fn read_bodies(table: &Table) -> Result<Vec<Body>, Refusal> {
-    let mut bodies = Vec::new();
-    for entry in table.pairs::<Value, Value>() {
-        let (id, body) = entry.map_err(text)?;
-        if bodies.len() == MAX_BODIES {
-            return Err(refuse!("the world has more than {MAX_BODIES} bodies (P4)"));
-        }
-        let Some(key) = id_of(&id) else {
-            return Err(refuse!(
-                "a body's id is a whole number or a string of at most {MAX_ID} bytes, not {}",
-                shown(&id)
-            ));
-        };
-        let place = format!("bodies{}", place_of(&id));
-        let Value::Table(body) = body else {
-            return Err(refuse!(
-                "{place} is a {}; a body is a table (physics.body makes one)",
-                crate::state::type_of(&body)
-            ));
-        };
-        bodies.push(read_body(id, key, body, &place)?);
-    }
-    bodies.sort_by(|a, b| a.key.cmp(&b.key));
-    Ok(bodies)
+    each_body(table, |b: &Body| &b.key, read_body)
 }
 
 fn read_body(id: Value, key: Id, table: Table, place: &str) -> Result<Body, Refusal> {
@@ -308,32 +277,8 @@ fn read_body(id: Value, key: Id, table: Table, place: &str) -> Result<Body, Refu
             ));
         }
     };
-    let within = |field: &str, default: f64, lo: f64, hi: f64| {
-        within(&fields, place, field, default, [lo, hi])
-    };
-    let group = |field: &str, default: f64| -> Result<u32, Refusal> {
-        let v = within(field, default, 0.0, u32::MAX as f64)?;
-        if v.fract() != 0.0 {
-            return Err(refuse!(
-                "{} is {}; groups are whole numbers (bits)",
-                at(field),
-                Number(v)
-            ));
-        }
-        Ok(v as u32)
-    };
     Ok(Body {
-        density: within("density", 1.0, 0.0, MAX_SIZE)?,
-        friction: within("friction", 0.5, 0.0, 1000.0)?,
-        restitution: within("restitution", 0.0, 0.0, 1000.0)?,
-        sensor: flag(&fields, "sensor", place)?,
-        bullet: flag(&fields, "bullet", place)?,
-        fixed_rotation: flag(&fields, "fixed_rotation", place)?,
-        damping: within("damping", 0.0, 0.0, MAX_SIZE)?,
-        angular_damping: within("angular_damping", 0.0, 0.0, MAX_SIZE)?,
-        gravity_scale: within("gravity_scale", 1.0, -MAX_SIZE, MAX_SIZE)?,
-        group: group("group", 1.0)?,
-        mask: group("mask", u32::MAX as f64)?,
+        props: props(&fields, place)?,
         id,
         key,
         table,
