@@ -164,6 +164,21 @@ test("a hinge holds a bob at its arm's length, swinging across its axis; a rope 
 	expect(physics.remove(w, "bob").joints.arm).equals(nil)
 end)
 
+-- rule: P10, P6
+test("an axis counts by its direction alone, however short", function()
+	local physics = require("@moonloop/physics")
+	local w = physics.world3d({ gravity = { x = 0, y = -9.81, z = 0 } })
+	w = physics.add(w, "a", physics.body({ shape = physics.ball(0.5) }))
+	w = physics.add(w, "b", physics.body({ x = 3, shape = physics.ball(0.5) }))
+	w = physics.join(w, "slide", physics.joint({ kind = "prismatic", a = "a", b = "b", axis = { x = 1e-300, y = 0, z = 0 } }))
+	for _ = 1, 30 do
+		w = physics.step(w, 1 / 60)
+	end
+	-- Both fall together, held level by the slide along x.
+	expect(w.bodies.a.y < -1).is_true()
+	expect(w.bodies.b.y).near(w.bodies.a.y, 1e-3)
+end)
+
 -- rule: P10, P1
 test("a step gives a new world and leaves the one it was given as it was", function()
 	local physics = require("@moonloop/physics")
@@ -185,7 +200,7 @@ fn the_physics_rules_hold_for_a_3d_world_in_a_game_s_own_tests() {
     let dir = game(&[("main.luau", TUMBLE), ("tests/tumble.luau", TUMBLE_TESTS)]);
     let out = moonloop(&["test", "."], dir.path());
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-    assert!(out.stdout.contains("8 passed, 0 failed"), "{}", out.stdout);
+    assert!(out.stdout.contains("9 passed, 0 failed"), "{}", out.stdout);
 }
 
 // rule: P10, P3

@@ -163,6 +163,13 @@ fn read_joint<const N: usize>(
             "{place}.axis is {{ {zeros} }}; an axis has a direction"
         ));
     }
+    // Only its direction counts, made a unit one here, where its length
+    // is still a double: { x = 1e-300 } is x, not a zero in single
+    // precision that rapier would divide by.
+    let largest = axis.iter().fold(0.0f64, |m, c| m.max(c.abs()));
+    let axis = axis.map(|c| c / largest);
+    let length = axis.iter().map(|c| c * c).sum::<f64>().sqrt();
+    let axis = axis.map(|c| c / length);
     let limits = match fields.get("limits") {
         Value::Nil => None,
         value => {
