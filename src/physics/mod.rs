@@ -10,6 +10,7 @@
 //! (P3). Bodies that did not move keep their tables, so history shares
 //! them as it shares any unchanged part of a state.
 
+mod body;
 mod contacts;
 mod control;
 mod crowd;

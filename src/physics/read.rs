@@ -9,13 +9,12 @@ use std::collections::HashMap;
 
 use mlua::{Table, Value};
 
+pub use super::body::{Kind, MAX_BODIES, Props};
+use super::body::{each_body, kind, props};
+pub use super::fields::Id;
 use super::fields::{
-    Fields, finite_number, flag, id_of, joined, number_at, number_or, pair, place_of, shown, text,
+    Fields, finite_number, id_of, joined, number_at, number_or, pair, shown, text,
 };
-pub use super::fields::{Id, MAX_ID};
-
-/// The most bodies one world holds.
-pub const MAX_BODIES: usize = 10_000;
 
 /// The most points one polygon or polyline has.
 pub const MAX_POINTS: usize = 1024;
@@ -27,18 +26,6 @@ pub const MAX_WORLD_POINTS: usize = 100_000;
 pub const MAX_COMMANDS: usize = 10_000;
 
 pub use super::fields::{MAX_COORDINATE, MAX_SIZE};
-
-/// How a body moves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// Moved by forces, contacts and gravity.
-    Dynamic,
-    /// Moved only by its velocity, which the game sets; pushes dynamic
-    /// bodies, is never pushed.
-    Kinematic,
-    /// Never moves.
-    Fixed,
-}
 
 /// A body's shape, in pixels, around its position.
 #[derive(Debug, Clone, PartialEq)]
@@ -75,23 +62,6 @@ pub struct Body {
     pub shape: Shape,
     /// What it is made of and how it behaves, beyond its shape and motion.
     pub props: Props,
-}
-
-/// What a body is made of and how it behaves, the same in 2D and 3D:
-/// the fields every body may have beside its kind, shape and motion.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Props {
-    pub density: f64,
-    pub friction: f64,
-    pub restitution: f64,
-    pub sensor: bool,
-    pub bullet: bool,
-    pub fixed_rotation: bool,
-    pub damping: f64,
-    pub angular_damping: f64,
-    pub gravity_scale: f64,
-    pub group: u32,
-    pub mask: u32,
 }
 
 /// A world as read: bodies in id order.
@@ -234,43 +204,6 @@ pub fn world(table: &Table) -> Result<World, Refusal> {
     })
 }
 
-/// Reads each entry of a world's `bodies` table with `read` (given the
-/// id, its key, the body's table and its place), counting them (P4), and
-/// returns them in id order: 2D and 3D bodies alike.
-///
-/// # Errors
-/// Too many bodies, an id that is not one, a body that is not a table, or
-/// what `read` refuses.
-pub(super) fn each_body<B>(
-    table: &Table,
-    key: impl Fn(&B) -> &Id,
-    mut read: impl FnMut(Value, Id, Table, &str) -> Result<B, Refusal>,
-) -> Result<Vec<B>, Refusal> {
-    let mut bodies = Vec::new();
-    for entry in table.pairs::<Value, Value>() {
-        let (id, body) = entry.map_err(text)?;
-        if bodies.len() == MAX_BODIES {
-            return Err(refuse!("the world has more than {MAX_BODIES} bodies (P4)"));
-        }
-        let Some(k) = id_of(&id) else {
-            return Err(refuse!(
-                "a body's id is a whole number or a string of at most {MAX_ID} bytes, not {}",
-                shown(&id)
-            ));
-        };
-        let place = format!("bodies{}", place_of(&id));
-        let Value::Table(body) = body else {
-            return Err(refuse!(
-                "{place} is a {}; a body is a table (physics.body makes one)",
-                crate::state::type_of(&body)
-            ));
-        };
-        bodies.push(read(id, k, body, &place)?);
-    }
-    bodies.sort_by(|a, b| key(a).cmp(key(b)));
-    Ok(bodies)
-}
-
 fn read_bodies(table: &Table) -> Result<Vec<Body>, Refusal> {
     let mut points = 0;
     each_body(
@@ -340,84 +273,6 @@ fn read_body(id: Value, key: Id, table: Table, place: &str) -> Result<Body, Refu
         motion,
         shape,
     })
-}
-
-/// A body's `kind` (dynamic unless given), in 2D or 3D.
-pub(super) fn kind(fields: &Fields<'_>, place: &str) -> Result<Kind, Refusal> {
-    Ok(match fields.get("kind") {
-        Value::Nil => Kind::Dynamic,
-        Value::String(s) => match &*s.as_bytes() {
-            b"dynamic" => Kind::Dynamic,
-            b"kinematic" => Kind::Kinematic,
-            b"fixed" => Kind::Fixed,
-            _ => {
-                return Err(refuse!(
-                    "{} is \"{}\"; a body is \"dynamic\", \"kinematic\" or \"fixed\"",
-                    joined(place, "kind"),
-                    moonloop_door::escape(&s.to_string_lossy())
-                ));
-            }
-        },
-        other => {
-            return Err(refuse!(
-                "{} is a {}; it is \"dynamic\", \"kinematic\" or \"fixed\"",
-                joined(place, "kind"),
-                crate::state::type_of(&other)
-            ));
-        }
-    })
-}
-
-/// A body's [`Props`], each within its bounds (P4).
-pub(super) fn props(fields: &Fields<'_>, place: &str) -> Result<Props, Refusal> {
-    let within = |field: &str, default: f64, lo: f64, hi: f64| {
-        within(fields, place, field, default, [lo, hi])
-    };
-    let group = |field: &str, default: f64| -> Result<u32, Refusal> {
-        let v = within(field, default, 0.0, u32::MAX as f64)?;
-        if v.fract() != 0.0 {
-            return Err(refuse!(
-                "{} is {}; groups are whole numbers (bits)",
-                joined(place, field),
-                Number(v)
-            ));
-        }
-        Ok(v as u32)
-    };
-    Ok(Props {
-        density: within("density", 1.0, 0.0, MAX_SIZE)?,
-        friction: within("friction", 0.5, 0.0, 1000.0)?,
-        restitution: within("restitution", 0.0, 0.0, 1000.0)?,
-        sensor: flag(fields, "sensor", place)?,
-        bullet: flag(fields, "bullet", place)?,
-        fixed_rotation: flag(fields, "fixed_rotation", place)?,
-        damping: within("damping", 0.0, 0.0, MAX_SIZE)?,
-        angular_damping: within("angular_damping", 0.0, 0.0, MAX_SIZE)?,
-        gravity_scale: within("gravity_scale", 1.0, -MAX_SIZE, MAX_SIZE)?,
-        group: group("group", 1.0)?,
-        mask: group("mask", u32::MAX as f64)?,
-    })
-}
-
-/// A body's number `field` from `lo` to `hi`, or `default`.
-pub(super) fn within(
-    fields: &Fields<'_>,
-    place: &str,
-    field: &str,
-    default: f64,
-    [lo, hi]: [f64; 2],
-) -> Result<f64, Refusal> {
-    let v = number_or(fields, field, default, place)?;
-    if !(lo..=hi).contains(&v) {
-        return Err(refuse!(
-            "{} is {}; it is from {} to {} (P4)",
-            joined(place, field),
-            Number(v),
-            Number(lo),
-            Number(hi)
-        ));
-    }
-    Ok(v)
 }
 
 /// Reads `table` (at `place`) as a shape.

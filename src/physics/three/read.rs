@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use mlua::{Table, Value};
 
+use super::super::body::{Kind, Props, each_body, kind, props};
 use super::super::contacts::{self, Touching};
 use super::super::crowd::Reach;
 use super::super::fields::{
@@ -12,7 +13,7 @@ use super::super::fields::{
     text,
 };
 use super::super::joints::{self, Joint};
-use super::super::read::{Kind, MAX_COMMANDS, Props, each_body, kind, props};
+use super::super::read::MAX_COMMANDS;
 use crate::Refusal;
 use crate::terminal::Number;
 
