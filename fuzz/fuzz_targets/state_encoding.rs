@@ -95,7 +95,7 @@ fn all_frozen(value: &Value, depth: usize) -> bool {
 
 /// Takes the value the bytes build, with the walk that reads tables in
 /// place or the one that asks the C API about every entry.
-fn take(bytes: &[u8], in_place: bool) -> Option<(Result<(String, String), String>, bool)> {
+fn take(bytes: &[u8], in_place: bool) -> Option<(Result<(String, String), moonloop::Refusal>, bool)> {
     let lua = moonloop::lua::new_vm(moonloop::Limits::default()).expect("a VM");
     if in_place {
         moonloop::state::install(&lua).expect("installed");
