@@ -386,6 +386,63 @@ fn joints_hold_characters_walk_and_shapes_cast_in_a_game_s_own_tests() {
     assert!(out.stdout.contains("8 passed, 0 failed"), "{}", out.stdout);
 }
 
+/// A character standing on the ground exactly (its feet on the ground's
+/// top), a crate on the ground ahead of it; the right arrow walks it,
+/// pressing down into the ground as a game keeping to it does.
+const PUSHER: &str = r#"
+local physics = require("@moonloop/physics")
+return {
+	init = function()
+		local w = physics.world({ gravity = { x = 0, y = 900 } })
+		w = physics.add(w, "ground", physics.body({ kind = "fixed", x = 160, y = 230, shape = physics.box(320, 20) }))
+		w = physics.add(w, "hero", physics.body({ kind = "kinematic", x = 40, y = 204, shape = physics.box(12, 32) }))
+		w = physics.add(w, "crate", physics.body({ x = 80, y = 210, shape = physics.box(20, 20) }))
+		return { world = w }
+	end,
+	update = function(state, input, dt)
+		local x = if input:down("right") then 2 else 0
+		return { world = physics.step(state.world, dt, { { id = "hero", walk = { x = x, y = 1 } } }) }
+	end,
+}
+"#;
+
+const PUSHER_TESTS: &str = r#"
+-- rule: P7
+test("a character walks into a crate and pushes it along the ground", function()
+	local e = engine.new()
+	e:press("right")
+	e:advance(60)
+	local b = e.state.world.bodies
+	-- It reached the crate (at 64) and went on, slower for the crate's
+	-- weight (about its own), with the crate ahead of it.
+	expect(b.hero.x > 100).is_true()
+	expect(b.crate.x > b.hero.x + 15).is_true()
+	expect(b.crate.y).near(210, 0.5)
+end)
+
+-- rule: P7
+test("a character that stood still before walking is not stuck in the ground", function()
+	local e = engine.new()
+	e:advance(30)
+	e:press("right")
+	e:advance(30)
+	local hero = e.state.world.bodies.hero
+	-- Stuck, it stayed at 54; it walks on, to the crate and pushing it.
+	expect(hero.x > 75).is_true()
+	expect(hero.y).near(204, 0.5)
+	expect(hero.grounded).equals(true)
+end)
+"#;
+
+// rule: P7
+#[test]
+fn a_character_pushes_what_is_in_its_way_and_never_sticks_in_the_ground() {
+    let dir = game(&[("main.luau", PUSHER), ("tests/push.luau", PUSHER_TESTS)]);
+    let out = moonloop(&["test", "."], dir.path());
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("2 passed, 0 failed"), "{}", out.stdout);
+}
+
 // rule: P1, P2, P3, P5
 #[test]
 fn the_physics_rules_hold_in_a_game_s_own_tests() {

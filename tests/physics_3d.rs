@@ -209,6 +209,123 @@ fn a_3d_game_gives_the_same_hash_on_five_runs_and_a_replay_reproduces_it() {
     common::five_runs_and_a_replay_agree(TUMBLE);
 }
 
+/// A character in a 3D world (P7, P10): a capsule on a floor with a
+/// stair, a wall and a ramp too steep to climb; the game walks it by
+/// the arrow keys and falls it by gravity of its own.
+const WALKER: &str = r#"
+local physics = require("@moonloop/physics")
+return {
+	init = function()
+		local w = physics.world3d({ gravity = { x = 0, y = -9.81, z = 0 } })
+		w = physics.add(w, "floor", physics.body({ kind = "fixed", y = -0.5, shape = physics.cuboid(40, 1, 40) }))
+		w = physics.add(w, "stair", physics.body({ kind = "fixed", x = 3, y = 0.15, shape = physics.cuboid(2, 0.3, 4) }))
+		w = physics.add(w, "wall", physics.body({ kind = "fixed", z = -3, y = 1, shape = physics.cuboid(40, 2, 0.4) }))
+		w = physics.add(w, "ramp", physics.body({ kind = "fixed", x = -5, y = 0, rotation = { x = 0, y = 0, z = -0.6, w = 0.8 }, shape = physics.cuboid(4, 0.2, 4) }))
+		w = physics.add(w, "hero", physics.body({ kind = "kinematic", y = 1, shape = physics.capsule(0.3, 0.8) }))
+		w = physics.add(w, "box", physics.body({ x = 0, y = 0.25, z = 2, shape = physics.cuboid(0.5, 0.5, 0.5) }))
+		return { world = w, fall = 0 }
+	end,
+	update = function(state, input, dt)
+		local hero = state.world.bodies.hero
+		local fall = state.fall - 9.81 * dt * dt
+		if hero.grounded then
+			fall = -0.01
+		end
+		local speed = 3 * dt
+		local x = (if input:down("right") then speed else 0) - (if input:down("left") then speed else 0)
+		local z = (if input:down("down") then speed else 0) - (if input:down("up") then speed else 0)
+		if input:pressed("space") then
+			x += 0.4
+		end
+		local walk = { id = "hero", walk = { x = x, y = fall, z = z }, stairs = 0.35 }
+		return { world = physics.step(state.world, dt, { walk }), fall = fall }
+	end,
+}
+"#;
+
+const WALKER_TESTS: &str = r#"
+-- rule: P7, P10
+test("the hero falls to the floor and stands on it, still", function()
+	local e = engine.new()
+	e:advance(60)
+	local hero = e.state.world.bodies.hero
+	expect(hero.grounded).equals(true)
+	-- A capsule of radius 0.3 and length 0.8 stands 0.7 above its feet.
+	expect(hero.y).near(0.7, 0.05)
+	expect(hero.vx).equals(0)
+	expect(hero.vy).equals(0)
+	expect(hero.vz).equals(0)
+end)
+
+-- rule: P7, P10
+test("the hero steps up the stair and stands on top of it", function()
+	local e = engine.new()
+	e:advance(30)
+	e:press("right")
+	e:advance(60)
+	local hero = e.state.world.bodies.hero
+	expect(hero.x > 2.5).is_true()
+	expect(hero.grounded).equals(true)
+	expect(hero.y).near(1, 0.05)
+end)
+
+-- rule: P7, P10
+test("the hero walks into the wall and stops at it, sliding along it", function()
+	local e = engine.new()
+	e:advance(30)
+	e:press("up")
+	e:advance(90)
+	local hero = e.state.world.bodies.hero
+	-- The wall's face is at z = -2.8; the capsule's radius keeps it off.
+	expect(hero.z).near(-2.5, 0.05)
+	e:press("left")
+	e:advance(30)
+	local slid = e.state.world.bodies.hero
+	expect(slid.x < hero.x - 1).is_true()
+	expect(slid.z).near(-2.5, 0.05)
+end)
+
+-- rule: P7, P10
+test("a ramp steeper than the slope the hero climbs stops it", function()
+	local e = engine.new()
+	e:advance(30)
+	e:press("left")
+	e:advance(120)
+	local hero = e.state.world.bodies.hero
+	-- The ramp rises leftwards at about 74 degrees, its face at x = -4.98
+	-- where the hero's foot meets it; the hero climbs 45 degrees, and its
+	-- stairs (0.35) do not take it up a stair's height at a time.
+	expect(hero.x).near(-4.98 + 0.3, 0.05)
+	expect(hero.y).near(0.7, 0.05)
+	expect(hero.grounded).equals(true)
+end)
+
+-- rule: P7, P10
+test("the hero pushes a box out of its way", function()
+	local e = engine.new()
+	e:advance(30)
+	e:press("down")
+	e:advance(60)
+	local box = e.state.world.bodies.box
+	expect(box.z > 2.3).is_true()
+end)
+"#;
+
+// rule: P7, P10
+#[test]
+fn a_character_walks_in_a_3d_world_climbing_stairs_and_stopped_by_walls() {
+    let dir = game(&[("main.luau", WALKER), ("tests/walk.luau", WALKER_TESTS)]);
+    let out = moonloop(&["test", "."], dir.path());
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("5 passed, 0 failed"), "{}", out.stdout);
+}
+
+// rule: P7, P10, P3
+#[test]
+fn a_3d_character_walks_alike_on_five_runs_and_in_a_replay() {
+    common::five_runs_and_a_replay_agree(WALKER);
+}
+
 /// The frame error of a 3D game whose update runs `update` on `world`.
 fn refusal(update: &str) -> String {
     let main = format!(
@@ -265,7 +382,11 @@ fn bad_3d_worlds_and_commands_are_refused_with_one_line_at_the_author_s_line() {
         ),
         (
             "world = physics.step(world, dt, { { id = 'ball', walk = { x = 1, y = 0, z = 0 } } })",
-            "physics.step: commands[1] has a field `walk` it does not know",
+            "main.luau:11: physics.step: commands[1].walk moves a character, a kinematic body; \"ball\" is not one",
+        ),
+        (
+            "world = physics.step(world, dt, { { id = 'ball', push = { x = 1, y = 0, z = 0 }, stairs = 1 } })",
+            "main.luau:11: physics.step: commands[1] has slope or stairs but no walk",
         ),
         (
             "world = physics.step(world, dt, { { id = 'ball', spin = { x = 1, y = 2 } } })",

@@ -1,14 +1,12 @@
 //! Moving shapes through a built world without stepping it: a shape cast
-//! (P5) and a character walking (P7), which slides along walls, climbs
-//! slopes up to its limit, steps up stairs and keeps to the ground, as
-//! rapier's kinematic character controller does.
+//! (P5) and a character walking (P7, written once for 2D and 3D in
+//! physics/walk.rs).
 
 use crate::Refusal;
-use rapier2d::control::KinematicCharacterController;
 use rapier2d::parry::query::details::ShapeCastOptions;
 use rapier2d::prelude::*;
 
-use super::read::{Gait, Shape};
+use super::read::Shape;
 
 /// What a shape of ours is to rapier.
 ///
@@ -83,69 +81,4 @@ pub fn cast(
     })
 }
 
-/// Where a walk took a character.
-#[derive(Debug, Clone, Copy)]
-pub struct Walked {
-    /// The movement the world allowed, in pixels.
-    pub by: [f64; 2],
-    /// Whether it stands on something after it.
-    pub grounded: bool,
-}
-
-/// Walks `body` (a kinematic body of `world`, whose broad phase is up to
-/// date) by `want` pixels, with `up` pointing away from gravity. Stairs
-/// are our own: rapier's autostep refuses to rise beside the very stair
-/// that stopped the character (it lies within the controller's offset of
-/// it), so a walk that was stopped short is tried again raised by the
-/// stair's height, and kept when it gets farther.
-pub fn walk(
-    world: &PhysicsWorld,
-    body: RigidBodyHandle,
-    want: [f64; 2],
-    gait: Gait,
-    up: Vector,
-    dt: f64,
-) -> Walked {
-    let rb = &world.bodies[body];
-    let Some(&collider) = rb.colliders().first() else {
-        return Walked {
-            by: [0.0, 0.0],
-            grounded: false,
-        };
-    };
-    let shape = world.colliders[collider].shape();
-    let controller = KinematicCharacterController {
-        up,
-        max_slope_climb_angle: gait.slope as f32,
-        min_slope_slide_angle: gait.slope as f32,
-        ..KinematicCharacterController::default()
-    };
-    let filter = QueryFilter::default()
-        .exclude_sensors()
-        .exclude_rigid_body(body);
-    let queries = world.query_pipeline_with_filter(filter);
-    let at = *rb.position();
-    let go = |from: &Pose, by: Vector| {
-        controller.move_shape(dt as f32, &queries, shape, from, by, |_| {})
-    };
-    let want = Vector::new(want[0] as f32, want[1] as f32);
-    let first = go(&at, want);
-    let mut moved = (first.translation, first.grounded);
-    let across = want - up * want.dot(up);
-    let got = first.translation - up * first.translation.dot(up);
-    if gait.stairs > 0.0 && across.length() > 1e-4 && got.length() + 1e-3 < across.length() {
-        let rise = go(&at, up * gait.stairs as f32).translation;
-        let raised = Pose::from_parts(at.translation + rise, at.rotation);
-        let over = go(&raised, across).translation;
-        if over.length() > got.length() + 1e-3 {
-            let moved_over = Pose::from_parts(raised.translation + over, at.rotation);
-            let drop = rise.length() + (-want.dot(up)).max(0.0);
-            let down = go(&moved_over, -up * drop);
-            moved = (rise + over + down.translation, down.grounded);
-        }
-    }
-    Walked {
-        by: [f64::from(moved.0.x), f64::from(moved.0.y)],
-        grounded: moved.1,
-    }
-}
+super::walk::walker!(rapier2d, 2);

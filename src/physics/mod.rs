@@ -20,6 +20,7 @@ mod read;
 mod simulate;
 mod three;
 mod view;
+mod walk;
 
 use crate::Refusal;
 use crate::terminal::Number;
@@ -179,6 +180,15 @@ impl Keys {
     }
 }
 
+/// What a character's `grounded` becomes after a step in which it
+/// walked (P7) and found itself standing `on` something or not, where
+/// that is not what its table says already.
+fn standing(body: &Table, on: Option<bool>, keys: &Keys) -> mlua::Result<Option<bool>> {
+    let Some(on) = on else { return Ok(None) };
+    let was: Option<bool> = body.raw_get(keys.get("grounded"))?;
+    Ok((was != Some(on)).then_some(on))
+}
+
 /// The world after a step: a new table; bodies that moved get new tables,
 /// the rest keep theirs (P1).
 fn write(
@@ -197,12 +207,7 @@ fn write(
         .zip(&stepped.motions)
         .zip(&stepped.grounded)
     {
-        let stands = match grounded {
-            Some(on) if body.table.raw_get::<Option<bool>>(k("grounded"))? != Some(*on) => {
-                Some(*on)
-            }
-            _ => None,
-        };
+        let stands = standing(&body.table, *grounded, &keys)?;
         if body.motion == *motion && stands.is_none() {
             bodies.raw_set(body.id.clone(), body.table.clone())?;
             continue;

@@ -78,23 +78,6 @@ pub struct World {
     pub joints: Vec<super::joints::Joint>,
 }
 
-/// How a character walks (P7): the steepest slope it climbs, in radians,
-/// and the highest stair it steps up, in pixels (0: none).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Gait {
-    pub slope: f64,
-    pub stairs: f64,
-}
-
-impl Default for Gait {
-    fn default() -> Self {
-        Gait {
-            slope: std::f64::consts::FRAC_PI_4,
-            stairs: 0.0,
-        }
-    }
-}
-
 /// What the game asks of one body before the step.
 #[derive(Debug, Clone, Default)]
 pub struct Command {
@@ -109,7 +92,7 @@ pub struct Command {
     pub angle: Option<f64>,
     /// A character's walk this step, in pixels (P7).
     pub walk: Option<[f64; 2]>,
-    pub gait: Gait,
+    pub gait: super::walk::Gait,
 }
 
 const WORLD_FIELDS: &[&str] = &[
@@ -438,33 +421,11 @@ pub fn commands(value: &Value, world: &World) -> Result<Vec<Command>, Refusal> {
             }
         };
         let walk = vector("walk")?;
-        if walk.is_some() && world.bodies[body].kind != Kind::Kinematic {
-            return Err(refuse!(
-                "{place}.walk moves a character, a kinematic body; {} is not one",
-                shown(&id)
-            ));
-        }
-        let default = Gait::default();
-        let slope = scalar("slope")?.unwrap_or(default.slope);
-        if !(0.0..=std::f64::consts::FRAC_PI_2).contains(&slope) {
-            return Err(refuse!(
-                "{place}.slope is {}; it is the steepest slope climbed, from 0 to pi/2 radians",
-                Number(slope)
-            ));
-        }
-        let stairs = scalar("stairs")?.unwrap_or(default.stairs);
-        if !(0.0..=MAX_SIZE).contains(&stairs) {
-            return Err(refuse!(
-                "{place}.stairs is {}; it is the highest stair stepped up, from 0 pixels",
-                Number(stairs)
-            ));
-        }
-        if walk.is_none() && !(command.get("slope").is_nil() && command.get("stairs").is_nil()) {
-            return Err(refuse!("{place} has slope or stairs but no walk"));
-        }
+        let kinematic = world.bodies[body].kind == Kind::Kinematic;
+        let gait = super::walk::gait(&command, &place, walk.is_some(), kinematic, &shown(&id))?;
         out.push(Command {
             walk,
-            gait: Gait { slope, stairs },
+            gait,
             body,
             push: vector("push")?,
             impulse: vector("impulse")?,

@@ -115,9 +115,15 @@ fn write(
     let k = |name| keys.get(name);
     let clone = &keys.clone;
     let bodies = lua.create_table_with_capacity(0, read.bodies.len())?;
-    for (body, motion) in read.bodies.iter().zip(&stepped.motions) {
+    for ((body, motion), grounded) in read
+        .bodies
+        .iter()
+        .zip(&stepped.motions)
+        .zip(&stepped.grounded)
+    {
         let was = &body.motion;
-        if was == motion {
+        let stands = super::standing(&body.table, *grounded, &keys)?;
+        if was == motion && stands.is_none() {
             bodies.raw_set(body.id.clone(), body.table.clone())?;
             continue;
         }
@@ -141,6 +147,9 @@ fn write(
                 spin.raw_set(k(name), value)?;
             }
             moved.raw_set(k("spin"), spin)?;
+        }
+        if let Some(on) = stands {
+            moved.raw_set(k("grounded"), on)?;
         }
         bodies.raw_set(body.id.clone(), moved)?;
     }

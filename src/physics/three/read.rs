@@ -14,6 +14,7 @@ use super::super::fields::{
 };
 use super::super::joints::{self, Joint};
 use super::super::read::MAX_COMMANDS;
+use super::super::walk;
 use crate::Refusal;
 use crate::terminal::Number;
 
@@ -117,6 +118,9 @@ pub struct Command {
     pub spin: Option<[f64; 3]>,
     pub position: Option<[f64; 3]>,
     pub rotation: Option<[f64; 4]>,
+    /// A character's walk this step (P7).
+    pub walk: Option<[f64; 3]>,
+    pub gait: crate::physics::walk::Gait,
 }
 
 const WORLD_FIELDS: &[&str] = &[
@@ -152,10 +156,11 @@ const BODY_FIELDS: &[&str] = &[
     "group",
     "mask",
     "data",
+    "grounded",
 ];
 const SHAPE_FIELDS: &[&str] = &["kind", "radius", "width", "height", "depth", "length"];
 const COMMAND_FIELDS: &[&str] = &[
-    "id", "push", "impulse", "velocity", "spin", "position", "rotation",
+    "id", "push", "impulse", "velocity", "spin", "position", "rotation", "walk", "slope", "stairs",
 ];
 
 /// Reads `table` as a 3D world.
@@ -393,8 +398,13 @@ pub fn commands(value: &Value, world: &World) -> Result<Vec<Command>, Refusal> {
                 value => far_point(&value, &format!("{place}.{field}")).map(Some),
             }
         };
+        let walk = vector("walk")?;
+        let kinematic = world.bodies[body].kind == Kind::Kinematic;
+        let gait = walk::gait(&command, &place, walk.is_some(), kinematic, &shown(&id))?;
         out.push(Command {
             body,
+            walk,
+            gait,
             push: vector("push")?,
             impulse: vector("impulse")?,
             velocity: vector("velocity")?,

@@ -19,6 +19,8 @@ pub struct Stepped {
     pub motions: Vec<Motion>,
     /// Pairs (by index, lower first) touching in this step, sorted.
     pub touching: Vec<(usize, usize)>,
+    /// Whether each body that walked this step stands on something (P7).
+    pub grounded: Vec<Option<bool>>,
     /// The step took no time: the commands applied, nothing moved.
     pub timeless: bool,
 }
@@ -177,6 +179,7 @@ pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<S
         }
     }
     let timeless = dt == 0.0;
+    let grounded = walks(read, commands, dt, &mut built);
     if !timeless {
         built.world.step();
     }
@@ -184,7 +187,8 @@ pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<S
         .bodies
         .iter()
         .zip(&built.bodies)
-        .map(|(body, &handle)| {
+        .zip(&grounded)
+        .map(|((body, &handle), walked)| {
             if body.kind == Kind::Fixed {
                 return Ok(body.motion);
             }
@@ -230,7 +234,11 @@ pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<S
                     keep(m.rotation[2], out[5]),
                     keep(m.rotation[3], out[6]),
                 ],
-                velocity: three(m.velocity, &out[7..10]),
+                // A walk moves a character this step only.
+                velocity: match walked {
+                    Some(_) => [0.0; 3],
+                    None => three(m.velocity, &out[7..10]),
+                },
                 spin: three(m.spin, &out[10..13]),
             })
         })
@@ -239,6 +247,7 @@ pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<S
         return Ok(Stepped {
             motions,
             touching: read.touching.pairs.clone(),
+            grounded,
             timeless,
         });
     }
@@ -264,8 +273,48 @@ pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<S
     Ok(Stepped {
         motions,
         touching,
+        grounded,
         timeless,
     })
+}
+
+crate::physics::walk::walker!(rapier3d, 3);
+
+/// Moves each character with a walk command (P7) by what the world
+/// allows, worked out against the bodies as the step began (what the
+/// tick read), by setting its velocity in `built` for the step; says
+/// which walked and whether each then stands on something.
+fn walks(
+    read: &read::World,
+    commands: &[read::Command],
+    dt: f64,
+    built: &mut Built,
+) -> Vec<Option<bool>> {
+    let mut grounded = vec![None; read.bodies.len()];
+    if dt == 0.0 || commands.iter().all(|c| c.walk.is_none()) {
+        return grounded;
+    }
+    // Asked of a world of its own: the world that steps must not have
+    // met its contacts yet.
+    let mut ground = build(read, dt);
+    ground.world.detect_collisions(&(), &());
+    let up = up(ground.world.gravity, Vector::Y);
+    let before = velocities(&ground.world, &ground.bodies);
+    for c in commands {
+        let Some(want) = c.walk else { continue };
+        let walked = walk(
+            &mut ground.world,
+            ground.bodies[c.body],
+            want,
+            c.gait,
+            up,
+            dt,
+        );
+        built.world.bodies[built.bodies[c.body]].set_linvel(v(walked.by) / dt as f32, true);
+        grounded[c.body] = Some(walked.grounded);
+    }
+    hand_on(&before, &ground.world, &mut built.world, &built.bodies);
+    grounded
 }
 
 /// The first solid body the segment from `from` to `to` meets, passing
