@@ -477,6 +477,14 @@ impl<G: Game> Engine<G> {
         &self.scene
     }
 
+    /// Returns what the physics view draws (P9): the game's worlds, 3D
+    /// ones through the camera the scene was last seen through.
+    pub fn colliders(&self) -> crate::colliders::Colliders {
+        let mut colliders = self.game.colliders();
+        colliders.camera = self.scene.seen().map(|seen| seen.view_projection);
+        colliders
+    }
+
     /// Returns the game's assets.
     pub fn assets(&self) -> &Store {
         &self.assets

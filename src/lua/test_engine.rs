@@ -508,7 +508,7 @@ impl UserData for EngineHandle {
             if colliders {
                 let size = (pixmap.width(), pixmap.height());
                 let viewport = crate::viewport::Viewport::whole(size, size);
-                let shapes = crate::Game::colliders(this.session.engine().game());
+                let shapes = this.session.engine().colliders();
                 crate::colliders::draw(&mut pixmap, &shapes, &viewport);
             }
             Ok(super::picture::Picture::new(pixmap, root))

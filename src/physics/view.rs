@@ -1,6 +1,6 @@
 //! Finding the physics worlds in a state, for the physics view (P9): a
 //! table with `bodies`, `steps` and `gravity` is a world wherever it is,
-//! read as a step would read it. The walk is bounded (depth and tables)
+//! read as a step would read it (a 3D one by physics/three/view.rs). The walk is bounded (depth and tables)
 //! so a big state costs the view little; a world that does not read is
 //! left out of the picture, not reported (the next step reports it).
 
@@ -37,11 +37,14 @@ fn find(t: &Table, depth: usize, looked: &mut usize, out: &mut Colliders) {
         return;
     }
     if is_world(t) {
-        // The view draws 2D worlds; a 3D one (P10) is the scene's to show.
-        if matches!(super::is_3d(t), Ok(false))
-            && let Ok(world) = read::world(t)
-        {
-            add(&world, out);
+        match super::is_3d(t) {
+            Ok(false) => {
+                if let Ok(world) = read::world(t) {
+                    add(&world, out);
+                }
+            }
+            Ok(true) => super::three::view::add_table(t, out),
+            Err(_) => {}
         }
         return;
     }

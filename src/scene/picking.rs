@@ -17,6 +17,11 @@ impl Scene {
         });
     }
 
+    /// Returns the camera as read at the last step 7, if a frame was.
+    pub fn seen(&self) -> Option<Seen> {
+        self.seen
+    }
+
     /// Returns the ray under the pointer at `(x, y)` in a logical area of
     /// `logical` size, through the camera read at the last step 7.
     pub fn ray(&self, pointer: (f64, f64), logical: (u32, u32)) -> Option<(Vec3, Vec3)> {

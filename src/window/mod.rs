@@ -376,7 +376,7 @@ impl<G: Game> App<G> {
                 &mut self.view,
                 surface,
                 engine.viewport(),
-                &engine.game().colliders(),
+                &engine.colliders(),
                 overlay,
             );
         } else {

@@ -6,6 +6,7 @@
 
 mod read;
 mod simulate;
+pub(super) mod view;
 
 use mlua::{Lua, Table, Value};
 
