@@ -35,11 +35,22 @@ pub fn read(value: &Value, index: &HashMap<&Id, usize>) -> Result<Touching, Refu
         let Value::Table(pair) = pair.map_err(text)? else {
             return Err("touching holds pairs { a = id, b = id }".into());
         };
-        let ends = (
-            id_of(&pair.raw_get("a").map_err(text)?),
-            id_of(&pair.raw_get("b").map_err(text)?),
-        );
-        if let (Some(a), Some(b)) = ends
+        // Read by walking the pair's two fields: a key given as `&str`
+        // is a new Lua string made under a protected call, and a heap's
+        // thousands of pairs made that a tenth of a step.
+        let (mut a, mut b) = (None, None);
+        pair.for_each::<Value, Value>(|key, value| {
+            if let Value::String(key) = key {
+                match &*key.as_bytes() {
+                    b"a" => a = id_of(&value),
+                    b"b" => b = id_of(&value),
+                    _ => {}
+                }
+            }
+            Ok(())
+        })
+        .map_err(text)?;
+        if let (Some(a), Some(b)) = (a, b)
             && let (Some(&a), Some(&b)) = (index.get(&a), index.get(&b))
         {
             touching.push(((a.min(b), a.max(b)), (a < b).then_some(pair)));
