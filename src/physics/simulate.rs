@@ -10,7 +10,6 @@ use rapier2d::prelude::*;
 
 use super::control;
 use super::read::{self, Kind};
-use super::walk::Walked;
 
 /// What one step made.
 #[derive(Debug)]
@@ -138,22 +137,20 @@ pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<S
         // the world that steps must not have met its contacts yet.
         let mut ground = build(read, dt)?;
         ground.world.detect_collisions(&(), &());
-        let up = control::up(ground.world.gravity, Vector::new(0.0, -1.0));
-        let before = control::velocities(&ground.world, &ground.bodies);
-        for c in commands {
-            let Some(want) = c.walk else { continue };
-            let Walked { by, grounded: on } = control::walk(
-                &mut ground.world,
-                ground.bodies[c.body],
-                want,
-                c.gait,
-                up,
-                dt,
-            );
-            built.world.bodies[built.bodies[c.body]].set_linvel(v(by[0] / dt, by[1] / dt), true);
-            grounded[c.body] = Some(on);
-        }
-        control::hand_on(&before, &ground.world, &mut built.world, &built.bodies);
+        let walks = commands
+            .iter()
+            .filter_map(|c| Some((c.body, c.walk?, c.gait)));
+        let level = Vector::new(0.0, -1.0);
+        let (world, handles) = (&mut built.world, &built.bodies);
+        control::walk_all(
+            &mut ground.world,
+            world,
+            handles,
+            walks,
+            level,
+            dt,
+            &mut grounded,
+        );
     }
     if !timeless {
         built.world.step();

@@ -116,7 +116,7 @@ macro_rules! walker {
         /// controller's offset of it), so a walk that was stopped short is
         /// tried again raised by the stair's height, and kept when it gets
         /// farther and stands on ground no steeper than the gait climbs.
-        pub fn walk(
+        fn walk(
             world: &mut $rapier::prelude::PhysicsWorld,
             body: $rapier::prelude::RigidBodyHandle,
             want: [f64; $n],
@@ -246,9 +246,36 @@ macro_rules! walker {
             }
         }
 
+        /// Walks each character of `walks` (its index among `handles`, its
+        /// walk, its gait) against `ground`, a world built from the table
+        /// as the step began with its contacts found, and sets the velocity
+        /// that covers the walk on the same body of `built`, the world that
+        /// steps, with what the walks pushed; `grounded` says, for each
+        /// body that walked, whether it then stands on something.
+        pub fn walk_all(
+            ground: &mut $rapier::prelude::PhysicsWorld,
+            built: &mut $rapier::prelude::PhysicsWorld,
+            handles: &[$rapier::prelude::RigidBodyHandle],
+            walks: impl Iterator<Item = (usize, [f64; $n], $crate::physics::walk::Gait)>,
+            level: $rapier::prelude::Vector,
+            dt: f64,
+            grounded: &mut [Option<bool>],
+        ) {
+            let up = up(ground.gravity, level);
+            let before = velocities(ground, handles);
+            for (body, want, gait) in walks {
+                let walked = walk(ground, handles[body], want, gait, up, dt);
+                let velocity = walked.by.map(|c| (c / dt) as f32);
+                built.bodies[handles[body]]
+                    .set_linvel($rapier::prelude::Vector::from_array(velocity), true);
+                grounded[body] = Some(walked.grounded);
+            }
+            hand_on(&before, ground, built, handles);
+        }
+
         /// The velocities of the bodies `handles` of `world`, to see later
         /// what walks gave them.
-        pub fn velocities(
+        fn velocities(
             world: &$rapier::prelude::PhysicsWorld,
             handles: &[$rapier::prelude::RigidBodyHandle],
         ) -> Vec<($rapier::prelude::Vector, $rapier::prelude::AngVector)> {
@@ -261,7 +288,7 @@ macro_rules! walker {
         /// Adds to each body of `to` what walks in `from` added to the
         /// same body's velocity there since `before` (the two worlds built
         /// alike from one table, `handles` the bodies of both).
-        pub fn hand_on(
+        fn hand_on(
             before: &[($rapier::prelude::Vector, $rapier::prelude::AngVector)],
             from: &$rapier::prelude::PhysicsWorld,
             to: &mut $rapier::prelude::PhysicsWorld,

@@ -298,22 +298,19 @@ fn walks(
     // met its contacts yet.
     let mut ground = build(read, dt);
     ground.world.detect_collisions(&(), &());
-    let up = up(ground.world.gravity, Vector::Y);
-    let before = velocities(&ground.world, &ground.bodies);
-    for c in commands {
-        let Some(want) = c.walk else { continue };
-        let walked = walk(
-            &mut ground.world,
-            ground.bodies[c.body],
-            want,
-            c.gait,
-            up,
-            dt,
-        );
-        built.world.bodies[built.bodies[c.body]].set_linvel(v(walked.by) / dt as f32, true);
-        grounded[c.body] = Some(walked.grounded);
-    }
-    hand_on(&before, &ground.world, &mut built.world, &built.bodies);
+    let walks = commands
+        .iter()
+        .filter_map(|c| Some((c.body, c.walk?, c.gait)));
+    let (world, handles) = (&mut built.world, &built.bodies);
+    walk_all(
+        &mut ground.world,
+        world,
+        handles,
+        walks,
+        Vector::Y,
+        dt,
+        &mut grounded,
+    );
     grounded
 }
 
