@@ -300,7 +300,7 @@ pub fn reload_latency(rounds: usize) -> Result<(Duration, Duration)> {
     let game = LuaGame::load(&dir.0)?;
     let engine = Engine::new(game, Box::new(crate::clock::PacedClock::from_hz(60.0)));
     let watcher = crate::reload::Watcher::new(&dir.0)?;
-    let mut session = Session::new(engine).watch(Some(watcher));
+    let mut session = Session::new(engine).watch(Some(watcher)).quiet();
     let version = |session: &Session<LuaGame>| -> usize {
         match session.engine().game().state() {
             Value::Table(t) => t.get::<usize>("version").unwrap_or(0),

@@ -57,6 +57,8 @@ pub struct Session<G> {
     /// Whether cues with nothing to play them stay in the engine's log
     /// for the caller to read (a test's `e.cues`), rather than let go.
     keep_cues: bool,
+    /// Whether a reload that worked goes unsaid (a benchmark's own edits).
+    quiet: bool,
 }
 
 /// What a session asks after every delivered frame.
@@ -100,7 +102,15 @@ impl<G: Game> Session<G> {
             check: None,
             driver: None,
             keep_cues: false,
+            quiet: false,
         }
+    }
+
+    /// Says nothing of the reloads that work: for a benchmark that edits
+    /// its own game twenty times. A reload that fails is still said.
+    pub fn quiet(mut self) -> Self {
+        self.quiet = true;
+        self
     }
 
     /// Lets `driver` run the frames in place of the engine's clock.
@@ -246,7 +256,7 @@ impl<G: Game> Session<G> {
     pub fn reload(&mut self, changes: &[std::path::PathBuf]) -> crate::Result<Reloaded> {
         match self.engine.reload(changes) {
             Ok(reloaded) => {
-                if !reloaded.modules.is_empty() {
+                if !reloaded.modules.is_empty() && !self.quiet {
                     tell!("reloaded {}", reloaded.modules.join(", "));
                 }
                 if let Some(player) = &mut self.sound {
