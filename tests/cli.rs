@@ -471,6 +471,31 @@ fn a_window_runs_its_frames_and_records_them_under_xvfb() {
 
 // rule: H7
 #[test]
+fn a_headless_run_with_nothing_to_play_on_still_names_a_missing_sound_once() {
+    // A CI run of a game with a misspelt sound fails as its window would,
+    // though it renders no sound (no --audio file).
+    let dir = game(&[(
+        "g/main.luau",
+        "return {\n  init = function() return { n = 0 } end,\n  update = function(s, input)\n    input:cue('coin')\n    if s.n >= 2 then input:cue('jmup') end\n    return { n = s.n + 1 }\n  end,\n}\n",
+    )]);
+    let out = Command::new(env!("CARGO_BIN_EXE_moonloop"))
+        .args(["run", "g", "--headless", "--frames", "10"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr.lines().collect::<Vec<_>>(),
+        [
+            "frame 3: cue `jmup`: no sounds/jmup.wav or sounds/jmup.ogg in the game folder, \
+             and `jmup` is not a built-in sound (they are blip, coin, hit, jump, explosion, powerup)"
+        ],
+    );
+}
+
+// rule: H7
+#[test]
 fn a_window_plays_cues_and_names_a_missing_sound_once() {
     let x = common::Xvfb::start();
     let dir = game(&[(

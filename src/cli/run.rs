@@ -231,12 +231,14 @@ pub(super) fn run(mut args: RunArgs) -> Result<ExitCode> {
             .as_deref()
             .map(|path| Capture::start(path, true))
             .transpose()?;
-        let sound = audio_file(&args.audio)
-            .map(|path| {
-                let bank = crate::sound::Bank::new(engine.config().sounds.clone());
-                crate::sound::Player::to_file(path, bank)
-            })
-            .transpose()?;
+        // With no file to render into, the cues are still looked up (a
+        // player with no output), so a headless run names a sound that
+        // is not there as the window does.
+        let bank = crate::sound::Bank::new(engine.config().sounds.clone());
+        let sound = Some(match audio_file(&args.audio) {
+            Some(path) => crate::sound::Player::to_file(path, bank)?,
+            None => crate::sound::Player::open("off", bank),
+        });
         // A replay `moonloop explore` wrote breaks a property: playing it
         // checks them, and the frame that breaks one fails (X1).
         let check = if check_properties {
