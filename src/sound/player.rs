@@ -69,6 +69,9 @@ fn params(cue: &Cue) -> Params {
     }
 }
 
+/// The most missing sounds named, one line each, until a reload.
+const MAX_NAMED: usize = 16;
+
 impl Player {
     /// Opens ALSA device `device` ("default" is the system's choice; "off"
     /// opens none).
@@ -176,10 +179,18 @@ impl Player {
         let (command, feeder) = match self.command(cue, assets) {
             Ok(made) => made,
             Err((name, why)) => {
-                if self.reported.contains(&name) {
+                if self.reported.contains(&name) || self.reported.len() > MAX_NAMED {
                     return None;
                 }
                 self.reported.push(name.clone());
+                if self.reported.len() > MAX_NAMED {
+                    // A game that cues hundreds of sounds it has not got
+                    // would bury every other line (the tally prints a
+                    // thousand different errors).
+                    return Some(format!(
+                        "more than {MAX_NAMED} sounds cued are not there; the rest are not named"
+                    ));
+                }
                 let what = if cue.action == Action::Cue {
                     "cue"
                 } else {
