@@ -167,16 +167,15 @@ pub fn draw(pixmap: &mut Pixmap, colliders: &Colliders, viewport: &Viewport) {
         }
     }
     paint.set_color(Color::from_rgba8(JOINT.0, JOINT.1, JOINT.2, 0xff));
-    let mut joints: Vec<[f32; 4]> = colliders.joints.clone();
-    if let Some(camera) = colliders.camera {
-        let logical = (viewport.logical.0 as f32, viewport.logical.1 as f32);
-        joints.extend(colliders.joints3.iter().filter_map(|&[a, b]| {
+    let logical = (viewport.logical.0 as f32, viewport.logical.1 as f32);
+    let seen = colliders.camera.into_iter().flat_map(|camera| {
+        colliders.joints3.iter().filter_map(move |&[a, b]| {
             let (a, b) = clipped(camera * a.extend(1.0), camera * b.extend(1.0))?;
             let (a, b) = (on_screen(a, logical), on_screen(b, logical));
             Some([a.0, a.1, b.0, b.1])
-        }));
-    }
-    for [x1, y1, x2, y2] in joints {
+        })
+    });
+    for [x1, y1, x2, y2] in colliders.joints.iter().copied().chain(seen) {
         let mut p = PathBuilder::new();
         p.move_to(x1, y1);
         p.line_to(x2, y2);

@@ -22,9 +22,11 @@ pub fn add_table(table: &mlua::Table, out: &mut Colliders) {
 
 /// Adds the wireframes of `world`'s bodies and its joints to `out`.
 fn add(world: &read::World, out: &mut Colliders) {
-    let first = out.wires.len();
-    let mut owner = Vec::new();
-    for (i, body) in world.bodies.iter().enumerate() {
+    let mut touching = vec![false; world.bodies.len()];
+    for &(a, b) in &world.touching.pairs {
+        (touching[a], touching[b]) = (true, true);
+    }
+    for (body, &touches) in world.bodies.iter().zip(&touching) {
         let m = &body.motion;
         let turn = turn_of(m.rotation);
         let at = DVec3::from_array(m.at);
@@ -40,16 +42,8 @@ fn add(world: &read::World, out: &mut Colliders) {
                 closed,
                 motion,
                 sensor: body.props.sensor,
-                touching: false,
+                touching: touches,
             });
-            owner.push(i);
-        }
-    }
-    for &(a, b) in &world.touching.pairs {
-        for (wire, &i) in out.wires[first..].iter_mut().zip(&owner) {
-            if i == a || i == b {
-                wire.touching = true;
-            }
         }
     }
     for joint in &world.joints {
