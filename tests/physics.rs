@@ -126,6 +126,30 @@ test("a step gives a new world and leaves the one it was given as it was", funct
 end)
 
 -- rule: P1
+test("the world a step returns is frozen, and so is the one it was handed", function()
+	local physics = require("@moonloop/physics")
+	local w = physics.world({ gravity = { x = 0, y = 600 } })
+	w = physics.add(w, "ball", physics.body({ x = 10, y = 10, shape = physics.circle(4), data = { hp = 3 } }))
+	expect(table.isfrozen(w)).is_false()
+	local next = physics.step(w, 1 / 60)
+	for _, world in { w, next } do
+		expect(table.isfrozen(world)).is_true()
+		expect(table.isfrozen(world.bodies)).is_true()
+		expect(table.isfrozen(world.bodies.ball)).is_true()
+		expect(table.isfrozen(world.bodies.ball.data)).is_true()
+	end
+	expect(pcall(function()
+		next.bodies.ball.x = 0
+	end)).is_false()
+	-- A body changes through a new world, which steps from where it says.
+	local moved = table.clone(next.bodies.ball)
+	moved.x = 200
+	local after = physics.step(physics.add(physics.remove(next, "ball"), "ball", moved), 1 / 60)
+	expect(after.bodies.ball.x).equals(200)
+	expect(physics.step(next, 1 / 60).bodies.ball.x).equals(10)
+end)
+
+-- rule: P1
 test("a pair still touching keeps its table when others begin", function()
 	local physics = require("@moonloop/physics")
 	local w = physics.world({ gravity = { x = 0, y = 600 } })
@@ -452,7 +476,7 @@ fn the_physics_rules_hold_in_a_game_s_own_tests() {
     ]);
     let out = moonloop(&["test", "."], dir.path());
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-    assert!(out.stdout.contains("7 passed, 0 failed"), "{}", out.stdout);
+    assert!(out.stdout.contains("8 passed, 0 failed"), "{}", out.stdout);
 }
 
 // rule: P3
@@ -510,6 +534,14 @@ fn bad_worlds_and_commands_are_refused_with_one_line_at_the_author_s_line() {
             // parry panics on points that all coincide (it took the host down).
             "world = physics.step(physics.add(world, 'dot', physics.body({ x = 0, y = 0, shape = physics.polygon({ 1, 1, 1, 1, 1, 1, 1, 1 }) })), dt)",
             "main.luau:11: physics.step: bodies.dot.shape's points make no polygon",
+        ),
+        (
+            "world = physics.step(physics.add(world, 'odd', physics.body({ x = 0, y = 0, shape = physics.circle(2), data = { on = print } })), dt)",
+            "main.luau:11: physics.step: the world.bodies.odd.data.on is a function",
+        ),
+        (
+            "world = physics.step(world, dt)\n\t\tworld.bodies.ball.x = 3",
+            "main.luau:12: attempt to modify a readonly table (S3",
         ),
         (
             "world = physics.step(world, -1 / 60)",

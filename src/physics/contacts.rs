@@ -15,7 +15,7 @@ use crate::Refusal;
 /// Pairs touching after a step, sorted, each with the table it was read
 /// from where that names the lower body first (as a step writes it): a
 /// pair still touching keeps its table, so history shares it.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Touching {
     pub pairs: Vec<(usize, usize)>,
     pub tables: Vec<Option<Table>>,
@@ -82,42 +82,48 @@ pub fn events(
 /// The world a step writes, 2D or 3D: a new table with `old`'s fields,
 /// its new `bodies` and `steps`, `touching` (the pairs touching `now`)
 /// and `events`; `old`'s pairs were `before`. `body(i)` gives body `i`'s
-/// id and the table it was read from.
+/// id and the table it was read from. Returns the table and its pairs
+/// as reading its `touching` would give them.
 pub fn next_world<'a>(
     lua: &Lua,
     keys: &Keys,
     old: &Table,
     (bodies, steps): (Table, f64),
-    (before, now): (&Touching, &[(usize, usize)]),
+    (before, now): (Touching, Vec<(usize, usize)>),
     body: impl Fn(usize) -> (&'a Value, &'a Table),
-) -> mlua::Result<Table> {
+) -> mlua::Result<(Table, Touching)> {
     let k = |name| keys.get(name);
     let world: Table = keys.clone.call(old.clone())?;
     world.raw_set(k("bodies"), bodies)?;
     world.raw_set(k("steps"), steps)?;
     // The pairs touching now; the old list when nothing changed.
-    if now == before.pairs {
+    let tables = if now == before.pairs {
         world.raw_set(k("touching"), old.raw_get::<Value>(k("touching"))?)?;
+        before.tables.clone()
     } else {
         let touching = lua.create_table_with_capacity(now.len(), 0)?;
-        for &(a, b) in now {
+        let mut tables = Vec::with_capacity(now.len());
+        for &(a, b) in &now {
             // A pair still touching keeps its table: most of a heap's
             // pairs are, and history shares what did not change.
             if let Ok(i) = before.pairs.binary_search(&(a, b))
                 && let Some(pair) = &before.tables[i]
             {
                 touching.raw_push(pair.clone())?;
+                tables.push(Some(pair.clone()));
                 continue;
             }
             let pair = lua.create_table_with_capacity(0, 2)?;
             pair.raw_set(k("a"), body(a).0.clone())?;
             pair.raw_set(k("b"), body(b).0.clone())?;
-            touching.raw_push(pair)?;
+            touching.raw_push(pair.clone())?;
+            tables.push(Some(pair));
         }
         world.raw_set(k("touching"), touching)?;
-    }
+        tables
+    };
     let list = lua.create_table()?;
-    for (kind, (a, b)) in events(&before.pairs, now) {
+    for (kind, (a, b)) in events(&before.pairs, &now) {
         let event = lua.create_table_with_capacity(0, 5)?;
         let ((a, a_table), (b, b_table)) = (body(a), body(b));
         event.raw_set(k("kind"), kind)?;
@@ -128,5 +134,5 @@ pub fn next_world<'a>(
         list.raw_push(event)?;
     }
     world.raw_set(k("events"), list)?;
-    Ok(world)
+    Ok((world, Touching { pairs: now, tables }))
 }

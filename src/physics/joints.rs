@@ -32,7 +32,7 @@ pub enum Kind {
 }
 
 /// One joint as read, in a world of `N` dimensions (2, or 3: P10).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Joint<const N: usize = 2> {
     pub kind: Kind,
     /// The two bodies, by index in the world's body order.

@@ -16,6 +16,7 @@ mod control;
 mod crowd;
 mod fields;
 mod joints;
+mod kept;
 mod read;
 mod simulate;
 mod three;
@@ -138,11 +139,55 @@ fn step(lua: &Lua, world: &Value, dt: &Value, commands: &Value) -> Result<Table,
     if is_3d(world)? {
         return three::step(lua, world, dt, commands);
     }
-    let read = read::world(world)?;
+    let read = kept_or_read(lua, world, read::world)?;
     let commands = read::commands(commands, &read)?;
     crowd::bound(&crowd::of_bodies(&read.bodies), read.scale, MAX_PAIRS)?;
     let stepped = contained(|| simulate::step(&read, &commands, dt))?;
-    write(lua, world, &read, &stepped).map_err(|e| Refusal::from(e.to_string()))
+    let (next, read) =
+        write(lua, world, read, stepped).map_err(|e| Refusal::from(e.to_string()))?;
+    keep(lua, next, read)
+}
+
+/// What reading `world` gives: kept from the step that wrote it, or read
+/// now (frozen first, so that what is read cannot change after).
+pub(super) fn kept_or_read<W: PartialEq + std::fmt::Debug + 'static>(
+    lua: &Lua,
+    world: &Table,
+    read: impl Fn(&Table) -> Result<W, Refusal>,
+) -> Result<W, Refusal> {
+    if let Some(kept) = kept::take::<W>(lua, world) {
+        kept::check(&kept, world, read);
+        return Ok(kept);
+    }
+    kept::freeze(lua, world)?;
+    read(world)
+}
+
+/// Freezes the world a step wrote and keeps its read for the next step;
+/// returns the world.
+pub(super) fn keep<W: 'static>(lua: &Lua, next: Table, read: W) -> Result<Table, Refusal> {
+    kept::freeze(lua, &next)?;
+    kept::keep(lua, next.clone(), read);
+    Ok(next)
+}
+
+/// Runs `f` on what reading `world` gives: the kept read where it is the
+/// world a step wrote, or read now.
+pub(super) fn with_read<W: PartialEq + std::fmt::Debug + 'static, R>(
+    lua: &Lua,
+    world: &Table,
+    read: impl Fn(&Table) -> Result<W, Refusal>,
+    f: impl FnOnce(&W) -> Result<R, Refusal>,
+) -> Result<R, Refusal> {
+    let mut f = Some(f);
+    let kept = kept::with::<W, _>(lua, world, |kept| {
+        kept::check(kept, world, &read);
+        (f.take().expect("called once"))(kept)
+    });
+    match kept {
+        Some(result) => result,
+        None => f.take().expect("not called")(&read(world)?),
+    }
 }
 
 /// The names a step writes, made once a VM: a key given as `&str` is a
@@ -169,6 +214,7 @@ return function(bodies, id, old, x, y, angle, vx, vy, spin, grounded)
 		t.grounded = grounded
 	end
 	bodies[id] = t
+	return t
 end
 "#;
 
@@ -193,6 +239,7 @@ return function(bodies, id, old, motions, at, turned, spun, grounded)
 		t.grounded = grounded
 	end
 	bodies[id] = t
+	return t
 end
 "#;
 
@@ -241,18 +288,18 @@ fn standing(body: &Table, on: Option<bool>, keys: &Keys) -> mlua::Result<Option<
 }
 
 /// The world after a step: a new table; bodies that moved get new tables,
-/// the rest keep theirs (P1).
+/// the rest keep theirs (P1). Returns it with what reading it gives.
 fn write(
     lua: &Lua,
     old: &Table,
-    read: &read::World,
-    stepped: &simulate::Stepped,
-) -> mlua::Result<Table> {
+    mut read: read::World,
+    stepped: simulate::Stepped,
+) -> mlua::Result<(Table, read::World)> {
     let keys = Keys::of(lua)?;
     let bodies = lua.create_table_with_capacity(0, read.bodies.len())?;
     for ((body, motion), grounded) in read
         .bodies
-        .iter()
+        .iter_mut()
         .zip(&stepped.motions)
         .zip(&stepped.grounded)
     {
@@ -262,7 +309,7 @@ fn write(
             continue;
         }
         let [x, y, angle, vx, vy, spin] = *motion;
-        keys.moved.call::<()>((
+        body.table = keys.moved.call((
             &bodies,
             &body.id,
             &body.table,
@@ -274,17 +321,21 @@ fn write(
             spin,
             stands,
         ))?;
+        body.motion = *motion;
     }
     // A step of no time counts none (P2).
-    let steps = read.steps + if stepped.timeless { 0.0 } else { 1.0 };
-    contacts::next_world(
+    read.steps += if stepped.timeless { 0.0 } else { 1.0 };
+    let touching = std::mem::take(&mut read.touching);
+    let (world, touching) = contacts::next_world(
         lua,
         &keys,
         old,
-        (bodies, steps),
-        (&read.touching, &stepped.touching),
+        (bodies, read.steps),
+        (touching, stepped.touching),
         |i| (&read.bodies[i].id, &read.bodies[i].table),
-    )
+    )?;
+    read.touching = touching;
+    Ok((world, read))
 }
 
 /// The first body a ray from (x1, y1) to (x2, y2) meets (P5), or from
@@ -300,10 +351,11 @@ fn ray(lua: &Lua, args: &[Value]) -> Result<Value, Refusal> {
     for (i, (value, name)) in ends.iter().zip(["x1", "y1", "x2", "y2"]).enumerate() {
         at[i] = fields::finite_number(value, name)?;
     }
-    let read = read::world(world)?;
-    let ignore = ignored(read.bodies.iter().map(|b| &b.key), ignore)?;
-    let hit = contained(|| simulate::ray(&read, at, ignore))?;
-    hit_table(lua, &read, hit)
+    with_read(lua, world, read::world, |read| {
+        let ignore = ignored(read.bodies.iter().map(|b| &b.key), ignore)?;
+        let hit = contained(|| simulate::ray(read, at, ignore))?;
+        hit_table(lua, read, hit)
+    })
 }
 
 /// The first body `shape` meets swept from (x, y) by (dx, dy) (P5): its
@@ -330,10 +382,12 @@ fn cast(lua: &Lua, args: &[Value]) -> Result<Value, Refusal> {
             "a polyline has no inside to cast; cast a circle, box, capsule or polygon".into(),
         );
     }
-    let read = read::world(world)?;
-    let ignore = ignored(read.bodies.iter().map(|b| &b.key), ignore)?;
-    let hit = contained(|| simulate::cast(&read, &shape, [xy[0], xy[1]], [xy[2], xy[3]], ignore))?;
-    hit_table(lua, &read, hit)
+    with_read(lua, world, read::world, |read| {
+        let ignore = ignored(read.bodies.iter().map(|b| &b.key), ignore)?;
+        let hit =
+            contained(|| simulate::cast(read, &shape, [xy[0], xy[1]], [xy[2], xy[3]], ignore))?;
+        hit_table(lua, read, hit)
+    })
 }
 
 /// A query's arguments: the world, then `before` others (a cast's

@@ -50,7 +50,7 @@ pub enum Shape {
 }
 
 /// One body as read.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Body {
     pub id: Value,
     pub key: Id,
@@ -65,7 +65,7 @@ pub struct Body {
 }
 
 /// A world as read: bodies in id order.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct World {
     pub bodies: Vec<Body>,
     pub gravity: [f64; 2],

@@ -18,11 +18,13 @@ use crate::Refusal;
 /// # Errors
 /// One line naming what is wrong with the world or the commands (P4).
 pub fn step(lua: &Lua, world: &Table, dt: f64, commands: &Value) -> Result<Table, Refusal> {
-    let read = read::world(world)?;
+    let read = super::kept_or_read(lua, world, read::world)?;
     let commands = read::commands(commands, &read)?;
     crowd::bound(&read.reaches(), read.scale, MAX_PAIRS)?;
     let stepped = contained(|| simulate::step(&read, &commands, dt))?;
-    write(lua, world, &read, &stepped).map_err(|e| Refusal::from(e.to_string()))
+    let (next, read) =
+        write(lua, world, read, stepped).map_err(|e| Refusal::from(e.to_string()))?;
+    super::keep(lua, next, read)
 }
 
 /// The first body the segment from (x1, y1, z1) to (x2, y2, z2) meets
@@ -41,12 +43,13 @@ pub fn ray(lua: &Lua, world: &Table, ends: &[Value], ignore: &Value) -> Result<V
     {
         at[i] = fields::finite_number(value, name)?;
     }
-    let read = read::world(world)?;
-    let ignore = super::ignored(read.bodies.iter().map(|b| &b.key), ignore)?;
-    let from = [at[0], at[1], at[2]];
-    let to = [at[3], at[4], at[5]];
-    let hit = contained(|| Ok(simulate::ray(&read, from, to, ignore)))?;
-    hit_table(lua, &read, hit)
+    super::with_read(lua, world, read::world, |read| {
+        let ignore = super::ignored(read.bodies.iter().map(|b| &b.key), ignore)?;
+        let from = [at[0], at[1], at[2]];
+        let to = [at[3], at[4], at[5]];
+        let hit = contained(|| Ok(simulate::ray(read, from, to, ignore)))?;
+        hit_table(lua, read, hit)
+    })
 }
 
 /// The first body `shape` meets swept from (x, y, z) by (dx, dy, dz)
@@ -75,12 +78,13 @@ pub fn cast(
         ));
     };
     let shape = read::shape(shape, "the shape")?;
-    let read = read::world(world)?;
-    let ignore = super::ignored(read.bodies.iter().map(|b| &b.key), ignore)?;
-    let from = [xyz[0], xyz[1], xyz[2]];
-    let by = [xyz[3], xyz[4], xyz[5]];
-    let hit = contained(|| Ok(simulate::cast(&read, &shape, from, by, ignore)))?;
-    hit_table(lua, &read, hit)
+    super::with_read(lua, world, read::world, |read| {
+        let ignore = super::ignored(read.bodies.iter().map(|b| &b.key), ignore)?;
+        let from = [xyz[0], xyz[1], xyz[2]];
+        let by = [xyz[3], xyz[4], xyz[5]];
+        let hit = contained(|| Ok(simulate::cast(read, &shape, from, by, ignore)))?;
+        hit_table(lua, read, hit)
+    })
 }
 
 /// A query's hit as the table the author reads, or nil.
@@ -105,13 +109,13 @@ fn hit_table(lua: &Lua, read: &read::World, hit: Option<simulate::Hit>) -> Resul
 
 /// The world after a step: a new table; bodies that moved get new tables
 /// (and a new `rotation` or `spin` table where that changed), the rest
-/// keep theirs (P1).
+/// keep theirs (P1). Returns it with what reading it gives.
 fn write(
     lua: &Lua,
     old: &Table,
-    read: &read::World,
-    stepped: &simulate::Stepped,
-) -> mlua::Result<Table> {
+    mut read: read::World,
+    stepped: simulate::Stepped,
+) -> mlua::Result<(Table, read::World)> {
     let keys = Keys::of(lua)?;
     // Every moved body's numbers in one buffer, read by `moved3`.
     let mut numbers = Vec::with_capacity(read.bodies.len() * 13 * 8);
@@ -129,36 +133,49 @@ fn write(
     let bodies = lua.create_table_with_capacity(0, read.bodies.len())?;
     for (i, ((body, motion), grounded)) in read
         .bodies
-        .iter()
+        .iter_mut()
         .zip(&stepped.motions)
         .zip(&stepped.grounded)
         .enumerate()
     {
-        let was = &body.motion;
+        let was = body.motion;
         let stands = super::standing(&body.table, *grounded, &keys)?;
-        if was == motion && stands.is_none() {
+        if was == *motion && stands.is_none() {
             bodies.raw_set(body.id.clone(), body.table.clone())?;
             continue;
         }
-        keys.moved3.call::<()>((
+        let turned = was.rotation != motion.rotation;
+        body.table = keys.moved3.call((
             &bodies,
             &body.id,
             &body.table,
             &motions,
             i * 13 * 8,
-            was.rotation != motion.rotation,
+            turned,
             was.spin != motion.spin,
             stands,
         ))?;
+        // As the next read will have it: a rotation written is read as a
+        // unit, one kept is what was read.
+        body.motion = read::Motion {
+            rotation: match turned {
+                true => read::unit(motion.rotation).unwrap_or(motion.rotation),
+                false => was.rotation,
+            },
+            ..*motion
+        };
     }
     // A step of no time counts none (P2).
-    let steps = read.steps + if stepped.timeless { 0.0 } else { 1.0 };
-    contacts::next_world(
+    read.steps += if stepped.timeless { 0.0 } else { 1.0 };
+    let touching = std::mem::take(&mut read.touching);
+    let (world, touching) = contacts::next_world(
         lua,
         &keys,
         old,
-        (bodies, steps),
-        (&read.touching, &stepped.touching),
+        (bodies, read.steps),
+        (touching, stepped.touching),
         |i| (&read.bodies[i].id, &read.bodies[i].table),
-    )
+    )?;
+    read.touching = touching;
+    Ok((world, read))
 }

@@ -66,7 +66,7 @@ pub struct Motion {
 pub const UPRIGHT: [f64; 4] = [0.0, 0.0, 0.0, 1.0];
 
 /// One body as read.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Body {
     pub id: Value,
     pub key: Id,
@@ -80,7 +80,7 @@ pub struct Body {
 }
 
 /// A 3D world as read: bodies in id order.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct World {
     pub bodies: Vec<Body>,
     pub gravity: [f64; 3],
@@ -227,19 +227,22 @@ fn far_point(value: &Value, place: &str) -> Result<[f64; 3], Refusal> {
 /// A rotation: a quaternion `{ x, y, z, w }` of any length but 0, made
 /// a unit one.
 fn rotation(value: &Value, place: &str) -> Result<[f64; 4], Refusal> {
-    let q = point::<4>(value, || place.to_string())?;
+    unit(point::<4>(value, || place.to_string())?).ok_or_else(|| {
+        refuse!(
+            "{place} is no rotation: a quaternion {{ x, y, z, w }} of length 0 (the rotation \
+             that turns nothing is {{ x = 0, y = 0, z = 0, w = 1 }})"
+        )
+    })
+}
+
+/// `q` made a unit quaternion, as a rotation is read; `None` for length 0.
+pub fn unit(q: [f64; 4]) -> Option<[f64; 4]> {
     // Scaled by its largest part first, so no square overflows or
     // vanishes: { 1e300, 1e300, 0, 0 } turns as { 1, 1, 0, 0 } does.
     let largest = q.iter().fold(0.0f64, |m, c| m.max(c.abs()));
     let q = q.map(|c| c / largest);
     let length = q.iter().map(|c| c * c).sum::<f64>().sqrt();
-    if !(largest > 0.0 && length.is_finite()) {
-        return Err(refuse!(
-            "{place} is no rotation: a quaternion {{ x, y, z, w }} of length 0 (the rotation \
-             that turns nothing is {{ x = 0, y = 0, z = 0, w = 1 }})"
-        ));
-    }
-    Ok(q.map(|c| c / length))
+    (largest > 0.0 && length.is_finite()).then(|| q.map(|c| c / length))
 }
 
 fn read_bodies(table: &Table) -> Result<Vec<Body>, Refusal> {
