@@ -14,6 +14,33 @@ use crate::terminal::Number;
 /// The most bodies one world holds.
 pub const MAX_BODIES: usize = 10_000;
 
+/// A world's ids in body order as a Luau list, made for the world a step
+/// writes and kept with its read, so one Luau call can write every moved
+/// body (`write::Moved`). Not part of what a world reads as: two reads
+/// of a world are equal whether or not one has its list.
+#[derive(Debug, Default)]
+pub struct IdList(pub Option<Table>);
+
+impl PartialEq for IdList {
+    fn eq(&self, _: &IdList) -> bool {
+        true
+    }
+}
+
+/// A body's `grounded`, written by a step in which it walked (P7): nil,
+/// true or false.
+pub(super) fn grounded(fields: &Fields<'_>, place: &str) -> Result<Option<bool>, Refusal> {
+    match fields.get("grounded") {
+        Value::Nil => Ok(None),
+        Value::Boolean(on) => Ok(Some(on)),
+        other => Err(refuse!(
+            "{} is a {}, not true or false (a step writes it)",
+            joined(place, "grounded"),
+            crate::state::type_of(&other)
+        )),
+    }
+}
+
 /// How a body moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {

@@ -8,17 +8,18 @@ use std::collections::HashMap;
 
 use mlua::{Lua, Table, Value};
 
-use super::Keys;
 use super::fields::{Id, id_of, text};
+use super::write::Keys;
 use crate::Refusal;
 
-/// Pairs touching after a step, sorted, each with the table it was read
-/// from where that names the lower body first (as a step writes it): a
-/// pair still touching keeps its table, so history shares it.
+/// Pairs touching after a step, sorted, each with where its table is in
+/// the world's `touching` list (counted from 1) where that table names
+/// the lower body first (as a step writes it): a pair still touching
+/// keeps its table, so history shares it.
 #[derive(Debug, Default, PartialEq)]
 pub struct Touching {
     pub pairs: Vec<(usize, usize)>,
-    pub tables: Vec<Option<Table>>,
+    pub slots: Vec<Option<i32>>,
 }
 
 /// Reads a world's `touching` list; `index` maps a body's id to its
@@ -30,8 +31,8 @@ pub fn read(value: &Value, index: &HashMap<&Id, usize>) -> Result<Touching, Refu
     let Value::Table(list) = value else {
         return Ok(Touching::default());
     };
-    let mut touching: Vec<((usize, usize), Option<Table>)> = Vec::new();
-    for pair in list.sequence_values::<Value>().take(super::MAX_PAIRS + 1) {
+    let mut touching: Vec<((usize, usize), Option<i32>)> = Vec::new();
+    for (slot, pair) in (1..).zip(list.sequence_values::<Value>().take(super::MAX_PAIRS + 1)) {
         let Value::Table(pair) = pair.map_err(text)? else {
             return Err("touching holds pairs { a = id, b = id }".into());
         };
@@ -53,13 +54,13 @@ pub fn read(value: &Value, index: &HashMap<&Id, usize>) -> Result<Touching, Refu
         if let (Some(a), Some(b)) = (a, b)
             && let (Some(&a), Some(&b)) = (index.get(&a), index.get(&b))
         {
-            touching.push(((a.min(b), a.max(b)), (a < b).then_some(pair)));
+            touching.push(((a.min(b), a.max(b)), (a < b).then_some(slot)));
         }
     }
     touching.sort_by_key(|(pair, _)| *pair);
     touching.dedup_by_key(|(pair, _)| *pair);
-    let (pairs, tables) = touching.into_iter().unzip();
-    Ok(Touching { pairs, tables })
+    let (pairs, slots) = touching.into_iter().unzip();
+    Ok(Touching { pairs, slots })
 }
 
 /// The pairs that stopped touching, then those that began, each in pair
@@ -82,57 +83,67 @@ pub fn events(
 /// The world a step writes, 2D or 3D: a new table with `old`'s fields,
 /// its new `bodies` and `steps`, `touching` (the pairs touching `now`)
 /// and `events`; `old`'s pairs were `before`. `body(i)` gives body `i`'s
-/// id and the table it was read from. Returns the table and its pairs
-/// as reading its `touching` would give them.
+/// id. Returns the table and its pairs as reading its `touching` would
+/// give them.
 pub fn next_world<'a>(
     lua: &Lua,
     keys: &Keys,
     old: &Table,
     (bodies, steps): (Table, f64),
     (before, now): (Touching, Vec<(usize, usize)>),
-    body: impl Fn(usize) -> (&'a Value, &'a Table),
+    body: impl Fn(usize) -> &'a Value,
 ) -> mlua::Result<(Table, Touching)> {
     let k = |name| keys.get(name);
     let world: Table = keys.clone.call(old.clone())?;
-    world.raw_set(k("bodies"), bodies)?;
+    world.raw_set(k("bodies"), &bodies)?;
     world.raw_set(k("steps"), steps)?;
     // The pairs touching now; the old list when nothing changed.
-    let tables = if now == before.pairs {
-        world.raw_set(k("touching"), old.raw_get::<Value>(k("touching"))?)?;
-        before.tables.clone()
+    let listed = old.raw_get::<Value>(k("touching"))?;
+    let slots = if now == before.pairs {
+        world.raw_set(k("touching"), listed)?;
+        before.slots
     } else {
-        let touching = lua.create_table_with_capacity(now.len(), 0)?;
-        let mut tables = Vec::with_capacity(now.len());
+        // Made by one Luau call (`PAIRS`) from where each pair's table is:
+        // a slot of the old list (a pair still touching keeps its table:
+        // most of a heap's are, and history shares what did not change),
+        // or a new pair, whose ids go in `ids`. A call through mlua for
+        // each of a heap's thousands of pairs was a sixth of a step.
+        let ids = lua.create_table()?;
+        let mut order = Vec::with_capacity(now.len() * 4);
+        let mut made = 0;
         for &(a, b) in &now {
-            // A pair still touching keeps its table: most of a heap's
-            // pairs are, and history shares what did not change.
-            if let Ok(i) = before.pairs.binary_search(&(a, b))
-                && let Some(pair) = &before.tables[i]
-            {
-                touching.raw_push(pair.clone())?;
-                tables.push(Some(pair.clone()));
-                continue;
+            let slot = match before.pairs.binary_search(&(a, b)) {
+                Ok(i) => before.slots[i],
+                Err(_) => None,
+            };
+            let at = slot.unwrap_or_else(|| {
+                made += 1;
+                -made
+            });
+            if slot.is_none() {
+                ids.raw_push(body(a))?;
+                ids.raw_push(body(b))?;
             }
-            let pair = lua.create_table_with_capacity(0, 2)?;
-            pair.raw_set(k("a"), body(a).0.clone())?;
-            pair.raw_set(k("b"), body(b).0.clone())?;
-            touching.raw_push(pair.clone())?;
-            tables.push(Some(pair));
+            order.extend_from_slice(&at.to_le_bytes());
         }
-        world.raw_set(k("touching"), touching)?;
-        tables
+        let order = lua.create_buffer(order)?;
+        let list: Table = keys.pairs.call((listed, ids, order, now.len()))?;
+        world.raw_set(k("touching"), list)?;
+        (1..).take(now.len()).map(Some).collect()
     };
     let list = lua.create_table()?;
     for (kind, (a, b)) in events(&before.pairs, &now) {
         let event = lua.create_table_with_capacity(0, 5)?;
-        let ((a, a_table), (b, b_table)) = (body(a), body(b));
+        let (a, b) = (body(a), body(b));
+        let data =
+            |id: &Value| -> mlua::Result<Value> { bodies.raw_get::<Table>(id)?.raw_get(k("data")) };
         event.raw_set(k("kind"), kind)?;
-        event.raw_set(k("a"), a.clone())?;
-        event.raw_set(k("b"), b.clone())?;
-        event.raw_set(k("a_data"), a_table.raw_get::<Value>(k("data"))?)?;
-        event.raw_set(k("b_data"), b_table.raw_get::<Value>(k("data"))?)?;
+        event.raw_set(k("a"), a)?;
+        event.raw_set(k("b"), b)?;
+        event.raw_set(k("a_data"), data(a)?)?;
+        event.raw_set(k("b_data"), data(b)?)?;
         list.raw_push(event)?;
     }
     world.raw_set(k("events"), list)?;
-    Ok((world, Touching { pairs: now, tables }))
+    Ok((world, Touching { pairs: now, slots }))
 }

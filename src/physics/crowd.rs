@@ -103,11 +103,10 @@ mod tests {
     use super::*;
 
     fn body(x: f64, y: f64, kind: Kind) -> Body {
-        let lua = mlua::Lua::new();
         Body {
             id: mlua::Value::Nil,
             key: super::super::read::Id::Number(0),
-            table: lua.create_table().unwrap(),
+            grounded: None,
             kind,
             motion: [x, y, 0.0, 0.0, 0.0, 0.0],
             shape: Shape::Circle { radius: 4.0 },

@@ -83,3 +83,46 @@ pub fn check<W: PartialEq + std::fmt::Debug>(
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use mlua::{Function, Lua, Table};
+
+    use super::super::read;
+
+    // rule: P1, P3
+    #[test]
+    fn a_step_keeps_the_world_it_wrote_frozen_and_only_that_one() {
+        let lua = Lua::new();
+        crate::state::install(&lua).unwrap();
+        let step: Function = super::super::native(&lua).unwrap().get("step").unwrap();
+        let world: Table = lua
+            .load(
+                "return { gravity = { x = 0, y = 600 }, bodies = { ball = { x = 0, y = 0, \
+                 shape = { kind = 'circle', radius = 4 } } } }",
+            )
+            .eval()
+            .unwrap();
+        let kept = |t: &Table| super::with::<read::World, _>(&lua, t, |w| w.steps);
+        let next: Table = step.call((&world, 1.0 / 60.0)).unwrap();
+        assert_eq!(kept(&world), None, "a world met first is read");
+        assert_eq!(kept(&next), Some(1.0));
+        assert!(world.is_readonly() && next.is_readonly());
+        let ball: Table = next.get::<Table>("bodies").unwrap().get("ball").unwrap();
+        assert!(ball.is_readonly(), "every table in it");
+        let after: Table = step.call((&next, 1.0 / 60.0)).unwrap();
+        assert_eq!(kept(&after), Some(2.0));
+        assert_eq!(kept(&next), None, "one world a dimension is kept");
+        // Stepping an older world again reads it and gives the same world.
+        let again: Table = step.call((&next, 1.0 / 60.0)).unwrap();
+        let y = |t: &Table| -> f64 {
+            t.get::<Table>("bodies")
+                .unwrap()
+                .get::<Table>("ball")
+                .unwrap()
+                .get("y")
+                .unwrap()
+        };
+        assert_eq!(y(&again), y(&after));
+    }
+}

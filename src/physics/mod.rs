@@ -22,10 +22,11 @@ mod simulate;
 mod three;
 mod view;
 mod walk;
+mod write;
 
 use crate::Refusal;
 use crate::terminal::Number;
-use mlua::{Function, Lua, Table, Value};
+use mlua::{Lua, Table, Value};
 
 pub use joints::MAX_JOINTS;
 pub use read::{MAX_BODIES, MAX_COMMANDS, MAX_POINTS, MAX_WORLD_POINTS};
@@ -144,7 +145,7 @@ fn step(lua: &Lua, world: &Value, dt: &Value, commands: &Value) -> Result<Table,
     crowd::bound(&crowd::of_bodies(&read.bodies), read.scale, MAX_PAIRS)?;
     let stepped = contained(|| simulate::step(&read, &commands, dt))?;
     let (next, read) =
-        write(lua, world, read, stepped).map_err(|e| Refusal::from(e.to_string()))?;
+        write::world(lua, world, read, stepped).map_err(|e| Refusal::from(e.to_string()))?;
     keep(lua, next, read)
 }
 
@@ -188,154 +189,6 @@ pub(super) fn with_read<W: PartialEq + std::fmt::Debug + 'static, R>(
         Some(result) => result,
         None => f.take().expect("not called")(&read(world)?),
     }
-}
-
-/// The names a step writes, made once a VM: a key given as `&str` is a
-/// new Lua string, pushed under a protected call, at every write.
-pub(super) struct Keys {
-    clone: Function,
-    /// Writes a moved 2D body in one call (`MOVED`).
-    moved: Function,
-    /// Writes a moved 3D body in one call (`MOVED_3D`).
-    moved3: Function,
-    names: Vec<(&'static str, mlua::LuaString)>,
-}
-
-/// A moved 2D body's new table, made and put in `bodies` by Luau in one
-/// call from Rust, where eight calls through mlua (each a protected call)
-/// cost a fifth of a step of a thousand bodies. `clone` is `table.clone`
-/// as the VM began; `grounded` is written only when it is not nil.
-const MOVED: &str = r#"
-local clone = ...
-return function(bodies, id, old, x, y, angle, vx, vy, spin, grounded)
-	local t = clone(old)
-	t.x, t.y, t.angle, t.vx, t.vy, t.spin = x, y, angle, vx, vy, spin
-	if grounded ~= nil then
-		t.grounded = grounded
-	end
-	bodies[id] = t
-	return t
-end
-"#;
-
-/// `MOVED` for a body of a 3D world (P10), its thirteen numbers (x, y,
-/// z, the rotation's x, y, z, w, vx, vy, vz, the spin's x, y, z) read
-/// from `motions` at `at`: more than a call takes. Its rotation and spin
-/// are tables of their own, made new only where they changed.
-const MOVED_3D: &str = r#"
-local clone = ...
-local f = buffer.readf64
-return function(bodies, id, old, motions, at, turned, spun, grounded)
-	local t = clone(old)
-	t.x, t.y, t.z = f(motions, at), f(motions, at + 8), f(motions, at + 16)
-	t.vx, t.vy, t.vz = f(motions, at + 56), f(motions, at + 64), f(motions, at + 72)
-	if turned then
-		t.rotation = { x = f(motions, at + 24), y = f(motions, at + 32), z = f(motions, at + 40), w = f(motions, at + 48) }
-	end
-	if spun then
-		t.spin = { x = f(motions, at + 80), y = f(motions, at + 88), z = f(motions, at + 96) }
-	end
-	if grounded ~= nil then
-		t.grounded = grounded
-	end
-	bodies[id] = t
-	return t
-end
-"#;
-
-const WRITTEN: &[&str] = &[
-    "x", "y", "angle", "vx", "vy", "spin", "bodies", "steps", "touching", "events", "kind", "a",
-    "b", "a_data", "b_data", "data", "grounded", "z", "vz", "w", "rotation",
-];
-
-impl Keys {
-    fn of(lua: &Lua) -> mlua::Result<mlua::AppDataRef<'_, Keys>> {
-        if lua.app_data_ref::<Keys>().is_none() {
-            let names = WRITTEN
-                .iter()
-                .map(|&n| Ok((n, lua.create_string(n)?)))
-                .collect::<mlua::Result<_>>()?;
-            let clone: Function = lua.globals().get::<Table>("table")?.get("clone")?;
-            let made = |code: &str| lua.load(code).set_name("=physics").call::<Function>(&clone);
-            let (moved, moved3) = (made(MOVED)?, made(MOVED_3D)?);
-            lua.set_app_data(Keys {
-                clone,
-                moved,
-                moved3,
-                names,
-            });
-        }
-        Ok(lua.app_data_ref::<Keys>().expect("just set"))
-    }
-
-    pub(super) fn get(&self, name: &str) -> &mlua::LuaString {
-        &self
-            .names
-            .iter()
-            .find(|(n, _)| *n == name)
-            .expect("a written name")
-            .1
-    }
-}
-
-/// What a character's `grounded` becomes after a step in which it
-/// walked (P7) and found itself standing `on` something or not, where
-/// that is not what its table says already.
-fn standing(body: &Table, on: Option<bool>, keys: &Keys) -> mlua::Result<Option<bool>> {
-    let Some(on) = on else { return Ok(None) };
-    let was: Option<bool> = body.raw_get(keys.get("grounded"))?;
-    Ok((was != Some(on)).then_some(on))
-}
-
-/// The world after a step: a new table; bodies that moved get new tables,
-/// the rest keep theirs (P1). Returns it with what reading it gives.
-fn write(
-    lua: &Lua,
-    old: &Table,
-    mut read: read::World,
-    stepped: simulate::Stepped,
-) -> mlua::Result<(Table, read::World)> {
-    let keys = Keys::of(lua)?;
-    let bodies = lua.create_table_with_capacity(0, read.bodies.len())?;
-    for ((body, motion), grounded) in read
-        .bodies
-        .iter_mut()
-        .zip(&stepped.motions)
-        .zip(&stepped.grounded)
-    {
-        let stands = standing(&body.table, *grounded, &keys)?;
-        if body.motion == *motion && stands.is_none() {
-            bodies.raw_set(body.id.clone(), body.table.clone())?;
-            continue;
-        }
-        let [x, y, angle, vx, vy, spin] = *motion;
-        body.table = keys.moved.call((
-            &bodies,
-            &body.id,
-            &body.table,
-            x,
-            y,
-            angle,
-            vx,
-            vy,
-            spin,
-            stands,
-        ))?;
-        body.motion = *motion;
-    }
-    // A step of no time counts none (P2).
-    read.steps += if stepped.timeless { 0.0 } else { 1.0 };
-    let touching = std::mem::take(&mut read.touching);
-    let (world, touching) = contacts::next_world(
-        lua,
-        &keys,
-        old,
-        (bodies, read.steps),
-        (touching, stepped.touching),
-        |i| (&read.bodies[i].id, &read.bodies[i].table),
-    )?;
-    read.touching = touching;
-    Ok((world, read))
 }
 
 /// The first body a ray from (x1, y1) to (x2, y2) meets (P5), or from

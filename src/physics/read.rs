@@ -54,8 +54,8 @@ pub enum Shape {
 pub struct Body {
     pub id: Value,
     pub key: Id,
-    /// The table it was read from (kept when it does not move).
-    pub table: Table,
+    /// Its `grounded`, which a step writes where it walked (P7).
+    pub grounded: Option<bool>,
     pub kind: Kind,
     /// x, y, angle, vx, vy, spin.
     pub motion: [f64; 6],
@@ -76,6 +76,7 @@ pub struct World {
     pub touching: super::contacts::Touching,
     /// Joints in id order (P6).
     pub joints: Vec<super::joints::Joint>,
+    pub ids: super::body::IdList,
 }
 
 /// What the game asks of one body before the step.
@@ -184,6 +185,7 @@ pub fn world(table: &Table) -> Result<World, Refusal> {
         scale,
         steps,
         touching,
+        ids: Default::default(),
     })
 }
 
@@ -249,9 +251,9 @@ fn read_body(id: Value, key: Id, table: Table, place: &str) -> Result<Body, Refu
     }
     Ok(Body {
         props: props(&fields, place)?,
+        grounded: super::body::grounded(&fields, place)?,
         id,
         key,
-        table,
         kind,
         motion,
         shape,

@@ -10,7 +10,8 @@ pub(super) mod view;
 
 use mlua::{Lua, Table, Value};
 
-use super::{Keys, MAX_PAIRS, contacts, contained, crowd, fields};
+use super::write::{Keys, Moved, standing};
+use super::{MAX_PAIRS, contacts, contained, crowd, fields};
 use crate::Refusal;
 
 /// One step of the 3D `world` by `dt` seconds after `commands` (P2).
@@ -117,20 +118,7 @@ fn write(
     stepped: simulate::Stepped,
 ) -> mlua::Result<(Table, read::World)> {
     let keys = Keys::of(lua)?;
-    // Every moved body's numbers in one buffer, read by `moved3`.
-    let mut numbers = Vec::with_capacity(read.bodies.len() * 13 * 8);
-    for m in &stepped.motions {
-        for n in
-            m.at.iter()
-                .chain(&m.rotation)
-                .chain(&m.velocity)
-                .chain(&m.spin)
-        {
-            numbers.extend_from_slice(&n.to_le_bytes());
-        }
-    }
-    let motions = lua.create_buffer(&numbers)?;
-    let bodies = lua.create_table_with_capacity(0, read.bodies.len())?;
+    let mut moved = Moved::default();
     for (i, ((body, motion), grounded)) in read
         .bodies
         .iter_mut()
@@ -139,22 +127,20 @@ fn write(
         .enumerate()
     {
         let was = body.motion;
-        let stands = super::standing(&body.table, *grounded, &keys)?;
+        let stands = standing(body.grounded, *grounded);
         if was == *motion && stands.is_none() {
-            bodies.raw_set(body.id.clone(), body.table.clone())?;
             continue;
         }
+        let numbers: Vec<f64> = motion
+            .at
+            .iter()
+            .chain(&motion.rotation)
+            .chain(&motion.velocity)
+            .chain(&motion.spin)
+            .copied()
+            .collect();
         let turned = was.rotation != motion.rotation;
-        body.table = keys.moved3.call((
-            &bodies,
-            &body.id,
-            &body.table,
-            &motions,
-            i * 13 * 8,
-            turned,
-            was.spin != motion.spin,
-            stands,
-        ))?;
+        moved.add(i, &numbers, [turned, was.spin != motion.spin], stands);
         // As the next read will have it: a rotation written is read as a
         // unit, one kept is what was read.
         body.motion = read::Motion {
@@ -164,7 +150,16 @@ fn write(
             },
             ..*motion
         };
+        body.grounded = stands.or(body.grounded);
     }
+    let bodies = moved.write(
+        lua,
+        &keys,
+        old,
+        &mut read.ids,
+        read.bodies.iter().map(|b| &b.id),
+        true,
+    )?;
     // A step of no time counts none (P2).
     read.steps += if stepped.timeless { 0.0 } else { 1.0 };
     let touching = std::mem::take(&mut read.touching);
@@ -174,7 +169,7 @@ fn write(
         old,
         (bodies, read.steps),
         (touching, stepped.touching),
-        |i| (&read.bodies[i].id, &read.bodies[i].table),
+        |i| &read.bodies[i].id,
     )?;
     read.touching = touching;
     Ok((world, read))

@@ -70,8 +70,8 @@ pub const UPRIGHT: [f64; 4] = [0.0, 0.0, 0.0, 1.0];
 pub struct Body {
     pub id: Value,
     pub key: Id,
-    /// The table it was read from (kept when it does not move).
-    pub table: Table,
+    /// Its `grounded`, which a step writes where it walked (P7).
+    pub grounded: Option<bool>,
     pub kind: Kind,
     pub motion: Motion,
     pub shape: Shape,
@@ -90,6 +90,7 @@ pub struct World {
     pub touching: Touching,
     /// Joints in id order (P6, in 3D).
     pub joints: Vec<Joint<3>>,
+    pub ids: super::super::body::IdList,
 }
 
 impl World {
@@ -202,6 +203,7 @@ pub fn world(table: &Table) -> Result<World, Refusal> {
         steps,
         touching,
         joints,
+        ids: Default::default(),
     })
 }
 
@@ -288,9 +290,9 @@ fn read_body(id: Value, key: Id, table: Table, place: &str) -> Result<Body, Refu
     };
     Ok(Body {
         props: props(&fields, place)?,
+        grounded: super::super::body::grounded(&fields, place)?,
         id,
         key,
-        table,
         kind,
         motion,
         shape,

@@ -1,0 +1,262 @@
+//! Writing a stepped world back as tables (P1): a new world table whose
+//! moved bodies have new tables and whose unmoved bodies keep theirs, the
+//! pairs touching, and the step's events. Luau does the writing, in one
+//! call per list: a call through mlua is a protected call, and one per
+//! body and per pair cost a third of a 1,000-body step.
+
+use mlua::{Function, Lua, Table, Value};
+
+use super::body::IdList;
+use super::{contacts, read, simulate};
+
+/// The names a step writes and the Luau that writes, made once a VM: a
+/// key given as `&str` is a new Lua string, pushed under a protected
+/// call, at every write.
+pub(super) struct Keys {
+    pub clone: Function,
+    /// Writes the moved bodies of a 2D world (`BODIES`).
+    bodies: Function,
+    /// Writes the moved bodies of a 3D world (`BODIES_3D`).
+    bodies3: Function,
+    /// Makes a world's `touching` list (`PAIRS`).
+    pub pairs: Function,
+    names: Vec<(&'static str, mlua::LuaString)>,
+}
+
+/// A world's `bodies` after a step: `old`'s, with a new table for each
+/// of the `n` moved bodies. Body `i` moved is `ids[moved[i]]` (a u32 in
+/// the buffer), its six numbers (x, y, angle, vx, vy, spin) at `48 i` of
+/// `motions`, its flags at byte `i` of `flags`: 4 says `grounded` is
+/// written, and 8 its value. `clone` is `table.clone` as the VM began.
+const BODIES: &str = r#"
+local clone = ...
+local f, u32, u8, btest = buffer.readf64, buffer.readu32, buffer.readu8, bit32.btest
+return function(old, ids, moved, motions, flags, n)
+	local bodies = clone(old)
+	for i = 0, n - 1 do
+		local id = ids[u32(moved, i * 4)]
+		local t = clone(old[id])
+		local at = i * 48
+		t.x, t.y, t.angle = f(motions, at), f(motions, at + 8), f(motions, at + 16)
+		t.vx, t.vy, t.spin = f(motions, at + 24), f(motions, at + 32), f(motions, at + 40)
+		local flag = u8(flags, i)
+		if btest(flag, 4) then
+			t.grounded = btest(flag, 8)
+		end
+		bodies[id] = t
+	end
+	return bodies
+end
+"#;
+
+/// `BODIES` for a 3D world (P10): thirteen numbers a body (x, y, z, the
+/// rotation's x, y, z, w, vx, vy, vz, the spin's x, y, z) at `104 i`;
+/// flag 1 says the rotation turned and 2 the spin changed, which are
+/// tables of their own, made new only then.
+const BODIES_3D: &str = r#"
+local clone = ...
+local f, u32, u8, btest = buffer.readf64, buffer.readu32, buffer.readu8, bit32.btest
+return function(old, ids, moved, motions, flags, n)
+	local bodies = clone(old)
+	for i = 0, n - 1 do
+		local id = ids[u32(moved, i * 4)]
+		local t = clone(old[id])
+		local at = i * 104
+		local flag = u8(flags, i)
+		t.x, t.y, t.z = f(motions, at), f(motions, at + 8), f(motions, at + 16)
+		t.vx, t.vy, t.vz = f(motions, at + 56), f(motions, at + 64), f(motions, at + 72)
+		if btest(flag, 1) then
+			t.rotation = { x = f(motions, at + 24), y = f(motions, at + 32), z = f(motions, at + 40), w = f(motions, at + 48) }
+		end
+		if btest(flag, 2) then
+			t.spin = { x = f(motions, at + 80), y = f(motions, at + 88), z = f(motions, at + 96) }
+		end
+		if btest(flag, 4) then
+			t.grounded = btest(flag, 8)
+		end
+		bodies[id] = t
+	end
+	return bodies
+end
+"#;
+
+/// A world's `touching` list of `n` pairs: entry `i` is the old list's
+/// entry `k` where `order` holds `k` > 0 at `i`, else new pair `-k`,
+/// whose ids are entries `-2k - 1` and `-2k` of `ids`.
+const PAIRS: &str = r#"
+local _ = ...
+local read = buffer.readi32
+return function(old, ids, order, n)
+	local list = table.create(n)
+	for i = 1, n do
+		local k = read(order, (i - 1) * 4)
+		if k > 0 then
+			list[i] = old[k]
+		else
+			list[i] = { a = ids[-2 * k - 1], b = ids[-2 * k] }
+		end
+	end
+	return list
+end
+"#;
+
+const WRITTEN: &[&str] = &[
+    "bodies", "steps", "touching", "events", "kind", "a", "b", "a_data", "b_data", "data",
+];
+
+impl Keys {
+    pub fn of(lua: &Lua) -> mlua::Result<mlua::AppDataRef<'_, Keys>> {
+        if lua.app_data_ref::<Keys>().is_none() {
+            let names = WRITTEN
+                .iter()
+                .map(|&n| Ok((n, lua.create_string(n)?)))
+                .collect::<mlua::Result<_>>()?;
+            let clone: Function = lua.globals().get::<Table>("table")?.get("clone")?;
+            let made = |code: &str| lua.load(code).set_name("=physics").call::<Function>(&clone);
+            let (bodies, bodies3, pairs) = (made(BODIES)?, made(BODIES_3D)?, made(PAIRS)?);
+            lua.set_app_data(Keys {
+                clone,
+                bodies,
+                bodies3,
+                pairs,
+                names,
+            });
+        }
+        Ok(lua.app_data_ref::<Keys>().expect("just set"))
+    }
+
+    pub fn get(&self, name: &str) -> &mlua::LuaString {
+        &self
+            .names
+            .iter()
+            .find(|(n, _)| *n == name)
+            .expect("a written name")
+            .1
+    }
+}
+
+/// The bodies that moved in a step, gathered for one Luau call.
+#[derive(Default)]
+pub(super) struct Moved {
+    /// Each moved body's place in the id list, from 1, as u32s.
+    at: Vec<u8>,
+    /// Their numbers, as f64s.
+    motions: Vec<u8>,
+    flags: Vec<u8>,
+}
+
+impl Moved {
+    /// Body `i` (from 0, in id order) moved to `numbers`; `turned` and
+    /// `spun` (3D) say its rotation or spin changed; `stands`, when
+    /// given, is its new `grounded`.
+    pub fn add(
+        &mut self,
+        i: usize,
+        numbers: &[f64],
+        [turned, spun]: [bool; 2],
+        stands: Option<bool>,
+    ) {
+        self.at.extend_from_slice(&(i as u32 + 1).to_le_bytes());
+        for n in numbers {
+            self.motions.extend_from_slice(&n.to_le_bytes());
+        }
+        let grounded = match stands {
+            None => 0,
+            Some(false) => 4,
+            Some(true) => 4 | 8,
+        };
+        self.flags
+            .push(u8::from(turned) | (u8::from(spun) << 1) | grounded);
+    }
+
+    /// `old`'s `bodies` with the moved ones written (`BODIES`, or
+    /// `BODIES_3D` for `three`): the same table when none moved. `ids`
+    /// is the world's id list, made here the first time.
+    pub fn write<'a>(
+        self,
+        lua: &Lua,
+        keys: &Keys,
+        old: &Table,
+        ids: &mut IdList,
+        all: impl ExactSizeIterator<Item = &'a Value>,
+        three: bool,
+    ) -> mlua::Result<Table> {
+        let bodies: Table = old.raw_get(keys.get("bodies"))?;
+        if self.flags.is_empty() {
+            return Ok(bodies);
+        }
+        let list = match &ids.0 {
+            Some(list) => list.clone(),
+            None => {
+                let list = lua.create_sequence_from(all)?;
+                ids.0 = Some(list.clone());
+                list
+            }
+        };
+        let write = if three { &keys.bodies3 } else { &keys.bodies };
+        let n = self.flags.len();
+        write.call((
+            bodies,
+            list,
+            lua.create_buffer(self.at)?,
+            lua.create_buffer(self.motions)?,
+            lua.create_buffer(self.flags)?,
+            n,
+        ))
+    }
+}
+
+/// A walked body's new `grounded` (P7): what the step found (`on`), where
+/// that is not what its table says already (`was`).
+pub(super) fn standing(was: Option<bool>, on: Option<bool>) -> Option<bool> {
+    on.filter(|&on| was != Some(on))
+}
+
+/// The 2D world after a step: a new table; bodies that moved get new
+/// tables, the rest keep theirs (P1). Returns it with what reading it
+/// gives.
+pub(super) fn world(
+    lua: &Lua,
+    old: &Table,
+    mut read: read::World,
+    stepped: simulate::Stepped,
+) -> mlua::Result<(Table, read::World)> {
+    let keys = Keys::of(lua)?;
+    let mut moved = Moved::default();
+    for (i, ((body, motion), grounded)) in read
+        .bodies
+        .iter_mut()
+        .zip(&stepped.motions)
+        .zip(&stepped.grounded)
+        .enumerate()
+    {
+        let stands = standing(body.grounded, *grounded);
+        if body.motion == *motion && stands.is_none() {
+            continue;
+        }
+        moved.add(i, motion, [false, false], stands);
+        body.motion = *motion;
+        body.grounded = stands.or(body.grounded);
+    }
+    let bodies = moved.write(
+        lua,
+        &keys,
+        old,
+        &mut read.ids,
+        read.bodies.iter().map(|b| &b.id),
+        false,
+    )?;
+    // A step of no time counts none (P2).
+    read.steps += if stepped.timeless { 0.0 } else { 1.0 };
+    let touching = std::mem::take(&mut read.touching);
+    let (world, touching) = contacts::next_world(
+        lua,
+        &keys,
+        old,
+        (bodies, read.steps),
+        (touching, stepped.touching),
+        |i| &read.bodies[i].id,
+    )?;
+    read.touching = touching;
+    Ok((world, read))
+}
