@@ -131,14 +131,11 @@ fn write(
         if was == *motion && stands.is_none() {
             continue;
         }
-        let numbers: Vec<f64> = motion
-            .at
-            .iter()
-            .chain(&motion.rotation)
-            .chain(&motion.velocity)
-            .chain(&motion.spin)
-            .copied()
-            .collect();
+        let mut numbers = [0.0; 13];
+        let all = motion.at.iter().chain(&motion.rotation);
+        for (n, m) in numbers.iter_mut().zip(all.chain(&motion.velocity).chain(&motion.spin)) {
+            *n = *m;
+        }
         let turned = was.rotation != motion.rotation;
         moved.add(i, &numbers, [turned, was.spin != motion.spin], stands);
         // As the next read will have it: a rotation written is read as a
