@@ -46,7 +46,7 @@ return {
 }
 "#;
 
-const TUMBLE_TESTS: &str = r#"
+const TUMBLE_TESTS: &str = r###"
 -- rule: P10, P2
 test("a push on frame 10 moves the crate in frame 10's step, and update sees it on frame 11", function()
 	local e = engine.new()
@@ -179,6 +179,41 @@ test("an axis counts by its direction alone, however short", function()
 	expect(w.bodies.b.y).near(w.bodies.a.y, 1e-3)
 end)
 
+-- rule: P10, P8
+test("tiles in a 3D world are blocks on the ground, rows along z, merged as in 2D", function()
+	local physics = require("@moonloop/physics")
+	local collide = require("@moonloop/collide")
+	local level = collide.grid({
+		"##..",
+		"##..",
+		"...#",
+	}, 2)
+	local w = physics.world3d({ gravity = { x = 0, y = -9.81, z = 0 } })
+	w = physics.tiles(w, "level", level, 4, 3, { height = 0.5, base = 1, friction = 0.9 })
+	local square = w.bodies["level/1"]
+	expect(square.x).equals(2)
+	expect(square.z).equals(2)
+	expect(square.y).equals(1.25)
+	expect(square.shape.kind).equals("cuboid")
+	expect(square.shape.width).equals(4)
+	expect(square.shape.depth).equals(4)
+	expect(square.shape.height).equals(0.5)
+	expect(square.friction).equals(0.9)
+	local corner = w.bodies["level/2"]
+	expect(corner.x).equals(7)
+	expect(corner.z).equals(5)
+	expect(w.bodies["level/3"]).equals(nil)
+	-- Unless told, a block is as tall as a tile and stands on 0.
+	local plain = physics.tiles(physics.world3d(), "t", level, 4, 3)
+	expect(plain.bodies["t/1"].y).equals(1)
+	expect(plain.bodies["t/1"].shape.height).equals(2)
+	w = physics.add(w, "ball", physics.body({ x = 2, y = 4, z = 2, shape = physics.ball(0.5) }))
+	for _ = 1, 90 do
+		w = physics.step(w, 1 / 60)
+	end
+	expect(w.bodies.ball.y).near(2, 0.02)
+end)
+
 -- rule: P10, P1
 test("a step gives a new world and leaves the one it was given as it was", function()
 	local physics = require("@moonloop/physics")
@@ -192,15 +227,15 @@ test("a step gives a new world and leaves the one it was given as it was", funct
 	expect(rawequal(next.bodies.table, world.bodies.table)).is_true()
 	expect(next.dimensions).equals(3)
 end)
-"#;
+"###;
 
-// rule: P10, P1, P2, P3, P5
+// rule: P10, P1, P2, P3, P5, P8
 #[test]
 fn the_physics_rules_hold_for_a_3d_world_in_a_game_s_own_tests() {
     let dir = game(&[("main.luau", TUMBLE), ("tests/tumble.luau", TUMBLE_TESTS)]);
     let out = moonloop(&["test", "."], dir.path());
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-    assert!(out.stdout.contains("9 passed, 0 failed"), "{}", out.stdout);
+    assert!(out.stdout.contains("10 passed, 0 failed"), "{}", out.stdout);
 }
 
 // rule: P10, P3

@@ -133,7 +133,10 @@ fn write(
         }
         let mut numbers = [0.0; 13];
         let all = motion.at.iter().chain(&motion.rotation);
-        for (n, m) in numbers.iter_mut().zip(all.chain(&motion.velocity).chain(&motion.spin)) {
+        for (n, m) in numbers
+            .iter_mut()
+            .zip(all.chain(&motion.velocity).chain(&motion.spin))
+        {
             *n = *m;
         }
         let turned = was.rotation != motion.rotation;
