@@ -14,10 +14,8 @@ use super::{contacts, read, simulate};
 /// call, at every write.
 pub(super) struct Keys {
     pub clone: Function,
-    /// Writes the moved bodies of a 2D world (`BODIES`).
+    /// Writes the moved bodies of a world (`BODIES`).
     bodies: Function,
-    /// Writes the moved bodies of a 3D world (`BODIES_3D`).
-    bodies3: Function,
     /// Makes a world's `touching` list (`PAIRS`).
     pub pairs: Function,
     names: Vec<(&'static str, mlua::LuaString)>,
@@ -25,51 +23,36 @@ pub(super) struct Keys {
 
 /// A world's `bodies` after a step: `old`'s, with a new table for each
 /// of the `n` moved bodies. Body `i` moved is `ids[moved[i]]` (a u32 in
-/// the buffer), its six numbers (x, y, angle, vx, vy, spin) at `48 i` of
-/// `motions`, its flags at byte `i` of `flags`: 4 says `grounded` is
-/// written, and 8 its value. `clone` is `table.clone` as the VM began.
+/// the buffer), its flags byte `i` of `flags`: 4 says `grounded` is
+/// written, and 8 its value. In a 2D world its six numbers (x, y, angle,
+/// vx, vy, spin) are at `48 i` of `motions`; in a 3D one (`three`, P10)
+/// its thirteen (x, y, z, the rotation's x, y, z, w, vx, vy, vz, the
+/// spin's x, y, z) at `104 i`, and flag 1 says the rotation turned and 2
+/// the spin changed, which are tables of their own, made new only then.
+/// `clone` is `table.clone` as the VM began.
 const BODIES: &str = r#"
 local clone = ...
 local f, u32, u8, btest = buffer.readf64, buffer.readu32, buffer.readu8, bit32.btest
-return function(old, ids, moved, motions, flags, n)
+return function(old, ids, moved, motions, flags, n, three)
 	local bodies = clone(old)
 	for i = 0, n - 1 do
 		local id = ids[u32(moved, i * 4)]
 		local t = clone(old[id])
-		local at = i * 48
-		t.x, t.y, t.angle = f(motions, at), f(motions, at + 8), f(motions, at + 16)
-		t.vx, t.vy, t.spin = f(motions, at + 24), f(motions, at + 32), f(motions, at + 40)
 		local flag = u8(flags, i)
-		if btest(flag, 4) then
-			t.grounded = btest(flag, 8)
-		end
-		bodies[id] = t
-	end
-	return bodies
-end
-"#;
-
-/// `BODIES` for a 3D world (P10): thirteen numbers a body (x, y, z, the
-/// rotation's x, y, z, w, vx, vy, vz, the spin's x, y, z) at `104 i`;
-/// flag 1 says the rotation turned and 2 the spin changed, which are
-/// tables of their own, made new only then.
-const BODIES_3D: &str = r#"
-local clone = ...
-local f, u32, u8, btest = buffer.readf64, buffer.readu32, buffer.readu8, bit32.btest
-return function(old, ids, moved, motions, flags, n)
-	local bodies = clone(old)
-	for i = 0, n - 1 do
-		local id = ids[u32(moved, i * 4)]
-		local t = clone(old[id])
-		local at = i * 104
-		local flag = u8(flags, i)
-		t.x, t.y, t.z = f(motions, at), f(motions, at + 8), f(motions, at + 16)
-		t.vx, t.vy, t.vz = f(motions, at + 56), f(motions, at + 64), f(motions, at + 72)
-		if btest(flag, 1) then
-			t.rotation = { x = f(motions, at + 24), y = f(motions, at + 32), z = f(motions, at + 40), w = f(motions, at + 48) }
-		end
-		if btest(flag, 2) then
-			t.spin = { x = f(motions, at + 80), y = f(motions, at + 88), z = f(motions, at + 96) }
+		if three then
+			local at = i * 104
+			t.x, t.y, t.z = f(motions, at), f(motions, at + 8), f(motions, at + 16)
+			t.vx, t.vy, t.vz = f(motions, at + 56), f(motions, at + 64), f(motions, at + 72)
+			if btest(flag, 1) then
+				t.rotation = { x = f(motions, at + 24), y = f(motions, at + 32), z = f(motions, at + 40), w = f(motions, at + 48) }
+			end
+			if btest(flag, 2) then
+				t.spin = { x = f(motions, at + 80), y = f(motions, at + 88), z = f(motions, at + 96) }
+			end
+		else
+			local at = i * 48
+			t.x, t.y, t.angle = f(motions, at), f(motions, at + 8), f(motions, at + 16)
+			t.vx, t.vy, t.spin = f(motions, at + 24), f(motions, at + 32), f(motions, at + 40)
 		end
 		if btest(flag, 4) then
 			t.grounded = btest(flag, 8)
@@ -113,11 +96,10 @@ impl Keys {
                 .collect::<mlua::Result<_>>()?;
             let clone: Function = lua.globals().get::<Table>("table")?.get("clone")?;
             let made = |code: &str| lua.load(code).set_name("=physics").call::<Function>(&clone);
-            let (bodies, bodies3, pairs) = (made(BODIES)?, made(BODIES_3D)?, made(PAIRS)?);
+            let (bodies, pairs) = (made(BODIES)?, made(PAIRS)?);
             lua.set_app_data(Keys {
                 clone,
                 bodies,
-                bodies3,
                 pairs,
                 names,
             });
@@ -145,6 +127,13 @@ pub(super) struct Moved {
     flags: Vec<u8>,
 }
 
+/// What a world's read holds that a step changes beside its bodies.
+pub(super) struct Rest<'a> {
+    pub ids: &'a mut IdList,
+    pub steps: &'a mut f64,
+    pub touching: &'a mut contacts::Touching,
+}
+
 impl Moved {
     /// Body `i` (from 0, in id order) moved to `numbers`; `turned` and
     /// `spun` (3D) say its rotation or spin changed; `stands`, when
@@ -169,40 +158,48 @@ impl Moved {
             .push(u8::from(turned) | (u8::from(spun) << 1) | grounded);
     }
 
-    /// `old`'s `bodies` with the moved ones written (`BODIES`, or
-    /// `BODIES_3D` for `three`): the same table when none moved. `ids`
-    /// is the world's id list, made here the first time.
-    pub fn write<'a>(
+    /// The world after a step, 2D or 3D (`three`): `old` with its moved
+    /// bodies written (`BODIES`; `old`'s `bodies` when none moved), the
+    /// pairs touching and the events (`contacts::next_world`). `id(i)` is
+    /// body `i`'s id, of `count`; `rest` is brought up to date with it.
+    pub fn world<'a>(
         self,
         lua: &Lua,
-        keys: &Keys,
-        old: &Table,
-        ids: &mut IdList,
-        all: impl ExactSizeIterator<Item = &'a Value>,
-        three: bool,
+        (old, three): (&Table, bool),
+        (id, count): (impl Fn(usize) -> &'a Value, usize),
+        rest: Rest<'_>,
+        stepped: (Vec<(usize, usize)>, bool),
     ) -> mlua::Result<Table> {
-        let bodies: Table = old.raw_get(keys.get("bodies"))?;
-        if self.flags.is_empty() {
-            return Ok(bodies);
+        let keys = Keys::of(lua)?;
+        let mut bodies: Table = old.raw_get(keys.get("bodies"))?;
+        if !self.flags.is_empty() {
+            let list = match &rest.ids.0 {
+                Some(list) => list.clone(),
+                None => {
+                    let list = lua.create_sequence_from((0..count).map(&id))?;
+                    rest.ids.0 = Some(list.clone());
+                    list
+                }
+            };
+            let n = self.flags.len();
+            bodies = keys.bodies.call((
+                bodies,
+                list,
+                lua.create_buffer(self.at)?,
+                lua.create_buffer(self.motions)?,
+                lua.create_buffer(self.flags)?,
+                n,
+                three,
+            ))?;
         }
-        let list = match &ids.0 {
-            Some(list) => list.clone(),
-            None => {
-                let list = lua.create_sequence_from(all)?;
-                ids.0 = Some(list.clone());
-                list
-            }
-        };
-        let write = if three { &keys.bodies3 } else { &keys.bodies };
-        let n = self.flags.len();
-        write.call((
-            bodies,
-            list,
-            lua.create_buffer(self.at)?,
-            lua.create_buffer(self.motions)?,
-            lua.create_buffer(self.flags)?,
-            n,
-        ))
+        let (now, timeless) = stepped;
+        // A step of no time counts none (P2).
+        *rest.steps += if timeless { 0.0 } else { 1.0 };
+        let before = std::mem::take(rest.touching);
+        let (world, touching) =
+            contacts::next_world(lua, &keys, old, (bodies, *rest.steps), (before, now), id)?;
+        *rest.touching = touching;
+        Ok(world)
     }
 }
 
@@ -221,7 +218,6 @@ pub(super) fn world(
     mut read: read::World,
     stepped: simulate::Stepped,
 ) -> mlua::Result<(Table, read::World)> {
-    let keys = Keys::of(lua)?;
     let mut moved = Moved::default();
     for (i, ((body, motion), grounded)) in read
         .bodies
@@ -238,25 +234,17 @@ pub(super) fn world(
         body.motion = *motion;
         body.grounded = stands.or(body.grounded);
     }
-    let bodies = moved.write(
+    let rest = Rest {
+        ids: &mut read.ids,
+        steps: &mut read.steps,
+        touching: &mut read.touching,
+    };
+    let world = moved.world(
         lua,
-        &keys,
-        old,
-        &mut read.ids,
-        read.bodies.iter().map(|b| &b.id),
-        false,
+        (old, false),
+        (|i| &read.bodies[i].id, read.bodies.len()),
+        rest,
+        (stepped.touching, stepped.timeless),
     )?;
-    // A step of no time counts none (P2).
-    read.steps += if stepped.timeless { 0.0 } else { 1.0 };
-    let touching = std::mem::take(&mut read.touching);
-    let (world, touching) = contacts::next_world(
-        lua,
-        &keys,
-        old,
-        (bodies, read.steps),
-        (touching, stepped.touching),
-        |i| &read.bodies[i].id,
-    )?;
-    read.touching = touching;
     Ok((world, read))
 }

@@ -10,8 +10,8 @@ pub(super) mod view;
 
 use mlua::{Lua, Table, Value};
 
-use super::write::{Keys, Moved, standing};
-use super::{MAX_PAIRS, contacts, contained, crowd, fields};
+use super::write::{Moved, Rest, standing};
+use super::{MAX_PAIRS, contained, crowd, fields};
 use crate::Refusal;
 
 /// One step of the 3D `world` by `dt` seconds after `commands` (P2).
@@ -117,7 +117,6 @@ fn write(
     mut read: read::World,
     stepped: simulate::Stepped,
 ) -> mlua::Result<(Table, read::World)> {
-    let keys = Keys::of(lua)?;
     let mut moved = Moved::default();
     for (i, ((body, motion), grounded)) in read
         .bodies
@@ -152,25 +151,17 @@ fn write(
         };
         body.grounded = stands.or(body.grounded);
     }
-    let bodies = moved.write(
+    let rest = Rest {
+        ids: &mut read.ids,
+        steps: &mut read.steps,
+        touching: &mut read.touching,
+    };
+    let world = moved.world(
         lua,
-        &keys,
-        old,
-        &mut read.ids,
-        read.bodies.iter().map(|b| &b.id),
-        true,
+        (old, true),
+        (|i| &read.bodies[i].id, read.bodies.len()),
+        rest,
+        (stepped.touching, stepped.timeless),
     )?;
-    // A step of no time counts none (P2).
-    read.steps += if stepped.timeless { 0.0 } else { 1.0 };
-    let touching = std::mem::take(&mut read.touching);
-    let (world, touching) = contacts::next_world(
-        lua,
-        &keys,
-        old,
-        (bodies, read.steps),
-        (touching, stepped.touching),
-        |i| &read.bodies[i].id,
-    )?;
-    read.touching = touching;
     Ok((world, read))
 }
