@@ -496,6 +496,42 @@ fn a_headless_run_with_nothing_to_play_on_still_names_a_missing_sound_once() {
 
 // rule: H7
 #[test]
+fn a_game_s_own_test_fails_on_a_cue_with_no_sound_and_reads_the_cues_it_has() {
+    // `moonloop test` in CI catches the misspelt sound a window would name.
+    let dir = game(&[
+        (
+            "g/main.luau",
+            "return {\n  config = { sounds = { wall = 'blip' } },\n  init = function() return { n = 0 } end,\n  update = function(s, input)\n    input:cue('wall')\n    input:cue('coin')\n    if s.n >= 2 then input:cue('jmup') end\n    return { n = s.n + 1 }\n  end,\n}\n",
+        ),
+        (
+            "g/tests/cues.luau",
+            "test('two frames cue their sounds', function()\n\tlocal e = engine.new()\n\te:advance(2)\n\texpect(#e.cues).equals(4)\nend)\n\ntest('the third cues a sound that is not there', function()\n\tlocal e = engine.new()\n\te:advance(3)\nend)\n",
+        ),
+    ]);
+    let out = Command::new(env!("CARGO_BIN_EXE_moonloop"))
+        .args(["test", "g"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("ok    g/tests/cues.luau: two frames cue their sounds"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("FAIL  g/tests/cues.luau: the third cues a sound that is not there"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("g/tests/cues.luau:9: cue `jmup`: no sounds/jmup.wav or sounds/jmup.ogg"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("1 passed, 1 failed"), "{stdout}");
+}
+
+// rule: H7
+#[test]
 fn a_window_plays_cues_and_names_a_missing_sound_once() {
     let x = common::Xvfb::start();
     let dir = game(&[(

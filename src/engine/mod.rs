@@ -557,12 +557,10 @@ impl<G: Game> Engine<G> {
         &self.cues
     }
 
-    /// Drains the cue log, handing each cue to `play` with the game's
-    /// assets (its sound files).
-    pub fn play_cues(&mut self, mut play: impl FnMut(&crate::cues::Cue, &mut Store)) {
-        for cue in self.cues.drain() {
-            play(&cue, &mut self.assets);
-        }
+    /// Returns the cue log with the game's assets (its sound files), to
+    /// play the cues or look their sounds up.
+    pub fn cues_and_assets(&mut self) -> (&mut CueLog, &mut Store) {
+        (&mut self.cues, &mut self.assets)
     }
 
     /// Returns the cue log, to drain it.

@@ -37,8 +37,15 @@ impl EngineHandle {
         capture: Option<crate::capture::Capture>,
         member: Member,
     ) -> EngineHandle {
+        // Cues are looked up as a run looks them up (a player with no
+        // output), so a sound that is not there fails the test (H7).
+        let bank = crate::sound::Bank::new(engine.config().sounds.clone());
+        let sound = crate::sound::Player::open("off", bank);
         EngineHandle {
-            session: Session::new(engine).capture(capture).keep_cues(),
+            session: Session::new(engine)
+                .capture(capture)
+                .keep_cues()
+                .sound(Some(sound)),
             pictures: None,
             member,
         }
