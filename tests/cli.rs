@@ -966,7 +966,15 @@ fn moonloop_check_without_the_checker_says_how_to_build_it() {
     // A copy of the binary in a folder of its own has no checker beside it.
     let dir = tempfile::tempdir().unwrap();
     let alone = dir.path().join("moonloop");
-    std::fs::copy(common::binary(), &alone).unwrap();
+    // Copied by `cp`, not in this process: a file this process holds
+    // open for writing is inherited by any child another test thread
+    // forks meanwhile, and running it then fails ("text file busy").
+    let copied = std::process::Command::new("cp")
+        .arg(common::binary())
+        .arg(&alone)
+        .status()
+        .unwrap();
+    assert!(copied.success());
     let out = std::process::Command::new(&alone)
         .args(["check", "."])
         .current_dir(dir.path())

@@ -442,7 +442,7 @@ impl Game for LuaGame {
     }
 
     fn colliders(&self) -> crate::colliders::Colliders {
-        crate::physics::colliders(&self.state)
+        crate::physics::colliders(self.lua(), &self.state)
     }
 
     fn wants_to_quit(&self) -> bool {

@@ -4,7 +4,7 @@
 //! so a big state costs the view little; a world that does not read is
 //! left out of the picture, not reported (the next step reports it).
 
-use mlua::{Table, Value};
+use mlua::{Lua, Table, Value};
 
 use super::read::{self, Kind, Shape};
 use crate::colliders::{Colliders, Form, Motion, Outline};
@@ -16,12 +16,13 @@ const MAX_DEPTH: usize = 6;
 const MAX_TABLES: usize = 4096;
 
 /// The outlines of the bodies of every world in `state`, and their
-/// joints and contacts.
-pub fn colliders(state: &Value) -> Colliders {
+/// joints and contacts. A world the last step wrote is not read again
+/// (its read is kept: `kept.rs`).
+pub fn colliders(lua: &Lua, state: &Value) -> Colliders {
     let mut out = Colliders::default();
     let mut looked = 0;
     if let Value::Table(t) = state {
-        find(t, 0, &mut looked, &mut out);
+        find(lua, t, 0, &mut looked, &mut out);
     }
     out
 }
@@ -31,19 +32,21 @@ fn is_world(t: &Table) -> bool {
     matches!(t.raw_get::<Value>("bodies"), Ok(Value::Table(_))) && has("steps") && has("gravity")
 }
 
-fn find(t: &Table, depth: usize, looked: &mut usize, out: &mut Colliders) {
+fn find(lua: &Lua, t: &Table, depth: usize, looked: &mut usize, out: &mut Colliders) {
     *looked += 1;
     if *looked > MAX_TABLES {
         return;
     }
     if is_world(t) {
         match super::is_3d(t) {
+            // A world that does not read is the next step's to report.
             Ok(false) => {
-                if let Ok(world) = read::world(t) {
-                    add(&world, out);
-                }
+                let _ = super::with_read(lua, t, read::world, |world| {
+                    add(world, out);
+                    Ok(())
+                });
             }
-            Ok(true) => super::three::view::add_table(t, out),
+            Ok(true) => super::three::view::add_table(lua, t, out),
             Err(_) => {}
         }
         return;
@@ -55,7 +58,7 @@ fn find(t: &Table, depth: usize, looked: &mut usize, out: &mut Colliders) {
         if let Value::Table(inner) = v
             && *looked <= MAX_TABLES
         {
-            find(&inner, depth + 1, looked, out);
+            find(lua, &inner, depth + 1, looked, out);
         }
         Ok(())
     });
@@ -115,7 +118,7 @@ mod tests {
 
     fn found(lua: &mlua::Lua, state: &str) -> usize {
         let state: Value = lua.load(format!("return {state}")).eval().unwrap();
-        colliders(&state).outlines.len()
+        colliders(lua, &state).outlines.len()
     }
 
     // rule: P9

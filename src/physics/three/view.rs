@@ -14,10 +14,11 @@ const RING: usize = 24;
 
 /// Adds the wireframes of the 3D world `table` to `out`, when it reads
 /// as one (a world that does not is the next step's to report).
-pub fn add_table(table: &mlua::Table, out: &mut Colliders) {
-    if let Ok(world) = read::world(table) {
-        add(&world, out);
-    }
+pub fn add_table(lua: &mlua::Lua, table: &mlua::Table, out: &mut Colliders) {
+    let _ = super::super::with_read(lua, table, read::world, |world| {
+        add(world, out);
+        Ok(())
+    });
 }
 
 /// Adds the wireframes of `world`'s bodies and its joints to `out`.
