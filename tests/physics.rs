@@ -147,6 +147,14 @@ test("the world a step returns is frozen, and so is the one it was handed", func
 	local after = physics.step(physics.add(physics.remove(next, "ball"), "ball", moved), 1 / 60)
 	expect(after.bodies.ball.x).equals(200)
 	expect(physics.step(next, 1 / 60).bodies.ball.x).equals(10)
+	-- A world made by hand with no bodies steps as an empty one.
+	local bare = physics.step({ gravity = { x = 0, y = 600 } }, 1 / 60)
+	expect(bare.steps).equals(1)
+	local count = 0
+	for _ in bare.bodies do
+		count += 1
+	end
+	expect(count).equals(0)
 end)
 
 -- rule: P1

@@ -171,7 +171,11 @@ impl Moved {
         stepped: (Vec<(usize, usize)>, bool),
     ) -> mlua::Result<Table> {
         let keys = Keys::of(lua)?;
-        let mut bodies: Table = old.raw_get(keys.get("bodies"))?;
+        // A world made by hand may have no `bodies` (it reads as none).
+        let mut bodies = match old.raw_get::<Option<Table>>(keys.get("bodies"))? {
+            Some(bodies) => bodies,
+            None => lua.create_table()?,
+        };
         if !self.flags.is_empty() {
             let list = match &rest.ids.0 {
                 Some(list) => list.clone(),
