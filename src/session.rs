@@ -156,6 +156,14 @@ impl<G: Game> Session<G> {
         self
     }
 
+    /// Keeps the cues of frames in the engine's log for a test or a
+    /// scenario to read, and looks each up as a run does, on a player
+    /// with no output: a cue with no sound is the frame's error (H7).
+    pub fn look_up_cues(self) -> Self {
+        let bank = crate::sound::Bank::new(self.engine.config().sounds.clone());
+        self.keep_cues().sound(Some(Player::open("off", bank)))
+    }
+
     /// Records every delivered frame with `capture` (headless, step 8).
     pub fn capture(mut self, capture: Option<Capture>) -> Self {
         self.capture = capture;

@@ -710,6 +710,42 @@ fn check_dt_prints_clocks_as_written_and_counts_one_clock_in_the_singular() {
     );
 }
 
+// rule: H7
+#[test]
+fn check_dt_fails_a_run_that_cues_a_sound_that_is_not_there() {
+    // A scenario looks cues up as a window would: the misspelt sound is
+    // named under every clock, with the frame it was cued on.
+    let dir = game(&[
+        (
+            "g/main.luau",
+            "return {\n  config = { sounds = { wall = 'blip' } },\n  init = function() return { t = 0 } end,\n  update = function(s, input, dt)\n    input:cue('wall')\n    if s.t > 0.5 then input:cue('jmup') end\n    return { t = s.t + dt }\n  end,\n}\n",
+        ),
+        (
+            "g/s.luau",
+            "return { seconds = 1, outcome = function(state, cues) return { cues = #cues } end }",
+        ),
+    ]);
+    let out = moonloop(
+        &[
+            "check-dt",
+            "g",
+            "--scenario",
+            "s.luau",
+            "--clocks",
+            "constant:1/60,constant:1/30",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout
+            .contains("cue `jmup`: no sounds/jmup.wav or sounds/jmup.ogg"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("clocks agree"), "{}", out.stdout);
+}
+
 /// A scenario's cues have the shape tests' `e.cues` has, and its input may
 /// name the game's actions instead of keys.
 #[test]
@@ -718,7 +754,7 @@ fn scenarios_see_whole_cues_and_script_actions() {
         (
             "g/main.luau",
             r#"return {
-                config = { actions = { fire = { "x", "space" } } },
+                config = { actions = { fire = { "x", "space" } }, sounds = { shot = "blip" } },
                 init = function() return { shots = 0 } end,
                 update = function(s, input, dt)
                     if input:pressed("fire") then

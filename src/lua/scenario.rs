@@ -230,8 +230,9 @@ pub fn check_dt_with(
         if let Some(script) = &scenario.script {
             engine.set_script(script.clone());
         }
-        // The cues stay in the log: the outcome reads them.
-        let mut session = Session::new(engine).keep_cues();
+        // The cues stay in the log (the outcome reads them), each looked
+        // up as a run does: a cue with no sound fails the run (H7).
+        let mut session = Session::new(engine).look_up_cues();
         let outcome = match run_one(&scenario, &mut session) {
             Ok(json) => Ending::Outcome(json),
             Err(why) => Ending::Failed(why),

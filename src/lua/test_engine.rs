@@ -37,15 +37,10 @@ impl EngineHandle {
         capture: Option<crate::capture::Capture>,
         member: Member,
     ) -> EngineHandle {
-        // Cues are looked up as a run looks them up (a player with no
-        // output), so a sound that is not there fails the test (H7).
-        let bank = crate::sound::Bank::new(engine.config().sounds.clone());
-        let sound = crate::sound::Player::open("off", bank);
+        // Cues are looked up as a run looks them up, so a sound that is
+        // not there fails the test (H7).
         EngineHandle {
-            session: Session::new(engine)
-                .capture(capture)
-                .keep_cues()
-                .sound(Some(sound)),
+            session: Session::new(engine).capture(capture).look_up_cues(),
             pictures: None,
             member,
         }
