@@ -32,21 +32,26 @@ return {
 }
 "#;
 
-/// The same bodies, in a rapier world kept from step to step.
-fn rapier_world() -> PhysicsWorld {
+/// The balls, each `[x, y, angle, vx, vy, spin]`, in a rapier world
+/// with the box, as `BODIES` makes them; and the balls' handles.
+fn box_of_balls(balls: &[[f32; 6]]) -> (PhysicsWorld, Vec<RigidBodyHandle>) {
     let mut world = PhysicsWorld::new();
     world.gravity = Vector::new(0.0, 600.0);
     world.integration_parameters.dt = 1.0 / 60.0;
     world.integration_parameters.length_unit = 50.0;
-    for i in 0..1000 {
-        let (x, y) = (20.0 + (i % 40) as f32 * 10.0, 20.0 + (i / 40) as f32 * 10.0);
-        world.insert(
-            RigidBodyBuilder::dynamic()
+    let handles = balls
+        .iter()
+        .map(|&[x, y, angle, vx, vy, spin]| {
+            let body = RigidBodyBuilder::dynamic()
                 .translation(Vector::new(x, y))
-                .can_sleep(false),
-            ColliderBuilder::ball(4.0).restitution(0.2).friction(0.5),
-        );
-    }
+                .rotation(angle)
+                .linvel(Vector::new(vx, vy))
+                .angvel(spin)
+                .can_sleep(false);
+            let ball = ColliderBuilder::ball(4.0).restitution(0.2).friction(0.5);
+            world.insert(body, ball).0
+        })
+        .collect();
     for (x, y, w, h) in [
         (210.0, 300.0, 440.0, 20.0),
         (0.0, 150.0, 20.0, 300.0),
@@ -57,7 +62,12 @@ fn rapier_world() -> PhysicsWorld {
             ColliderBuilder::cuboid(w / 2.0, h / 2.0).friction(0.5),
         );
     }
-    world
+    (world, handles)
+}
+
+/// The same bodies, in a rapier world kept from step to step.
+fn rapier_world() -> PhysicsWorld {
+    box_of_balls(&Afresh::new().0).0
 }
 
 /// The same bodies stepped as `@moonloop/physics` steps them (P3): a
@@ -78,39 +88,9 @@ impl Afresh {
     }
 
     fn step(&mut self) {
-        let mut world = PhysicsWorld::new();
-        world.gravity = Vector::new(0.0, 600.0);
-        world.integration_parameters.dt = 1.0 / 60.0;
-        world.integration_parameters.length_unit = 50.0;
-        let balls: Vec<_> = self
-            .0
-            .iter()
-            .map(|&[x, y, angle, vx, vy, spin]| {
-                world
-                    .insert(
-                        RigidBodyBuilder::dynamic()
-                            .translation(Vector::new(x, y))
-                            .rotation(angle)
-                            .linvel(Vector::new(vx, vy))
-                            .angvel(spin)
-                            .can_sleep(false),
-                        ColliderBuilder::ball(4.0).restitution(0.2).friction(0.5),
-                    )
-                    .0
-            })
-            .collect();
-        for (x, y, w, h) in [
-            (210.0, 300.0, 440.0, 20.0),
-            (0.0, 150.0, 20.0, 300.0),
-            (420.0, 150.0, 20.0, 300.0),
-        ] {
-            world.insert(
-                RigidBodyBuilder::fixed().translation(Vector::new(x, y)),
-                ColliderBuilder::cuboid(w / 2.0, h / 2.0).friction(0.5),
-            );
-        }
+        let (mut world, handles) = box_of_balls(&self.0);
         world.step();
-        for (motion, handle) in self.0.iter_mut().zip(balls) {
+        for (motion, handle) in self.0.iter_mut().zip(handles) {
             let body = &world.bodies[handle];
             let (t, l) = (body.translation(), body.linvel());
             *motion = [t.x, t.y, body.rotation().angle(), l.x, l.y, body.angvel()];
