@@ -151,7 +151,7 @@ fn rapier_world_3d() -> rapier3d::prelude::PhysicsWorld {
 }
 
 /// Times a frame of `game` (headless, in a session) against `step`,
-/// rapier stepping the same bodies in a world it keeps. Both settle for
+/// rapier stepping the same bodies in Rust. Both settle for
 /// two seconds first, so the contacts are those of a heap at rest.
 fn against_rapier(game: &TempGame, mut step: impl FnMut()) -> Result<[std::time::Duration; 2]> {
     let mut luau = super::headless(&game.0, false)?;
@@ -212,21 +212,8 @@ pub fn rows() -> Result<Vec<Row>> {
     }];
     // The host's share: the same frame against rapier stepping a world
     // built afresh, as the value's step does.
-    let mut luau = super::headless(&game.0, false)?;
     let mut afresh = Afresh::new();
-    luau.advance(120)?;
-    for _ in 0..120 {
-        afresh.step();
-    }
-    let [baseline, measured] = interleaved(|case, n| {
-        for _ in 0..n {
-            if case == 0 {
-                afresh.step();
-            } else {
-                luau.advance(1).expect("the game runs");
-            }
-        }
-    });
+    let [baseline, measured] = against_rapier(&game, || afresh.step())?;
     rows.push(Row {
         case: "1,000 bodies: a frame stepping them through Luau vs rapier stepping a world built \
                afresh each step"
