@@ -293,7 +293,7 @@ impl LuaGame {
                 let code = Rc::new(code);
                 self.generations.add(Rc::clone(&code), saved);
                 self.use_code(code);
-                self.state = state;
+                self.replace_state(state);
                 Ok(reloaded)
             }
             Err(err) => {
@@ -356,8 +356,16 @@ impl LuaGame {
         let result = self.budget.guard(Call::Apply, || {
             self.taking.call::<Value>((transition, &self.state))
         });
-        self.state = accept(transition, "apply's transition", result)?;
+        let next = accept(transition, "apply's transition", result)?;
+        self.replace_state(next);
         Ok(())
+    }
+
+    /// Makes `next` the state; the one it replaces goes to history's
+    /// digester, which may remember digests of its tables by address.
+    fn replace_state(&mut self, next: Value) {
+        let old = std::mem::replace(&mut self.state, next);
+        self.digester.retire(old);
     }
 
     /// Takes `value`, made elsewhere in this VM, as the next state (S6).
@@ -372,7 +380,7 @@ impl LuaGame {
         }
         state::take(&self.lua, &value)
             .map_err(|why| Error::Script(format!("the transition returned a state where {why}")))?;
-        self.state = value;
+        self.replace_state(value);
         Ok(())
     }
 
@@ -483,7 +491,7 @@ impl Game for LuaGame {
         let Some((value, random)) = held.0.downcast_ref::<(Value, u64)>() else {
             return Err(Error::Script("R1: a held state is not this game's".into()));
         };
-        self.state = value.clone();
+        self.replace_state(value.clone());
         super::determinism::set_random_state(&self.lua, *random);
         Ok(())
     }
@@ -530,7 +538,8 @@ impl Game for LuaGame {
         let result = self.budget.guard(Call::Reload, || {
             self.taking.call::<Value>((migrate, &self.state))
         });
-        self.state = accept(migrate, "reload", result)?;
+        let next = accept(migrate, "reload", result)?;
+        self.replace_state(next);
         Ok(())
     }
 
@@ -557,8 +566,9 @@ impl Game for LuaGame {
         });
         let pending = self.leases.take_save();
         let quit = self.leases.take_quit();
-        self.state =
+        let next =
             accept(update, "update", result).map_err(|e| errors::stopped_by(&self.budget, e))?;
+        self.replace_state(next);
         if self.replaying {
             // A frame run again already had its effects the first time.
             return Ok(());

@@ -52,10 +52,19 @@ pub struct Digester {
     last: FxHashMap<usize, u64>,
     /// The tables of the state being digested.
     next: FxHashMap<usize, u64>,
-    /// Holds the last digested state (at index 1), so its tables stay
-    /// where they are; a table slot set in place, where holding the value
-    /// itself would cost a reference made and one dropped every frame.
-    held: Option<mlua::Table>,
+    /// Holds the last digested state once its owner lets it go
+    /// ([`Digester::retire`]), so its tables stay where they are until
+    /// the next digest is done. Handed over, not copied: a copy of a
+    /// reference allocates its count. Not a slot of a table of ours
+    /// either: Luau's collector, in its second marking stage, marks at
+    /// once whatever is stored into a table it has marked, and a large
+    /// state stored every frame kept that stage from ever ending, so
+    /// nothing was collected again (a 1,000-body physics game passed its
+    /// memory cap in 25 seconds).
+    held: Option<Value>,
+    /// Whether a digest was done since the last [`Digester::retire`]:
+    /// whether `last` holds the tables of the state retired last.
+    fresh: bool,
     /// Whether tables and strings can be read in place (checked once).
     in_place: Option<bool>,
     /// The root the last take walked while lent, and its digest.
@@ -121,18 +130,22 @@ impl Digester {
                 }
             };
             std::mem::swap(&mut self.last, &mut self.next);
-            if self.held.is_none() {
-                self.held = lua.create_table().ok();
-            }
-            let held = self.held.as_ref().map(|h| h.raw_set(1, value));
-            if !matches!(held, Some(Ok(()))) {
-                // Not held, so not to be trusted by address next time.
-                self.last.clear();
-            }
+            self.fresh = true;
             Some(digest)
         } else {
             None
         }
+    }
+
+    /// Takes the state its owner has just replaced, to hold while the
+    /// digests remembered by address are of its tables. Where no digest
+    /// was done since the last one retired, they are of a state no longer
+    /// held: they are forgotten.
+    pub fn retire(&mut self, old: Value) {
+        if !std::mem::take(&mut self.fresh) {
+            self.last.clear();
+        }
+        self.held = Some(old);
     }
 
     /// Digests a table the take walk met already checked: remembered, or
