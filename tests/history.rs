@@ -437,5 +437,9 @@ fn history_s_digest_of_a_changing_state_never_stops_the_collector() {
         most = most.max(engine.game().lua().used_memory());
     }
     // The state is about 150 KiB: ten of them is a collector that works.
-    assert!(most < 32 << 20, "{} MiB in use after 600 frames", most >> 20);
+    assert!(
+        most < 32 << 20,
+        "{} MiB in use after 600 frames",
+        most >> 20
+    );
 }

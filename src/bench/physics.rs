@@ -32,26 +32,20 @@ return {
 }
 "#;
 
-/// The balls, each `[x, y, angle, vx, vy, spin]`, in a rapier world
-/// with the box, as `BODIES` makes them; and the balls' handles.
-fn box_of_balls(balls: &[[f32; 6]]) -> (PhysicsWorld, Vec<RigidBodyHandle>) {
+/// The same bodies, in a rapier world kept from step to step.
+fn rapier_world() -> PhysicsWorld {
     let mut world = PhysicsWorld::new();
     world.gravity = Vector::new(0.0, 600.0);
     world.integration_parameters.dt = 1.0 / 60.0;
     world.integration_parameters.length_unit = 50.0;
-    let handles = balls
-        .iter()
-        .map(|&[x, y, angle, vx, vy, spin]| {
-            let body = RigidBodyBuilder::dynamic()
-                .translation(Vector::new(x, y))
-                .rotation(angle)
-                .linvel(Vector::new(vx, vy))
-                .angvel(spin)
-                .can_sleep(false);
-            let ball = ColliderBuilder::ball(4.0).restitution(0.2).friction(0.5);
-            world.insert(body, ball).0
-        })
-        .collect();
+    for i in 0..1000 {
+        let (x, y) = (20.0 + (i % 40) as f32 * 10.0, 20.0 + (i / 40) as f32 * 10.0);
+        let body = RigidBodyBuilder::dynamic()
+            .translation(Vector::new(x, y))
+            .can_sleep(false);
+        let ball = ColliderBuilder::ball(4.0).restitution(0.2).friction(0.5);
+        world.insert(body, ball);
+    }
     for (x, y, w, h) in [
         (210.0, 300.0, 440.0, 20.0),
         (0.0, 150.0, 20.0, 300.0),
@@ -62,40 +56,7 @@ fn box_of_balls(balls: &[[f32; 6]]) -> (PhysicsWorld, Vec<RigidBodyHandle>) {
             ColliderBuilder::cuboid(w / 2.0, h / 2.0).friction(0.5),
         );
     }
-    (world, handles)
-}
-
-/// The same bodies, in a rapier world kept from step to step.
-fn rapier_world() -> PhysicsWorld {
-    box_of_balls(&Afresh::new().0).0
-}
-
-/// The same bodies stepped as `@moonloop/physics` steps them (P3): a
-/// rapier world built afresh from the bodies' motions every step and
-/// dropped after it. Against it, a frame through Luau shows what the host
-/// adds; against the kept world, what stepping a value costs.
-struct Afresh(Vec<[f32; 6]>);
-
-impl Afresh {
-    fn new() -> Afresh {
-        let motions = (0..1000)
-            .map(|i| {
-                let (x, y) = (20.0 + (i % 40) as f32 * 10.0, 20.0 + (i / 40) as f32 * 10.0);
-                [x, y, 0.0, 0.0, 0.0, 0.0]
-            })
-            .collect();
-        Afresh(motions)
-    }
-
-    fn step(&mut self) {
-        let (mut world, handles) = box_of_balls(&self.0);
-        world.step();
-        for (motion, handle) in self.0.iter_mut().zip(handles) {
-            let body = &world.bodies[handle];
-            let (t, l) = (body.translation(), body.linvel());
-            *motion = [t.x, t.y, body.rotation().angle(), l.x, l.y, body.angvel()];
-        }
-    }
+    world
 }
 
 /// A thousand balls in a 3D grid, 10 a side, falling into a box (P10).
@@ -210,23 +171,6 @@ pub fn rows() -> Result<Vec<Row>> {
         )),
         ..Row::default()
     }];
-    // The host's share: the same frame against rapier stepping a world
-    // built afresh, as the value's step does.
-    let mut afresh = Afresh::new();
-    let [baseline, measured] = against_rapier(&game, || afresh.step())?;
-    rows.push(Row {
-        case: "1,000 bodies: a frame stepping them through Luau vs rapier stepping a world built \
-               afresh each step"
-            .into(),
-        baseline,
-        measured,
-        note: Some(format!(
-            "{:.2} ms a frame, rapier afresh {:.2} ms",
-            measured.as_secs_f64() * 1e3,
-            baseline.as_secs_f64() * 1e3
-        )),
-        ..Row::default()
-    });
     let mut kept = super::headless(&game.0, true)?;
     kept.advance(3_600)?;
     let minute = kept.engine().history().map_or(0, |h| h.bytes()) as f64;

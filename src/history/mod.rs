@@ -52,6 +52,15 @@ pub struct Kept {
     pub state: String,
     /// The random generator's state (H11).
     pub random: u64,
+    /// Rapier's worlds beside the physics worlds in the state (P3).
+    pub physics: crate::physics::Apart,
+}
+
+impl Kept {
+    /// About what it holds, in bytes.
+    pub fn bytes(&self) -> usize {
+        self.state.len() + self.physics.bytes()
+    }
 }
 
 /// A state held as the game holds it (shared tables cost nothing twice),
@@ -241,7 +250,7 @@ impl History {
         self.entries.extend(tail.entries);
         self.events.extend(tail.events);
         for key in tail.keyframes {
-            self.held += key.kept.state.len();
+            self.held += key.kept.bytes();
             self.keyframes.push_back(key);
         }
         self.spans.put_back(tail.after, tail.spans);
@@ -377,7 +386,7 @@ impl History {
     /// oldest history while it holds more than the cap (one keyframe, the
     /// newest, always stays).
     pub fn push_keyframe(&mut self, key: Keyframe) {
-        self.held += key.kept.state.len();
+        self.held += key.kept.bytes();
         self.keyframes.push_back(key);
         while self.bytes() > self.cap && self.keyframes.len() > 1 {
             self.drop_oldest();
@@ -389,7 +398,7 @@ impl History {
         let Some(old) = self.keyframes.pop_front() else {
             return;
         };
-        self.held -= old.kept.state.len();
+        self.held -= old.kept.bytes();
         let next = self.keyframes[0].frame;
         self.spans.drop_before(next + 1);
         while self.first <= next && !self.entries.is_empty() {

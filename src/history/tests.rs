@@ -12,6 +12,7 @@ fn key(frame: u64, state: &str) -> Keyframe {
         kept: Kept {
             state: state.into(),
             random: 0,
+            physics: Default::default(),
         },
     }
 }

@@ -12,6 +12,7 @@ use super::code::{Code, Generations, find_main, load_code};
 use super::errors;
 use super::handles::InputHandle;
 use super::leases::Leases;
+use super::moment;
 use super::native;
 use super::require::{self, ModuleId, Modules};
 use super::scene::SceneHandle;
@@ -468,36 +469,27 @@ impl Game for LuaGame {
     }
 
     fn keep(&self) -> Option<Kept> {
-        Some(Kept {
-            state: state::to_json(&self.state).ok()?,
-            random: super::determinism::random_state(&self.lua)?,
-        })
+        moment::kept(&self.lua, &self.state)
     }
 
     fn restore(&mut self, kept: &Kept) -> Result {
-        let value = state::from_json(&self.lua, &kept.state)
-            .map_err(|why| Error::Script(format!("R1: a kept state does not read back: {why}")))?;
-        self.set_state(value)?;
-        super::determinism::set_random_state(&self.lua, kept.random);
+        self.set_state(moment::read_back(&self.lua, kept)?)?;
+        moment::rejoin(&self.lua, &self.state, kept);
         Ok(())
     }
 
     fn hold(&self) -> Option<Held> {
-        let random = super::determinism::random_state(&self.lua)?;
-        Some(Held(Box::new((self.state.clone(), random))))
+        moment::held(&self.lua, &self.state)
     }
 
     fn put(&mut self, held: &Held) -> Result {
-        let Some((value, random)) = held.0.downcast_ref::<(Value, u64)>() else {
-            return Err(Error::Script("R1: a held state is not this game's".into()));
-        };
-        self.replace_state(value.clone());
-        super::determinism::set_random_state(&self.lua, *random);
+        let state = moment::put_back(&self.lua, held)?;
+        self.replace_state(state.clone());
         Ok(())
     }
 
     fn changes_from(&self, held: &Held, limit: usize) -> Vec<String> {
-        let Some((value, _)) = held.0.downcast_ref::<(Value, u64)>() else {
+        let Some(value) = moment::state_of(held) else {
             return Vec::new();
         };
         state::changes(value, &self.state, limit).unwrap_or_default()

@@ -250,6 +250,9 @@ fn save(lua: &Lua, leases: &Leases, value: &Value) -> mlua::Result<()> {
     crate::state::take_as(lua, value, "the save").map_err(fail)?;
     let json = crate::state::to_json(value).map_err(|e| fail(crate::lua::describe(&e).into()))?;
     crate::save::check_size(&json, "the save's").map_err(fail)?;
+    // A save holds the worlds' tables, not rapier's worlds beside them:
+    // the game steps on from the tables, as a game loading it will (P3).
+    crate::physics::forget(lua);
     *leases.pending_save.borrow_mut() = Some(json);
     Ok(())
 }

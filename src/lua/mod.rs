@@ -13,6 +13,7 @@ mod errors;
 mod game;
 mod handles;
 mod leases;
+mod moment;
 mod native;
 pub mod picture;
 mod places;

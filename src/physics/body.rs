@@ -18,7 +18,7 @@ pub const MAX_BODIES: usize = 10_000;
 /// writes and kept with its read, so one Luau call can write every moved
 /// body (`write::Moved`). Not part of what a world reads as: two reads
 /// of a world are equal whether or not one has its list.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct IdList(pub Option<Table>);
 
 impl PartialEq for IdList {

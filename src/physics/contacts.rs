@@ -16,7 +16,7 @@ use crate::Refusal;
 /// the world's `touching` list (counted from 1) where that table names
 /// the lower body first (as a step writes it): a pair still touching
 /// keeps its table, so history shares it.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Touching {
     pub pairs: Vec<(usize, usize)>,
     pub slots: Vec<Option<i32>>,

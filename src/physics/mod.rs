@@ -1,15 +1,18 @@
 //! Physics as a value (rules P1-P5, docs/physics.md): `@moonloop/physics`
 //! steps a world that lives in the game's state as plain data.
 //!
-//! A world is a table of bodies keyed by their ids. [`step`] reads it,
-//! builds a rapier world from it, applies the tick's commands, steps once
-//! and writes a new world table; the old one is never touched (P1). The
-//! rapier world is made afresh every step and thrown away, so a step is a
-//! pure function of the table and the commands: replays, rewind,
-//! edit-the-past and saves see the same bodies as the run that made them
-//! (P3). Bodies that did not move keep their tables, so history shares
-//! them as it shares any unchanged part of a state.
+//! A world is a table of bodies keyed by their ids. [`step`] steps the
+//! rapier world the last step left beside that table (or one built from
+//! the table, for a world met first), after the tick's commands, and
+//! writes a new world table; the old one is never touched (P1). Rapier's
+//! world is part of the state's value the way the table is: the host
+//! holds and puts it back wherever it holds and puts back a state
+//! (`beside`), so replays, rewind, edit-the-past, rollback and saves see
+//! the same bodies as the run that made them (P3). Bodies that did not
+//! move keep their tables, so history shares them as it shares any
+//! unchanged part of a state.
 
+mod beside;
 mod body;
 mod contacts;
 mod control;
@@ -28,6 +31,7 @@ use crate::Refusal;
 use crate::terminal::Number;
 use mlua::{Lua, Table, Value};
 
+pub use beside::{Apart, Held, apart, forget, hold, put, rejoin};
 pub use joints::MAX_JOINTS;
 pub use read::{MAX_BODIES, MAX_COMMANDS, MAX_POINTS, MAX_WORLD_POINTS};
 pub use view::colliders;
@@ -140,41 +144,47 @@ fn step(lua: &Lua, world: &Value, dt: &Value, commands: &Value) -> Result<Table,
     if is_3d(world)? {
         return three::step(lua, world, dt, commands);
     }
-    let read = kept_or_read(lua, world, read::world)?;
+    let (read, engine) = kept_or_read(lua, world, read::world)?;
     let commands = read::commands(commands, &read)?;
     crowd::bound(&crowd::of_bodies(&read.bodies), read.scale, MAX_PAIRS)?;
-    let stepped = contained(|| simulate::step(&read, &commands, dt))?;
+    let (stepped, engine) = contained(|| simulate::step(&read, engine, &commands, dt))?;
     let (next, read) =
         write::world(lua, world, read, stepped).map_err(|e| Refusal::from(e.to_string()))?;
-    keep(lua, next, read)
+    keep(lua, next, read, engine)
 }
 
-/// What reading `world` gives: kept from the step that wrote it, or read
-/// now (frozen first, so that what is read cannot change after).
-pub(super) fn kept_or_read<W: PartialEq + std::fmt::Debug + 'static>(
+/// What reading `world` gives, with the rapier world that wrote it when
+/// it is the world the last step returned; or read now (frozen first, so
+/// that what is read cannot change after) with none.
+pub(super) fn kept_or_read<W: kept::Read + PartialEq + std::fmt::Debug>(
     lua: &Lua,
     world: &Table,
     read: impl Fn(&Table) -> Result<W, Refusal>,
-) -> Result<W, Refusal> {
+) -> Result<(W, Option<W::Engine>), Refusal> {
     if let Some(kept) = kept::take::<W>(lua, world) {
-        kept::check(&kept, world, read);
-        return Ok(kept);
+        kept::check(&kept.read, world, read);
+        return Ok((kept.read, Some(kept.engine)));
     }
     kept::freeze(lua, world)?;
-    read(world)
+    Ok((read(world)?, None))
 }
 
-/// Freezes the world a step wrote and keeps its read for the next step;
-/// returns the world.
-pub(super) fn keep<W: 'static>(lua: &Lua, next: Table, read: W) -> Result<Table, Refusal> {
+/// Freezes the world a step wrote and keeps its read and rapier's world
+/// for the next step; returns the world.
+pub(super) fn keep<W: kept::Read>(
+    lua: &Lua,
+    next: Table,
+    read: W,
+    engine: W::Engine,
+) -> Result<Table, Refusal> {
     kept::freeze(lua, &next)?;
-    kept::keep(lua, next.clone(), read);
+    kept::keep(lua, next.clone(), kept::Inner { read, engine });
     Ok(next)
 }
 
 /// Runs `f` on what reading `world` gives: the kept read where it is the
 /// world a step wrote, or read now.
-pub(super) fn with_read<W: PartialEq + std::fmt::Debug + 'static, R>(
+pub(super) fn with_read<W: kept::Read + PartialEq + std::fmt::Debug, R>(
     lua: &Lua,
     world: &Table,
     read: impl Fn(&Table) -> Result<W, Refusal>,

@@ -65,7 +65,7 @@ pub struct Body {
 }
 
 /// A world as read: bodies in id order.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct World {
     pub bodies: Vec<Body>,
     pub gravity: [f64; 2],

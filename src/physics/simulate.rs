@@ -1,6 +1,6 @@
-//! One step on rapier: a world built afresh from what was read, the
-//! commands applied, one step of `dt`, the bodies and contacts read back
-//! (P2, P3). Everything is in pixels: rapier's length unit is the world's
+//! One step on rapier: the rapier world the last step left (or one
+//! built afresh from what was read), the commands applied, one step of
+//! `dt`, the bodies and contacts read back (P2, P3). Everything is in pixels: rapier's length unit is the world's
 //! `scale`, so its tolerances fit a world measured in pixels.
 
 use crate::Refusal;
@@ -34,10 +34,35 @@ pub struct Hit {
     pub fraction: f64,
 }
 
-struct Built {
+/// Rapier's world for a world table: its bodies' handles in the
+/// table's order, and which body each collider is.
+pub struct Built {
     world: PhysicsWorld,
     bodies: Vec<RigidBodyHandle>,
     owner: HashMap<ColliderHandle, usize>,
+}
+
+impl Clone for Built {
+    fn clone(&self) -> Built {
+        Built {
+            world: crate::physics::kept::copy_world!(&self.world),
+            bodies: self.bodies.clone(),
+            owner: self.owner.clone(),
+        }
+    }
+}
+
+impl super::kept::Read for read::World {
+    type Engine = Built;
+}
+
+impl super::kept::Engine for Built {
+    fn bytes(&self) -> usize {
+        super::kept::bytes_of(
+            self.bodies.len(),
+            self.world.narrow_phase.contact_pairs().count(),
+        )
+    }
 }
 
 fn v(x: f64, y: f64) -> Vector {
@@ -66,7 +91,8 @@ fn build(read: &read::World, dt: f64) -> Result<Built, Refusal> {
         .angular_damping(body.props.angular_damping as f32)
         .gravity_scale(body.props.gravity_scale as f32)
         .ccd_enabled(body.props.bullet)
-        // A world is made afresh every step: nothing may fall asleep.
+        // Sleep is not in the table: a world built from it again must
+        // step as the one kept would.
         .can_sleep(false);
         if body.props.fixed_rotation {
             builder = builder.lock_rotations();
@@ -100,12 +126,24 @@ fn build(read: &read::World, dt: f64) -> Result<Built, Refusal> {
     })
 }
 
-/// Steps `read` once by `dt` after `commands`.
+/// Steps `read` once by `dt` after `commands`, on `kept`, the rapier
+/// world the step that wrote `read` left, or on one built from `read`.
 ///
 /// # Errors
 /// A shape rapier cannot make (a polygon of points on one line).
-pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<Stepped, Refusal> {
-    let mut built = build(read, dt)?;
+pub fn step(
+    read: &read::World,
+    kept: Option<Built>,
+    commands: &[read::Command],
+    dt: f64,
+) -> Result<(Stepped, Built), Refusal> {
+    let mut built = match kept {
+        Some(mut built) => {
+            built.world.integration_parameters.dt = dt as f32;
+            built
+        }
+        None => build(read, dt)?,
+    };
     for c in commands {
         let body = &mut built.world.bodies[built.bodies[c.body]];
         if let Some([x, y]) = c.position {
@@ -194,13 +232,21 @@ pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<S
             Ok(motion)
         })
         .collect::<Result<Vec<_>, Refusal>>()?;
+    // The table says a walker stands still after its walk: so must the
+    // rapier world kept for it.
+    for (&handle, walked) in built.bodies.iter().zip(&grounded) {
+        if walked.is_some() {
+            built.world.bodies[handle].set_linvel(Vector::ZERO, false);
+        }
+    }
     if timeless {
-        return Ok(Stepped {
+        let stepped = Stepped {
             motions,
             touching: read.touching.pairs.clone(),
             grounded,
             timeless,
-        });
+        };
+        return Ok((stepped, built));
     }
     let mut touching: Vec<(usize, usize)> = Vec::new();
     let pair = |a: ColliderHandle, b: ColliderHandle| -> Option<(usize, usize)> {
@@ -221,12 +267,13 @@ pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<S
     }
     touching.sort_unstable();
     touching.dedup();
-    Ok(Stepped {
+    let stepped = Stepped {
         motions,
         touching,
         grounded,
         timeless,
-    })
+    };
+    Ok((stepped, built))
 }
 
 /// The first solid body the segment `[x1, y1, x2, y2]` meets, passing

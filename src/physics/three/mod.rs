@@ -1,10 +1,10 @@
 //! Worlds in three dimensions (rule P10, docs/physics.md): the bodies of
 //! a scene game, stepped by rapier3d exactly as a 2D world is by rapier2d
-//! (P1-P4): a plain table in the state, read, built afresh, stepped once
-//! and written as a new table, the old one untouched. A 3D world says so
+//! (P1-P4): a plain table in the state with rapier3d's world kept beside
+//! it, stepped once and written as a new table, the old one untouched. A 3D world says so
 //! in its `dimensions` field; `physics.step` and `physics.ray` look there.
 
-mod read;
+pub(super) mod read;
 mod simulate;
 pub(super) mod view;
 
@@ -19,13 +19,13 @@ use crate::Refusal;
 /// # Errors
 /// One line naming what is wrong with the world or the commands (P4).
 pub fn step(lua: &Lua, world: &Table, dt: f64, commands: &Value) -> Result<Table, Refusal> {
-    let read = super::kept_or_read(lua, world, read::world)?;
+    let (read, engine) = super::kept_or_read(lua, world, read::world)?;
     let commands = read::commands(commands, &read)?;
     crowd::bound(&read.reaches(), read.scale, MAX_PAIRS)?;
-    let stepped = contained(|| simulate::step(&read, &commands, dt))?;
+    let (stepped, engine) = contained(|| simulate::step(&read, engine, &commands, dt))?;
     let (next, read) =
         write(lua, world, read, stepped).map_err(|e| Refusal::from(e.to_string()))?;
-    super::keep(lua, next, read)
+    super::keep(lua, next, read, engine)
 }
 
 /// The first body the segment from (x1, y1, z1) to (x2, y2, z2) meets

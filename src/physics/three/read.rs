@@ -80,7 +80,7 @@ pub struct Body {
 }
 
 /// A 3D world as read: bodies in id order.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct World {
     pub bodies: Vec<Body>,
     pub gravity: [f64; 3],

@@ -1,6 +1,7 @@
 //! One step of a 3D world on rapier3d (P10), as a 2D world's is (P2,
-//! P3): built afresh from what was read, the commands applied, one step
-//! of `dt`, the bodies and contacts read back.
+//! P3): on the rapier world the last step left (or one built afresh from
+//! what was read), the commands applied, one step of `dt`, the bodies and
+//! contacts read back.
 
 use std::collections::HashMap;
 
@@ -34,10 +35,34 @@ pub struct Hit {
     pub fraction: f64,
 }
 
-struct Built {
+/// Rapier3d's world for a world table, as a 2D world's (`Built` there).
+pub struct Built {
     world: PhysicsWorld,
     bodies: Vec<RigidBodyHandle>,
     owner: HashMap<ColliderHandle, usize>,
+}
+
+impl Clone for Built {
+    fn clone(&self) -> Built {
+        Built {
+            world: crate::physics::kept::copy_world!(&self.world),
+            bodies: self.bodies.clone(),
+            owner: self.owner.clone(),
+        }
+    }
+}
+
+impl crate::physics::kept::Read for read::World {
+    type Engine = Built;
+}
+
+impl crate::physics::kept::Engine for Built {
+    fn bytes(&self) -> usize {
+        crate::physics::kept::bytes_of(
+            self.bodies.len(),
+            self.world.narrow_phase.contact_pairs().count(),
+        )
+    }
 }
 
 fn v([x, y, z]: [f64; 3]) -> Vector {
@@ -84,7 +109,8 @@ fn build(read: &read::World, dt: f64) -> Built {
         .angular_damping(body.props.angular_damping as f32)
         .gravity_scale(body.props.gravity_scale as f32)
         .ccd_enabled(body.props.bullet)
-        // A world is made afresh every step: nothing may fall asleep.
+        // Sleep is not in the table: a world built from it again must
+        // step as the one kept would.
         .can_sleep(false);
         if body.props.fixed_rotation {
             builder = builder.lock_rotations();
@@ -149,13 +175,25 @@ fn join(joints: &[Joint<3>], handles: &[RigidBodyHandle], world: &mut PhysicsWor
     }
 }
 
-/// Steps `read` once by `dt` after `commands`.
+/// Steps `read` once by `dt` after `commands`, on `kept`, the rapier3d
+/// world the step that wrote `read` left, or on one built from `read`.
 ///
 /// # Errors
 /// A body's motion is no longer finite after the step (forces past what
 /// single precision holds).
-pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<Stepped, Refusal> {
-    let mut built = build(read, dt);
+pub fn step(
+    read: &read::World,
+    kept: Option<Built>,
+    commands: &[read::Command],
+    dt: f64,
+) -> Result<(Stepped, Built), Refusal> {
+    let mut built = match kept {
+        Some(mut built) => {
+            built.world.integration_parameters.dt = dt as f32;
+            built
+        }
+        None => build(read, dt),
+    };
     for c in commands {
         let body = &mut built.world.bodies[built.bodies[c.body]];
         if let Some(at) = c.position {
@@ -243,13 +281,21 @@ pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<S
             })
         })
         .collect::<Result<Vec<_>, Refusal>>()?;
+    // The table says a walker stands still after its walk: so must the
+    // rapier world kept for it.
+    for (&handle, walked) in built.bodies.iter().zip(&grounded) {
+        if walked.is_some() {
+            built.world.bodies[handle].set_linvel(Vector::ZERO, false);
+        }
+    }
     if timeless {
-        return Ok(Stepped {
+        let stepped = Stepped {
             motions,
             touching: read.touching.pairs.clone(),
             grounded,
             timeless,
-        });
+        };
+        return Ok((stepped, built));
     }
     let mut touching: Vec<(usize, usize)> = Vec::new();
     let pair = |a: ColliderHandle, b: ColliderHandle| -> Option<(usize, usize)> {
@@ -270,12 +316,13 @@ pub fn step(read: &read::World, commands: &[read::Command], dt: f64) -> Result<S
     }
     touching.sort_unstable();
     touching.dedup();
-    Ok(Stepped {
+    let stepped = Stepped {
         motions,
         touching,
         grounded,
         timeless,
-    })
+    };
+    Ok((stepped, built))
 }
 
 crate::physics::walk::walker!(rapier3d, 3);
