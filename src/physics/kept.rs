@@ -40,6 +40,31 @@ pub trait Engine: Clone + 'static {
     fn bytes(&self) -> usize;
 }
 
+/// Which body each collider of a rapier world is, by the collider's
+/// index in rapier's arena: a look-up for each of a heap's thousands of
+/// touching pairs every step, where a hash map's was a tenth of a frame.
+#[derive(Clone, Debug, Default)]
+pub struct Owners(pub Vec<usize>);
+
+impl Owners {
+    /// The body whose collider has arena index `index`.
+    pub fn of(&self, index: u32) -> Option<usize> {
+        self.0
+            .get(index as usize)
+            .copied()
+            .filter(|&body| body != usize::MAX)
+    }
+}
+
+/// Notes that the collider at arena index `index` is body `body`'s.
+pub fn own(owners: &mut Vec<usize>, index: u32, body: usize) {
+    let at = index as usize;
+    if owners.len() <= at {
+        owners.resize(at + 1, usize::MAX);
+    }
+    owners[at] = body;
+}
+
 /// About what a copy of a rapier world with `bodies` bodies and `pairs`
 /// pairs of colliders near each other holds, in bytes: measured on the
 /// bench's 1,000 balls (1,003 bodies, 5,148 pairs: 1.5 MB a copy).

@@ -4,8 +4,6 @@
 //! `scale`, so its tolerances fit a world measured in pixels.
 
 use crate::Refusal;
-use std::collections::HashMap;
-
 use rapier2d::prelude::*;
 
 use super::control;
@@ -39,7 +37,7 @@ pub struct Hit {
 pub struct Built {
     world: PhysicsWorld,
     bodies: Vec<RigidBodyHandle>,
-    owner: HashMap<ColliderHandle, usize>,
+    owner: super::kept::Owners,
 }
 
 impl Clone for Built {
@@ -75,7 +73,7 @@ fn build(read: &read::World, dt: f64) -> Result<Built, Refusal> {
     world.integration_parameters.dt = dt as f32;
     world.integration_parameters.length_unit = read.scale as f32;
     let mut bodies = Vec::with_capacity(read.bodies.len());
-    let mut owner = HashMap::with_capacity(read.bodies.len());
+    let mut owner = Vec::with_capacity(read.bodies.len());
     for (i, body) in read.bodies.iter().enumerate() {
         let [x, y, angle, vx, vy, spin] = body.motion;
         let mut builder = match body.kind {
@@ -116,13 +114,13 @@ fn build(read: &read::World, dt: f64) -> Result<Built, Refusal> {
                 .colliders
                 .insert_with_parent(collider.build(), handle, &mut world.bodies);
         bodies.push(handle);
-        owner.insert(collider, i);
+        crate::physics::kept::own(&mut owner, collider.into_raw_parts().0, i);
     }
     super::joints::build(&read.joints, &bodies, &mut world);
     Ok(Built {
         world,
         bodies,
-        owner,
+        owner: crate::physics::kept::Owners(owner),
     })
 }
 
@@ -250,7 +248,10 @@ pub fn step(
     }
     let mut touching: Vec<(usize, usize)> = Vec::new();
     let pair = |a: ColliderHandle, b: ColliderHandle| -> Option<(usize, usize)> {
-        let (a, b) = (*built.owner.get(&a)?, *built.owner.get(&b)?);
+        let (a, b) = (
+            built.owner.of(a.into_raw_parts().0)?,
+            built.owner.of(b.into_raw_parts().0)?,
+        );
         Some((a.min(b), a.max(b)))
     };
     for contact in built.world.narrow_phase.contact_pairs() {
@@ -302,7 +303,7 @@ pub fn ray(
         return Ok(None);
     };
     let fraction = f64::from(hit.time_of_impact);
-    Ok(built.owner.get(&collider).map(|&body| Hit {
+    Ok(built.owner.of(collider.into_raw_parts().0).map(|body| Hit {
         body,
         point: [x1 + dx * fraction, y1 + dy * fraction],
         normal: [f64::from(hit.normal.x), f64::from(hit.normal.y)],
@@ -329,10 +330,13 @@ pub fn cast(
     let Some(touch) = control::cast(&built.world, &shape, from, by, ignore) else {
         return Ok(None);
     };
-    Ok(built.owner.get(&touch.collider).map(|&body| Hit {
-        body,
-        point: touch.at,
-        normal: touch.normal,
-        fraction: touch.fraction,
-    }))
+    Ok(built
+        .owner
+        .of(touch.collider.into_raw_parts().0)
+        .map(|body| Hit {
+            body,
+            point: touch.at,
+            normal: touch.normal,
+            fraction: touch.fraction,
+        }))
 }

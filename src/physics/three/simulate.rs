@@ -3,8 +3,6 @@
 //! what was read), the commands applied, one step of `dt`, the bodies and
 //! contacts read back.
 
-use std::collections::HashMap;
-
 use rapier3d::parry::query::details::ShapeCastOptions;
 use rapier3d::prelude::*;
 
@@ -39,7 +37,7 @@ pub struct Hit {
 pub struct Built {
     world: PhysicsWorld,
     bodies: Vec<RigidBodyHandle>,
-    owner: HashMap<ColliderHandle, usize>,
+    owner: crate::physics::kept::Owners,
 }
 
 impl Clone for Built {
@@ -94,7 +92,7 @@ fn build(read: &read::World, dt: f64) -> Built {
     world.integration_parameters.dt = dt as f32;
     world.integration_parameters.length_unit = read.scale as f32;
     let mut bodies = Vec::with_capacity(read.bodies.len());
-    let mut owner = HashMap::with_capacity(read.bodies.len());
+    let mut owner = Vec::with_capacity(read.bodies.len());
     for (i, body) in read.bodies.iter().enumerate() {
         let m = &body.motion;
         let mut builder = match body.kind {
@@ -131,13 +129,13 @@ fn build(read: &read::World, dt: f64) -> Built {
                 .colliders
                 .insert_with_parent(collider.build(), handle, &mut world.bodies);
         bodies.push(handle);
-        owner.insert(collider, i);
+        crate::physics::kept::own(&mut owner, collider.into_raw_parts().0, i);
     }
     join(&read.joints, &bodies, &mut world);
     Built {
         world,
         bodies,
-        owner,
+        owner: crate::physics::kept::Owners(owner),
     }
 }
 
@@ -299,7 +297,10 @@ pub fn step(
     }
     let mut touching: Vec<(usize, usize)> = Vec::new();
     let pair = |a: ColliderHandle, b: ColliderHandle| -> Option<(usize, usize)> {
-        let (a, b) = (*built.owner.get(&a)?, *built.owner.get(&b)?);
+        let (a, b) = (
+            built.owner.of(a.into_raw_parts().0)?,
+            built.owner.of(b.into_raw_parts().0)?,
+        );
         Some((a.min(b), a.max(b)))
     };
     for contact in built.world.narrow_phase.contact_pairs() {
@@ -379,7 +380,7 @@ pub fn ray(read: &read::World, from: [f64; 3], to: [f64; 3], ignore: Option<usiz
         .world
         .cast_ray_and_get_normal(&ray, 1.0, true, filter)?;
     let fraction = f64::from(hit.time_of_impact);
-    built.owner.get(&collider).map(|&body| Hit {
+    built.owner.of(collider.into_raw_parts().0).map(|body| Hit {
         body,
         point: [0, 1, 2].map(|i| from[i] + by[i] * fraction),
         normal: [hit.normal.x, hit.normal.y, hit.normal.z].map(f64::from),
@@ -415,7 +416,7 @@ pub fn cast(
         .world
         .cast_shape(&pose, v(by), shape.as_ref(), options, filter)?;
     let fraction = f64::from(hit.time_of_impact);
-    built.owner.get(&collider).map(|&body| Hit {
+    built.owner.of(collider.into_raw_parts().0).map(|body| Hit {
         body,
         point: [0, 1, 2].map(|i| from[i] + by[i] * fraction),
         normal: [hit.normal1.x, hit.normal1.y, hit.normal1.z].map(f64::from),
