@@ -1,7 +1,8 @@
 //! One step on rapier: the rapier world the last step left (or one
 //! built afresh from what was read), the commands applied, one step of
-//! `dt`, the bodies and contacts read back (P2, P3). Everything is in pixels: rapier's length unit is the world's
-//! `scale`, so its tolerances fit a world measured in pixels.
+//! `dt`, the bodies and contacts read back (P2, P3). Everything is in
+//! pixels: rapier's length unit is the world's `scale`, so its
+//! tolerances fit a world measured in pixels.
 
 use crate::Refusal;
 use rapier2d::prelude::*;
@@ -89,8 +90,8 @@ fn build(read: &read::World, dt: f64) -> Result<Built, Refusal> {
         .angular_damping(body.props.angular_damping as f32)
         .gravity_scale(body.props.gravity_scale as f32)
         .ccd_enabled(body.props.bullet)
-        // Sleep is not in the table: a world built from it again must
-        // step as the one kept would.
+        // Sleep is not in the table: a world built from it again would
+        // wake every body, so no body sleeps in a kept world either.
         .can_sleep(false);
         if body.props.fixed_rotation {
             builder = builder.lock_rotations();

@@ -1,8 +1,9 @@
 //! Worlds in three dimensions (rule P10, docs/physics.md): the bodies of
 //! a scene game, stepped by rapier3d exactly as a 2D world is by rapier2d
 //! (P1-P4): a plain table in the state with rapier3d's world kept beside
-//! it, stepped once and written as a new table, the old one untouched. A 3D world says so
-//! in its `dimensions` field; `physics.step` and `physics.ray` look there.
+//! it, stepped once and written as a new table, the old one untouched. A
+//! 3D world says so in its `dimensions` field; `physics.step` and
+//! `physics.ray` look there.
 
 pub(super) mod read;
 mod simulate;

@@ -107,8 +107,8 @@ fn build(read: &read::World, dt: f64) -> Built {
         .angular_damping(body.props.angular_damping as f32)
         .gravity_scale(body.props.gravity_scale as f32)
         .ccd_enabled(body.props.bullet)
-        // Sleep is not in the table: a world built from it again must
-        // step as the one kept would.
+        // Sleep is not in the table: a world built from it again would
+        // wake every body, so no body sleeps in a kept world either.
         .can_sleep(false);
         if body.props.fixed_rotation {
             builder = builder.lock_rotations();
