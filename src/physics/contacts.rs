@@ -63,87 +63,109 @@ pub fn read(value: &Value, index: &HashMap<&Id, usize>) -> Result<Touching, Refu
     Ok(Touching { pairs, slots })
 }
 
-/// The pairs that stopped touching, then those that began, each in pair
-/// order: what the next tick reads as the step's events.
-pub fn events(
+/// Walks two sorted lists of pairs as one: `f(pair, where it is in
+/// before, whether it is in now)` for each pair of either, in order.
+fn together(
     before: &[(usize, usize)],
     now: &[(usize, usize)],
-) -> Vec<(&'static str, (usize, usize))> {
-    let ended = before
-        .iter()
-        .filter(|p| now.binary_search(p).is_err())
-        .map(|&p| ("ended", p));
-    let began = now
-        .iter()
-        .filter(|p| before.binary_search(p).is_err())
-        .map(|&p| ("began", p));
-    ended.chain(began).collect()
+    mut f: impl FnMut((usize, usize), Option<usize>, bool),
+) {
+    let (mut i, mut j) = (0, 0);
+    while i < before.len() || j < now.len() {
+        match (before.get(i), now.get(j)) {
+            (Some(&a), Some(&b)) if a == b => {
+                f(a, Some(i), true);
+                (i, j) = (i + 1, j + 1);
+            }
+            (Some(&a), Some(&b)) if a < b => {
+                f(a, Some(i), false);
+                i += 1;
+            }
+            (Some(&a), None) => {
+                f(a, Some(i), false);
+                i += 1;
+            }
+            (_, Some(&b)) => {
+                f(b, None, true);
+                j += 1;
+            }
+            (None, None) => unreachable!("the loop ends first"),
+        }
+    }
 }
 
 /// The world a step writes, 2D or 3D: a new table with `old`'s fields,
 /// its new `bodies` and `steps`, `touching` (the pairs touching `now`)
-/// and `events`; `old`'s pairs were `before`. `body(i)` gives body `i`'s
-/// id. Returns the table and its pairs as reading its `touching` would
-/// give them.
-pub fn next_world<'a>(
+/// and `events`; `old`'s pairs were `before`. `ids()` gives the world's
+/// ids in order as a list. Returns the table and its pairs as reading
+/// its `touching` would give them.
+pub fn next_world(
     lua: &Lua,
     keys: &Keys,
     old: &Table,
     (bodies, steps): (Table, f64),
     (before, now): (Touching, Vec<(usize, usize)>),
-    body: impl Fn(usize) -> &'a Value,
+    ids: impl FnOnce() -> mlua::Result<Table>,
 ) -> mlua::Result<(Table, Touching)> {
     let k = |name| keys.get(name);
     let world: Table = keys.clone.call(old.clone())?;
     world.raw_set(k("bodies"), &bodies)?;
     world.raw_set(k("steps"), steps)?;
-    // The pairs touching now; the old list when nothing changed.
     let listed = old.raw_get::<Value>(k("touching"))?;
-    let slots = if now == before.pairs {
+    if now == before.pairs {
+        // Nothing began or ended: the old list stands.
         world.raw_set(k("touching"), listed)?;
-        before.slots
-    } else {
-        // Made by one Luau call (`PAIRS`) from where each pair's table is:
-        // a slot of the old list (a pair still touching keeps its table:
-        // most of a heap's are, and history shares what did not change),
-        // or a new pair, whose ids go in `ids`. A call through mlua for
-        // each of a heap's thousands of pairs was a sixth of a step.
-        let ids = lua.create_table()?;
-        let mut order = Vec::with_capacity(now.len() * 4);
-        let mut made = 0;
-        for &(a, b) in &now {
-            let slot = match before.pairs.binary_search(&(a, b)) {
-                Ok(i) => before.slots[i],
-                Err(_) => None,
-            };
+        world.raw_set(k("events"), lua.create_table()?)?;
+        return Ok((world, before));
+    }
+    // One Luau call (`PAIRS`) makes the list and the events from two
+    // buffers. A pair still touching keeps its table (most of a heap's
+    // do, and history shares what did not change): `order` holds its
+    // slot in the old list, counted from 1; a pair that began holds
+    // minus its place among the events, which name its bodies (`happened`:
+    // kind, 0 ended or 1 began, then the two bodies' places in `ids`, as
+    // u32s). A call through mlua for each pair was a sixth of a step.
+    let mut order = Vec::with_capacity(now.len() * 4);
+    let (mut ended, mut began) = (Vec::new(), Vec::new());
+    let mut count = 0i32;
+    together(&before.pairs, &now, |(a, b), was, is| {
+        let slot = was.and_then(|i| before.slots[i]);
+        let event = |kind: u32| [kind, a as u32 + 1, b as u32 + 1].map(u32::to_le_bytes);
+        match (was, is) {
+            (Some(_), false) => ended.extend(event(0).concat()),
+            (None, true) => began.extend(event(1).concat()),
+            _ => {}
+        }
+        if is {
             let at = slot.unwrap_or_else(|| {
-                made += 1;
-                -made
+                count += 1;
+                -count
             });
-            if slot.is_none() {
-                ids.raw_push(body(a))?;
-                ids.raw_push(body(b))?;
-            }
             order.extend_from_slice(&at.to_le_bytes());
         }
-        let order = lua.create_buffer(order)?;
-        let list: Table = keys.pairs.call((listed, ids, order, now.len()))?;
-        world.raw_set(k("touching"), list)?;
-        (1..).take(now.len()).map(Some).collect()
-    };
-    let list = lua.create_table()?;
-    for (kind, (a, b)) in events(&before.pairs, &now) {
-        let event = lua.create_table_with_capacity(0, 5)?;
-        let (a, b) = (body(a), body(b));
-        let data =
-            |id: &Value| -> mlua::Result<Value> { bodies.raw_get::<Table>(id)?.raw_get(k("data")) };
-        event.raw_set(k("kind"), kind)?;
-        event.raw_set(k("a"), a)?;
-        event.raw_set(k("b"), b)?;
-        event.raw_set(k("a_data"), data(a)?)?;
-        event.raw_set(k("b_data"), data(b)?)?;
-        list.raw_push(event)?;
+    });
+    // A pair that began is event `ended + k`, where `-k` is its order.
+    let gone = i32::try_from(ended.len() / 12).map_err(mlua::Error::external)?;
+    for at in order.chunks_exact_mut(4) {
+        let k = i32::from_le_bytes(at.try_into().expect("four bytes"));
+        if k < 0 {
+            at.copy_from_slice(&(k - gone).to_le_bytes());
+        }
     }
-    world.raw_set(k("events"), list)?;
+    ended.append(&mut began);
+    let events = ended.len() / 12;
+    let (list, happened): (Table, Table) = keys.pairs.call((
+        listed,
+        ids()?,
+        &bodies,
+        lua.create_buffer(order)?,
+        now.len(),
+        lua.create_buffer(ended)?,
+        events,
+    ))?;
+    world.raw_set(k("touching"), list)?;
+    world.raw_set(k("events"), happened)?;
+    // A slot for each pair: the list was written in pair order.
+    let slots = (1..).take(now.len()).map(Some).collect();
     Ok((world, Touching { pairs: now, slots }))
 }

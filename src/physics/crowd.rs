@@ -46,6 +46,20 @@ pub fn of_bodies(bodies: &[Body]) -> Vec<Reach> {
 /// is its `scale`: 1 pixel of a 2D world at its 50, 2 cm of a 3D one).
 const MARGIN: f64 = 0.02;
 
+/// A body's box in the sweep's axes: the swept one first.
+struct Span {
+    lo: [f64; 3],
+    hi: [f64; 3],
+    moves: bool,
+}
+
+fn crowded(max: usize) -> Refusal {
+    refuse!(
+        "more than {max} pairs of bodies overlap or nearly do; a world this crowded is \
+         refused (P4: spread the bodies out, or use fewer)"
+    )
+}
+
 /// Refuses a world whose bodies reach each other in more than `max`
 /// pairs that could touch; `scale` is the world's units to a meter.
 ///
@@ -62,37 +76,43 @@ pub fn bound(bodies: &[Reach], scale: f64, max: usize) -> Result<(), Refusal> {
     let axis = (0..3)
         .max_by(|&a, &b| spread(a).total_cmp(&spread(b)))
         .unwrap_or(0);
-    let mut boxes: Vec<([[f64; 2]; 3], bool)> = bodies
+    let mut boxes: Vec<Span> = bodies
         .iter()
         .map(|b| {
             let r = b.radius + MARGIN * scale;
-            let mut sides = [[0.0; 2]; 3];
-            for (i, side) in sides.iter_mut().enumerate() {
-                let c = b.at[(axis + i) % 3];
-                *side = [c - r, c + r];
+            let c = |i: usize| b.at[(axis + i) % 3];
+            Span {
+                lo: [c(0) - r, c(1) - r, c(2) - r],
+                hi: [c(0) + r, c(1) + r, c(2) + r],
+                moves: b.moves,
             }
-            (sides, b.moves)
         })
         .collect();
-    boxes.sort_by(|a, b| a.0[0][0].total_cmp(&b.0[0][0]));
+    boxes.sort_unstable_by(|a, b| a.lo[0].total_cmp(&b.lo[0]));
     let (mut pairs, mut tests) = (0usize, 0u64);
-    for (i, (a, a_moves)) in boxes.iter().enumerate() {
-        for (b, b_moves) in &boxes[i + 1..] {
-            if b[0][0] > a[0][1] {
-                break;
-            }
-            tests += 1;
-            let overlap = (1..3).all(|k| b[k][0] <= a[k][1] && a[k][0] <= b[k][1]);
-            // Bodies that never move never collide with each other.
-            if (*a_moves || *b_moves) && overlap {
-                pairs += 1;
-            }
-            if pairs > max || tests > MAX_TESTS {
-                return Err(refuse!(
-                    "more than {max} pairs of bodies overlap or nearly do; a world this \
-                     crowded is refused (P4: spread the bodies out, or use fewer)"
-                ));
-            }
+    for (i, a) in boxes.iter().enumerate() {
+        // The boxes after `a` that reach it along the sweep: a run, as
+        // they are sorted by where they begin.
+        let rest = &boxes[i + 1..];
+        let near = &rest[..rest.partition_point(|b| b.lo[0] <= a.hi[0])];
+        tests += near.len() as u64;
+        if tests > MAX_TESTS {
+            return Err(crowded(max));
+        }
+        // Counted without a branch a pair: whether two neighbours along
+        // the sweep overlap across it is a coin toss to the processor.
+        pairs += near
+            .iter()
+            .map(|b| {
+                let across = (1..3).fold(true, |all, k| {
+                    all & (b.lo[k] <= a.hi[k]) & (a.lo[k] <= b.hi[k])
+                });
+                // Bodies that never move never collide with each other.
+                usize::from(across & (a.moves | b.moves))
+            })
+            .sum::<usize>();
+        if pairs > max {
+            return Err(crowded(max));
         }
     }
     Ok(())

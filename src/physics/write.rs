@@ -63,29 +63,37 @@ return function(old, ids, moved, motions, flags, n, three)
 end
 "#;
 
-/// A world's `touching` list of `n` pairs: entry `i` is the old list's
-/// entry `k` where `order` holds `k` > 0 at `i`, else new pair `-k`,
-/// whose ids are entries `-2k - 1` and `-2k` of `ids`.
+/// A world's `touching` list of `n` pairs and its `m` events
+/// (`contacts::next_world`): entry `i` of the list is the old list's
+/// entry `k` where `order` holds `k` > 0 at `i`, else the pair of event
+/// `-k`; event `j` is kind (0 ended, 1 began) then its two bodies'
+/// places in `ids`, three u32s at `12 (j - 1)` of `happened`.
 const PAIRS: &str = r#"
 local _ = ...
-local read = buffer.readi32
-return function(old, ids, order, n)
+local i32, u32 = buffer.readi32, buffer.readu32
+return function(old, ids, bodies, order, n, happened, m)
+	local events = table.create(m)
+	for j = 1, m do
+		local at = (j - 1) * 12
+		local a, b = ids[u32(happened, at + 4)], ids[u32(happened, at + 8)]
+		local kind = if u32(happened, at) == 1 then "began" else "ended"
+		events[j] = { kind = kind, a = a, b = b, a_data = bodies[a].data, b_data = bodies[b].data }
+	end
 	local list = table.create(n)
 	for i = 1, n do
-		local k = read(order, (i - 1) * 4)
+		local k = i32(order, (i - 1) * 4)
 		if k > 0 then
 			list[i] = old[k]
 		else
-			list[i] = { a = ids[-2 * k - 1], b = ids[-2 * k] }
+			local event = events[-k]
+			list[i] = { a = event.a, b = event.b }
 		end
 	end
-	return list
+	return list, events
 end
 "#;
 
-const WRITTEN: &[&str] = &[
-    "bodies", "steps", "touching", "events", "kind", "a", "b", "a_data", "b_data", "data",
-];
+const WRITTEN: &[&str] = &["bodies", "steps", "touching", "events"];
 
 impl Keys {
     pub fn of(lua: &Lua) -> mlua::Result<mlua::AppDataRef<'_, Keys>> {
@@ -176,19 +184,20 @@ impl Moved {
             Some(bodies) => bodies,
             None => lua.create_table()?,
         };
+        // The world's ids as a list, made once for the worlds after it.
+        let list = |ids: &mut IdList| -> mlua::Result<Table> {
+            if let Some(list) = &ids.0 {
+                return Ok(list.clone());
+            }
+            let list = lua.create_sequence_from((0..count).map(&id))?;
+            ids.0 = Some(list.clone());
+            Ok(list)
+        };
         if !self.flags.is_empty() {
-            let list = match &rest.ids.0 {
-                Some(list) => list.clone(),
-                None => {
-                    let list = lua.create_sequence_from((0..count).map(&id))?;
-                    rest.ids.0 = Some(list.clone());
-                    list
-                }
-            };
             let n = self.flags.len();
             bodies = keys.bodies.call((
                 bodies,
-                list,
+                list(rest.ids)?,
                 lua.create_buffer(self.at)?,
                 lua.create_buffer(self.motions)?,
                 lua.create_buffer(self.flags)?,
@@ -200,8 +209,14 @@ impl Moved {
         // A step of no time counts none (P2).
         *rest.steps += if timeless { 0.0 } else { 1.0 };
         let before = std::mem::take(rest.touching);
-        let (world, touching) =
-            contacts::next_world(lua, &keys, old, (bodies, *rest.steps), (before, now), id)?;
+        let (world, touching) = contacts::next_world(
+            lua,
+            &keys,
+            old,
+            (bodies, *rest.steps),
+            (before, now),
+            || list(rest.ids),
+        )?;
         *rest.touching = touching;
         Ok(world)
     }
