@@ -169,3 +169,151 @@ pub fn next_world(
     let slots = (1..).take(now.len()).map(Some).collect();
     Ok((world, Touching { pairs: now, slots }))
 }
+
+/// The pairs touching after a step: `before` (none for a world rapier
+/// built afresh, which has met no contacts yet), changed by what rapier
+/// said began or ended in the step, in its order (`changes`: the two
+/// colliders' arena indices and whether they began). Only the pairs that
+/// changed are looked at: asking each of a heap's thousands of contact
+/// pairs whether it touches, and sorting them, was a tenth of a step.
+pub fn after(
+    before: &[(usize, usize)],
+    changes: Vec<(u32, u32, bool)>,
+    owners: &super::kept::Owners,
+) -> Vec<(usize, usize)> {
+    // What each pair that changed ended the step as: its last change.
+    let mut changed: Vec<((usize, usize), usize, bool)> = changes
+        .into_iter()
+        .enumerate()
+        .filter_map(|(order, (a, b, began))| {
+            let (a, b) = (owners.of(a)?, owners.of(b)?);
+            Some(((a.min(b), a.max(b)), order, began))
+        })
+        .collect();
+    changed.sort_unstable_by_key(|&(pair, order, _)| (pair, order));
+    let mut last: Vec<((usize, usize), bool)> = Vec::with_capacity(changed.len());
+    for (pair, _, began) in changed {
+        match last.last_mut() {
+            Some((was, touches)) if *was == pair => *touches = began,
+            _ => last.push((pair, began)),
+        }
+    }
+    let mut now = Vec::with_capacity(before.len() + last.len());
+    let mut changed = last.into_iter().peekable();
+    for &pair in before {
+        while let Some((p, began)) = changed.next_if(|&(p, _)| p < pair) {
+            if began {
+                now.push(p);
+            }
+        }
+        match changed.next_if(|&(p, _)| p == pair) {
+            Some((_, false)) => {}
+            _ => now.push(pair),
+        }
+    }
+    now.extend(changed.filter(|&(_, began)| began).map(|(p, _)| p));
+    now
+}
+
+/// Makes, for one rapier crate (`rapier2d` or `rapier3d`) in the module
+/// that calls it, `Changes`, which hears what began and ended touching
+/// in a step, and `scanned`, the pairs touching found by asking every
+/// pair rapier has (what debug builds check [`after`] against).
+macro_rules! touch_changes {
+    ($rapier:ident) => {
+        mod touch {
+            use $rapier::prelude::*;
+
+            /// The pairs that began (true) or stopped touching in a step,
+            /// as the two colliders' arena indices, in rapier's order.
+            #[derive(Default)]
+            pub struct Changes(pub std::sync::Mutex<Vec<(u32, u32, bool)>>);
+
+            impl EventHandler for Changes {
+                fn handle_collision_event(
+                    &self,
+                    _: &RigidBodySet,
+                    _: &ColliderSet,
+                    event: CollisionEvent,
+                    _: Option<&ContactPair>,
+                ) {
+                    let (a, b) = (event.collider1(), event.collider2());
+                    let change = (a.into_raw_parts().0, b.into_raw_parts().0, event.started());
+                    if let Ok(mut changes) = self.0.lock() {
+                        changes.push(change);
+                    }
+                }
+
+                fn handle_contact_force_event(
+                    &self,
+                    _: Real,
+                    _: &RigidBodySet,
+                    _: &ColliderSet,
+                    _: &ContactPair,
+                    _: Real,
+                ) {
+                }
+
+                fn handle_soft_body_tear_event(&self, _: &SoftBodySet, _: &SoftBodyTearEvent) {}
+            }
+
+            /// Every pair `world` has that touches, by body, sorted.
+            pub fn scanned(
+                world: &PhysicsWorld,
+                owner: &crate::physics::kept::Owners,
+            ) -> Vec<(usize, usize)> {
+                let pair = |a: ColliderHandle, b: ColliderHandle| {
+                    let (a, b) = (
+                        owner.of(a.into_raw_parts().0)?,
+                        owner.of(b.into_raw_parts().0)?,
+                    );
+                    Some((a.min(b), a.max(b)))
+                };
+                let contacts = world
+                    .narrow_phase
+                    .contact_pairs()
+                    .filter(|c| c.has_any_active_contact())
+                    .filter_map(|c| pair(c.collider1, c.collider2));
+                let sensed = world
+                    .narrow_phase
+                    .intersection_pairs()
+                    .filter(|&(_, _, on)| on)
+                    .filter_map(|(a, b, _)| pair(a, b));
+                let mut touching: Vec<_> = contacts.chain(sensed).collect();
+                touching.sort_unstable();
+                touching.dedup();
+                touching
+            }
+        }
+    };
+}
+pub(super) use touch_changes;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::physics::kept::Owners;
+
+    // rule: P2
+    #[test]
+    fn the_pairs_after_a_step_are_those_before_changed_by_each_pair_s_last_change() {
+        // Colliders 0..4 are bodies 3, 2, 1, 0; collider 4 is no body's.
+        let owners = Owners(vec![3, 2, 1, 0, usize::MAX]);
+        let before = [(0, 1), (1, 2), (2, 3)];
+        let changes = vec![
+            (1, 2, false), // bodies 1 and 2 part
+            (0, 3, true),  // 0 and 3 meet, part again, and meet last
+            (3, 0, false),
+            (0, 3, true),
+            (2, 3, false), // 0 and 1 part, then meet again
+            (3, 2, true),
+            (0, 2, true), // 1 and 3 meet, then part
+            (2, 0, false),
+            (4, 0, true), // no body's collider: not a pair
+        ];
+        let now = after(&before, changes, &owners);
+        assert_eq!(now, vec![(0, 1), (0, 3), (2, 3)]);
+        // A world built afresh starts from none.
+        assert_eq!(after(&[], vec![(1, 0, true)], &owners), vec![(2, 3)]);
+    }
+}

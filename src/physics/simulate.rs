@@ -105,6 +105,8 @@ fn build(read: &read::World, dt: f64) -> Result<Built, Refusal> {
             .friction(body.props.friction as f32)
             .restitution(body.props.restitution as f32)
             .sensor(body.props.sensor)
+            // What began and ended touching is heard, not looked for.
+            .active_events(ActiveEvents::COLLISION_EVENTS)
             .collision_groups(InteractionGroups::new(
                 Group::from(body.props.group),
                 Group::from(body.props.mask),
@@ -136,6 +138,7 @@ pub fn step(
     commands: &[read::Command],
     dt: f64,
 ) -> Result<(Stepped, Built), Refusal> {
+    let fresh = kept.is_none();
     let mut built = match kept {
         Some(mut built) => {
             built.world.integration_parameters.dt = dt as f32;
@@ -189,8 +192,9 @@ pub fn step(
             &mut grounded,
         );
     }
+    let changes = touch::Changes::default();
     if !timeless {
-        built.world.step();
+        built.world.step_with_events(&(), &changes);
     }
     let motions = read
         .bodies
@@ -247,28 +251,10 @@ pub fn step(
         };
         return Ok((stepped, built));
     }
-    let mut touching: Vec<(usize, usize)> = Vec::new();
-    let pair = |a: ColliderHandle, b: ColliderHandle| -> Option<(usize, usize)> {
-        let (a, b) = (
-            built.owner.of(a.into_raw_parts().0)?,
-            built.owner.of(b.into_raw_parts().0)?,
-        );
-        Some((a.min(b), a.max(b)))
-    };
-    for contact in built.world.narrow_phase.contact_pairs() {
-        if contact.has_any_active_contact()
-            && let Some(p) = pair(contact.collider1, contact.collider2)
-        {
-            touching.push(p);
-        }
-    }
-    for (a, b, intersecting) in built.world.narrow_phase.intersection_pairs() {
-        if intersecting && let Some(p) = pair(a, b) {
-            touching.push(p);
-        }
-    }
-    touching.sort_unstable();
-    touching.dedup();
+    let before: &[(usize, usize)] = if fresh { &[] } else { &read.touching.pairs };
+    let changes = changes.0.into_inner().unwrap_or_default();
+    let touching = crate::physics::contacts::after(before, changes, &built.owner);
+    debug_assert_eq!(touching, touch::scanned(&built.world, &built.owner));
     let stepped = Stepped {
         motions,
         touching,
@@ -341,3 +327,5 @@ pub fn cast(
             fraction: touch.fraction,
         }))
 }
+
+crate::physics::contacts::touch_changes!(rapier2d);

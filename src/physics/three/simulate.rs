@@ -119,6 +119,8 @@ fn build(read: &read::World, dt: f64) -> Built {
             .friction(body.props.friction as f32)
             .restitution(body.props.restitution as f32)
             .sensor(body.props.sensor)
+            // What began and ended touching is heard, not looked for.
+            .active_events(ActiveEvents::COLLISION_EVENTS)
             .collision_groups(InteractionGroups::new(
                 Group::from(body.props.group),
                 Group::from(body.props.mask),
@@ -185,6 +187,7 @@ pub fn step(
     commands: &[read::Command],
     dt: f64,
 ) -> Result<(Stepped, Built), Refusal> {
+    let fresh = kept.is_none();
     let mut built = match kept {
         Some(mut built) => {
             built.world.integration_parameters.dt = dt as f32;
@@ -216,8 +219,9 @@ pub fn step(
     }
     let timeless = dt == 0.0;
     let grounded = walks(read, commands, dt, &mut built);
+    let changes = touch::Changes::default();
     if !timeless {
-        built.world.step();
+        built.world.step_with_events(&(), &changes);
     }
     let motions = read
         .bodies
@@ -295,28 +299,10 @@ pub fn step(
         };
         return Ok((stepped, built));
     }
-    let mut touching: Vec<(usize, usize)> = Vec::new();
-    let pair = |a: ColliderHandle, b: ColliderHandle| -> Option<(usize, usize)> {
-        let (a, b) = (
-            built.owner.of(a.into_raw_parts().0)?,
-            built.owner.of(b.into_raw_parts().0)?,
-        );
-        Some((a.min(b), a.max(b)))
-    };
-    for contact in built.world.narrow_phase.contact_pairs() {
-        if contact.has_any_active_contact()
-            && let Some(p) = pair(contact.collider1, contact.collider2)
-        {
-            touching.push(p);
-        }
-    }
-    for (a, b, intersecting) in built.world.narrow_phase.intersection_pairs() {
-        if intersecting && let Some(p) = pair(a, b) {
-            touching.push(p);
-        }
-    }
-    touching.sort_unstable();
-    touching.dedup();
+    let before: &[(usize, usize)] = if fresh { &[] } else { &read.touching.pairs };
+    let changes = changes.0.into_inner().unwrap_or_default();
+    let touching = crate::physics::contacts::after(before, changes, &built.owner);
+    debug_assert_eq!(touching, touch::scanned(&built.world, &built.owner));
     let stepped = Stepped {
         motions,
         touching,
@@ -423,3 +409,5 @@ pub fn cast(
         fraction,
     })
 }
+
+crate::physics::contacts::touch_changes!(rapier3d);
