@@ -20,6 +20,7 @@ mod crowd;
 mod fields;
 mod joints;
 mod kept;
+mod moved;
 mod read;
 mod simulate;
 mod three;

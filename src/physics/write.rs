@@ -1,12 +1,14 @@
 //! Writing a stepped world back as tables (P1): a new world table whose
 //! moved bodies have new tables and whose unmoved bodies keep theirs, the
-//! pairs touching, and the step's events. Luau does the writing, in one
-//! call per list: a call through mlua is a protected call, and one per
+//! pairs touching, and the step's events. Each list is written in one
+//! call (the moved bodies through the C API, in `moved`; the pairs and
+//! events by Luau): a call through mlua is a protected call, and one per
 //! body and per pair cost a third of a 1,000-body step.
 
 use mlua::{Function, Lua, Table, Value};
 
 use super::body::IdList;
+use super::moved::{self, Moved};
 use super::{contacts, read, simulate};
 
 /// The names a step writes and the Luau that writes, made once a VM: a
@@ -14,54 +16,12 @@ use super::{contacts, read, simulate};
 /// call, at every write.
 pub(super) struct Keys {
     pub clone: Function,
-    /// Writes the moved bodies of a world (`BODIES`).
-    bodies: Function,
-    /// Makes a world's `touching` list (`PAIRS`).
+    /// Makes a world's `touching` list and its events (`PAIRS`).
     pub pairs: Function,
     names: Vec<(&'static str, mlua::LuaString)>,
+    /// [`moved::NAMES`], what a moved body's numbers are written under.
+    fields: Vec<mlua::LuaString>,
 }
-
-/// A world's `bodies` after a step: `old`'s, with a new table for each
-/// of the `n` moved bodies. Body `i` moved is `ids[moved[i]]` (a u32 in
-/// the buffer), its flags byte `i` of `flags`: 4 says `grounded` is
-/// written, and 8 its value. In a 2D world its six numbers (x, y, angle,
-/// vx, vy, spin) are at `48 i` of `motions`; in a 3D one (`three`, P10)
-/// its thirteen (x, y, z, the rotation's x, y, z, w, vx, vy, vz, the
-/// spin's x, y, z) at `104 i`, and flag 1 says the rotation turned and 2
-/// the spin changed, which are tables of their own, made new only then.
-/// `clone` is `table.clone` as the VM began.
-const BODIES: &str = r#"
-local clone = ...
-local f, u32, u8, btest = buffer.readf64, buffer.readu32, buffer.readu8, bit32.btest
-return function(old, ids, moved, motions, flags, n, three)
-	local bodies = clone(old)
-	for i = 0, n - 1 do
-		local id = ids[u32(moved, i * 4)]
-		local t = clone(old[id])
-		local flag = u8(flags, i)
-		if three then
-			local at = i * 104
-			t.x, t.y, t.z = f(motions, at), f(motions, at + 8), f(motions, at + 16)
-			t.vx, t.vy, t.vz = f(motions, at + 56), f(motions, at + 64), f(motions, at + 72)
-			if btest(flag, 1) then
-				t.rotation = { x = f(motions, at + 24), y = f(motions, at + 32), z = f(motions, at + 40), w = f(motions, at + 48) }
-			end
-			if btest(flag, 2) then
-				t.spin = { x = f(motions, at + 80), y = f(motions, at + 88), z = f(motions, at + 96) }
-			end
-		else
-			local at = i * 48
-			t.x, t.y, t.angle = f(motions, at), f(motions, at + 8), f(motions, at + 16)
-			t.vx, t.vy, t.spin = f(motions, at + 24), f(motions, at + 32), f(motions, at + 40)
-		end
-		if btest(flag, 4) then
-			t.grounded = btest(flag, 8)
-		end
-		bodies[id] = t
-	end
-	return bodies
-end
-"#;
 
 /// A world's `touching` list of `n` pairs and its `m` events
 /// (`contacts::next_world`): entry `i` of the list is the old list's
@@ -102,14 +62,17 @@ impl Keys {
                 .iter()
                 .map(|&n| Ok((n, lua.create_string(n)?)))
                 .collect::<mlua::Result<_>>()?;
+            let fields = moved::NAMES
+                .iter()
+                .map(|&n| lua.create_string(n))
+                .collect::<mlua::Result<_>>()?;
             let clone: Function = lua.globals().get::<Table>("table")?.get("clone")?;
-            let made = |code: &str| lua.load(code).set_name("=physics").call::<Function>(&clone);
-            let (bodies, pairs) = (made(BODIES)?, made(PAIRS)?);
+            let pairs = lua.load(PAIRS).set_name("=physics").call::<Function>(())?;
             lua.set_app_data(Keys {
                 clone,
-                bodies,
                 pairs,
                 names,
+                fields,
             });
         }
         Ok(lua.app_data_ref::<Keys>().expect("just set"))
@@ -125,16 +88,6 @@ impl Keys {
     }
 }
 
-/// The bodies that moved in a step, gathered for one Luau call.
-#[derive(Default)]
-pub(super) struct Moved {
-    /// Each moved body's place in the id list, from 1, as u32s.
-    at: Vec<u8>,
-    /// Their numbers, as f64s.
-    motions: Vec<u8>,
-    flags: Vec<u8>,
-}
-
 /// What a world's read holds that a step changes beside its bodies.
 pub(super) struct Rest<'a> {
     pub ids: &'a mut IdList,
@@ -142,84 +95,50 @@ pub(super) struct Rest<'a> {
     pub touching: &'a mut contacts::Touching,
 }
 
-impl Moved {
-    /// Body `i` (from 0, in id order) moved to `numbers`; `turned` and
-    /// `spun` (3D) say its rotation or spin changed; `stands`, when
-    /// given, is its new `grounded`.
-    pub fn add(
-        &mut self,
-        i: usize,
-        numbers: &[f64],
-        [turned, spun]: [bool; 2],
-        stands: Option<bool>,
-    ) {
-        self.at.extend_from_slice(&(i as u32 + 1).to_le_bytes());
-        for n in numbers {
-            self.motions.extend_from_slice(&n.to_le_bytes());
+/// The world after a step, 2D or 3D (`three`): `old` with its `moved`
+/// bodies written (`old`'s `bodies` when none moved), the pairs touching
+/// and the events (`contacts::next_world`). `id(i)` is body `i`'s id, of
+/// `count`; `rest` is brought up to date with it.
+pub(super) fn after<'a>(
+    moved: &Moved,
+    lua: &Lua,
+    (old, three): (&Table, bool),
+    (id, count): (impl Fn(usize) -> &'a Value, usize),
+    rest: Rest<'_>,
+    stepped: (Vec<(usize, usize)>, bool),
+) -> mlua::Result<Table> {
+    let keys = Keys::of(lua)?;
+    // A world made by hand may have no `bodies` (it reads as none).
+    let mut bodies = match old.raw_get::<Option<Table>>(keys.get("bodies"))? {
+        Some(bodies) => bodies,
+        None => lua.create_table()?,
+    };
+    // The world's ids as a list, made once for the worlds after it.
+    let list = |ids: &mut IdList| -> mlua::Result<Table> {
+        if let Some(list) = &ids.0 {
+            return Ok(list.clone());
         }
-        let grounded = match stands {
-            None => 0,
-            Some(false) => 4,
-            Some(true) => 4 | 8,
-        };
-        self.flags
-            .push(u8::from(turned) | (u8::from(spun) << 1) | grounded);
+        let list = lua.create_sequence_from((0..count).map(&id))?;
+        ids.0 = Some(list.clone());
+        Ok(list)
+    };
+    if !moved.is_empty() {
+        bodies = moved.write(lua, (bodies, list(rest.ids)?), &keys.fields, three)?;
     }
-
-    /// The world after a step, 2D or 3D (`three`): `old` with its moved
-    /// bodies written (`BODIES`; `old`'s `bodies` when none moved), the
-    /// pairs touching and the events (`contacts::next_world`). `id(i)` is
-    /// body `i`'s id, of `count`; `rest` is brought up to date with it.
-    pub fn world<'a>(
-        self,
-        lua: &Lua,
-        (old, three): (&Table, bool),
-        (id, count): (impl Fn(usize) -> &'a Value, usize),
-        rest: Rest<'_>,
-        stepped: (Vec<(usize, usize)>, bool),
-    ) -> mlua::Result<Table> {
-        let keys = Keys::of(lua)?;
-        // A world made by hand may have no `bodies` (it reads as none).
-        let mut bodies = match old.raw_get::<Option<Table>>(keys.get("bodies"))? {
-            Some(bodies) => bodies,
-            None => lua.create_table()?,
-        };
-        // The world's ids as a list, made once for the worlds after it.
-        let list = |ids: &mut IdList| -> mlua::Result<Table> {
-            if let Some(list) = &ids.0 {
-                return Ok(list.clone());
-            }
-            let list = lua.create_sequence_from((0..count).map(&id))?;
-            ids.0 = Some(list.clone());
-            Ok(list)
-        };
-        if !self.flags.is_empty() {
-            let n = self.flags.len();
-            bodies = keys.bodies.call((
-                bodies,
-                list(rest.ids)?,
-                lua.create_buffer(self.at)?,
-                lua.create_buffer(self.motions)?,
-                lua.create_buffer(self.flags)?,
-                n,
-                three,
-            ))?;
-        }
-        let (now, timeless) = stepped;
-        // A step of no time counts none (P2).
-        *rest.steps += if timeless { 0.0 } else { 1.0 };
-        let before = std::mem::take(rest.touching);
-        let (world, touching) = contacts::next_world(
-            lua,
-            &keys,
-            old,
-            (bodies, *rest.steps),
-            (before, now),
-            || list(rest.ids),
-        )?;
-        *rest.touching = touching;
-        Ok(world)
-    }
+    let (now, timeless) = stepped;
+    // A step of no time counts none (P2).
+    *rest.steps += if timeless { 0.0 } else { 1.0 };
+    let before = std::mem::take(rest.touching);
+    let (world, touching) = contacts::next_world(
+        lua,
+        &keys,
+        old,
+        (bodies, *rest.steps),
+        (before, now),
+        || list(rest.ids),
+    )?;
+    *rest.touching = touching;
+    Ok(world)
 }
 
 /// A walked body's new `grounded` (P7): what the step found (`on`), where
@@ -258,7 +177,8 @@ pub(super) fn world(
         steps: &mut read.steps,
         touching: &mut read.touching,
     };
-    let world = moved.world(
+    let world = after(
+        &moved,
         lua,
         (old, false),
         (|i| &read.bodies[i].id, read.bodies.len()),

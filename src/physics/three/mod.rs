@@ -11,7 +11,8 @@ pub(super) mod view;
 
 use mlua::{Lua, Table, Value};
 
-use super::write::{Moved, Rest, standing};
+use super::moved::Moved;
+use super::write::{Rest, after, standing};
 use super::{MAX_PAIRS, contained, crowd, fields};
 use crate::Refusal;
 
@@ -157,7 +158,8 @@ fn write(
         steps: &mut read.steps,
         touching: &mut read.touching,
     };
-    let world = moved.world(
+    let world = after(
+        &moved,
         lua,
         (old, true),
         (|i| &read.bodies[i].id, read.bodies.len()),
