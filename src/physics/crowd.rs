@@ -46,11 +46,12 @@ pub fn of_bodies(bodies: &[Body]) -> Vec<Reach> {
 /// is its `scale`: 1 pixel of a 2D world at its 50, 2 cm of a 3D one).
 const MARGIN: f64 = 0.02;
 
-/// A body's box in the sweep's axes: the swept one first.
-struct Span {
-    lo: [f64; 3],
-    hi: [f64; 3],
-    moves: bool,
+/// The bodies' boxes in the sweep's axes (the swept one first): each
+/// side's lower and upper bounds, and whether each body moves.
+#[derive(Default)]
+struct Spans {
+    sides: [(Vec<f32>, Vec<f32>); 3],
+    moves: Vec<bool>,
 }
 
 fn crowded(max: usize) -> Refusal {
@@ -76,39 +77,50 @@ pub fn bound(bodies: &[Reach], scale: f64, max: usize) -> Result<(), Refusal> {
     let axis = (0..3)
         .max_by(|&a, &b| spread(a).total_cmp(&spread(b)))
         .unwrap_or(0);
-    let mut boxes: Vec<Span> = bodies
+    // Each body's box, in the order of where it begins along the sweep,
+    // a list for each side (the count below then runs over slices, in
+    // steps the processor takes several at a time). Single precision
+    // is plenty for a bound.
+    let mut order: Vec<(f32, usize)> = bodies
         .iter()
-        .map(|b| {
-            let r = b.radius + MARGIN * scale;
-            let c = |i: usize| b.at[(axis + i) % 3];
-            Span {
-                lo: [c(0) - r, c(1) - r, c(2) - r],
-                hi: [c(0) + r, c(1) + r, c(2) + r],
-                moves: b.moves,
-            }
-        })
+        .enumerate()
+        .map(|(i, b)| ((b.at[axis] - b.radius - MARGIN * scale) as f32, i))
         .collect();
-    boxes.sort_unstable_by(|a, b| a.lo[0].total_cmp(&b.lo[0]));
+    order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+    let mut spans = Spans::default();
+    for &(_, i) in &order {
+        let b = &bodies[i];
+        let r = b.radius + MARGIN * scale;
+        let c = |k: usize| b.at[(axis + k) % 3];
+        for (k, (lo, hi)) in spans.sides.iter_mut().enumerate() {
+            lo.push((c(k) - r) as f32);
+            hi.push((c(k) + r) as f32);
+        }
+        spans.moves.push(b.moves);
+    }
+    let [(lo0, hi0), (lo1, hi1), (lo2, hi2)] = &spans.sides;
     let (mut pairs, mut tests) = (0usize, 0u64);
-    for (i, a) in boxes.iter().enumerate() {
-        // The boxes after `a` that reach it along the sweep: a run, as
+    for i in 0..order.len() {
+        // The boxes after `i` that reach it along the sweep: a run, as
         // they are sorted by where they begin.
-        let rest = &boxes[i + 1..];
-        let near = &rest[..rest.partition_point(|b| b.lo[0] <= a.hi[0])];
-        tests += near.len() as u64;
+        let from = i + 1;
+        let to = from + lo0[from..].partition_point(|&lo| lo <= hi0[i]);
+        tests += (to - from) as u64;
         if tests > MAX_TESTS {
             return Err(crowded(max));
         }
         // Counted without a branch a pair: whether two neighbours along
         // the sweep overlap across it is a coin toss to the processor.
-        pairs += near
+        let (l1, h1, l2, h2, m) = (lo1[i], hi1[i], lo2[i], hi2[i], spans.moves[i]);
+        pairs += lo1[from..to]
             .iter()
-            .map(|b| {
-                let across = (1..3).fold(true, |all, k| {
-                    all & (b.lo[k] <= a.hi[k]) & (a.lo[k] <= b.hi[k])
-                });
+            .zip(&hi1[from..to])
+            .zip(lo2[from..to].iter().zip(&hi2[from..to]))
+            .zip(&spans.moves[from..to])
+            .map(|(((&lo1, &hi1), (&lo2, &hi2)), &moves)| {
+                let across = (lo1 <= h1) & (l1 <= hi1) & (lo2 <= h2) & (l2 <= hi2);
                 // Bodies that never move never collide with each other.
-                usize::from(across & (a.moves | b.moves))
+                usize::from(across & (m | moves))
             })
             .sum::<usize>();
         if pairs > max {
