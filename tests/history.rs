@@ -443,3 +443,56 @@ fn history_s_digest_of_a_changing_state_never_stops_the_collector() {
         most >> 20
     );
 }
+
+/// Counts frames; a frame on which space is tapped is refused (the
+/// update errors, the game runs on with the state it had).
+const REFUSES_ON_SPACE: &str = r#"
+return {
+	config = { actions = { boom = { "space" } } },
+	init = function()
+		return { n = 0 }
+	end,
+	update = function(state, input, dt)
+		if input:pressed("boom") then
+			error("boom")
+		end
+		return { n = state.n + 1 }
+	end,
+}
+"#;
+
+// rule: R1, R2
+#[test]
+fn a_frame_refused_when_it_ran_is_refused_again_when_the_past_runs_again() {
+    let dir = game(&[("g/main.luau", REFUSES_ON_SPACE)]);
+    let mut e = common::engine(&dir.path().join("g"));
+    e.keep_history(history::DEFAULT_CAP).unwrap();
+    e.set_synctest(Some(4), history::DEFAULT_CAP).unwrap();
+    let space = || moonloop::InputEvent::Tap(moonloop::Key::from_name("space").unwrap());
+    let mut hashes = vec![e.game().state_hash().unwrap()];
+    for frame in 1..=60 {
+        if frame % 9 == 0 {
+            e.input_mut().push(space());
+        }
+        let ran = e.advance(1);
+        assert_eq!(ran.is_err(), frame % 9 == 0, "frame {frame}: {ran:?}");
+        hashes.push(e.game().state_hash().unwrap());
+    }
+    // The sync test ran every frame back over the refused ones.
+    assert!(e.synctest_checked() > 0);
+    // Back past refused frames, and on again: the same frames.
+    e.rewind(40).unwrap();
+    assert_eq!(e.game().state_hash().unwrap(), hashes[20]);
+    e.show(50).unwrap();
+    assert_eq!(e.game().state_hash().unwrap(), hashes[50]);
+    let n_at = |e: &mut moonloop::Engine<moonloop::LuaGame>, frame| {
+        e.with_state_at(frame, |g| g.state_hash().unwrap()).unwrap()
+    };
+    assert_eq!(n_at(&mut e, 37), hashes[37]);
+    // The same code reloaded from frame 5 runs the refused frames as
+    // they ran, and nothing differs.
+    e.show(60).unwrap();
+    let (_, differs) = e.reload_from(&[], 5).unwrap();
+    assert_eq!(differs, None);
+    assert_eq!(e.game().state_hash().unwrap(), hashes[60]);
+}

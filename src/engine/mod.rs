@@ -217,9 +217,11 @@ impl<G: Game> Engine<G> {
                 asked: self.history.is_some().then_some(&self.asked),
             },
         };
-        if let Err(err) = self.game.update(ctx, dt) {
-            self.errors.push(err);
-        }
+        let refused = self
+            .game
+            .update(ctx, dt)
+            .map_err(|err| self.errors.push(err))
+            .is_err();
         for warning in self.cues.take_warnings() {
             self.errors.push(Error::Script(warning));
         }
@@ -228,7 +230,7 @@ impl<G: Game> Engine<G> {
         self.render_layers();
 
         self.check_hash();
-        self.close_history();
+        self.close_history(refused);
 
         // 11. The input frame closes.
         self.input.close();

@@ -24,6 +24,8 @@ pub(super) struct Recorded {
     pub(super) events: Vec<InputEvent>,
     pub(super) hover: Option<Option<String>>,
     pub(super) hash: Option<u64>,
+    /// Its update was refused when it ran.
+    pub(super) refused: bool,
 }
 
 impl Recorded {
@@ -38,6 +40,7 @@ impl Recorded {
                 Hovered::Object(name) => Some(Some(name.to_string())),
             },
             hash: entry.and_then(|e| e.hash),
+            refused: entry.is_some_and(|e| e.refused),
         }
     }
 
@@ -54,6 +57,7 @@ impl Recorded {
                 Hovered::Object(name) => Some(Some(name.to_string())),
             },
             hash: entry.hash,
+            refused: entry.refused,
         }
     }
 

@@ -153,9 +153,9 @@ impl<G: Game> Engine<G> {
         self.shown.clear();
     }
 
-    /// Closes the delivered frame's record with what hover answered and
-    /// the hash it left.
-    pub(super) fn close_history(&mut self) {
+    /// Closes the delivered frame's record with what hover answered, the
+    /// hash it left and whether its `update` was `refused`.
+    pub(super) fn close_history(&mut self, refused: bool) {
         if self.history.is_none() {
             return;
         }
@@ -178,7 +178,7 @@ impl<G: Game> Engine<G> {
         } else {
             Hovered::NotAsked
         };
-        if !history.close(self.last_dt, hovered, digest) {
+        if !history.close(self.last_dt, hovered, digest, refused) {
             self.end_history(format!(
                 "R1: frame {}'s update asked what is under the pointer and got the {}th \
                  different object name; this run keeps no history from here",
@@ -573,9 +573,16 @@ impl<G: Game> Engine<G> {
                 asked: None,
             },
         };
-        if let Err(err) = self.game.update(ctx, dt) {
-            first_error.get_or_insert(Error::Script(format!("frame {}: {err}", self.frame)));
-        }
+        // A frame whose update was refused when it ran is refused again:
+        // the state stays as it did then, which the digest checks.
+        let refused = match self.game.update(ctx, dt) {
+            Ok(()) => false,
+            Err(_) if recorded.refused => true,
+            Err(err) => {
+                first_error.get_or_insert(Error::Script(format!("frame {}: {err}", self.frame)));
+                true
+            }
+        };
         self.quiet.drain().for_each(drop);
         self.quiet.take_warnings();
         self.input.close();
@@ -590,7 +597,7 @@ impl<G: Game> Engine<G> {
                 Some(Some(name)) => Hovered::Object(name),
             };
             // A recorded answer is a name history kept already.
-            let _ = history.close(dt, hovered, hash);
+            let _ = history.close(dt, hovered, hash, refused);
         }
         self.keyframe();
         hash

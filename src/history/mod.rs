@@ -89,6 +89,9 @@ pub struct Entry {
     /// The digest of the state at the end of the frame, when the game has
     /// one (see `state::Digester`).
     pub hash: Option<u64>,
+    /// The frame's `update` was refused (an error the game ran on past,
+    /// on the state it had): run again, it is refused again (R1).
+    pub refused: bool,
 }
 
 /// What `input:hover()` answered a recorded frame.
@@ -321,11 +324,17 @@ impl History {
         self.events.push_back(event);
     }
 
-    /// Closes the open frame: its delta, what hover answered and the hash
-    /// it left. Returns false when hover answered a name past
+    /// Closes the open frame: its delta, what hover answered, the hash it
+    /// left and whether its update was refused. Returns false when hover answered a name past
     /// [`MAX_NAMES`]: the frame is kept as if nothing was under the
     /// pointer, and history can no longer rebuild it exactly.
-    pub fn close(&mut self, dt: f64, hovered: Hovered<'_>, hash: Option<u64>) -> bool {
+    pub fn close(
+        &mut self,
+        dt: f64,
+        hovered: Hovered<'_>,
+        hash: Option<u64>,
+        refused: bool,
+    ) -> bool {
         let start = self
             .entries
             .back()
@@ -345,6 +354,7 @@ impl History {
             count,
             hover,
             hash,
+            refused,
         });
         if self.bytes() > self.cap && self.keyframes.len() > 1 {
             self.drop_oldest();
@@ -353,7 +363,7 @@ impl History {
     }
 
     /// Records frame `frame` whole: [`History::open`], its events, and
-    /// [`History::close`].
+    /// [`History::close`] (an update that ran).
     pub fn record(
         &mut self,
         frame: u64,
@@ -366,7 +376,7 @@ impl History {
         for event in events {
             self.event(event);
         }
-        self.close(dt, hovered, hash)
+        self.close(dt, hovered, hash, false)
     }
 
     fn intern(&mut self, name: &str) -> Option<u32> {
