@@ -779,3 +779,42 @@ fn the_physics_view_finds_every_world_in_the_state_with_its_contacts_and_joints(
         "{hinge:?}"
     );
 }
+
+/// Keeps every world it steps, under a small memory cap.
+const HOARDER: &str = r#"
+local physics = require("@moonloop/physics")
+return {
+	config = { memory = 16 },
+	init = function()
+		local bodies = {}
+		for i = 0, 999 do
+			bodies[i + 1] = { x = 20 + (i % 40) * 10, y = 20 + (i // 40) * 10, shape = physics.circle(4) }
+		end
+		bodies.floor = { kind = "fixed", x = 210, y = 600, shape = physics.box(440, 20) }
+		return { world = physics.world({ gravity = { x = 0, y = 600 }, bodies = bodies }), kept = {} }
+	end,
+	update = function(state, input, dt)
+		local world = physics.step(state.world, dt)
+		local kept = table.clone(state.kept)
+		table.insert(kept, world)
+		return { world = world, kept = kept }
+	end,
+}
+"#;
+
+// rule: P4, H9
+#[test]
+fn a_step_past_the_memory_cap_says_so_at_the_author_s_line() {
+    let dir = game(&[("main.luau", HOARDER)]);
+    let mut engine = common::engine(dir.path());
+    let err = (0..400)
+        .find_map(|_| engine.advance(1).err())
+        .expect("the cap is reached")
+        .to_string();
+    // The step makes most of what the game allocates (a new table for
+    // each of its 1,000 balls), so it is where the cap is met.
+    assert!(
+        err.contains("main.luau:14: physics.step: H9: the game ran out of memory"),
+        "{err}"
+    );
+}

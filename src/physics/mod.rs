@@ -149,8 +149,8 @@ fn step(lua: &Lua, world: &Value, dt: &Value, commands: &Value) -> Result<Table,
     let commands = read::commands(commands, &read)?;
     crowd::bound(&crowd::of_bodies(&read.bodies), read.scale, MAX_PAIRS)?;
     let (stepped, engine) = contained(|| simulate::step(&read, engine, &commands, dt))?;
-    let (next, read) =
-        write::world(lua, world, read, stepped).map_err(|e| Refusal::from(e.to_string()))?;
+    let (next, read) = write::world(lua, world, read, stepped)
+        .map_err(|e| Refusal::from(crate::lua::describe(&e)))?;
     keep(lua, next, read, engine)
 }
 
@@ -307,5 +307,5 @@ fn hit_table(lua: &Lua, read: &read::World, hit: Option<simulate::Hit>) -> Resul
         table.raw_set("fraction", hit.fraction)?;
         Ok(Value::Table(table))
     };
-    out().map_err(|e| Refusal::from(e.to_string()))
+    out().map_err(|e| Refusal::from(crate::lua::describe(&e)))
 }

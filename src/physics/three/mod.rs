@@ -26,7 +26,7 @@ pub fn step(lua: &Lua, world: &Table, dt: f64, commands: &Value) -> Result<Table
     crowd::bound(&read.reaches(), read.scale, MAX_PAIRS)?;
     let (stepped, engine) = contained(|| simulate::step(&read, engine, &commands, dt))?;
     let (next, read) =
-        write(lua, world, read, stepped).map_err(|e| Refusal::from(e.to_string()))?;
+        write(lua, world, read, stepped).map_err(|e| Refusal::from(crate::lua::describe(&e)))?;
     super::keep(lua, next, read, engine)
 }
 
@@ -107,7 +107,7 @@ fn hit_table(lua: &Lua, read: &read::World, hit: Option<simulate::Hit>) -> Resul
         table.raw_set("fraction", hit.fraction)?;
         Ok(Value::Table(table))
     };
-    out().map_err(|e| Refusal::from(e.to_string()))
+    out().map_err(|e| Refusal::from(crate::lua::describe(&e)))
 }
 
 /// The world after a step: a new table; bodies that moved get new tables
