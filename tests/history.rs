@@ -461,7 +461,7 @@ return {
 }
 "#;
 
-// rule: R1, R2
+// rule: R1, R2, R5
 #[test]
 fn a_frame_refused_when_it_ran_is_refused_again_when_the_past_runs_again() {
     let dir = game(&[("g/main.luau", REFUSES_ON_SPACE)]);

@@ -225,7 +225,9 @@ macro_rules! touch_changes {
             use $rapier::prelude::*;
 
             /// The pairs that began (true) or stopped touching in a step,
-            /// as the two colliders' arena indices, in rapier's order.
+            /// as the two colliders' arena indices, in rapier's order
+            /// (behind a lock, never contended: rapier asks a handler to
+            /// be `Sync`).
             #[derive(Default)]
             pub struct Changes(pub std::sync::Mutex<Vec<(u32, u32, bool)>>);
 
