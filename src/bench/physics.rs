@@ -4,7 +4,7 @@
 //! keeps a minute of the 2D game; and how long going back 600 frames
 //! through it takes.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rapier2d::prelude::*;
 
@@ -142,7 +142,7 @@ fn rapier_world_3d() -> rapier3d::prelude::PhysicsWorld {
 /// Times a frame of `game` (headless, in a session) against `step`,
 /// rapier stepping the same bodies in Rust. Both settle for
 /// two seconds first, so the contacts are those of a heap at rest.
-fn against_rapier(game: &TempGame, mut step: impl FnMut()) -> Result<[std::time::Duration; 2]> {
+fn against_rapier(game: &TempGame, mut step: impl FnMut()) -> Result<[Duration; 2]> {
     let mut luau = super::headless(&game.0, false)?;
     luau.advance(120)?;
     for _ in 0..120 {
@@ -164,18 +164,28 @@ fn row_3d() -> Result<Row> {
     let game = TempGame::new("physics-bodies-3d", BODIES_3D)?;
     let mut rust = rapier_world_3d();
     let [baseline, measured] = against_rapier(&game, || rust.step())?;
-    Ok(Row {
-        case: "1,000 bodies in 3D: a frame stepping them through Luau vs rapier3d stepping its own world"
-            .into(),
+    Ok(frame_row(
+        "1,000 bodies in 3D: a frame stepping them through Luau vs rapier3d stepping its own world",
+        [baseline, measured],
+        "rapier3d",
+        "",
+    ))
+}
+
+/// A row timing a frame of a game against rapier's step (`rapier`
+/// names which), its note the two in milliseconds and then `more`.
+fn frame_row(case: &str, [baseline, measured]: [Duration; 2], rapier: &str, more: &str) -> Row {
+    Row {
+        case: case.into(),
         baseline,
         measured,
         note: Some(format!(
-            "{:.2} ms a frame, rapier3d alone {:.2} ms",
+            "{:.2} ms a frame, {rapier} alone {:.2} ms{more}",
             measured.as_secs_f64() * 1e3,
             baseline.as_secs_f64() * 1e3
         )),
         ..Row::default()
-    })
+    }
 }
 
 /// The rows.
@@ -187,32 +197,21 @@ pub fn rows() -> Result<Vec<Row>> {
     let mut rust = rapier_world();
     let [baseline, measured] = against_rapier(&game, || rust.step())?;
     let mut rows = vec![Row {
-        case: "1,000 bodies: a frame stepping them through Luau vs rapier stepping its own world"
-            .into(),
-        baseline,
-        measured,
         target: Some(1.3),
-        note: Some(format!(
-            "{:.2} ms a frame, rapier alone {:.2} ms",
-            measured.as_secs_f64() * 1e3,
-            baseline.as_secs_f64() * 1e3
-        )),
-        ..Row::default()
+        ..frame_row(
+            "1,000 bodies: a frame stepping them through Luau vs rapier stepping its own world",
+            [baseline, measured],
+            "rapier",
+            "",
+        )
     }];
     let tables = TempGame::new("physics-tables", TABLES)?;
-    let [baseline, measured] = against_rapier(&tables, || rust.step())?;
-    rows.push(Row {
-        case: "1,000 bodies: a frame making a new table for each (no physics) vs rapier's step"
-            .into(),
-        baseline,
-        measured,
-        note: Some(format!(
-            "{:.2} ms a frame, rapier alone {:.2} ms: what a table per moved body costs",
-            measured.as_secs_f64() * 1e3,
-            baseline.as_secs_f64() * 1e3
-        )),
-        ..Row::default()
-    });
+    rows.push(frame_row(
+        "1,000 bodies: a frame making a new table for each (no physics) vs rapier's step",
+        against_rapier(&tables, || rust.step())?,
+        "rapier",
+        ": what a table per moved body costs",
+    ));
     let mut kept = super::headless(&game.0, true)?;
     kept.advance(3_600)?;
     let minute = kept.engine().history().map_or(0, |h| h.bytes()) as f64;
