@@ -95,6 +95,12 @@ fn refused(lua: &Lua, call: &str, why: &Refusal) -> mlua::Error {
     ))
 }
 
+/// A Luau error met writing what a call returns (out of memory, mostly),
+/// in the words the host gives any (H9's at the memory cap).
+fn write_failed(e: &mlua::Error) -> Refusal {
+    Refusal::from(crate::lua::describe(e))
+}
+
 /// `value` as a world's table, or why it is not one.
 fn world_table(value: &Value) -> Result<&Table, Refusal> {
     match value {
@@ -149,8 +155,7 @@ fn step(lua: &Lua, world: &Value, dt: &Value, commands: &Value) -> Result<Table,
     let commands = read::commands(commands, &read)?;
     crowd::bound(&crowd::of_bodies(&read.bodies), read.scale, MAX_PAIRS)?;
     let (stepped, engine) = contained(|| simulate::step(&read, engine, &commands, dt))?;
-    let (next, read) = write::world(lua, world, read, stepped)
-        .map_err(|e| Refusal::from(crate::lua::describe(&e)))?;
+    let (next, read) = write::world(lua, world, read, stepped).map_err(|e| write_failed(&e))?;
     keep(lua, next, read, engine)
 }
 
@@ -307,5 +312,5 @@ fn hit_table(lua: &Lua, read: &read::World, hit: Option<simulate::Hit>) -> Resul
         table.raw_set("fraction", hit.fraction)?;
         Ok(Value::Table(table))
     };
-    out().map_err(|e| Refusal::from(crate::lua::describe(&e)))
+    out().map_err(|e| write_failed(&e))
 }

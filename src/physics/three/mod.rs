@@ -13,7 +13,7 @@ use mlua::{Lua, Table, Value};
 
 use super::moved::Moved;
 use super::write::{Rest, after, standing};
-use super::{MAX_PAIRS, contained, crowd, fields};
+use super::{MAX_PAIRS, contained, crowd, fields, write_failed};
 use crate::Refusal;
 
 /// One step of the 3D `world` by `dt` seconds after `commands` (P2).
@@ -25,8 +25,7 @@ pub fn step(lua: &Lua, world: &Table, dt: f64, commands: &Value) -> Result<Table
     let commands = read::commands(commands, &read)?;
     crowd::bound(&read.reaches(), read.scale, MAX_PAIRS)?;
     let (stepped, engine) = contained(|| simulate::step(&read, engine, &commands, dt))?;
-    let (next, read) =
-        write(lua, world, read, stepped).map_err(|e| Refusal::from(crate::lua::describe(&e)))?;
+    let (next, read) = write(lua, world, read, stepped).map_err(|e| write_failed(&e))?;
     super::keep(lua, next, read, engine)
 }
 
@@ -107,7 +106,7 @@ fn hit_table(lua: &Lua, read: &read::World, hit: Option<simulate::Hit>) -> Resul
         table.raw_set("fraction", hit.fraction)?;
         Ok(Value::Table(table))
     };
-    out().map_err(|e| Refusal::from(crate::lua::describe(&e)))
+    out().map_err(|e| write_failed(&e))
 }
 
 /// The world after a step: a new table; bodies that moved get new tables
