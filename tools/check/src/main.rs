@@ -256,6 +256,53 @@ fn requires(source: &str) -> Vec<(String, usize, usize)> {
     found
 }
 
+/// How one game's files are named: read at their real path under `real`,
+/// shown under `shown`, the folder as the person named it.
+struct Names {
+    real: PathBuf,
+    shown: PathBuf,
+}
+
+impl Names {
+    /// Names `path` (under the real folder) as the person would.
+    fn shown(&self, path: &Path) -> String {
+        match path.strip_prefix(&self.real) {
+            Ok(rel) => self.shown.join(rel).display().to_string(),
+            Err(_) => path.display().to_string(),
+        }
+    }
+
+    /// Puts the person's name of the folder for its real path in `text`
+    /// (the analyzer's messages name other modules by their paths).
+    fn shown_in(&self, text: &str) -> String {
+        let real = format!("{}{}", self.real.display(), std::path::MAIN_SEPARATOR);
+        let shown = if self.shown.as_os_str().is_empty() {
+            String::new()
+        } else {
+            format!("{}{}", self.shown.display(), std::path::MAIN_SEPARATOR)
+        };
+        text.replace(&real, &shown)
+    }
+}
+
+/// Takes `.` out of `path`, and `..` where it follows a name (`a/../b` is
+/// `b`); a leading `..` stays, so `../game` names the game as given.
+fn tidy(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) =>
+            {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// Takes `.` and `..` out of a relative or absolute path; `None` when it
 /// climbs above its start.
 fn normalize(path: &Path) -> Option<PathBuf> {
@@ -352,17 +399,15 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
         let path = Path::new(target);
-        let mut outside = Vec::new();
-        let (root, list) = if path.is_dir() {
-            let mut list = Vec::new();
-            if let Err(e) = luau_files(path, path, &mut list, &mut outside) {
-                eprintln!("moonloop check: {e}");
-                return ExitCode::from(2);
-            }
-            (path.to_path_buf(), list)
+        // The game is read at its real path, whatever form it was named in
+        // (`.`, `../game`, an absolute path, one file); lines name its
+        // files as the person named the game (`main.luau` for `.`,
+        // `../game/main.luau` for `../game`).
+        let (folder, file) = if path.is_dir() {
+            (path, None)
         } else if target.ends_with(".luau") && std::fs::symlink_metadata(path).is_ok() {
-            let root = path.parent().unwrap_or(Path::new(".")).to_path_buf();
-            (root, vec![path.to_path_buf()])
+            let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+            (parent.unwrap_or(Path::new(".")), path.file_name())
         } else {
             eprintln!(
                 "moonloop check: `{}` is not a game folder or a .luau file",
@@ -370,15 +415,34 @@ fn main() -> ExitCode {
             );
             return ExitCode::from(2);
         };
-        let Some(root) = normalize(&root) else {
-            eprintln!("moonloop check: `{target}` climbs above where it starts");
+        let Ok(root) = folder.canonicalize() else {
+            eprintln!(
+                "moonloop check: `{}` cannot be opened",
+                moonloop_door::escape(target)
+            );
             return ExitCode::from(2);
+        };
+        let names = Names {
+            real: root.clone(),
+            shown: tidy(folder),
+        };
+        let mut outside = Vec::new();
+        let list = match file {
+            Some(file) => vec![root.join(file)],
+            None => {
+                let mut list = Vec::new();
+                if let Err(e) = luau_files(&root, &root, &mut list, &mut outside) {
+                    eprintln!("moonloop check: {}", names.shown_in(&e));
+                    return ExitCode::from(2);
+                }
+                list
+            }
         };
         for link in &outside {
             errors += 1;
             print_line(&format!(
                 "{}:1:1: error: a link that leads outside the game folder; it is not read (H10)",
-                link.display()
+                names.shown(link)
             ));
         }
         let modules = std::cell::RefCell::new(Modules::new(root.clone()));
@@ -386,12 +450,13 @@ fn main() -> ExitCode {
             let Some(name) = normalize(&file).map(|p| p.display().to_string()) else {
                 continue;
             };
+            let shown = names.shown(Path::new(&name));
             files += 1;
             let source = match read_source(&root, &file) {
                 Ok(source) => source,
                 Err(why) => {
                     errors += 1;
-                    print_line(&format!("{name}:1:1: error: {why}"));
+                    print_line(&format!("{shown}:1:1: error: {why}"));
                     continue;
                 }
             };
@@ -412,7 +477,7 @@ fn main() -> ExitCode {
                 if resolve(&root, &name, &required).is_none() {
                     errors += 1;
                     print_line(&format!(
-                        "{name}:{line}:{col}: error: Unknown require: no module `{required}` \
+                        "{shown}:{line}:{col}: error: Unknown require: no module `{required}` \
                          (a game requires \"./path\" inside its folder or \"@moonloop/NAME\")"
                     ));
                 }
@@ -432,7 +497,8 @@ fn main() -> ExitCode {
                 };
                 // One line a diagnostic, so editors and scripts can read them.
                 let message = d.message.split_whitespace().collect::<Vec<_>>().join(" ");
-                print_line(&format!("{name}:{line}:{}: {kind}: {message}", d.col + 1));
+                let message = names.shown_in(&message);
+                print_line(&format!("{shown}:{line}:{}: {kind}: {message}", d.col + 1));
             }
         }
     }

@@ -298,3 +298,53 @@ fn the_readme_style_game_is_checked_as_a_game() {
     );
     assert!(out.contains("1 error"), "only the wrong call: {out}");
 }
+
+// rule: T1
+#[test]
+fn a_game_is_checked_however_its_folder_is_named() {
+    // A game with one error in a required module, so both the file's own
+    // line and a line about another module name the files as given.
+    let dir = game(&[
+        ("main.luau", &rendering("screen:rect(0, 0, 10, \"wide\")")),
+        ("rules.luau", "local x: number = 'a'\nreturn x\n"),
+    ]);
+    let g = dir.path().join("g");
+    std::fs::create_dir_all(dir.path().join("elsewhere")).unwrap();
+    let absolute = g.canonicalize().unwrap().display().to_string();
+    for (from, args, prefix) in [
+        (g.clone(), vec!["."], ""),
+        (g.clone(), vec!["./"], ""),
+        (g.clone(), vec![], ""),
+        (dir.path().join("elsewhere"), vec!["../g"], "../g/"),
+        (dir.path().to_path_buf(), vec!["./g"], "g/"),
+        (dir.path().join("elsewhere"), vec![absolute.as_str()], ""),
+        (g.clone(), vec!["main.luau"], ""),
+        (
+            dir.path().join("elsewhere"),
+            vec!["../g/main.luau"],
+            "../g/",
+        ),
+    ] {
+        let (code, out) = check(&from, &args);
+        let prefix = if prefix.is_empty() && args.first() == Some(&absolute.as_str()) {
+            format!("{absolute}/")
+        } else {
+            prefix.to_string()
+        };
+        assert_eq!(code, 1, "{args:?}: {out}");
+        assert!(
+            out.contains(&format!(
+                "{prefix}main.luau:5:25: error: Expected this to be 'number', but got 'string'"
+            )),
+            "{args:?}: {out}"
+        );
+        assert!(!out.contains("no such file"), "{args:?}: {out}");
+        if !args.first().is_some_and(|a| a.ends_with(".luau")) {
+            assert!(
+                out.contains(&format!("{prefix}rules.luau:1:1: error:")),
+                "{args:?}: {out}"
+            );
+            assert!(out.contains("2 files checked, 2 errors"), "{args:?}: {out}");
+        }
+    }
+}
