@@ -1,8 +1,11 @@
-//! How the host's code is kept (issue #29's house rules), checked so a
-//! change that breaks one says so: no file of src/ over 600 lines (a file
-//! past it usually holds two ideas), and no public function or field that
-//! hands back `Result<_, String>` (a refusal is a `Refusal`, an error an
-//! `Error`: types, not strings, cross a module's edge).
+//! How the host's code is kept, checked so a change that breaks a rule
+//! says so: no public function or field hands back `Result<_, String>` (a
+//! refusal is a `Refusal`, an error an `Error`: types, not strings, cross
+//! a module's edge), and no lifetime is erased with `transmute`.
+//!
+//! There is no cap on a file's length: a module holds one idea, whatever
+//! its length (a 600-line cap once here cut files in two by count, and one
+//! `impl` ended up spread over six files; issue #48 dropped it).
 
 use std::path::{Path, PathBuf};
 
@@ -17,26 +20,31 @@ fn sources(dir: &Path, into: &mut Vec<PathBuf>) {
     }
 }
 
+/// Every Rust source of the host: the binary's and every layer's crate.
 fn all_sources() -> Vec<PathBuf> {
     let mut files = Vec::new();
-    sources(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
-        &mut files,
-    );
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    sources(&root.join("src"), &mut files);
+    sources(&root.join("crates"), &mut files);
     assert!(files.len() > 100, "src/ was not found");
     files
 }
 
+// Unsafe where it earns its place (STYLE.md): borrowed jobs and lent
+// handles carry their borrows as raw pointers with a SAFETY comment, never
+// a lifetime forged by `transmute`.
 #[test]
-fn no_source_file_is_over_600_lines() {
-    let long: Vec<String> = all_sources()
+fn no_lifetime_is_transmuted() {
+    let found: Vec<String> = all_sources()
         .into_iter()
-        .filter_map(|path| {
-            let lines = std::fs::read_to_string(&path).unwrap().lines().count();
-            (lines > 600).then(|| format!("{} has {lines} lines", path.display()))
+        .filter(|path| {
+            std::fs::read_to_string(path)
+                .unwrap()
+                .contains(concat!("trans", "mute"))
         })
+        .map(|path| path.display().to_string())
         .collect();
-    assert!(long.is_empty(), "{long:#?}");
+    assert!(found.is_empty(), "{found:#?}");
 }
 
 /// The public signatures and fields of `text` that end in a

@@ -129,12 +129,11 @@ impl UserData for InputHandle {
         });
         methods.add_method("hover", |lua, this, ()| {
             let ray = this.with(lua, |input| input.ray())?;
-            let Some(pick) = this.leases.pick.get() else {
-                return Ok(None);
-            };
-            pick.hover(ray)
-                .map(|name| lua.create_string(name))
-                .transpose()
+            this.leases.with_pick(|pick| {
+                pick.and_then(|pick| pick.hover(ray))
+                    .map(|name| lua.create_string(name))
+                    .transpose()
+            })
         });
         methods.add_method("axis", |lua, this, name: LuaString| {
             let axis = this

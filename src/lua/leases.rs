@@ -22,8 +22,9 @@ pub struct Leases {
     input: Cell<*const InputFrame>,
     pub(super) cues: Cell<*mut CueLog>,
     pub(super) frame: Cell<u64>,
-    /// What `input:hover()` casts into, while `update` runs.
-    pub(super) pick: Cell<Option<Pick<'static>>>,
+    /// What `input:hover()` casts into, while `update` runs: the address
+    /// of the [`Pick`] lent to it (see [`Leases::with_pick`]), or null.
+    pick: Cell<*const ()>,
     screen: Cell<*mut Screen>,
     scene: Cell<*mut Scene>,
     assets: Cell<*mut Store>,
@@ -42,7 +43,7 @@ impl Default for Leases {
             input: Cell::new(std::ptr::null()),
             cues: Cell::new(std::ptr::null_mut()),
             frame: Cell::new(0),
-            pick: Cell::new(None),
+            pick: Cell::new(std::ptr::null()),
             screen: Cell::new(std::ptr::null_mut()),
             scene: Cell::new(std::ptr::null_mut()),
             assets: Cell::new(std::ptr::null_mut()),
@@ -60,7 +61,7 @@ impl Drop for Return<'_> {
     fn drop(&mut self) {
         self.0.input.set(std::ptr::null());
         self.0.cues.set(std::ptr::null_mut());
-        self.0.pick.set(None);
+        self.0.pick.set(std::ptr::null());
         self.0.screen.set(std::ptr::null_mut());
         self.0.scene.set(std::ptr::null_mut());
         self.0.assets.set(std::ptr::null_mut());
@@ -82,13 +83,19 @@ impl Leases {
         self.frame.set(frame);
         self.pending_save.borrow_mut().take();
         self.quit.set(false);
-        // SAFETY: the lease is taken back (by `Return`) before `pick`'s
-        // borrows end; `'static` only lets it sit in the cell meanwhile.
-        self.pick.set(Some(unsafe {
-            std::mem::transmute::<Pick<'_>, Pick<'static>>(pick)
-        }));
+        self.pick.set(std::ptr::from_ref(&pick).cast());
         let _back = Return(self);
         f()
+    }
+
+    /// Runs `f` on what `input:hover()` casts into: the pick lent to the
+    /// running `update`, or `None` outside it.
+    pub(super) fn with_pick<R>(&self, f: impl FnOnce(Option<&Pick<'_>>) -> R) -> R {
+        let pick = self.pick.get().cast::<Pick<'_>>();
+        // SAFETY: non-null only inside `lend_update`, whose `pick` (on its
+        // stack, with its borrows) outlives the call that runs this; the
+        // reference does not leave `f`.
+        f(unsafe { pick.as_ref() })
     }
 
     /// Lets `input:save` work (the game has a `config.id`) or not.

@@ -21,24 +21,56 @@ use std::thread::JoinHandle;
 /// The most bands a picture is split into.
 pub const MAX_BANDS: usize = 8;
 
-/// A job: draw band `index` of the picture, rows `rows`. (As kept: its
-/// lifetime erased to `'static`, see [`JobPtr`].)
-type Job = dyn Fn(usize, Range<usize>) + Sync;
-
-/// A job's address with its lifetime erased. Only [`Bands::run`] makes
-/// one, and it does not return before every band claimed is drawn; a band
-/// is claimed before the job is touched, so no thread touches it after.
+/// A job as the workers hold it: the address of the caller's closure and
+/// the function that calls a closure of its type. Only [`Bands::run`]
+/// makes one, and it does not return before every band claimed is drawn;
+/// a band is claimed before the job is touched, so no thread touches the
+/// closure after `run` returns. (The same shape as rayon's `JobRef`: a
+/// thin pointer and a monomorphic call, where a `&dyn Fn` would need its
+/// lifetime erased.)
 #[derive(Clone, Copy)]
-struct JobPtr(*const Job);
+struct Job {
+    closure: *const (),
+    call: unsafe fn(*const (), usize, Range<usize>),
+}
 
-// SAFETY: the job is `Sync`, and it outlives every use (see `JobPtr`).
-unsafe impl Send for JobPtr {}
+impl Job {
+    /// Makes the job for `closure`.
+    fn new<F: Fn(usize, Range<usize>) + Sync>(closure: &F) -> Job {
+        /// Calls the closure of type `F` at `closure`.
+        ///
+        /// # Safety
+        /// `closure` came from a `&F` that is still borrowed.
+        unsafe fn call<F: Fn(usize, Range<usize>)>(closure: *const (), i: usize, r: Range<usize>) {
+            // SAFETY: the caller's promise.
+            let f = unsafe { &*closure.cast::<F>() };
+            f(i, r);
+        }
+        Job {
+            closure: std::ptr::from_ref(closure).cast(),
+            call: call::<F>,
+        }
+    }
+
+    /// Draws band `index`, rows `rows`.
+    ///
+    /// # Safety
+    /// The closure the job was made from is still borrowed (see [`Job`]).
+    unsafe fn run(self, index: usize, rows: Range<usize>) {
+        // SAFETY: the caller's promise.
+        unsafe { (self.call)(self.closure, index, rows) }
+    }
+}
+
+// SAFETY: the closure is `Sync` (`Job::new` asks it), so calling it from
+// another thread is sound; and it outlives every use (see `Job`).
+unsafe impl Send for Job {}
 
 #[derive(Default)]
 struct State {
     /// Counts jobs handed out, so a worker sees each one once.
     generation: u32,
-    job: Option<JobPtr>,
+    job: Option<Job>,
     rows: usize,
     /// How many bands the job is split into.
     count: usize,
@@ -87,17 +119,17 @@ impl Shared {
     }
 
     /// Draws bands of the job while any are left to claim.
-    fn draw(
-        &self,
-        job: &(dyn Fn(usize, Range<usize>) + Sync + '_),
-        generation: u32,
-        rows: usize,
-        count: usize,
-    ) {
+    ///
+    /// # Safety
+    /// `job` is the current job of `generation`, whose closure [`Bands::run`]
+    /// still borrows: it waits for every band claimed here.
+    unsafe fn draw(&self, job: Job, generation: u32, rows: usize, count: usize) {
         while let Some(b) = self.claim(generation, count) {
             // A band that panics loses its pixels, not the frame.
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                job(b, band(rows, b, count));
+                // SAFETY: the band was claimed under the job's generation,
+                // and `run` waits for it (the caller's promise).
+                unsafe { job.run(b, band(rows, b, count)) };
             }));
             if self.done.fetch_add(1, Ordering::AcqRel) + 1 == count {
                 // Taking the lock orders this with the wait below.
@@ -159,24 +191,17 @@ impl Bands {
     /// the workers, each band once, and returns when all are drawn. This
     /// thread draws whatever bands no worker has claimed, so a worker slow
     /// to wake costs nothing but its share of the work.
-    pub fn run<'a>(&self, rows: usize, job: &'a (dyn Fn(usize, Range<usize>) + Sync + 'a)) {
+    pub fn run<F: Fn(usize, Range<usize>) + Sync>(&self, rows: usize, job: &F) {
         let count = self.count;
         if count == 1 {
             job(0, 0..rows);
             return;
         }
+        let job = Job::new(job);
         let generation = {
             let mut state = self.shared.lock();
-            // SAFETY: only the lifetime is erased (see `JobPtr`); this
-            // function waits for every band claimed to be drawn before
-            // `job` goes out of scope.
-            let erased: *const Job = unsafe {
-                std::mem::transmute::<*const (dyn Fn(usize, Range<usize>) + Sync + 'a), *const Job>(
-                    job,
-                )
-            };
             state.generation = state.generation.wrapping_add(1);
-            state.job = Some(JobPtr(erased));
+            state.job = Some(job);
             state.rows = rows;
             state.count = count;
             self.shared.done.store(0, Ordering::Release);
@@ -186,7 +211,9 @@ impl Bands {
             state.generation
         };
         self.shared.start.notify_all();
-        self.shared.draw(job, generation, rows, count);
+        // SAFETY: the closure is borrowed until this function returns, and
+        // it returns only once every band is drawn (below).
+        unsafe { self.shared.draw(job, generation, rows, count) };
         let mut state = self.shared.lock();
         while self.shared.done.load(Ordering::Acquire) < count {
             state = self
@@ -217,10 +244,9 @@ fn work(shared: &Shared) {
             };
             (job, state.generation, state.rows, state.count)
         };
-        // SAFETY: see `JobPtr`: the job is only touched for a band claimed
+        // SAFETY: see `Job`: the job is only touched for a band claimed
         // under its own generation, and `run` waits for that band.
-        let job = unsafe { &*job.0 };
-        shared.draw(job, generation, rows, count);
+        unsafe { shared.draw(job, generation, rows, count) };
     }
 }
 
