@@ -1372,3 +1372,94 @@ fn a_run_the_machine_stops_exits_3_and_one_the_person_s_input_stops_exits_2() {
         "moonloop: g.zip: cannot unpack g/big.txt: File too large (os error 27)"
     );
 }
+
+/// A game a person might be standing in: state that moves, a caught
+/// error from `require` kept in the state (so a message that named the
+/// folder as given would change the hash), a test and a scenario.
+const FORMS_GAME: &[(&str, &str)] = &[
+    (
+        "g/main.luau",
+        "local ok, err = pcall(require, \"../outside\")\n\
+         return {\n\
+         \tinit = function() return { n = 0, err = tostring(err), ok = ok } end,\n\
+         \tupdate = function(state, input, dt) return { n = state.n + dt, err = state.err, ok = state.ok } end,\n\
+         \trender = function(state, scene, screen) end,\n\
+         }\n",
+    ),
+    (
+        "g/tests/count.luau",
+        "test(\"it counts\", function()\n\
+         \tlocal e = engine.new({ clock = \"constant:1/60\" })\n\
+         \te:advance(60)\n\
+         \texpect(e.state.n).near(1, 1e-9)\n\
+         end)\n",
+    ),
+    (
+        "g/one.scenario.luau",
+        "return { seconds = 1, outcome = function(state) return { whole = math.floor(state.n + 0.5) } end }\n",
+    ),
+    ("elsewhere/.keep", ""),
+];
+
+// rule: G1
+#[test]
+fn every_command_takes_a_game_folder_in_every_form() {
+    let dir = game(FORMS_GAME);
+    let root = dir.path();
+    let g = root.join("g");
+    let elsewhere = root.join("elsewhere");
+    let absolute = g.canonicalize().unwrap().display().to_string();
+    // (where the command runs, how it names the game)
+    let forms: [(&Path, &str); 5] = [
+        (root, "g"),
+        (&g, "."),
+        (&g, "./"),
+        (&elsewhere, "../g"),
+        (&elsewhere, &absolute),
+    ];
+    let hash = |from: &Path, name: &str| {
+        let out = common::headless(from, name, "constant:1/60", 30, &["--state-hash"]);
+        assert_eq!(out.code, 0, "run {name}: {}", out.stderr);
+        out.stdout
+    };
+    let first = hash(root, "g");
+    for (from, name) in forms {
+        assert_eq!(
+            hash(from, name),
+            first,
+            "`run {name}` plays the same game to the same hash"
+        );
+        let out = moonloop(&["test", name], from);
+        assert_eq!(out.code, 0, "test {name}: {}{}", out.stdout, out.stderr);
+        assert!(
+            out.stdout.contains("1 passed, 0 failed"),
+            "test {name}: {}",
+            out.stdout
+        );
+        let out = moonloop(&["synctest", name, "--frames", "20"], from);
+        assert_eq!(out.code, 0, "synctest {name}: {}{}", out.stdout, out.stderr);
+        let out = moonloop(&["check-dt", name, "--scenario", "one.scenario.luau"], from);
+        assert_eq!(out.code, 0, "check-dt {name}: {}{}", out.stdout, out.stderr);
+        let report = root.join("explored");
+        let out = moonloop(
+            &[
+                "explore",
+                name,
+                "--runs",
+                "2",
+                "--frames",
+                "10",
+                "-j",
+                "1",
+                "--out",
+                &report.display().to_string(),
+            ],
+            from,
+        );
+        assert_eq!(out.code, 0, "explore {name}: {}{}", out.stdout, out.stderr);
+    }
+    // With no game named, `test` tests the game it stands in.
+    let out = moonloop(&["test"], &g);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("1 passed, 0 failed"), "{}", out.stdout);
+}

@@ -226,11 +226,10 @@ fn resolve(lua: &Lua, from: Option<&ModuleId>, path: &str) -> Result<ModuleId, S
         Some(ModuleId::Game(rel)) => rel.parent().unwrap_or(Path::new("")).to_path_buf(),
         None => PathBuf::new(),
     };
+    // The folder is not named: the game can catch this message, and what
+    // it sees must not depend on where it was run from (H11).
     let leaves = || {
-        format!(
-            "the path leaves the game folder {}; a game can only require its own files (G1)",
-            modules.display
-        )
+        "the path leaves the game folder; a game can only require its own files (G1)".to_string()
     };
     let rel = join(&base, path).ok_or_else(leaves)?;
     // `./fire.scenario` is `fire.scenario.luau`: the extension is added,

@@ -85,7 +85,7 @@ fn misbehaving_updates_get_one_line_and_the_loop_lives_on() {
         ),
         (
             "require('../outside')",
-            "6: require(\"../outside\"): the path leaves the game folder g",
+            "6: require(\"../outside\"): the path leaves the game folder; a game can only require its own files (G1)",
         ),
         (
             "require('/etc/passwd')",
