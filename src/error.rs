@@ -10,13 +10,8 @@ use std::path::PathBuf;
 #[non_exhaustive]
 pub enum Error {
     /// A clock SPEC on the command line or in a test could not be read.
-    #[error("bad clock `{spec}`: {reason}")]
-    ClockSpec {
-        /// The SPEC as given.
-        spec: String,
-        /// What is wrong with it and what would be right.
-        reason: String,
-    },
+    #[error(transparent)]
+    ClockSpec(#[from] moonloop_core::clock::BadSpec),
 
     /// The game folder does not exist or is not a folder with a main file.
     #[error("{path}: {reason}")]
@@ -146,58 +141,7 @@ pub enum Error {
     },
 }
 
-/// What the host refuses of a request, in the words of the person who
-/// made it: a screen call past its bounds, a body whose `x` is NaN, an
-/// image that is not a PNG, a clock spec that does not read. Each function
-/// that checks what a game or a person asked for hands one back; the door
-/// it came in by places it (a Luau error at the author's line, an
-/// [`Error::Asset`] when the host loaded the file itself, a usage line
-/// naming the argument). Its own type, so the line the author reads cannot
-/// be mixed up with the other strings the host passes around, and a
-/// function's signature says that it checks.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct Refusal(String);
-
-impl Refusal {
-    /// The line the author reads (without the place, which the door adds).
-    pub fn line(&self) -> &str {
-        &self.0
-    }
-}
-
-/// A refusal reads as its line (`why.contains("H10")` in a test).
-impl std::ops::Deref for Refusal {
-    type Target = str;
-
-    fn deref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl PartialEq<&str> for Refusal {
-    fn eq(&self, other: &&str) -> bool {
-        self.0 == *other
-    }
-}
-
-impl From<String> for Refusal {
-    fn from(line: String) -> Self {
-        Refusal(line)
-    }
-}
-
-impl From<&str> for Refusal {
-    fn from(line: &str) -> Self {
-        Refusal(line.to_owned())
-    }
-}
-
-impl From<Refusal> for String {
-    fn from(refusal: Refusal) -> Self {
-        refusal.0
-    }
-}
+pub use moonloop_core::Refusal;
 
 /// The host's result type.
 pub type Result<T = (), E = Error> = std::result::Result<T, E>;
@@ -240,7 +184,7 @@ impl Error {
     /// "fix the disk".
     pub fn exit_code(&self) -> u8 {
         match self {
-            Error::ClockSpec { .. }
+            Error::ClockSpec(_)
             | Error::Game { .. }
             | Error::Usage(_)
             | Error::Script(_)

@@ -19,6 +19,11 @@ macro_rules! refuse {
     };
 }
 
+// The core's modules, as the host's own (crates/core: no Luau, GPU or
+// window in them).
+#[doc(hidden)]
+pub use moonloop_core::{clock, color, config, cues, viewport};
+
 // The host's modules, public for the fuzz targets, the integration tests
 // and the bench; hidden from the docs, and no promises are made about
 // anything in them.
@@ -31,17 +36,9 @@ pub mod capture;
 #[doc(hidden)]
 pub mod cli;
 #[doc(hidden)]
-pub mod clock;
-#[doc(hidden)]
 pub mod colliders;
 #[doc(hidden)]
-pub mod color;
-#[doc(hidden)]
 pub mod compositor;
-#[doc(hidden)]
-pub mod config;
-#[doc(hidden)]
-pub mod cues;
 #[doc(hidden)]
 pub mod devkeys;
 #[doc(hidden)]
@@ -97,6 +94,8 @@ pub mod seek;
 #[doc(hidden)]
 pub mod session;
 #[doc(hidden)]
+pub mod skia;
+#[doc(hidden)]
 pub mod soak;
 #[doc(hidden)]
 pub mod sound;
@@ -110,8 +109,6 @@ pub mod tally;
 pub mod terminal;
 #[doc(hidden)]
 pub mod text;
-#[doc(hidden)]
-pub mod viewport;
 #[doc(hidden)]
 pub mod window;
 

@@ -10,7 +10,6 @@ use crate::clock::ConstantClock;
 use crate::engine::{Engine, Game};
 use crate::error::{Error, Result};
 use crate::explore::plan::{self, Inputs, Rng};
-use crate::input::Script;
 use crate::lua::LuaGame;
 use crate::session::Session;
 
@@ -55,7 +54,7 @@ pub fn run(options: &Options) -> Result<Outcome> {
     let game = LuaGame::load(&options.game)?;
     let config = crate::Game::config(&game);
     let script = match &options.input {
-        Some(name) => Script::load_in(&options.game, name, &config.actions)?,
+        Some(name) => crate::input::load_script_in(&options.game, name, &config.actions)?,
         None => {
             let inputs = Inputs::of(config.every_action(), config.logical());
             let mut rng = Rng::for_run(options.seed, 0);

@@ -173,7 +173,7 @@ fn the_contract_names_every_rule_the_tests_check_and_no_other() {
         }
     }
     let mut named = std::collections::BTreeSet::new();
-    for dir in ["tests", "games", "src", "runtime", "tools/check"] {
+    for dir in ["tests", "games", "src", "crates", "runtime", "tools/check"] {
         rules_named_under(&root.join(dir), &mut named);
     }
     let unwritten: Vec<_> = named.difference(&written).collect();

@@ -12,7 +12,6 @@ use clap::Args;
 use crate::clock::ConstantClock;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::input::Script;
 use crate::lua::{Limits, LuaGame};
 use crate::netplay::link::{GameId, Link};
 use crate::netplay::{Online, Options};
@@ -203,7 +202,10 @@ impl Peer {
         seed: u64,
     ) -> Result<ExitCode> {
         let script = match &self.args.input {
-            Some(path) => Some(Script::load(path, &crate::Game::config(&game).actions)?),
+            Some(path) => Some(crate::input::load_script(
+                path,
+                &crate::Game::config(&game).actions,
+            )?),
             None => None,
         };
         let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));

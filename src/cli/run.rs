@@ -13,7 +13,6 @@ use crate::config::Scaling;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::headless;
-use crate::input::Script;
 use crate::lua::LuaGame;
 use crate::reload::Watcher;
 use crate::replay::ReplayWriter;
@@ -195,7 +194,7 @@ pub(super) fn run(mut args: RunArgs) -> Result<ExitCode> {
             let script = args
                 .input
                 .as_deref()
-                .map(|path| Script::load(path, actions))
+                .map(|path| crate::input::load_script(path, actions))
                 .transpose()?;
             let mut engine = Engine::new(game, spec.build());
             if let Some(script) = script {

@@ -256,7 +256,7 @@ fn clock_specs(clocks: Option<&str>) -> Result<(Vec<String>, Vec<ClockSpec>)> {
     let clocks = specs
         .iter()
         .map(|s| s.parse::<ClockSpec>())
-        .collect::<Result<Vec<_>>>()?;
+        .collect::<Result<Vec<_>, _>>()?;
     Ok((specs, clocks))
 }
 

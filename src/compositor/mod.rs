@@ -14,6 +14,7 @@
 //! The engine knows none of this: it hands over its scene, screen layer
 //! and assets, and the compositor owns every pixel made from them.
 
+use crate::skia::SkiaColor as _;
 use tiny_skia::Pixmap;
 
 use crate::color::Rgba;

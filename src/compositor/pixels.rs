@@ -6,6 +6,7 @@
 //! recording show the same bytes, and no software GPU spends more on
 //! uploading, compositing and presenting a frame than on drawing it.
 
+use crate::skia::SkiaColor as _;
 use tiny_skia::Pixmap;
 
 use crate::color::Rgba;

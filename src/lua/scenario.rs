@@ -135,7 +135,11 @@ fn load(game_dir: &Path, file: &Path, actions: &[Action]) -> Result<Loaded> {
     let script = match table.raw_get::<Value>("input").map_err(script)? {
         Value::Nil => None,
         // A file the scenario names is game content: through the door (H10).
-        Value::String(s) => Some(Script::load_in(game_dir, &s.to_string_lossy(), actions)?),
+        Value::String(s) => Some(crate::input::load_script_in(
+            game_dir,
+            &s.to_string_lossy(),
+            actions,
+        )?),
         Value::Table(lines) => {
             let text = lines
                 .sequence_values::<String>()
@@ -198,9 +202,11 @@ pub fn check_dt_with(
     // Every run must end: each clock must be scripted and reach the
     // scenario's length within MAX_FRAMES (H10).
     for clock in clocks {
-        let bad = |reason: String| Error::ClockSpec {
-            spec: clock.to_string(),
-            reason,
+        let bad = |reason: String| {
+            Error::from(crate::clock::BadSpec {
+                spec: clock.to_string(),
+                reason,
+            })
         };
         match clock.mean_delta() {
             None => {

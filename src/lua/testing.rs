@@ -21,7 +21,6 @@ use super::test_engine::{EngineHandle, check_options, fail};
 use super::vm::{self, Attached, Budget, Call, Limits};
 use crate::clock::ClockSpec;
 use crate::engine::Engine;
-use crate::input::Script;
 use crate::save::Saves;
 use crate::state;
 
@@ -92,7 +91,7 @@ fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
             .get::<Option<String>>("clock")?
             .unwrap_or_else(|| "constant:1/60".to_string())
             .parse()
-            .map_err(|e: crate::Error| fail(lua, format!("engine.new: {}", e.chain())))?;
+            .map_err(|e: crate::clock::BadSpec| fail(lua, format!("engine.new: {e}")))?;
         // A test's save lives in memory, seeded from `save` (H12).
         // It stands for a save file, so it holds what a file may (1 MiB).
         let seed = match options.get::<Value>("save")? {
@@ -170,7 +169,7 @@ fn engine_library(lua: &Lua, game_dir: PathBuf) -> mlua::Result<Table> {
             .set_synctest(depth, super::engines::HISTORY_CAP)
             .map_err(|e| fail(lua, format!("engine.new: {e}")))?;
         if let Some(name) = options.get::<Option<String>>("input")? {
-            let script = Script::load_in(&dir, &name, &actions)
+            let script = crate::input::load_script_in(&dir, &name, &actions)
                 .map_err(|e| fail(lua, format!("engine.new: input: {e}")))?;
             engine.set_script(script);
         }

@@ -2,6 +2,7 @@
 //! the letterboxed viewport, each command guarded so game data never
 //! panics the host.
 
+use crate::skia::{SkiaColor as _, SkiaTransform as _};
 use tiny_skia::{
     FillRule, FilterQuality, GradientStop, Paint, PathBuilder, Pixmap, PixmapMut, Point, Rect,
     Shader, SpreadMode, Stroke, StrokeDash, Transform,

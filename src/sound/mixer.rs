@@ -40,37 +40,7 @@ impl Default for Params {
     }
 }
 
-/// The buses a voice plays on; both go through the master bus.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Bus {
-    /// Everything, after the other two.
-    Master,
-    /// Music.
-    Music,
-    /// Everything else (the default for sounds and cues).
-    Effects,
-}
-
-impl Bus {
-    /// The bus named `name`.
-    pub fn from_name(name: &str) -> Option<Bus> {
-        match name {
-            "master" => Some(Bus::Master),
-            "music" => Some(Bus::Music),
-            "effects" => Some(Bus::Effects),
-            _ => None,
-        }
-    }
-
-    /// The bus's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Bus::Master => "master",
-            Bus::Music => "music",
-            Bus::Effects => "effects",
-        }
-    }
-}
+pub use moonloop_core::cues::Bus;
 
 /// What a voice plays.
 pub enum Source {

@@ -10,6 +10,7 @@
 //! Both caches are bounded (H10): past their caps, a frame's start empties
 //! them and they fill again with what is drawn.
 
+use crate::skia::SkiaColor as _;
 use rustc_hash::FxHashMap as HashMap;
 
 use cosmic_text::{CacheKey, CacheKeyFlags, Command, FontSystem, SwashCache, SwashContent};

@@ -43,7 +43,7 @@ impl Rgba {
             if !(0.0..=1.0).contains(&v) {
                 return Err(refuse!(
                     "channel {name} is {}; channels go from 0 to 1",
-                    crate::terminal::Number(v)
+                    crate::Number(v)
                 ));
             }
         }
@@ -97,12 +97,6 @@ impl Rgba {
             a: self.a * alpha,
             ..self
         }
-    }
-
-    /// Converts to tiny-skia's color.
-    pub fn to_skia(self) -> tiny_skia::Color {
-        tiny_skia::Color::from_rgba(self.r, self.g, self.b, self.a)
-            .unwrap_or(tiny_skia::Color::BLACK)
     }
 }
 

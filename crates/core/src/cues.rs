@@ -10,7 +10,37 @@
 use crate::Refusal;
 use std::rc::Rc;
 
-use crate::sound::Bus;
+/// The buses a voice plays on; both go through the master bus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bus {
+    /// Everything, after the other two.
+    Master,
+    /// Music.
+    Music,
+    /// Everything else (the default for sounds and cues).
+    Effects,
+}
+
+impl Bus {
+    /// The bus named `name`.
+    pub fn from_name(name: &str) -> Option<Bus> {
+        match name {
+            "master" => Some(Bus::Master),
+            "music" => Some(Bus::Music),
+            "effects" => Some(Bus::Effects),
+            _ => None,
+        }
+    }
+
+    /// The bus's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Bus::Master => "master",
+            Bus::Music => "music",
+            Bus::Effects => "effects",
+        }
+    }
+}
 
 /// What a logged entry does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

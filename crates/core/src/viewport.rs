@@ -94,12 +94,6 @@ impl Viewport {
         )
     }
 
-    /// Returns the transform from logical coordinates to device pixels.
-    pub fn transform(&self) -> tiny_skia::Transform {
-        let (sx, sy) = self.scale();
-        tiny_skia::Transform::from_row(sx as f32, 0.0, 0.0, sy as f32, self.x as f32, self.y as f32)
-    }
-
     /// Maps a point in device pixels to logical coordinates; `None` in a bar.
     pub fn to_logical(&self, device: (f64, f64)) -> Option<(f64, f64)> {
         let (sx, sy) = self.scale();
@@ -175,13 +169,5 @@ mod tests {
         let v = Viewport::fit_window((320, 240), (333.0, 333.0), 1.5);
         assert_eq!(v.surface, (500, 500));
         assert_eq!((v.x, v.y, v.width, v.height), (0, 62, 500, 375));
-    }
-
-    #[test]
-    fn the_transform_maps_logical_corners_to_the_viewport() {
-        let v = Viewport::fit((800, 600), (1920, 1080));
-        let mut corner = [tiny_skia::Point::from_xy(800.0, 600.0)];
-        v.transform().map_points(&mut corner);
-        assert_eq!((corner[0].x, corner[0].y), (1680.0, 1080.0));
     }
 }

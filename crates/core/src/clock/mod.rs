@@ -18,7 +18,7 @@ mod spec;
 
 pub use real_time::{PacedClock, WallClock};
 pub use scripted::{ConstantClock, JitterClock, ListClock, SplitMix64};
-pub use spec::{ClockSpec, parse_number};
+pub use spec::{BadSpec, ClockSpec, parse_number};
 
 /// The default cap on one wall-clock frame, in seconds (K1).
 ///

@@ -8,7 +8,6 @@ use super::{
     Clock, ConstantClock, DEFAULT_WALL_MAX_SECS, JitterClock, ListClock, MAX_DELTA, MAX_LIST,
     MAX_PACED_HZ, MIN_PACED_HZ, PacedClock, WallClock,
 };
-use crate::error::{Error, Result};
 
 /// A clock as written on the command line or in a test: `wall`,
 /// `wall:max=0.1`, `paced:60`, `constant:1/60`, `list:1/30,1/60`,
@@ -74,11 +73,22 @@ impl ClockSpec {
     }
 }
 
-impl FromStr for ClockSpec {
-    type Err = Error;
+/// A clock SPEC that does not read: the SPEC as given, and what is wrong
+/// with it and what would be right.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("bad clock `{spec}`: {reason}")]
+pub struct BadSpec {
+    /// The SPEC as given.
+    pub spec: String,
+    /// What is wrong with it and what would be right.
+    pub reason: String,
+}
 
-    fn from_str(spec: &str) -> Result<Self> {
-        let bad = |reason: &str| Error::ClockSpec {
+impl FromStr for ClockSpec {
+    type Err = BadSpec;
+
+    fn from_str(spec: &str) -> Result<Self, BadSpec> {
+        let bad = |reason: &str| BadSpec {
             spec: spec.to_string(),
             reason: reason.to_string(),
         };

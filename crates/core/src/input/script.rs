@@ -1,10 +1,7 @@
 //! Scripted input: events by frame or by simulated time, for headless
 //! runs and tests, fed into the input frame as they fall due.
 
-use std::path::Path;
-
 use super::{Action, InputEvent, InputFrame};
-use crate::error::{Error, Result};
 
 /// When a scripted event happens.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -70,50 +67,6 @@ impl Script {
         script.by_frame.sort_by_key(|e| e.0);
         script.by_time.sort_by(|a, b| a.0.total_cmp(&b.0));
         script
-    }
-
-    /// Reads a script file whose keys may name `actions`.
-    ///
-    /// # Errors
-    /// The file cannot be read, or a line is malformed: the error names the
-    /// file and line.
-    pub fn load(path: &Path, actions: &[Action]) -> Result<Script> {
-        // Through the one door, bounded like a game's own input files:
-        // `--input /dev/zero` would grow the host until the machine ran
-        // out, and a pipe nobody writes would wait for ever (even past
-        // Ctrl+C, which is asked between frames).
-        let shown = path.to_string_lossy();
-        let bytes = crate::assets::read_path(path, &shown, MAX_SCRIPT)
-            .map_err(|why| Error::io(path, why.into()))?;
-        let text = String::from_utf8(bytes).map_err(|_| {
-            Error::Usage(format!(
-                "{}: an input script is UTF-8 text, and this is not",
-                crate::terminal::escape(&path.to_string_lossy())
-            ))
-        })?;
-        Script::parse_with(&text, actions).map_err(|(line, reason)| Error::Input {
-            path: path.to_path_buf(),
-            line,
-            reason,
-        })
-    }
-
-    /// Reads the script file `name` that game content names (a test's
-    /// `input`, a scenario's), through the asset door of the game folder
-    /// `root` (H10); its keys may name `actions`.
-    ///
-    /// # Errors
-    /// The door refuses the name, or a line is malformed.
-    pub fn load_in(root: &Path, name: &str, actions: &[Action]) -> Result<Script> {
-        let bytes = crate::assets::read(Some(root), name, "input file", MAX_SCRIPT)
-            .map_err(|r| Error::Script(r.into()))?;
-        Script::parse_with(&String::from_utf8_lossy(&bytes), actions).map_err(|(line, reason)| {
-            Error::Input {
-                path: root.join(name),
-                line,
-                reason,
-            }
-        })
     }
 
     /// Reads a script from `text` whose keys are all keys; an error gives
