@@ -77,7 +77,14 @@ struct Wire {
     seed: u64,
     sent: u64,
     lost: u64,
+    /// What a hostile peer makes of each message it sends: the messages
+    /// that go instead, each with the address it claims to come from.
+    tamper: Option<Tamper>,
 }
+
+/// A hostile peer's hand on the wire: given who sends a message and the
+/// message, what goes out instead (none, the same, forged ones).
+type Tamper = Box<dyn FnMut(SocketAddr, &Message) -> Vec<(SocketAddr, Message)>>;
 
 impl Wire {
     /// The next number of a seeded xorshift64*: the same on every run.
@@ -98,6 +105,20 @@ struct End {
 impl NonBlockingSocket<SocketAddr> for End {
     fn send_to(&mut self, message: &Message, to: &SocketAddr) {
         let mut wire = self.wire.borrow_mut();
+        if let Some(mut tamper) = wire.tamper.take() {
+            let forged = tamper(self.at, message);
+            wire.tamper = Some(tamper);
+            for (from, message) in forged {
+                let due = wire.tick + wire.delay;
+                wire.flying.push(Flying {
+                    due,
+                    to: *to,
+                    from,
+                    message,
+                });
+            }
+            return;
+        }
         wire.sent += 1;
         if wire.loss_in > 0 && wire.next().is_multiple_of(wire.loss_in) {
             wire.lost += 1;
@@ -142,6 +163,17 @@ fn peer(
     script: &str,
     wire: &Rc<RefCell<Wire>>,
 ) -> (tempfile::TempDir, Peer) {
+    peer_with(main, local, script, wire, |_| {})
+}
+
+/// A peer as [`peer`] makes one, its options changed by `change`.
+fn peer_with(
+    main: &str,
+    local: usize,
+    script: &str,
+    wire: &Rc<RefCell<Wire>>,
+    change: impl FnOnce(&mut Options),
+) -> (tempfile::TempDir, Peer) {
     let dir = game(&[("main.luau", main)]);
     let loaded = LuaGame::load(dir.path()).unwrap();
     let mut engine = Engine::new(loaded, Box::new(ConstantClock::new(1.0 / 60.0)));
@@ -153,6 +185,7 @@ fn peer(
     };
     let mut options = Options::new(local, addr(1 - local));
     options.reports = dir.path().to_path_buf();
+    change(&mut options);
     let script = Script::parse(script).unwrap();
     let online = Online::start(end, options).unwrap().script(Some(script));
     (
@@ -205,6 +238,7 @@ fn wire(delay: u64, jitter: u64, loss_in: u64) -> Rc<RefCell<Wire>> {
         seed: 0x9e37_79b9_7f4a_7c15,
         sent: 0,
         lost: 0,
+        tamper: None,
     }))
 }
 
@@ -220,8 +254,15 @@ fn two_peers_over_a_slow_lossy_link_agree_with_a_local_run_of_the_same_input() {
     // 100 ms round trip (three frames each way, up to one more of
     // jitter), one packet in twenty lost, an hour's minute of play.
     let link = wire(3, 1, 20);
-    let (a, mut one) = peer(DUEL, 0, ONE, &link);
-    let (_b, mut two) = peer(DUEL, 1, TWO, &link);
+    // GGRS retries a lost synchronization packet on real time, which these
+    // made-up ticks outrun many times over, while the deadlines are on
+    // made-up time: they are set past this test's length.
+    let slow = |o: &mut Options| {
+        o.sync_wait = Duration::from_secs(600);
+        o.frame_wait = Duration::from_secs(600);
+    };
+    let (a, mut one) = peer_with(DUEL, 0, ONE, &link, slow);
+    let (_b, mut two) = peer_with(DUEL, 1, TWO, &link, slow);
     play(&mut [&mut one, &mut two], &link, 3600);
     for p in [&one, &two] {
         assert_eq!(Driver::<LuaGame>::ended(&p.online), None);
@@ -554,4 +595,387 @@ fn a_spectator_watches_the_players_frames_on_the_inputs_the_host_confirms() {
         late_err.contains("refused this game: its game has begun"),
         "{late_err}"
     );
+}
+
+// A hostile peer (issue #50): the other side is the one party nobody
+// vets. Each row below has the second player's game (or a spectator's)
+// send, through the wire's tamper, what no honest moonloop peer sends,
+// and shows the host ends in its bounded time with a line, or plays on,
+// rather than waiting for ever. All in made-up time, bounded in ticks.
+
+/// GGRS's message as it goes on the wire, for a test to forge one (its
+/// own types are private to it).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct Wired {
+    magic: u16,
+    body: WiredBody,
+}
+
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+enum WiredBody {
+    SyncRequest(u32),
+    SyncReply(u32),
+    Input(Vec<(bool, i32)>, bool, i32, i32, Vec<u8>),
+    InputAck(i32),
+    QualityReport(i16, u128),
+    QualityReply(u128),
+    ChecksumReport(u128, i32),
+    KeepAlive,
+}
+
+fn codec() -> impl bincode::Options {
+    use bincode::Options as _;
+    bincode::DefaultOptions::new().with_limit(4096)
+}
+
+/// Reads `message` as it is on the wire.
+fn open(message: &Message) -> Wired {
+    use bincode::Options as _;
+    let bytes = moonloop::netplay::link::encode(message);
+    codec().deserialize(&bytes[1..]).unwrap()
+}
+
+/// Makes a message of `wired`, as a peer would decode it.
+fn seal(wired: &Wired) -> Message {
+    use bincode::Options as _;
+    let mut bytes = vec![4];
+    bytes.extend(codec().serialize(wired).unwrap());
+    moonloop::netplay::link::decode(&bytes).expect("a message GGRS reads")
+}
+
+/// The address of player (or spectator) `i` on the test's wire.
+fn at(i: usize) -> SocketAddr {
+    format!("127.0.0.1:{}", 9000 + i).parse().unwrap()
+}
+
+/// Ticks `peers` on the wire for at most `ticks` frames of made-up time,
+/// or until one of them ends; returns the ticks run.
+fn run_for(peers: &mut [&mut Peer], wire: &Rc<RefCell<Wire>>, ticks: u64) -> u64 {
+    let base = Instant::now();
+    for n in 1..=ticks {
+        let tick = {
+            let mut w = wire.borrow_mut();
+            w.tick += 1;
+            w.tick
+        };
+        let now = base + Duration::from_micros(16_667 * tick);
+        for p in peers.iter_mut() {
+            p.online.tick(&mut p.engine, now);
+            p.engine.cues_mut().drain().for_each(drop);
+            if Driver::<LuaGame>::ended(&p.online).is_some() {
+                return n;
+            }
+        }
+    }
+    ticks
+}
+
+/// What the host said when it ended, or a failure naming what it did.
+fn host_said(host: &Peer) -> String {
+    Driver::<LuaGame>::ended(&host.online)
+        .unwrap_or_else(|| panic!("the host never ended: {:?}", host.online.stats()))
+}
+
+/// A second player whose every message goes through `tamper`.
+fn hostile(
+    wire: &Rc<RefCell<Wire>>,
+    tamper: impl FnMut(&Message) -> Vec<Message> + 'static,
+) -> (tempfile::TempDir, Peer) {
+    let mut tamper = tamper;
+    wire.borrow_mut().tamper = Some(Box::new(move |from, message| {
+        if from == at(1) {
+            tamper(message).into_iter().map(|m| (from, m)).collect()
+        } else {
+            vec![(from, message.clone())]
+        }
+    }));
+    peer(DUEL, 1, TWO, wire)
+}
+
+// rule: N3
+#[test]
+fn a_player_that_never_synchronizes_ends_the_host_at_the_sync_deadline() {
+    // It answered the hello (this is after it), then sends nothing.
+    let link = wire(1, 0, 0);
+    let (_a, mut host) = peer(DUEL, 0, ONE, &link);
+    let (_b, mut two) = hostile(&link, |_| Vec::new());
+    // The deadline is 10 s: 600 frames of made-up time, and a few more.
+    let ticks = run_for(&mut [&mut host, &mut two], &link, 700);
+    assert!(ticks <= 620, "ended after {ticks} ticks");
+    let said = host_said(&host);
+    assert!(
+        said.contains("did not finish connecting in 10 s") && said.contains("--sync-wait"),
+        "{said}"
+    );
+}
+
+// rule: N3
+#[test]
+fn a_player_that_only_keeps_alive_ends_the_host_at_the_frame_deadline() {
+    // Honest for 100 messages (it synchronizes and plays a little), then
+    // every message it sends is a keep-alive: it talks, and sends nothing
+    // to play.
+    let link = wire(1, 0, 0);
+    let (_a, mut host) = peer(DUEL, 0, ONE, &link);
+    let mut sent = 0;
+    let (_b, mut two) = hostile(&link, move |message| {
+        sent += 1;
+        let mut wired = open(message);
+        if sent > 100 {
+            wired.body = WiredBody::KeepAlive;
+        }
+        vec![seal(&wired)]
+    });
+    let ticks = run_for(&mut [&mut host, &mut two], &link, 1200);
+    assert!(ticks < 1000, "ended after {ticks} ticks");
+    let said = host_said(&host);
+    assert!(
+        said.contains("no frame could be played for 10 s") && said.contains("--frame-wait"),
+        "{said}"
+    );
+}
+
+// rule: N3
+#[test]
+fn a_peer_claiming_to_be_far_ahead_does_not_freeze_the_host() {
+    // Beside each input, a quality report saying it is 32,767 frames
+    // ahead: GGRS alone would have the host wait 16,383 frames. (Forged
+    // with each input: GGRS's own reports go on real time, which these
+    // made-up ticks outrun.)
+    let link = wire(1, 0, 0);
+    let (_a, mut host) = peer(DUEL, 0, ONE, &link);
+    let (_b, mut two) = hostile(&link, |message| {
+        let wired = open(message);
+        let mut out = vec![message.clone()];
+        if matches!(wired.body, WiredBody::Input(..)) {
+            out.push(seal(&Wired {
+                magic: wired.magic,
+                body: WiredBody::QualityReport(i16::MAX, 0),
+            }));
+        }
+        out
+    });
+    play(&mut [&mut host, &mut two], &link, 600);
+    let stats = host.online.stats();
+    assert_eq!(Driver::<LuaGame>::ended(&host.online), None);
+    assert!(stats.confirmed >= 600, "{stats:?}");
+    assert!(stats.waited < 60, "waited {} frames", stats.waited);
+    assert!(stats.dropped > 0, "the reports were dropped: {stats:?}");
+}
+
+// rule: N3
+#[test]
+fn a_forged_time_stamp_shows_no_absurd_round_trip() {
+    // Beside each input, a quality reply with a time stamp from 1970.
+    let link = wire(1, 0, 0);
+    let (_a, mut host) = peer(DUEL, 0, ONE, &link);
+    let (_b, mut two) = hostile(&link, |message| {
+        let wired = open(message);
+        let mut out = vec![message.clone()];
+        if matches!(wired.body, WiredBody::Input(..)) {
+            out.push(seal(&Wired {
+                magic: wired.magic,
+                body: WiredBody::QualityReply(1),
+            }));
+        }
+        out
+    });
+    play(&mut [&mut host, &mut two], &link, 600);
+    let stats = host.online.stats();
+    assert!(stats.ping < 60_000, "a ping of {} ms", stats.ping);
+    assert!(stats.dropped > 0, "the replies were dropped: {stats:?}");
+}
+
+// rule: N3
+#[test]
+fn a_player_that_marks_itself_gone_ends_the_session_saying_so() {
+    // After its first 150 messages, its inputs say it is disconnected.
+    let link = wire(1, 0, 0);
+    let (_a, mut host) = peer(DUEL, 0, ONE, &link);
+    let mut sent = 0;
+    let (_b, mut two) = hostile(&link, move |message| {
+        sent += 1;
+        let mut wired = open(message);
+        if let WiredBody::Input(status, ..) = &mut wired.body
+            && sent > 150
+            && let Some(own) = status.get_mut(1)
+        {
+            own.0 = true;
+        }
+        vec![seal(&wired)]
+    });
+    play(&mut [&mut host, &mut two], &link, 600);
+    let said = host_said(&host);
+    assert!(said.contains("the other player left at frame"), "{said}");
+}
+
+// rule: N3
+#[test]
+fn the_closing_line_counts_the_hashes_compared() {
+    // The other side sends no state hash: none can be compared, and the
+    // host must not say it compared any.
+    let link = wire(1, 0, 0);
+    let (_a, mut host) = peer(DUEL, 0, ONE, &link);
+    let (_b, mut two) = hostile(&link, |message| match open(message).body {
+        WiredBody::ChecksumReport(..) => Vec::new(),
+        _ => vec![message.clone()],
+    });
+    play(&mut [&mut host, &mut two], &link, 300);
+    let status = Driver::<LuaGame>::status(&host.online).join("\n");
+    assert!(
+        status.contains("hashes compared every 10 frames: 0 so far"),
+        "{status}"
+    );
+    // An honest pair compares about one a ten frames.
+    let link = wire(1, 0, 0);
+    let (_c, mut one) = peer(DUEL, 0, ONE, &link);
+    let (_d, mut two) = peer(DUEL, 1, TWO, &link);
+    play(&mut [&mut one, &mut two], &link, 300);
+    let compared = one.online.stats().compared;
+    assert!((20..=30).contains(&compared), "{compared} compared");
+}
+
+// rule: N3
+#[test]
+fn a_peer_that_closes_says_goodbye_and_the_other_ends_at_once() {
+    let link = wire(1, 0, 0);
+    let (_a, mut one) = peer(DUEL, 0, ONE, &link);
+    let (_b, mut two) = peer(DUEL, 1, TWO, &link);
+    play(&mut [&mut one, &mut two], &link, 120);
+    drop(two);
+    // Without a goodbye the host waits out 3 s of real silence (GGRS's
+    // timeout), hundreds of these ticks.
+    let ticks = run_for(&mut [&mut one], &link, 300);
+    assert!(ticks <= 5, "ended after {ticks} ticks");
+    let said = host_said(&one);
+    assert!(said.contains("the other player left"), "{said}");
+}
+
+// rule: N3
+#[test]
+fn a_spectator_that_sends_inputs_ends_nothing_for_the_players() {
+    // The spectator at(2) sends, beside what it should, every input the
+    // second player sends, under its own magic number: as a player would.
+    let link = wire(1, 0, 0);
+    let (_a, mut host) = {
+        let dir = game(&[("main.luau", DUEL)]);
+        let loaded = LuaGame::load(dir.path()).unwrap();
+        let mut engine = Engine::new(loaded, Box::new(ConstantClock::new(1.0 / 60.0)));
+        engine.keep_history(moonloop::history::DEFAULT_CAP).unwrap();
+        let mut options = Options::new(0, at(1));
+        options.spectators = vec![at(2)];
+        options.reports = dir.path().to_path_buf();
+        let end = End {
+            at: at(0),
+            wire: link.clone(),
+        };
+        let online = Online::start(end, options)
+            .unwrap()
+            .script(Some(Script::parse(ONE).unwrap()));
+        (
+            dir,
+            Peer {
+                engine,
+                online,
+                heard: Vec::new(),
+            },
+        )
+    };
+    let (_b, mut two) = peer(DUEL, 1, TWO, &link);
+    let last_input: Rc<RefCell<Option<WiredBody>>> = Rc::default();
+    let kept = last_input.clone();
+    link.borrow_mut().tamper = Some(Box::new(move |from, message| {
+        let mut out = vec![(from, message.clone())];
+        let wired = open(message);
+        if from == at(1) && matches!(wired.body, WiredBody::Input(..)) {
+            *kept.borrow_mut() = Some(wired.body);
+        } else if from == at(2)
+            && let Some(body) = kept.borrow().clone()
+        {
+            let forged = Wired {
+                magic: wired.magic,
+                body,
+            };
+            out.push((from, seal(&forged)));
+        }
+        out
+    }));
+    let dir = game(&[("main.luau", DUEL)]);
+    let loaded = LuaGame::load(dir.path()).unwrap();
+    let mut watcher = Engine::new(loaded, Box::new(ConstantClock::new(1.0 / 60.0)));
+    let end = End {
+        at: at(2),
+        wire: link.clone(),
+    };
+    let mut spectating =
+        moonloop::netplay::Spectating::start(end, at(0), Duration::from_secs(3)).unwrap();
+    let base = Instant::now();
+    for _ in 0..1500 {
+        let tick = {
+            let mut w = link.borrow_mut();
+            w.tick += 1;
+            w.tick
+        };
+        let now = base + Duration::from_micros(16_667 * tick);
+        host.online.tick(&mut host.engine, now);
+        two.online.tick(&mut two.engine, now);
+        spectating.tick(&mut watcher, now);
+        if Driver::<LuaGame>::ended(&host.online).is_some()
+            || Driver::<LuaGame>::confirmed(&host.online).unwrap_or(0) >= 600
+        {
+            break;
+        }
+    }
+    assert_eq!(Driver::<LuaGame>::ended(&host.online), None);
+    assert!(
+        host.online.stats().confirmed >= 600,
+        "{:?}",
+        host.online.stats()
+    );
+    assert!(
+        host.online.stats().dropped > 0,
+        "the spectator's inputs were dropped"
+    );
+}
+
+// rule: N3
+#[test]
+fn a_real_host_ends_on_a_joiner_that_says_hello_and_then_nothing() {
+    // Over the loopback: a joiner that holds the same game, is welcomed,
+    // and never synchronizes. The host ends at its --sync-wait with the
+    // line, rather than waiting "for player 1" for ever.
+    use bincode::Options as _;
+    let dir = game(&[("g/main.luau", DUEL), ("one.txt", ONE)]);
+    let port = free_port();
+    let address = format!("127.0.0.1:{port}");
+    let started = Instant::now();
+    let host = host_headless(dir.path(), &address, &["--sync-wait", "1"]);
+    let id = moonloop::netplay::link::GameId::of(&dir.path().join("g"), "g", 2);
+    let mut hello = vec![1u8];
+    hello.extend(codec().serialize(&id).unwrap());
+    let joiner = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    joiner
+        .set_read_timeout(Some(Duration::from_millis(100)))
+        .unwrap();
+    let mut welcomed = false;
+    let mut buffer = [0u8; 4096];
+    // Hello until welcomed (at most 100 tries, ten seconds), then silence.
+    for _ in 0..100 {
+        joiner.send_to(&hello, &address).unwrap();
+        if let Ok((n, _)) = joiner.recv_from(&mut buffer)
+            && n > 0
+            && buffer[0] == 2
+        {
+            welcomed = true;
+            break;
+        }
+    }
+    assert!(welcomed, "the host welcomed the joiner");
+    let (code, _, stderr) = output(host);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("the other player did not finish connecting in 1 s"),
+        "{stderr}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(30), "it ended");
 }

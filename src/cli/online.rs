@@ -32,6 +32,15 @@ pub(super) struct PeerArgs {
     /// How long to wait for the other player to connect, in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 300.0, value_parser = super::parse_budget)]
     wait: f64,
+    /// How long, once connected, every peer has to finish synchronizing,
+    /// in seconds: the other player not done by then ends the session, a
+    /// spectator is dropped.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = super::parse_budget)]
+    sync_wait: f64,
+    /// The longest to wait for a frame that can be played, in seconds: a
+    /// peer that talks but sends no input to play ends the session then.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = super::parse_budget)]
+    frame_wait: f64,
     /// Plays without a window: this player's input from --input.
     #[arg(long)]
     headless: bool,
@@ -53,6 +62,13 @@ pub(super) struct WatchArgs {
     /// How long to wait for the host to answer, in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 300.0, value_parser = super::parse_budget)]
     wait: f64,
+    /// How long, once answered, the host has to finish synchronizing, in
+    /// seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = super::parse_budget)]
+    sync_wait: f64,
+    /// The longest to wait for a frame to watch, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = super::parse_budget)]
+    frame_wait: f64,
     /// Watches without a window.
     #[arg(long)]
     headless: bool,
@@ -112,6 +128,8 @@ pub(super) fn spectate(address: &str, game: PathBuf, args: WatchArgs) -> Result<
             delay: 0,
             window: 1,
             wait: args.wait,
+            sync_wait: args.sync_wait,
+            frame_wait: args.frame_wait,
             headless: args.headless,
             input: None,
             frames: args.frames,
@@ -122,7 +140,11 @@ pub(super) fn spectate(address: &str, game: PathBuf, args: WatchArgs) -> Result<
     tell!("online: joining {host} to watch");
     let (link, seed) = Link::join(host, &id, loading.wait(), true)?;
     let (loaded, _) = loading.load(seed)?;
-    let watching = crate::netplay::Spectating::start(link, host, Duration::from_secs(3))?;
+    let watching = crate::netplay::Spectating::start(link, host, Duration::from_secs(3))?.waits(
+        Duration::from_secs_f64(args.sync_wait),
+        Duration::from_secs_f64(args.frame_wait),
+        args.frames,
+    );
     let mut engine = Engine::new(loaded, Box::new(ConstantClock::new(1.0 / 60.0)));
     engine.keep_history(crate::history::DEFAULT_CAP)?;
     loading.drive(engine, Box::new(watching))
@@ -217,6 +239,9 @@ impl Peer {
         options.seed = seed;
         options.reports = PathBuf::from(".");
         options.spectators = spectators;
+        options.until = self.args.frames;
+        options.sync_wait = Duration::from_secs_f64(self.args.sync_wait);
+        options.frame_wait = Duration::from_secs_f64(self.args.frame_wait);
         let online = Online::start(link, options)?.script(script);
         self.drive(engine, Box::new(online))
     }

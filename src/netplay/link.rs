@@ -148,35 +148,66 @@ pub fn decode(packet: &[u8]) -> Option<Message> {
     codec().deserialize(body).ok()
 }
 
-// GGRS 0.13's message, as it goes on the wire, for `decode` to look into
-// (its own types are private to it). A message of another shape is not
-// looked into and goes to GGRS as it is.
-#[derive(Deserialize)]
-struct Shape {
-    _magic: u16,
-    body: Body,
+// GGRS 0.13's message, as it goes on the wire, for `decode` and the guard
+// (guard.rs) to look into (its own types are private to it). A message of
+// another shape is not looked into and goes to GGRS as it is.
+#[derive(Debug, Deserialize)]
+pub(super) struct Shape {
+    pub(super) magic: u16,
+    pub(super) body: Body,
 }
 
-#[derive(Deserialize)]
-#[allow(dead_code)] // read only to be skipped over
-enum Body {
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)] // what is not checked is read only to be skipped over
+pub(super) enum Body {
     SyncRequest(u32),
     SyncReply(u32),
     Input(InputShape),
     InputAck(i32),
+    /// The frames the sender says it is ahead, and its time stamp.
     QualityReport(i16, u128),
+    /// The time stamp of a report, sent back.
     QualityReply(u128),
+    /// A confirmed frame's state hash, and the frame.
     ChecksumReport(u128, i32),
     KeepAlive,
 }
 
-#[derive(Deserialize)]
-struct InputShape {
-    peer_connect_status: Vec<(bool, i32)>,
-    _disconnect_requested: bool,
-    _start_frame: i32,
-    _ack_frame: i32,
-    bytes: Vec<u8>,
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)] // as `Body`
+pub(super) struct InputShape {
+    pub(super) peer_connect_status: Vec<(bool, i32)>,
+    pub(super) disconnect_requested: bool,
+    pub(super) start_frame: i32,
+    pub(super) ack_frame: i32,
+    pub(super) bytes: Vec<u8>,
+}
+
+/// Reads what `message` says, as [`Shape`]; `None` for one of a shape
+/// GGRS does not send.
+pub(super) fn inspect(message: &Message) -> Option<Shape> {
+    let bytes = codec().serialize(message).ok()?;
+    codec().deserialize(&bytes).ok()
+}
+
+/// The message that says goodbye: an input that asks to disconnect, which
+/// GGRS on the other side takes as this peer leaving, at once (without it
+/// the other side waits out its silence timeout). `magic` is the one this
+/// peer's messages to that side carry, without which GGRS drops it.
+pub(super) fn goodbye(magic: u16) -> Option<Message> {
+    /// The start of GGRS 0.13's message body, in its order: only the third
+    /// variant is written.
+    #[derive(Serialize)]
+    #[allow(dead_code)] // only `Input` is made
+    enum Out {
+        SyncRequest(u32),
+        SyncReply(u32),
+        Input(Vec<(bool, i32)>, bool, i32, i32, Vec<u8>),
+    }
+    let bytes = codec()
+        .serialize(&(magic, Out::Input(Vec::new(), true, 0, -1, Vec::new())))
+        .ok()?;
+    codec().deserialize(&bytes).ok()
 }
 
 /// Writes `message` as a packet, as a peer sends it.

@@ -6,6 +6,7 @@
 //! first (link.rs). A spectator plays the host's confirmed inputs as
 //! they come (spectate.rs).
 
+pub mod guard;
 pub mod input;
 pub mod link;
 pub mod online;

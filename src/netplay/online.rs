@@ -22,6 +22,7 @@ use ggrs::{
     PlayerType, SessionBuilder, SessionState,
 };
 
+use super::guard::Guarded;
 use super::input::{NetInput, Sampler, apply};
 use crate::engine::{Engine, Game, Snapshot, Tick};
 use crate::input::Script;
@@ -50,6 +51,11 @@ pub(super) const UNREADABLE: &str = "N3: the other peer sent what this one canno
 /// How many frames apart the peers compare hashes.
 pub const HASH_INTERVAL: u32 = 10;
 
+/// The most frames this peer waits, all told, on the other's word that it
+/// is ahead (GGRS's time sync): half a second. A larger recommendation
+/// (a hostile peer's) is cut to it.
+pub const MAX_SKIP: u32 = 30;
+
 /// How a peer plays.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -63,7 +69,17 @@ pub struct Options {
     /// The most frames played ahead on a prediction. Default: 8.
     pub window: usize,
     /// How long the other peer may be silent before it is gone.
+    /// Default: 3 s.
     pub timeout: Duration,
+    /// How long every peer (the other player, and each spectator) has to
+    /// finish synchronizing once the session starts: the other player
+    /// not done by then ends the session, a spectator is dropped.
+    /// Default: 10 s.
+    pub sync_wait: Duration,
+    /// The longest this peer waits for a frame it can play once both
+    /// play: a peer that talks (keep-alives, reports) but sends no input
+    /// this one can play ends the session after it. Default: 10 s.
+    pub frame_wait: Duration,
     /// The seed both games started from, for the replay written when
     /// they come apart.
     pub seed: u64,
@@ -72,6 +88,11 @@ pub struct Options {
     /// Peers that watch (the host's only): each is sent every confirmed
     /// input, and plays the game from them.
     pub spectators: Vec<SocketAddr>,
+    /// The last frame this run plays (`--frames`), if it stops at one:
+    /// once both players' input is known up to it, the other side leaving
+    /// (it stopped there too) is the session's end, not a failure.
+    /// Default: none.
+    pub until: Option<u64>,
 }
 
 impl Options {
@@ -83,9 +104,12 @@ impl Options {
             delay: 2,
             window: 8,
             timeout: Duration::from_secs(3),
+            sync_wait: Duration::from_secs(10),
+            frame_wait: Duration::from_secs(10),
             seed: 0,
             reports: PathBuf::new(),
             spectators: Vec::new(),
+            until: None,
         }
     }
 }
@@ -112,11 +136,18 @@ pub struct NetStats {
     pub confirmed: u64,
     /// Sounds not played again because a frame ran again.
     pub sounds_kept_quiet: u64,
+    /// State hashes both peers had for a frame, compared.
+    pub compared: u64,
+    /// Messages from the other side the guard dropped (guard.rs).
+    pub dropped: u64,
 }
 
 /// A peer of an online session, driving its engine's frames.
-pub struct Online<S> {
+pub struct Online<S: NonBlockingSocket<SocketAddr>> {
     session: P2PSession<NetConfig>,
+    /// The guard on the socket GGRS holds: what it heard, and the way to
+    /// say goodbye.
+    guard: Guarded<S>,
     options: Options,
     sampler: Option<Sampler>,
     /// Scripted input for this peer's player (a headless run's `--input`).
@@ -137,7 +168,18 @@ pub struct Online<S> {
     ended: Option<String>,
     /// Spectators still watching.
     watching: usize,
-    _socket: std::marker::PhantomData<S>,
+    /// Who has finished synchronizing: the other player, and each
+    /// spectator by its place in `options.spectators`.
+    synced: (bool, Vec<bool>),
+    /// When the session started (its first tick).
+    started: Option<Instant>,
+    /// When the last frame was delivered (or play began).
+    last_frame: Option<Instant>,
+    /// The frame whose hashes differed, once they did.
+    apart: Option<i32>,
+    /// Whether the session is over as it should be: both played to
+    /// `options.until` and the other side stopped.
+    finished: bool,
 }
 
 impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
@@ -177,10 +219,17 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
                 .add_player(PlayerType::Spectator(watcher), 2 + i)
                 .map_err(refused)?;
         }
-        let session = builder.start_p2p_session(socket).map_err(refused)?;
+        let guard = Guarded::new(socket, options.remote, options.spectators.clone());
+        let session = builder.start_p2p_session(guard.watch()).map_err(refused)?;
         let watching = options.spectators.len();
         Ok(Online {
             session,
+            guard,
+            synced: (false, vec![false; watching]),
+            started: None,
+            last_frame: None,
+            apart: None,
+            finished: false,
             options,
             sampler: None,
             script: None,
@@ -193,7 +242,6 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
             furthest: 0,
             ended: None,
             watching,
-            _socket: std::marker::PhantomData,
         })
     }
 
@@ -215,9 +263,13 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
         for event in events {
             match event {
                 GgrsEvent::Synchronized { addr } if addr != self.options.remote => {
+                    if let Some(i) = self.options.spectators.iter().position(|&a| a == addr) {
+                        self.synced.1[i] = true;
+                    }
                     tell!("online: {addr} is watching");
                 }
                 GgrsEvent::Synchronized { .. } => {
+                    self.synced.0 = true;
                     self.synchronized = true;
                     tell!(
                         "online: connected; playing as player {}",
@@ -228,6 +280,9 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
                     // A spectator that goes away ends nothing.
                     tell!("online: the spectator at {addr} left");
                     self.watching = self.watching.saturating_sub(1);
+                }
+                GgrsEvent::Disconnected { .. } if self.played_out() => {
+                    self.finished = true;
                 }
                 GgrsEvent::Disconnected { .. } => {
                     self.end(format!(
@@ -244,13 +299,16 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
                     tell!("online: the other player is back");
                 }
                 GgrsEvent::NetworkInterrupted { .. } | GgrsEvent::NetworkResumed { .. } => {}
-                GgrsEvent::WaitRecommendation { skip_frames } => self.skip += skip_frames,
+                GgrsEvent::WaitRecommendation { skip_frames } => {
+                    self.skip = self.skip.saturating_add(skip_frames).min(MAX_SKIP);
+                }
                 GgrsEvent::DesyncDetected {
                     frame,
                     local_checksum,
                     remote_checksum,
                     ..
                 } => {
+                    self.apart = Some(frame);
                     let replay = self.write_replay(engine, frame);
                     self.end(format!(
                         "N3: the two games came apart at frame {frame}: its state hash is \
@@ -261,6 +319,61 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
                 }
                 GgrsEvent::Synchronizing { .. } => {}
             }
+        }
+    }
+
+    /// Says whether both players' input is known up to the last frame this
+    /// run plays, so the other side may stop.
+    fn played_out(&self) -> bool {
+        self.options
+            .until
+            .is_some_and(|n| self.stats.confirmed >= n)
+    }
+
+    /// Holds each phase to its deadline (N3): a peer that has not finished
+    /// synchronizing by `options.sync_wait` (the other player ends the
+    /// session, a spectator is dropped and play goes on), and a running
+    /// session that has played no frame for `options.frame_wait`.
+    fn deadlines(&mut self, now: Instant) {
+        let started = *self.started.get_or_insert(now);
+        let seconds = |d: Duration| crate::terminal::Number(d.as_secs_f64());
+        if now.saturating_duration_since(started) >= self.options.sync_wait {
+            if !self.synced.0 {
+                self.end(format!(
+                    "N3: the other player did not finish connecting in {} s (a peer that \
+                     answered the hello and then went quiet, or a link that drops GGRS's \
+                     packets); the session ends (--sync-wait sets how long)",
+                    seconds(self.options.sync_wait)
+                ));
+                return;
+            }
+            for i in 0..self.synced.1.len() {
+                if self.synced.1[i] {
+                    continue;
+                }
+                self.synced.1[i] = true;
+                self.watching = self.watching.saturating_sub(1);
+                let _ = self.session.disconnect_player(2 + i);
+                tell!(
+                    "online: the spectator at {} did not finish connecting in {} s; playing on \
+                     without it",
+                    self.options.spectators[i],
+                    seconds(self.options.sync_wait)
+                );
+            }
+        }
+        if self.session.current_state() != SessionState::Running {
+            return;
+        }
+        let last = *self.last_frame.get_or_insert(now);
+        if now.saturating_duration_since(last) >= self.options.frame_wait {
+            self.end(format!(
+                "N3: no frame could be played for {} s: the other player's game talks but sends \
+                 no input this one can play; the session ends at frame {} (--frame-wait sets \
+                 how long)",
+                seconds(self.options.frame_wait),
+                self.furthest
+            ));
         }
     }
 
@@ -347,6 +460,23 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
 
     /// Runs one frame with every player's input.
     fn advance<G: Game>(&mut self, engine: &mut Engine<G>, inputs: &[(NetInput, InputStatus)]) {
+        let remote = 1 - self.options.local;
+        if inputs
+            .get(remote)
+            .is_some_and(|(_, status)| *status == InputStatus::Disconnected)
+        {
+            // The other player said it left (its inputs mark it so): the
+            // game is not played on alone.
+            if self.played_out() {
+                self.finished = true;
+                return;
+            }
+            self.end(format!(
+                "online: the other player left at frame {}; the session ends",
+                engine.frame()
+            ));
+            return;
+        }
         let resimulating = engine.frame() < self.furthest;
         apply(engine.input_mut(), &held(inputs));
         engine.deliver_frame(1.0 / FPS as f64);
@@ -395,6 +525,15 @@ pub(super) fn held(inputs: &[(NetInput, InputStatus)]) -> Vec<NetInput> {
         .collect()
 }
 
+impl<S: NonBlockingSocket<SocketAddr>> Drop for Online<S> {
+    /// Says goodbye to the other side, so it ends at once with its line
+    /// rather than after its silence timeout (a game closed, Ctrl+C, the
+    /// end of its frames).
+    fn drop(&mut self) {
+        self.guard.say_goodbye();
+    }
+}
+
 impl<G: Game, S: NonBlockingSocket<SocketAddr> + 'static> Driver<G> for Online<S> {
     fn tick(&mut self, engine: &mut Engine<G>, now: Instant) -> Tick {
         let sampler = self
@@ -413,6 +552,10 @@ impl<G: Game, S: NonBlockingSocket<SocketAddr> + 'static> Driver<G> for Online<S
             return Tick::Declined;
         }
         self.events(engine);
+        if self.finished {
+            return Tick::Declined;
+        }
+        self.deadlines(now);
         if self.ended.is_some() {
             return Tick::Declined;
         }
@@ -457,6 +600,9 @@ impl<G: Game, S: NonBlockingSocket<SocketAddr> + 'static> Driver<G> for Online<S
         };
         let mut delivered = false;
         for request in requests {
+            if self.ended.is_some() || self.finished {
+                break;
+            }
             match request {
                 GgrsRequest::SaveGameState { cell, frame } => {
                     let checksum = self.save(engine, frame);
@@ -471,12 +617,18 @@ impl<G: Game, S: NonBlockingSocket<SocketAddr> + 'static> Driver<G> for Online<S
         }
         let confirmed = (i64::from(self.session.confirmed_frame()) + 1).max(0) as u64;
         self.stats.confirmed = confirmed.min(engine.frame());
+        {
+            let mut heard = self.guard.heard();
+            self.stats.compared = heard.compared(self.session.confirmed_frame());
+            self.stats.dropped = heard.dropped();
+        }
         self.played.retain(|(frame, _)| *frame > confirmed);
         let remote = 1 - self.options.local;
         if let Ok(network) = self.session.network_stats(remote) {
             self.stats.ping = network.ping;
         }
         if delivered {
+            self.last_frame = Some(now);
             Tick::Delivered
         } else {
             Tick::Declined
@@ -512,10 +664,17 @@ impl<G: Game, S: NonBlockingSocket<SocketAddr> + 'static> Driver<G> for Online<S
                 "rollbacks {} ({} frames run again, {} at most), waited {} frames",
                 s.rollbacks, s.resimulated, s.deepest, s.waited
             ),
-            format!(
-                "hashes compared every {HASH_INTERVAL} frames: {} so far, all alike",
-                s.confirmed / u64::from(HASH_INTERVAL)
-            ),
+            match self.apart {
+                None => format!(
+                    "hashes compared every {HASH_INTERVAL} frames: {} so far, all alike",
+                    s.compared
+                ),
+                Some(frame) => format!(
+                    "hashes compared every {HASH_INTERVAL} frames: {} so far, and frame \
+                     {frame} came apart",
+                    s.compared
+                ),
+            },
         ]
     }
 

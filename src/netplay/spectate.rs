@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use ggrs::{GgrsError, GgrsEvent, GgrsRequest, NonBlockingSocket, SessionBuilder, SessionState};
 
+use super::guard::Guarded;
 use super::input::apply;
 use super::online::{FPS, NetConfig, held};
 use crate::engine::{Engine, Game, Tick};
@@ -23,31 +24,43 @@ const MAX_BEHIND: usize = 10;
 const CATCH_UP: usize = 4;
 
 /// A spectator's session, driving its engine's frames.
-pub struct Spectating {
+pub struct Spectating<S: NonBlockingSocket<SocketAddr>> {
     session: ggrs::SpectatorSession<NetConfig>,
+    /// The guard on the socket GGRS holds, kept to say goodbye.
+    guard: Guarded<S>,
     host: SocketAddr,
     timeout: Duration,
+    /// How long the host has to finish synchronizing, and the longest
+    /// wait for a frame once watching (as [`super::Options`]'s).
+    sync_wait: Duration,
+    frame_wait: Duration,
+    /// The last frame this run watches (`--frames`): the host leaving
+    /// once it is played is the end, not a failure.
+    until: Option<u64>,
+    started: Option<Instant>,
+    last_frame: Option<Instant>,
     next: Option<Instant>,
     synchronized: bool,
+    finished: bool,
     ended: Option<String>,
 }
 
-impl Spectating {
+impl<S: NonBlockingSocket<SocketAddr> + 'static> Spectating<S> {
     /// Watches the game the host at `host` plays, over `socket`; the host
     /// is gone after `timeout` of silence.
     ///
     /// # Errors
     /// GGRS refuses the settings.
     pub fn start(
-        socket: impl NonBlockingSocket<SocketAddr> + 'static,
+        socket: S,
         host: SocketAddr,
         timeout: Duration,
-    ) -> Result<Spectating, super::Unlinked> {
+    ) -> Result<Spectating<S>, super::Unlinked> {
         let refused = |source: GgrsError| super::Unlinked::Session {
             what: "watching",
             source,
         };
-        let session = SessionBuilder::<NetConfig>::new()
+        let builder = SessionBuilder::<NetConfig>::new()
             .with_num_players(2)
             .map_err(refused)?
             .with_fps(FPS)
@@ -57,16 +70,59 @@ impl Spectating {
             .with_max_frames_behind(MAX_BEHIND)
             .map_err(refused)?
             .with_catchup_speed(CATCH_UP)
-            .map_err(refused)?
-            .start_spectator_session(host, socket);
+            .map_err(refused)?;
+        let guard = Guarded::new(socket, host, Vec::new());
+        let session = builder.start_spectator_session(host, guard.watch());
         Ok(Spectating {
             session,
+            guard,
             host,
             timeout,
+            sync_wait: Duration::from_secs(10),
+            frame_wait: Duration::from_secs(10),
+            until: None,
+            started: None,
+            last_frame: None,
             next: None,
             synchronized: false,
+            finished: false,
             ended: None,
         })
+    }
+
+    /// Sets how long the host has to finish synchronizing and the longest
+    /// wait for a frame (defaults: 10 s each), and the last frame watched.
+    pub fn waits(mut self, sync_wait: Duration, frame_wait: Duration, until: Option<u64>) -> Self {
+        self.sync_wait = sync_wait;
+        self.frame_wait = frame_wait;
+        self.until = until;
+        self
+    }
+
+    /// Ends watching when the host has not synchronized by `sync_wait`,
+    /// or no frame came for `frame_wait` once watching.
+    fn deadlines(&mut self, now: Instant) {
+        let seconds = |d: Duration| crate::terminal::Number(d.as_secs_f64());
+        let started = *self.started.get_or_insert(now);
+        if !self.synchronized && now.saturating_duration_since(started) >= self.sync_wait {
+            self.end(format!(
+                "N3: the host did not finish connecting in {} s; watching ends (--sync-wait \
+                 sets how long)",
+                seconds(self.sync_wait)
+            ));
+            return;
+        }
+        if self.session.current_state() != SessionState::Running {
+            return;
+        }
+        let last = *self.last_frame.get_or_insert(now);
+        if now.saturating_duration_since(last) >= self.frame_wait {
+            self.end(format!(
+                "N3: the host sent no frame to play for {} s; watching ends (--frame-wait sets \
+                 how long)",
+                seconds(self.frame_wait)
+            ));
+        }
     }
 
     fn end(&mut self, why: String) {
@@ -84,6 +140,9 @@ impl Spectating {
                     self.synchronized = true;
                     tell!("online: connected; watching");
                 }
+                GgrsEvent::Disconnected { .. } if self.until.is_some_and(|n| frame >= n) => {
+                    self.finished = true;
+                }
                 GgrsEvent::Disconnected { .. } => self.end(format!(
                     "online: the host left at frame {frame} (its game closed, or the link was \
                      silent for {} s); watching ends",
@@ -99,7 +158,14 @@ impl Spectating {
     }
 }
 
-impl<G: Game> Driver<G> for Spectating {
+impl<S: NonBlockingSocket<SocketAddr>> Drop for Spectating<S> {
+    /// Says goodbye to the host, so it drops this spectator at once.
+    fn drop(&mut self) {
+        self.guard.say_goodbye();
+    }
+}
+
+impl<G: Game, S: NonBlockingSocket<SocketAddr> + 'static> Driver<G> for Spectating<S> {
     fn tick(&mut self, engine: &mut Engine<G>, now: Instant) -> Tick {
         // The spectator's own keys play no part.
         drop(engine.input_mut().take_queue());
@@ -109,6 +175,10 @@ impl<G: Game> Driver<G> for Spectating {
             return Tick::Declined;
         }
         self.events(engine.frame());
+        if self.finished {
+            return Tick::Declined;
+        }
+        self.deadlines(now);
         if self.ended.is_some() || self.next.is_some_and(|due| now < due) {
             return Tick::Declined;
         }
@@ -139,6 +209,7 @@ impl<G: Game> Driver<G> for Spectating {
             }
         }
         if delivered {
+            self.last_frame = Some(now);
             Tick::Delivered
         } else {
             Tick::Declined
