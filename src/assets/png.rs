@@ -27,6 +27,19 @@ pub fn load(root: Option<&Path>, name: &str) -> Result<Pixmap, Refusal> {
     decode(&bytes).map_err(|why| refuse!("`{}` {why}", crate::terminal::escape(name)))
 }
 
+/// Reads the width and height PNG `bytes` claim, from the header alone
+/// (nothing is decoded or allocated for the pixels).
+///
+/// # Errors
+/// The bytes do not start as a PNG does.
+pub fn size(bytes: &[u8]) -> Result<(u32, u32), Refusal> {
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    let info = decoder
+        .read_header_info()
+        .map_err(|e| refuse!("is not a PNG image ({e})"))?;
+    Ok((info.width, info.height))
+}
+
 /// Decodes PNG `bytes` into premultiplied RGBA.
 ///
 /// # Errors

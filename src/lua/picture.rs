@@ -109,19 +109,30 @@ impl Picture {
         // Only a golden that is not there is new; one that cannot be read
         // or is not a picture says so (it read as "no golden yet").
         let there = std::fs::symlink_metadata(self.root.join(rel)).is_ok();
+        // The golden's size is read from its header first: a header that
+        // claims 60000x60000 is told apart by its size, never decoded
+        // (H10), and one the picture's size is decoded within the bounds
+        // of every image.
+        let not_png = |why: crate::Refusal| {
+            format!(
+                "matches: the golden `{shown}` {}; run `moonloop test --bless` to write it \
+                 again, and look at it",
+                why.line()
+            )
+        };
+        let picture = (self.pixmap.width(), self.pixmap.height());
         let golden = match crate::assets::read(Some(&self.root), name, "golden", 64 << 20) {
             Err(_) if !there => None,
             Err(why) => return Err(format!("matches: {why}")),
-            Ok(bytes) => match Pixmap::decode_png(&bytes) {
-                Ok(golden) => Some(golden),
+            Ok(bytes) => match crate::assets::png::size(&bytes) {
+                Ok(size) if size != picture => Some(Err(size)),
+                Ok(_) => match crate::assets::png::decode(&bytes) {
+                    Ok(golden) => Some(Ok(golden)),
+                    Err(_) if blessing => None,
+                    Err(why) => return Err(not_png(why)),
+                },
                 Err(_) if blessing => None,
-                Err(e) => {
-                    return Err(format!(
-                        "matches: the golden `{shown}` is not a PNG picture ({}); run \
-                         `moonloop test --bless` to write it again, and look at it",
-                        e.to_string().trim_end_matches('.')
-                    ));
-                }
+                Err(why) => return Err(not_png(why)),
             },
         };
         let Some(golden) = golden else {
@@ -135,26 +146,24 @@ impl Picture {
                  write it, and look at it"
             ));
         };
-        let size = |p: &Pixmap| (p.width(), p.height());
-        let differs = if size(&golden) != size(&self.pixmap) {
-            Some(format!(
-                "is {}x{}, the golden {}x{}",
-                self.pixmap.width(),
-                self.pixmap.height(),
-                golden.width(),
-                golden.height()
-            ))
-        } else {
-            let d = difference(&self.pixmap, &golden, tolerance);
-            (d.pixels > 0).then(|| {
-                let _ = self.write(&beside(name, "difference"), &d.picture);
-                format!(
-                    "differs at {} pixel{} (by up to {} in a channel; the tolerance is {tolerance})",
-                    d.pixels,
-                    if d.pixels == 1 { "" } else { "s" },
-                    d.most
-                )
-            })
+        let differs = match golden {
+            Err((width, height)) => Some(format!(
+                "is {}x{}, the golden {width}x{height}",
+                picture.0, picture.1
+            )),
+            Ok(golden) => {
+                let d = difference(&self.pixmap, &golden, tolerance);
+                (d.pixels > 0).then(|| {
+                    let _ = self.write(&beside(name, "difference"), &d.picture);
+                    format!(
+                        "differs at {} pixel{} (by up to {} in a channel; the tolerance is \
+                         {tolerance})",
+                        d.pixels,
+                        if d.pixels == 1 { "" } else { "s" },
+                        d.most
+                    )
+                })
+            }
         };
         let Some(why) = differs else {
             return Ok(());
@@ -259,7 +268,7 @@ mod tests {
         std::fs::write(dir.path().join("junk.png"), "junk").unwrap();
         let junk = picture.matches("junk.png", 0).unwrap_err();
         assert!(
-            junk.contains("the golden `junk.png` is not a PNG picture"),
+            junk.contains("the golden `junk.png` is not a PNG image"),
             "{junk}"
         );
     }

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use super::walls::{Row, run_rows, small_png, test_file};
+use super::walls::{Row, forged_png, run_rows, small_png, test_file};
 
 /// A game with a save id, that saves `{ n = N }` every frame.
 const SAVING: &str = "return {\n  config = { id = \"saver\" },\n  init = function(saved) return { n = saved and saved.n or 0 } end,\n  update = function(state, input) input:save({ n = state.n + 1 }) return { n = state.n + 1 } end,\n}\n";
@@ -489,6 +489,12 @@ fn test_api() -> Vec<Row> {
             .file("g/tests/t.luau", test_file("engine.new():picture({ colliders = 1 })"))
             .args(&["test", "g"])
             .first("picture: colliders is true or false, not a number", 1),
+        Row::new("a golden whose header claims 60000x60000 (decoded whole first: 14.4 GB asked for, an abort)")
+            .file("g/main.luau", COUNTING)
+            .file("g/tests/huge.png", forged_png(60_000, 60_000))
+            .file("g/tests/t.luau", test_file("engine.new():picture():matches('tests/huge.png')"))
+            .args(&["test", "g"])
+            .first("matches: the picture is 1280x720, the golden 60000x60000", 1),
         Row::new("e:rewind(2.5) (\"error converting Lua number to i64\")")
             .file("g/main.luau", COUNTING)
             .file("g/tests/t.luau", test_file("local e = engine.new() e:advance(5) e:rewind(2.5)"))

@@ -358,7 +358,8 @@ fn model_game() -> String {
 }
 
 /// A PNG whose header claims `w` x `h` pixels, with no such data.
-fn forged_png(w: u32, h: u32) -> Vec<u8> {
+/// A PNG whose header claims `w` x `h`, with one pixel's data.
+pub fn forged_png(w: u32, h: u32) -> Vec<u8> {
     let mut out = Vec::new();
     let mut encoder = png::Encoder::new(&mut out, 1, 1);
     encoder.set_color(png::ColorType::Rgba);
