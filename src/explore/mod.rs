@@ -15,6 +15,7 @@
 //! `I` modulo `N`), so a run's input never depends on the shard count,
 //! and the first failure of every shard together is the whole search's.
 
+pub mod kept;
 pub mod plan;
 pub mod play;
 pub mod report;
@@ -212,8 +213,7 @@ pub fn search(options: &Options) -> Result<Found> {
     // Each lane's inputs that first reached a feature new to it, and the
     // features it has seen: a lane learns from its own runs only.
     let lanes = if options.guided { LANES as usize } else { 1 };
-    let mut corpus: Vec<Vec<(Vec<Step>, u64)>> = vec![Vec::new(); lanes];
-    let mut seen: Vec<HashSet<u64>> = vec![HashSet::new(); lanes];
+    let mut kept = kept::Kept::new(lanes);
     let mine = |run: u64| {
         let unit = if options.guided { run % LANES } else { run };
         unit % shards == shard
@@ -231,7 +231,7 @@ pub fn search(options: &Options) -> Result<Found> {
             .filter(|&run| mine(run))
             .map(|run| {
                 let lane = (run % lanes as u64) as usize;
-                let corpus = &corpus[lane];
+                let corpus = &kept.corpus[lane];
                 let mut rng = Rng::for_run(options.seed, run);
                 let (steps, frames) = if options.guided && !corpus.is_empty() && rng.unit() < 0.7 {
                     // The newer an entry, the further it reached: the
@@ -262,7 +262,7 @@ pub fn search(options: &Options) -> Result<Found> {
             &options.game,
             &jobs,
             options.jobs,
-            &seen,
+            &kept.seen,
             options.dt.as_ref(),
             Some(started + options.time),
         )?;
@@ -270,10 +270,8 @@ pub fn search(options: &Options) -> Result<Found> {
         for (job, played) in jobs.into_iter().zip(results) {
             runs += 1;
             frames += played.frames;
-            for &(frame, feature) in &played.new {
-                if seen[job.lane].insert(feature) {
-                    corpus[job.lane].push((job.steps.clone(), frame + 1));
-                }
+            if let Some(line) = kept.take(job.lane, &job.steps, &played.new) {
+                tell!("{line}");
             }
             if let Some(failure) = played.failure {
                 found = Some((job, failure, played.frames));
@@ -284,7 +282,7 @@ pub fn search(options: &Options) -> Result<Found> {
             last_said = Instant::now();
             tell!(
                 "explore: {runs} runs, {frames} frames, {} states seen, {:.0} s",
-                distinct(&seen),
+                kept.distinct(),
                 started.elapsed().as_secs_f64()
             );
         }
@@ -322,20 +320,12 @@ pub fn search(options: &Options) -> Result<Found> {
         runs,
         frames,
         played: played_all,
-        features: distinct(&seen),
+        features: kept.distinct(),
         seconds: searched,
         shrink_seconds: started.elapsed().as_secs_f64() - searched,
         failure,
         properties: names,
     })
-}
-
-/// How many features the lanes have seen between them.
-fn distinct(seen: &[HashSet<u64>]) -> usize {
-    match seen {
-        [one] => one.len(),
-        lanes => lanes.iter().flatten().collect::<HashSet<_>>().len(),
-    }
 }
 
 /// How many frames before the failure the GIF shows: the last three

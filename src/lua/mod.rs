@@ -42,7 +42,7 @@ pub use testing::{Outcome, TEST_BUDGET, TestReport, run_test_file, run_test_file
 
 pub use determinism::DEFAULT_SEED;
 pub use errors::describe;
-pub use vm::{Budget, Call, Limits, new_vm};
+pub use vm::{Budget, Call, DEFAULT_MEMORY_CAP, Limits, new_vm};
 
 use mlua::Lua;
 
