@@ -122,6 +122,41 @@ const VSCODE: &str = r##"{
 /// The API's definitions, as the host embeds them.
 pub const DEFINITIONS: &str = include_str!("../runtime/moonloop.d.luau");
 
+/// The longest game name: `config.id`'s bound.
+pub const MAX_NAME: usize = 64;
+
+/// Says whether `name` can name a new game: a letter or a digit first (a
+/// name that starts with `-` reads as an option in every command the
+/// game's README prints), then letters, digits, `-` and `_`, at most
+/// [`MAX_NAME`] (it becomes the game's `config.id`).
+fn is_game_name(name: &str) -> bool {
+    name.len() <= MAX_NAME
+        && name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_".contains(c))
+}
+
+/// Writes `path` as one word of a shell command: as it is when it needs
+/// no quoting, else in single quotes; `./` in front of one that starts
+/// with `-`, so no command takes it for an option.
+pub fn shell_word(path: &str) -> String {
+    let path = if path.starts_with('-') {
+        format!("./{path}")
+    } else {
+        path.to_string()
+    };
+    let plain = |c: char| c.is_ascii_alphanumeric() || "._/+-=:,@%".contains(c);
+    if !path.is_empty() && path.chars().all(plain) {
+        path
+    } else {
+        format!("'{}'", path.replace('\'', "'\\''"))
+    }
+}
+
 /// Writes a new game folder at `dir` from `template` (one of
 /// [`TEMPLATES`]).
 ///
@@ -138,17 +173,24 @@ pub fn new_game(dir: &Path, template: &str) -> Result<()> {
     let name = dir
         .file_name()
         .and_then(|n| n.to_str())
-        .filter(|n| {
-            !n.is_empty()
-                && n.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_".contains(c))
-        })
+        .filter(|n| is_game_name(n))
         .ok_or_else(|| {
             Error::Usage(format!(
-                "`{}` is not a game name (letters, digits, - and _)",
-                dir.display()
+                "`{}` is not a game name: a letter or a digit, then letters, digits, - and _, \
+                 at most {MAX_NAME} in all (it becomes config.id)",
+                crate::terminal::escape(&dir.display().to_string())
             ))
         })?;
+    // The folder is written into the game's files (its README's commands,
+    // a comment in its tests): a control character there would end a line
+    // of Luau and start another.
+    let path = dir.display().to_string();
+    if path.chars().any(char::is_control) {
+        return Err(Error::Usage(format!(
+            "`{}` holds a control character; name a folder without one",
+            crate::terminal::escape(&path)
+        )));
+    }
     let title: String = name
         .split(['-', '_'])
         .filter(|w| !w.is_empty())
@@ -159,7 +201,7 @@ pub fn new_game(dir: &Path, template: &str) -> Result<()> {
         })
         .collect::<Vec<_>>()
         .join(" ");
-    let shown = dir.display().to_string();
+    let shown = shell_word(&path);
     let fill = |text: &str| {
         text.replace("GAME_TITLE", &title)
             .replace("GAME_ID", &name.to_lowercase())

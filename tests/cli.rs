@@ -1082,6 +1082,60 @@ fn moonloop_new_makes_a_game_that_runs_and_passes_its_test() {
 
 // rule: T2
 #[test]
+fn moonloop_new_refuses_names_its_game_could_not_use_and_quotes_the_commands_it_prints() {
+    let dir = tempfile::tempdir().unwrap();
+    // A name read as an option by every command printed, one longer than
+    // config.id may be, a path with a line break (written into the game's
+    // Luau): refused, one line each, nothing made.
+    let long = "a".repeat(65);
+    for (name, said) in [
+        ("-rf", "is not a game name: a letter or a digit, then"),
+        (long.as_str(), "at most 64 in all"),
+        ("x\nerror('boom')\n--/game", "holds a control character"),
+    ] {
+        let out = moonloop(&["new", "--", name], dir.path());
+        assert_eq!(out.code, 2, "{name:?}: {}", out.stderr);
+        assert!(out.stderr.contains(said), "{name:?}: {}", out.stderr);
+        assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    }
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "nothing made"
+    );
+    // 64 characters is a name; a folder with a space is quoted in what is
+    // printed and written, and the game passes its own test.
+    let most = "b".repeat(64);
+    let out = moonloop(&["new", &most], dir.path());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let tested = moonloop(&["test", &most], dir.path());
+    assert!(
+        tested.stdout.contains("1 passed, 0 failed"),
+        "{}{}",
+        tested.stdout,
+        tested.stderr
+    );
+    std::fs::create_dir(dir.path().join("my games")).unwrap();
+    let out = moonloop(&["new", "my games/orb"], dir.path());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("`moonloop run 'my games/orb'`"),
+        "{}",
+        out.stdout
+    );
+    let readme = std::fs::read_to_string(dir.path().join("my games/orb/README.md")).unwrap();
+    assert!(readme.contains("moonloop run 'my games/orb'"), "{readme}");
+    let tested = moonloop(&["test", "my games/orb"], dir.path());
+    assert!(
+        tested.stdout.contains("1 passed, 0 failed"),
+        "{}{}",
+        tested.stdout,
+        tested.stderr
+    );
+}
+
+// rule: T2
+#[test]
 fn the_2d_template_uses_a_sheet_a_sound_a_font_a_save_and_a_scenario_and_passes() {
     let dir = tempfile::tempdir().unwrap();
     let out = moonloop(&["new", "orb-run", "--template", "2d"], dir.path());

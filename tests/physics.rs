@@ -708,6 +708,18 @@ fn bad_worlds_and_commands_are_refused_with_one_line_at_the_author_s_line() {
             "local hit = physics.ray(world, 0, 0, 1, 1, 'nobody')",
             "physics.ray: the body to pass through names no body of the world",
         ),
+        (
+            "local x = physics.blend(world, world, 'missing', 0.5)",
+            "main.luau:11: physics.blend: the world has no body missing",
+        ),
+        (
+            "local tiles = require('@moonloop/collide').grid({ '#..' })",
+            "main.luau:11: collide.grid: size is the side of a tile, a number above 0, not nil",
+        ),
+        (
+            "local tiles = require('@moonloop/collide').grid({ '#..', 7 }, 16)",
+            "main.luau:11: collide.grid: row 2 is number; each row is a string",
+        ),
     ];
     for (update, expected) in cases {
         let err = refusal(update);

@@ -432,7 +432,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::New { name, template } => crate::scaffold::new_game(&name, &template).map(|()| {
             say!(
                 "made {0}: run it with `moonloop run {0}`, test it with `moonloop test {0}`",
-                name.display()
+                crate::scaffold::shell_word(&name.display().to_string())
             );
             ExitCode::SUCCESS
         }),
