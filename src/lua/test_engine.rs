@@ -344,9 +344,10 @@ impl UserData for EngineHandle {
             this.fit();
             let game = this.session.engine().game();
             let mut changed = Vec::new();
-            // What the edits replaced, put back when a reload from a
-            // past frame fails (it changes nothing, R3).
-            let mut replaced = Vec::new();
+            // The edits, all read and checked before any is staged: one
+            // that is refused (or a reload that fails) leaves the game's
+            // files as they were, so the next reload does not meet it.
+            let mut staged: Vec<(std::path::PathBuf, Vec<u8>)> = Vec::new();
             match edits {
                 // No edits: every loaded file, as if all were saved again.
                 None => changed = game.loaded_files(),
@@ -410,7 +411,8 @@ impl UserData for EngineHandle {
                         // together a bounded amount (H10).
                         crate::lua::require::check_source(&text)
                             .map_err(|why| fail(lua, format!("reload: {file}: {why}")))?;
-                        if game.modules().edited_bytes() + text.len() > MAX_EDITS {
+                        let staging: usize = staged.iter().map(|(_, t)| t.len()).sum();
+                        if game.modules().edited_bytes() + staging + text.len() > MAX_EDITS {
                             return Err(fail(
                                 lua,
                                 format!(
@@ -419,9 +421,7 @@ impl UserData for EngineHandle {
                                 ),
                             ));
                         }
-                        let before = game.modules().edit(&rel, text);
-                        replaced.push((rel.clone(), before));
-                        changed.push(rel);
+                        staged.push((rel, text));
                     }
                 }
             }
@@ -437,26 +437,31 @@ impl UserData for EngineHandle {
                     })?)
                 }
             };
+            // What the edits replace, put back when the reload fails.
+            let mut replaced = Vec::new();
+            for (rel, text) in staged {
+                let before = this.session.engine().game().modules().edit(&rel, text);
+                replaced.push((rel.clone(), before));
+                changed.push(rel);
+            }
             // true when the new code took; an error (the old code runs on,
             // as in a window) is raised where the test can expect it. With
             // `from`, the first frame the new code changed, or nil (R3).
-            match from {
-                None => this.session.engine_mut()
-                    .reload(&changed)
-                    .map(|_| Value::Boolean(true))
-                    .map_err(|e| fail(lua, e)),
-                Some(from) => match this.session.engine_mut().reload_from(&changed, from) {
-                    Ok((_, diverged)) => {
-                        Ok(diverged.map_or(Value::Nil, |f| Value::Integer(f as i64)))
-                    }
-                    Err(e) => {
-                        for (rel, before) in replaced.into_iter().rev() {
-                            this.session.engine().game().modules().unedit(&rel, before);
-                        }
-                        Err(fail(lua, e))
-                    }
-                },
-            }
+            let reloaded = match from {
+                None => this.session.engine_mut().reload(&changed).map(|_| Value::Boolean(true)),
+                Some(from) => this
+                    .session
+                    .engine_mut()
+                    .reload_from(&changed, from)
+                    .map(|(_, diverged)| diverged.map_or(Value::Nil, |f| Value::Integer(f as i64))),
+            };
+            reloaded.map_err(|e| {
+                // Code that did not load is not kept as the file's text.
+                for (rel, before) in replaced.into_iter().rev() {
+                    this.session.engine().game().modules().unedit(&rel, before);
+                }
+                fail(lua, e)
+            })
         });
         methods.add_method_mut("finish", |lua, this, ()| {
             match this.session.take_capture() {

@@ -523,6 +523,11 @@ fn test_api() -> Vec<Row> {
             .file("g/tests/t.luau", test_file("local e = engine.new() local text = '--' .. string.rep('x', 1000000) for i = 1, 100 do e:reload({ ['m' .. i .. '.luau'] = text }) end"))
             .args(&["test", "g"])
             .first("reload: a test's edits hold at most 16 MiB of text in all (H10)", 1),
+        Row::new("a reload from the files after an edit that did not load (the refused edit stayed, and failed again)")
+            .file("g/main.luau", COUNTING)
+            .file("g/tests/t.luau", test_file("local e = engine.new() e:advance(1) assert(not pcall(function() e:reload({ ['main.luau'] = 'return {' }) end)) assert(e:reload() == true) e:advance(1) assert(e.state.n == 2, tostring(e.state.n))"))
+            .args(&["test", "g"])
+            .first("ok ", 0),
         Row::new("an edit that is neither text nor {find, replace}")
             .file("g/main.luau", COUNTING)
             .file("g/tests/t.luau", test_file("engine.new():reload({ ['main.luau'] = { 1, 2 } })"))
