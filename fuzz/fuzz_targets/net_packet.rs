@@ -1,8 +1,13 @@
-//! Whatever arrives from the network (rule N3, H10): a peer of an online
-//! session is fed packets cut from the input, one batch a frame, and must
-//! neither panic nor run its game past the frames it was asked for.
-//! Packets are decoded as the peer's socket decodes them (bounded to
-//! 4 KiB), then handed to GGRS as from the other peer.
+//! Whatever arrives from the network (rule N3, H10): a host of an online
+//! session with one spectator is fed packets cut from the input, one
+//! batch a frame, and must neither panic nor run its game past the frames
+//! it was asked for. Packets are decoded as the peer's socket decodes
+//! them (bounded to 4 KiB), then handed to the session's guard and GGRS
+//! as from the other player, or, for a packet whose first byte has its
+//! high bit set, from the spectator (a spectator's inputs once ended the
+//! players' game). Seeds hold the hostile shapes of issue #50: a report
+//! claiming 32,767 frames ahead, a forged time stamp, keep-alives only,
+//! inputs marking the player gone, a goodbye.
 #![no_main]
 
 use std::net::SocketAddr;
@@ -40,10 +45,12 @@ impl Game for Counter {
     }
 }
 
-/// The network: batches of packets, one a call, from the other peer.
+/// The network: batches of packets, one a call, from the other player
+/// or the spectator.
 struct Feed {
     batches: Vec<Vec<Vec<u8>>>,
     from: SocketAddr,
+    spectator: SocketAddr,
 }
 
 impl NonBlockingSocket<SocketAddr> for Feed {
@@ -55,8 +62,17 @@ impl NonBlockingSocket<SocketAddr> for Feed {
         };
         batch
             .iter()
-            .filter_map(|p| link::decode(p))
-            .map(|m| (self.from, m))
+            .filter_map(|p| {
+                let (&first, rest) = p.split_first()?;
+                let mut packet = vec![first & 0x7f];
+                packet.extend_from_slice(rest);
+                let from = if first & 0x80 != 0 {
+                    self.spectator
+                } else {
+                    self.from
+                };
+                link::decode(&packet).map(|m| (from, m))
+            })
             .collect()
     }
 }
@@ -72,8 +88,15 @@ fuzz_target!(|data: &[u8]| {
     batches.reverse();
     let frames = batches.len() as u64;
     let from: SocketAddr = "127.0.0.1:9001".parse().unwrap();
-    let feed = Feed { batches, from };
-    let mut online = Online::start(feed, Options::new(0, from)).expect("a session starts");
+    let spectator: SocketAddr = "127.0.0.1:9002".parse().unwrap();
+    let feed = Feed {
+        batches,
+        from,
+        spectator,
+    };
+    let mut options = Options::new(0, from);
+    options.spectators = vec![spectator];
+    let mut online = Online::start(feed, options).expect("a session starts");
     let mut engine = Engine::new(Counter::default(), Box::new(ConstantClock::new(1.0 / 60.0)));
     let start = Instant::now();
     for tick in 0..frames {

@@ -105,6 +105,48 @@ enum Answer {
     Refused { why: String },
 }
 
+/// Reads a hello off the network: whether the peer would watch, and the
+/// game it holds; `None` for any packet that is not a hello, of any size
+/// or content (the fuzz target `peer_hello` feeds it).
+pub fn read_hello(packet: &[u8]) -> Option<(bool, GameId)> {
+    let (&tag @ (HELLO | WATCH), body) = packet.split_first()? else {
+        return None;
+    };
+    let theirs = codec().deserialize::<GameId>(body).ok()?;
+    Some((tag == WATCH, theirs))
+}
+
+/// Reads the host's answer to a hello: the seed both games start from, or
+/// why it refused, made safe to print; `None` for any packet that is not
+/// an answer.
+pub fn read_answer(packet: &[u8]) -> Option<Result<u64, String>> {
+    let (&(WELCOME | REFUSED), body) = packet.split_first()? else {
+        return None;
+    };
+    match codec().deserialize::<Answer>(body).ok()? {
+        Answer::Welcome { seed } => Some(Ok(seed)),
+        Answer::Refused { why } => Some(Err(crate::terminal::line(&why))),
+    }
+}
+
+/// What a host answers the hello of a peer holding `theirs`, its game
+/// being `game`: a welcome with `seed`, or why not (how `theirs` differs,
+/// or `no_room`) with the refusal to send.
+pub fn answer(
+    game: &GameId,
+    theirs: &GameId,
+    seed: u64,
+    no_room: Option<String>,
+) -> Result<Vec<u8>, (String, Vec<u8>)> {
+    match game.differs(theirs).or(no_room) {
+        Some(why) => {
+            let refusal = packet(REFUSED, &Answer::Refused { why: why.clone() });
+            Err((why, refusal))
+        }
+        None => Ok(packet(WELCOME, &Answer::Welcome { seed })),
+    }
+}
+
 /// The encoding of everything on the wire, bounded.
 fn codec() -> impl bincode::Options {
     bincode::DefaultOptions::new().with_limit(MAX_PACKET as u64)
@@ -289,44 +331,43 @@ impl Link {
                 std::thread::sleep(Duration::from_millis(5));
                 continue;
             };
-            let (Some(&tag @ (HELLO | WATCH)), Some(body)) = (bytes.first(), bytes.get(1..)) else {
+            if !matches!(bytes.first(), Some(&(HELLO | WATCH))) {
                 continue;
-            };
+            }
             if let Some((_, welcome)) = link.welcomed.iter().find(|(peer, _)| *peer == from) {
                 // It did not hear its welcome: say it again.
                 let _ = link.socket.send_to(welcome, from);
                 continue;
             }
-            let Ok(theirs) = codec().deserialize::<GameId>(body) else {
+            let Some((watch, theirs)) = read_hello(&bytes) else {
                 continue;
             };
-            let room = if tag == HELLO {
-                player.is_none()
-            } else {
+            let room = if watch {
                 watching.len() < spectators
+            } else {
+                player.is_none()
             };
-            let why = game.differs(&theirs).or_else(|| {
-                (!room).then(|| {
-                    if tag == HELLO {
-                        "this host has its player already".to_string()
-                    } else if spectators == 0 {
-                        "this host takes no spectators (it was started without --spectators)"
-                            .to_string()
-                    } else {
-                        format!("this host takes {spectators} spectators, and has them")
-                    }
-                })
+            let no_room = (!room).then(|| {
+                if !watch {
+                    "this host has its player already".to_string()
+                } else if spectators == 0 {
+                    "this host takes no spectators (it was started without --spectators)"
+                        .to_string()
+                } else {
+                    format!("this host takes {spectators} spectators, and has them")
+                }
             });
-            if let Some(why) = why {
-                crate::terminal::tell!("online: refused {from}: {why}");
-                let answer = packet(REFUSED, &Answer::Refused { why });
-                let _ = link.socket.send_to(&answer, from);
-                continue;
-            }
-            let answer = packet(WELCOME, &Answer::Welcome { seed });
+            let answer = match answer(game, &theirs, seed, no_room) {
+                Ok(welcome) => welcome,
+                Err((why, refusal)) => {
+                    crate::terminal::tell!("online: refused {from}: {why}");
+                    let _ = link.socket.send_to(&refusal, from);
+                    continue;
+                }
+            };
             let _ = link.socket.send_to(&answer, from);
             link.welcomed.push((from, answer));
-            if tag == HELLO {
+            if !watch {
                 crate::terminal::tell!("online: {from} joined to play");
                 player = Some(from);
             } else {
@@ -380,18 +421,13 @@ impl Link {
                 std::thread::sleep(Duration::from_millis(5));
                 continue;
             };
-            if from != host || bytes.first().is_none_or(|t| *t != WELCOME && *t != REFUSED) {
+            if from != host {
                 continue;
             }
-            match codec().deserialize::<Answer>(&bytes[1..]) {
-                Ok(Answer::Welcome { seed }) => return Ok((link, seed)),
-                Ok(Answer::Refused { why }) => {
-                    return Err(Unlinked::Refused {
-                        host,
-                        why: crate::terminal::line(&why),
-                    });
-                }
-                Err(_) => continue,
+            match read_answer(&bytes) {
+                Some(Ok(seed)) => return Ok((link, seed)),
+                Some(Err(why)) => return Err(Unlinked::Refused { host, why }),
+                None => continue,
             }
         }
         Err(Unlinked::Silent(format!(
