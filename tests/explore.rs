@@ -259,7 +259,13 @@ fn reports_are_junit_a_ci_system_reads_and_json_lines() {
         .find(|c| c.original_name == "x stays on the screen" && c.classname.as_deref() == Some("g"))
         .unwrap();
     assert!(broken.status.is_failure());
-    // `moonloop test` writes the same, one case a test.
+    // `moonloop test` writes the same, one case a test (the file of
+    // properties is explore's, and no test).
+    std::fs::write(
+        dir.path().join("g/tests/one.luau"),
+        "test('one', function() end)\n",
+    )
+    .unwrap();
     let test = moonloop(&["test", "g", "--report", "tests.jsonl"], dir.path());
     assert_eq!(test.code, 0, "{}", test.stdout);
     let lines = std::fs::read_to_string(dir.path().join("tests.jsonl")).unwrap();
@@ -425,4 +431,29 @@ fn features_that_fail_end_the_search_with_their_line_and_time_is_kept_within_a_r
         "{:?}",
         started.elapsed()
     );
+}
+
+// rule: X1
+#[test]
+fn a_file_of_properties_alone_is_not_counted_as_a_test() {
+    // pong has three test files, one of them properties only: its tests
+    // are those of the other two, as `moonloop test` counts them.
+    let games = Path::new(env!("CARGO_MANIFEST_DIR")).join("games");
+    let out = moonloop(&["test", "pong"], &games);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(!out.stdout.contains("explore.luau"), "{}", out.stdout);
+    let dir = common::game(&[
+        (
+            "main.luau",
+            "return { init = function() return { n = 0 } end }",
+        ),
+        (
+            "tests/props.luau",
+            "property('fine', function(state) return true end)",
+        ),
+        ("tests/one.luau", "test('one', function() end)"),
+        ("tests/script.luau", "assert(1 + 1 == 2)"),
+    ]);
+    let out = moonloop(&["test", "."], dir.path());
+    assert!(out.stdout.contains("2 passed, 0 failed"), "{}", out.stdout);
 }

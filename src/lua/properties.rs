@@ -40,6 +40,10 @@ pub struct Properties {
     lua: Lua,
     list: Vec<(String, Function)>,
     features: Option<Function>,
+    /// Copies each state in, frozen, in time proportional to what is new
+    /// in it: a property costs about what it does, not a copy of a
+    /// physics world a frame.
+    copier: RefCell<state::Copier>,
     /// The files they came from, as shown.
     pub files: Vec<String>,
 }
@@ -92,6 +96,7 @@ impl Properties {
             lua,
             list,
             features,
+            copier: RefCell::default(),
             files: shown,
         })
     }
@@ -108,12 +113,10 @@ impl Properties {
 
     /// Copies `value` (a state of another VM) into this one, frozen.
     fn copy_in(&self, value: &Value) -> Result<Value> {
-        let copied = state::copy(value, &self.lua)
-            .map_err(|e| Error::Script(format!("X1: the state does not copy: {e}")))?;
-        if let Value::Table(t) = &copied {
-            freeze(t).map_err(script)?;
-        }
-        Ok(copied)
+        self.copier
+            .borrow_mut()
+            .copy(value, &self.lua)
+            .map_err(|e| Error::Script(format!("X1: the state does not copy: {e}")))
     }
 
     /// Asks every property of `state` (a value of the game's VM) at
@@ -226,15 +229,5 @@ fn install_declarations(lua: &Lua, declared: &Declared) -> mlua::Result<()> {
         .cloned()
         .ok_or_else(|| mlua::Error::RuntimeError("@moonloop/test is not a table".into()))?;
     globals.raw_set("expect", testlib.raw_get::<Value>("expect")?)?;
-    Ok(())
-}
-
-fn freeze(table: &Table) -> mlua::Result<()> {
-    for pair in table.pairs::<Value, Value>() {
-        if let (_, Value::Table(child)) = pair? {
-            freeze(&child)?;
-        }
-    }
-    table.set_readonly(true);
     Ok(())
 }

@@ -213,7 +213,8 @@ type Registered = Rc<RefCell<Vec<(String, Function)>>>;
 /// Runs one test file of the game in `game_dir` and reports each test.
 ///
 /// A file that registers no tests but loads without error counts as one
-/// passing test named after the file.
+/// passing test named after the file, unless it declares properties: a
+/// file of properties alone is `moonloop explore`'s, and counts as none.
 pub fn run_test_file(game_dir: &Path, file: &Path) -> TestReport {
     run_test_file_with(game_dir, file, TEST_BUDGET)
 }
@@ -232,6 +233,7 @@ pub fn run_test_file_with(game_dir: &Path, file: &Path, budget: Duration) -> Tes
         results: Vec::new(),
     };
     let registered: Registered = Rc::default();
+    let declares = Rc::new(std::cell::Cell::new(false));
     let setup = || -> mlua::Result<(Lua, Attached)> {
         let lua = vm::new_vm(Limits::default())?;
         lua.set_app_data(modules);
@@ -255,7 +257,14 @@ pub fn run_test_file_with(game_dir: &Path, file: &Path, budget: Duration) -> Tes
         // Properties are `moonloop explore`'s: a test file that declares
         // them runs its tests as any other.
         for name in ["property", "features"] {
-            globals.raw_set(name, lua.create_function(|_, _: mlua::MultiValue| Ok(()))?)?;
+            let declares = Rc::clone(&declares);
+            globals.raw_set(
+                name,
+                lua.create_function(move |_, _: mlua::MultiValue| {
+                    declares.set(true);
+                    Ok(())
+                })?,
+            )?;
         }
         vm::seal(&lua)?;
         let budget = Budget::install(&lua, test_budget)?;
@@ -281,7 +290,7 @@ pub fn run_test_file_with(game_dir: &Path, file: &Path, budget: Duration) -> Tes
         return report;
     }
     let tests = std::mem::take(&mut *registered.borrow_mut());
-    if tests.is_empty() {
+    if tests.is_empty() && !declares.get() {
         report.results.push(Outcome::passed(shown));
     }
     for (name, body) in tests {

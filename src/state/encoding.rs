@@ -379,16 +379,86 @@ fn hash_number(h: &mut blake3::Hasher, n: f64) {
 /// # Errors
 /// The value is not plain data; the message names the path.
 pub fn copy(value: &Value, into: &Lua) -> Result<Value, Refusal> {
-    let mut copied = HashMap::new();
-    copy_at(value, into, "state", 0, &mut copied)
+    let mut tables = Tables {
+        now: HashMap::new(),
+        last: HashMap::new(),
+        freeze: false,
+    };
+    copy_at(value, into, &Place::Root, 0, &mut tables)
+}
+
+/// Copies one state after another from one VM into another, frozen, in
+/// time proportional to what is new in each (as taking a state is, S2): a
+/// frozen table copied for the last state is the same copy again, and its
+/// contents are not walked. A frozen table never changes, and the copier
+/// holds each source table while it keeps its copy, so no other table
+/// takes its address meanwhile. Copies kept are those the last state
+/// reached (a table reached only through one reused whole is copied again
+/// if it turns up under a new one).
+#[derive(Default)]
+pub struct Copier {
+    last: HashMap<*const c_void, (Table, Table)>,
+}
+
+impl Copier {
+    /// Copies `value` into `into`, frozen, reusing what the last copy made.
+    ///
+    /// # Errors
+    /// The value is not plain data; the message names the path.
+    pub fn copy(&mut self, value: &Value, into: &Lua) -> Result<Value, Refusal> {
+        let mut tables = Tables {
+            now: HashMap::with_capacity(self.last.len()),
+            last: std::mem::take(&mut self.last),
+            freeze: true,
+        };
+        let copied = copy_at(value, into, &Place::Root, 0, &mut tables);
+        self.last = tables.now;
+        copied
+    }
+}
+
+/// The tables of one copy: those copied (or reused) so far, by the
+/// source's address, and those the last copy made.
+struct Tables {
+    now: HashMap<*const c_void, (Table, Table)>,
+    last: HashMap<*const c_void, (Table, Table)>,
+    /// Whether copies are frozen as they are made.
+    freeze: bool,
+}
+
+/// Where a value is in the state, written out only for an error message
+/// (a path string made for every field was most of a copy's cost).
+enum Place<'a> {
+    Root,
+    Field(&'a Place<'a>, &'a Value),
+}
+
+impl Place<'_> {
+    fn shown(&self) -> String {
+        match self {
+            Place::Root => "state".to_string(),
+            Place::Field(parent, key) => {
+                let path = parent.shown();
+                match key {
+                    Value::String(s) if is_identifier(&s.to_string_lossy()) => {
+                        format!("{path}.{}", s.to_string_lossy())
+                    }
+                    Value::String(s) => format!("{path}[{:?}]", s.to_string_lossy()),
+                    Value::Integer(i) => format!("{path}[{i}]"),
+                    Value::Number(n) => format!("{path}[{}]", number(*n)),
+                    _ => path,
+                }
+            }
+        }
+    }
 }
 
 fn copy_at(
     value: &Value,
     into: &Lua,
-    path: &str,
+    place: &Place<'_>,
     depth: usize,
-    copied: &mut HashMap<*const c_void, Table>,
+    tables: &mut Tables,
 ) -> Result<Value, Refusal> {
     Ok(match value {
         Value::Nil => Value::Nil,
@@ -401,42 +471,54 @@ fn copy_at(
                 .map_err(|e| e.to_string())?,
         ),
         Value::Table(t) => {
-            if let Some(done) = copied.get(&t.to_pointer()) {
+            let at = t.to_pointer();
+            if let Some((_, done)) = tables.now.get(&at) {
                 return Ok(Value::Table(done.clone()));
+            }
+            if t.is_readonly()
+                && let Some((source, done)) = tables.last.remove(&at)
+            {
+                let copy = done.clone();
+                tables.now.insert(at, (source, done));
+                return Ok(Value::Table(copy));
             }
             if depth == MAX_DEPTH {
                 return Err(refuse!(
-                    "{path} nests more than {MAX_DEPTH} tables deep (S5)"
+                    "{} nests more than {MAX_DEPTH} tables deep (S5)",
+                    place.shown()
                 ));
             }
             if t.metatable().is_some() {
-                return Err(refuse!("{path} has a metatable ({PLAIN_DATA})"));
+                return Err(refuse!("{} has a metatable ({PLAIN_DATA})", place.shown()));
             }
             let out = into.create_table().map_err(|e| e.to_string())?;
             for pair in t.pairs::<Value, Value>() {
                 let (k, v) = pair.map_err(|e| e.to_string())?;
-                let child = match &k {
-                    Value::String(s) if is_identifier(&s.to_string_lossy()) => {
-                        format!("{path}.{}", s.to_string_lossy())
-                    }
-                    Value::String(s) => format!("{path}[{:?}]", s.to_string_lossy()),
-                    Value::Integer(i) => format!("{path}[{i}]"),
-                    Value::Number(n) => format!("{path}[{}]", number(*n)),
-                    other => {
-                        return Err(refuse!(
-                            "{path} has a key that is a {} (S5: keys are strings or numbers)",
-                            type_of(other)
-                        ));
-                    }
-                };
-                let k = copy_at(&k, into, &child, depth + 1, copied)?;
-                let v = copy_at(&v, into, &child, depth + 1, copied)?;
-                out.raw_set(k, v).map_err(|e| e.to_string())?;
+                if !matches!(k, Value::String(_) | Value::Integer(_) | Value::Number(_)) {
+                    return Err(refuse!(
+                        "{} has a key that is a {} (S5: keys are strings or numbers)",
+                        place.shown(),
+                        type_of(&k)
+                    ));
+                }
+                let child = Place::Field(place, &k);
+                let key = copy_at(&k, into, &child, depth + 1, tables)?;
+                let v = copy_at(&v, into, &child, depth + 1, tables)?;
+                out.raw_set(key, v).map_err(|e| e.to_string())?;
             }
-            copied.insert(t.to_pointer(), out.clone());
+            if tables.freeze {
+                out.set_readonly(true);
+            }
+            tables.now.insert(at, (t.clone(), out.clone()));
             Value::Table(out)
         }
-        other => return Err(refuse!("{path} is a {} ({PLAIN_DATA})", type_of(other))),
+        other => {
+            return Err(refuse!(
+                "{} is a {} ({PLAIN_DATA})",
+                place.shown(),
+                type_of(other)
+            ));
+        }
     })
 }
 

@@ -35,7 +35,7 @@ mod layout;
 pub use changes::changes;
 pub use decoding::from_json;
 pub use digest::{Digester, lend as lend_digester};
-pub use encoding::{MAX_JSON, copy, hash, number, to_json};
+pub use encoding::{Copier, MAX_JSON, copy, hash, number, to_json};
 
 /// Registry field of the weak set of tables the walk that asks the API
 /// has checked.

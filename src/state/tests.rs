@@ -224,3 +224,55 @@ fn type_names_are_luau_s() {
     assert_eq!(type_of(&Value::Table(lua.create_table().unwrap())), "table");
     assert_eq!(type_of(&Value::Nil), "nil");
 }
+
+// rule: S2
+#[test]
+fn a_copier_copies_what_is_new_and_reuses_the_copies_of_frozen_tables() {
+    let from = Lua::new();
+    let into = Lua::new();
+    let first: Table = from
+        .load("local still = table.freeze({ x = 1, deep = table.freeze({ y = 2 }) }) return table.freeze({ still = still, moving = table.freeze({ n = 1 }) })")
+        .eval()
+        .unwrap();
+    let still: Table = first.get("still").unwrap();
+    let second: Table = from
+        .load("local still = ... return table.freeze({ still = still, moving = table.freeze({ n = 2 }) })")
+        .call(still)
+        .unwrap();
+    let mut copier = Copier::default();
+    let a = copier.copy(&Value::Table(first), &into).unwrap();
+    let b = copier.copy(&Value::Table(second), &into).unwrap();
+    let (Value::Table(a), Value::Table(b)) = (a, b) else {
+        panic!("tables");
+    };
+    let part = |t: &Table, k: &str| t.get::<Table>(k).unwrap();
+    assert_eq!(
+        part(&a, "still").to_pointer(),
+        part(&b, "still").to_pointer(),
+        "the frozen table both states share is copied once"
+    );
+    assert_ne!(
+        part(&a, "moving").to_pointer(),
+        part(&b, "moving").to_pointer()
+    );
+    assert_eq!(
+        part(&b, "moving").get::<i64>("n").unwrap(),
+        2,
+        "what changed is new"
+    );
+    assert_eq!(part(&part(&b, "still"), "deep").get::<i64>("y").unwrap(), 2);
+    assert!(
+        b.is_readonly() && part(&b, "still").is_readonly(),
+        "copies are frozen"
+    );
+    // A table that is not frozen is copied afresh each time: it may change.
+    let open: Table = from.load("return { n = 1 }").eval().unwrap();
+    let c = copier.copy(&Value::Table(open.clone()), &into).unwrap();
+    open.set("n", 5).unwrap();
+    let d = copier.copy(&Value::Table(open), &into).unwrap();
+    let n = |v: &Value| match v {
+        Value::Table(t) => t.get::<i64>("n").unwrap(),
+        _ => 0,
+    };
+    assert_eq!((n(&c), n(&d)), (1, 5));
+}
