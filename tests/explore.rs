@@ -457,3 +457,34 @@ fn a_file_of_properties_alone_is_not_counted_as_a_test() {
     let out = moonloop(&["test", "."], dir.path());
     assert!(out.stdout.contains("2 passed, 0 failed"), "{}", out.stdout);
 }
+
+// rule: X3
+#[test]
+fn time_bounds_the_whole_search_shrinking_included() {
+    // A property that costs a few milliseconds a frame: the search finds
+    // the wall's failure in its first run, and shrinking it fully would
+    // take over a hundred runs. --time 8 ends the command near 8 s, with
+    // the shortest replay found by then written.
+    let property = "property(\"x stays on the screen\", function(state)\n\tlocal t = 0\n\tfor i = 1, 200000 do\n\t\tt += i\n\tend\n\treturn state.x <= 95\nend)\n";
+    let dir = game(&[("g/main.luau", WALL), ("g/tests/props.luau", property)]);
+    let started = std::time::Instant::now();
+    let out = explore(
+        dir.path(),
+        "g",
+        &["--runs", "200", "--frames", "300", "-j", "1", "--time", "8"],
+    );
+    let took = started.elapsed();
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr
+            .contains("explore: --time ran out while shrinking; the replay is the shortest plan"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("explore: shrinking: "),
+        "progress is shown"
+    );
+    assert!(dir.path().join("moonloop-explore/replay.txt").is_file());
+    assert!(took < std::time::Duration::from_secs(14), "{took:?}");
+}

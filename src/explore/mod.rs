@@ -304,9 +304,19 @@ pub fn search(options: &Options) -> Result<Found> {
                 options.dt.as_ref(),
                 job.steps,
                 failure,
-                options.shrink_runs,
-                options.jobs,
+                shrink::Effort {
+                    runs: options.shrink_runs,
+                    jobs: options.jobs,
+                    deadline: Some(started + options.time),
+                },
             )?;
+            if shrunk.cut_short {
+                tell!(
+                    "explore: --time ran out while shrinking; the replay is the shortest plan \
+                     found by then ({} steps)",
+                    shrunk.steps.len()
+                );
+            }
             Some(FoundFailure {
                 run: job.run,
                 original,

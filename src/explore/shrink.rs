@@ -6,12 +6,14 @@
 //! be dropped and the plan still fail.
 
 use std::collections::HashSet;
+use std::time::{Duration, Instant};
 
 use super::plan::Step;
 use super::play::{Broke, DtCheck, Failure, play};
 use crate::error::Result;
 use crate::input::InputEvent;
 use crate::lua::properties::Properties;
+use crate::terminal::tell;
 
 /// A plan shrunk, and what it took.
 #[derive(Debug)]
@@ -22,6 +24,9 @@ pub struct Shrunk {
     pub failure: Failure,
     /// How many runs shrinking took.
     pub runs: u64,
+    /// Whether the search's time ran out before shrinking was done (the
+    /// plan is the shortest found by then).
+    pub cut_short: bool,
 }
 
 struct Shrinker<'a> {
@@ -32,12 +37,36 @@ struct Shrinker<'a> {
     runs: u64,
     max_runs: u64,
     jobs: usize,
+    /// When the search's `--time` runs out: shrinking stops there.
+    deadline: Option<Instant>,
+    /// When progress was last said.
+    said: Instant,
 }
 
 impl Shrinker<'_> {
+    /// Whether shrinking must stop: out of runs or out of time.
+    fn spent(&self) -> bool {
+        self.runs >= self.max_runs || self.out_of_time()
+    }
+
+    fn out_of_time(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Says how far shrinking has come, every two seconds.
+    fn progress(&mut self, steps: usize, frame: u64) {
+        if self.said.elapsed() >= Duration::from_secs(2) {
+            self.said = Instant::now();
+            tell!(
+                "explore: shrinking: {steps} steps, breaking at frame {frame}, after {} runs",
+                self.runs
+            );
+        }
+    }
+
     /// Whether `steps` still break the same way within `frames`; where.
     fn fails(&mut self, steps: &[Step], frames: u64) -> Result<Option<Failure>> {
-        if self.runs >= self.max_runs {
+        if self.spent() {
             return Ok(None);
         }
         self.runs += 1;
@@ -48,7 +77,7 @@ impl Shrinker<'_> {
             self.properties,
             &HashSet::new(),
             self.dt,
-            None,
+            self.deadline,
         )?;
         Ok(played.failure.filter(|f| f.broke.same_as(&self.broke)))
     }
@@ -70,13 +99,16 @@ impl Shrinker<'_> {
             return Ok(None);
         }
         for (batch, chunk) in candidates.chunks(self.jobs).enumerate() {
+            if self.out_of_time() {
+                return Ok(None);
+            }
             let left = self.max_runs.saturating_sub(self.runs) as usize;
             let chunk = &chunk[..chunk.len().min(left)];
             if chunk.is_empty() {
                 return Ok(None);
             }
             self.runs += chunk.len() as u64;
-            let (dir, broke, dt) = (self.dir, &self.broke, self.dt);
+            let (dir, broke, dt, deadline) = (self.dir, &self.broke, self.dt, self.deadline);
             let results: Vec<Result<Option<Failure>>> = std::thread::scope(|scope| {
                 let handles: Vec<_> = chunk
                     .iter()
@@ -84,7 +116,7 @@ impl Shrinker<'_> {
                         scope.spawn(move || -> Result<Option<Failure>> {
                             let properties = Properties::load(dir)?;
                             let played =
-                                play(dir, c, frames, &properties, &HashSet::new(), dt, None)?;
+                                play(dir, c, frames, &properties, &HashSet::new(), dt, deadline)?;
                             Ok(played.failure.filter(|f| f.broke.same_as(broke)))
                         })
                     })
@@ -108,9 +140,21 @@ impl Shrinker<'_> {
     }
 }
 
+/// How much shrinking may do.
+#[derive(Debug, Clone, Copy)]
+pub struct Effort {
+    /// The most candidates tried.
+    pub runs: u64,
+    /// How many are tried at a time (the result is the same for any
+    /// number).
+    pub jobs: usize,
+    /// When the search's `--time` runs out: the shortest plan found by
+    /// then is the answer.
+    pub deadline: Option<Instant>,
+}
+
 /// Shrinks `steps`, which break as `failure` says, in the game in `dir`,
-/// trying at most `max_runs` candidates, `jobs` at a time (the result is
-/// the same for any number).
+/// within `effort`.
 ///
 /// # Errors
 /// The game does not load.
@@ -120,8 +164,7 @@ pub fn shrink(
     dt: Option<&DtCheck>,
     steps: Vec<Step>,
     failure: Failure,
-    max_runs: u64,
-    jobs: usize,
+    effort: Effort,
 ) -> Result<Shrunk> {
     let mut s = Shrinker {
         dir,
@@ -129,8 +172,10 @@ pub fn shrink(
         dt,
         broke: failure.broke.clone(),
         runs: 0,
-        max_runs,
-        jobs,
+        max_runs: effort.runs,
+        jobs: effort.jobs,
+        deadline: effort.deadline,
+        said: Instant::now(),
     };
     let mut best = failure;
     let mut steps: Vec<Step> = steps
@@ -162,12 +207,13 @@ pub fn shrink(
                         steps = candidates.into_iter().nth(i).expect("a candidate");
                         best = f;
                         dropped = true;
+                        s.progress(steps.len(), best.frame);
                     }
                     None => break,
                 }
             }
             if !dropped {
-                if size == 1 {
+                if size == 1 || s.spent() {
                     break;
                 }
                 size = size.div_ceil(2);
@@ -203,10 +249,11 @@ pub fn shrink(
             if let Some((at, f)) = s.first_failing(&candidates, best.frame)? {
                 steps = candidates.into_iter().nth(at).expect("a candidate");
                 best = f;
+                s.progress(steps.len(), best.frame);
             }
         }
         steps.retain(|x| x.frame <= best.frame);
-        if (steps.clone(), best.frame) == before || s.runs >= s.max_runs {
+        if (steps.clone(), best.frame) == before || s.spent() {
             break;
         }
     }
@@ -214,5 +261,6 @@ pub fn shrink(
         steps,
         failure: best,
         runs: s.runs,
+        cut_short: s.out_of_time(),
     })
 }
