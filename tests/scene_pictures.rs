@@ -406,3 +406,80 @@ fn a_device_that_cannot_view_a_texture_as_srgb_draws_the_same_frame() {
     );
     assert!(viewed.data() == apart.data(), "the two ways differ");
 }
+
+/// A glTF model as a modeller exports one: a root node placed up left
+/// holding a child rotated 45 degrees and stretched twice in y, whose mesh
+/// has two primitives of two materials (red, and green beside it); a
+/// second root placed down right with a triangle colored by `COLOR_0`
+/// (red, green and blue corners); and a node outside the scene, drawn by
+/// nothing.
+fn hierarchy_gltf() -> String {
+    let floats: Vec<f32> = [
+        // Accessor 0: a triangle about the origin.
+        [-0.5f32, -0.5, 0.0, 0.5, -0.5, 0.0, 0.0, 0.5, 0.0].as_slice(),
+        // Accessor 1: the same, 1.2 to the right.
+        &[0.7, -0.5, 0.0, 1.7, -0.5, 0.0, 1.2, 0.5, 0.0],
+        // Accessor 2: red, green and blue corners.
+        &[1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0],
+    ]
+    .concat();
+    let bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+    let b64 = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &bytes);
+    let (s, c) = (
+        std::f32::consts::FRAC_PI_8.sin(),
+        std::f32::consts::FRAC_PI_8.cos(),
+    );
+    format!(
+        r#"{{"asset":{{"version":"2.0"}},
+        "buffers":[{{"byteLength":120,"uri":"data:application/octet-stream;base64,{b64}"}}],
+        "bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":36}},{{"buffer":0,"byteOffset":36,"byteLength":36}},{{"buffer":0,"byteOffset":72,"byteLength":48}}],
+        "accessors":[
+            {{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","min":[-0.5,-0.5,0],"max":[0.5,0.5,0]}},
+            {{"bufferView":1,"componentType":5126,"count":3,"type":"VEC3","min":[0.7,-0.5,0],"max":[1.7,0.5,0]}},
+            {{"bufferView":2,"componentType":5126,"count":3,"type":"VEC4"}}],
+        "materials":[{{"pbrMetallicRoughness":{{"baseColorFactor":[0.9,0.1,0.1,1]}}}},{{"pbrMetallicRoughness":{{"baseColorFactor":[0.1,0.8,0.2,1]}}}}],
+        "meshes":[
+            {{"primitives":[{{"attributes":{{"POSITION":0}},"material":0}},{{"attributes":{{"POSITION":1}},"material":1}}]}},
+            {{"primitives":[{{"attributes":{{"POSITION":0,"COLOR_0":2}}}}]}}],
+        "nodes":[
+            {{"translation":[-1.6,0.5,0],"children":[1]}},
+            {{"rotation":[0,0,{s},{c}],"scale":[1,2,1],"mesh":0}},
+            {{"translation":[1.6,-0.6,0],"mesh":1}},
+            {{"matrix":[1,0,0,0, 0,1,0,0, 0,0,1,0, 0,3,0,1],"mesh":1}}],
+        "scenes":[{{"nodes":[0,2]}}],"scene":0}}"#
+    )
+}
+
+// rule: H2
+#[test]
+fn a_gltf_model_is_drawn_as_its_nodes_place_it_with_each_primitive_s_material_and_vertex_colors() {
+    let main = scene_game(
+        "width = 240, height = 160, background = \"#181818\"",
+        r##"
+    scene:camera({ position = vector.create(0, 0, 5), target = vector.zero })
+    scene:object("model", { mesh = "hierarchy.gltf", lit = false })
+"##,
+    );
+    let dir = game(&[("main.luau", &main), ("hierarchy.gltf", &hierarchy_gltf())]);
+    let picture = render_folder(&dir, (240, 160), 1);
+    // The vertex-colored triangle's corners: red, green and blue, down
+    // right; the two primitives up left, red and green.
+    let at = |x: u32, y: u32| picture.pixel(x, y).unwrap();
+    let reddish = |p: tiny_skia::PremultipliedColorU8| p.red() > 150 && p.green() < 90;
+    let greenish = |p: tiny_skia::PremultipliedColorU8| p.green() > 120 && p.red() < 90;
+    assert!(
+        picture.pixels().iter().filter(|p| reddish(**p)).count() > 200,
+        "red is drawn"
+    );
+    assert!(
+        picture.pixels().iter().filter(|p| greenish(**p)).count() > 200,
+        "green is drawn"
+    );
+    // Nothing at the origin: no node places a mesh there.
+    assert_eq!(
+        at(120, 80).red(),
+        at(2, 2).red(),
+        "the middle is background"
+    );
+    assert_close("gltf-hierarchy", &picture);
+}

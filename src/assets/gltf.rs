@@ -6,18 +6,32 @@
 //! `data:` URI of at most [`MAX_MODEL_BYTES`], or a relative path through
 //! [`super::read`]. Images are never decoded (the scene's textures come
 //! from `texture = "file.png"`).
+//!
+//! The model is what its default scene draws: each node's mesh placed by
+//! the node's transform (translation, rotation and scale, or a matrix)
+//! times its parents', every primitive with its own material's base color
+//! (times its `COLOR_0` vertex colors), all baked into one list of
+//! triangles, so the scene draws and picks the model as its artist made it.
 
 use crate::Refusal;
 use std::path::Path;
 
 use base64::Engine as _;
-use glam::Vec3;
+use glam::{Mat3, Mat4, Vec3};
 
 /// The most bytes one model may hold: its file and every buffer together.
 pub const MAX_MODEL_BYTES: u64 = 64 << 20;
 
 /// The most vertices (and, times three, indices) one model may have.
 pub const MAX_VERTICES: usize = 1 << 22;
+
+/// The most node placements one model's scene may make (a node reached
+/// through several parents counts each time), and the deepest nesting:
+/// a file may share nodes so that its tree unfolds past any size.
+pub const MAX_PLACEMENTS: usize = 1 << 16;
+
+/// The deepest a node may nest under a scene's roots.
+pub const MAX_NESTING: usize = 64;
 
 /// A mesh loaded from a glTF file: triangles, and the box around them.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,13 +44,16 @@ pub struct Model {
     pub normals: Vec<[f32; 3]>,
     /// Texture coordinates (zero where the file has none).
     pub uvs: Vec<[f32; 2]>,
+    /// Each vertex's color: its primitive's material base color times its
+    /// `COLOR_0` (linear RGBA, as glTF writes them); the object's own
+    /// `color` multiplies it.
+    pub colors: Vec<[f32; 4]>,
     /// Triangle indices.
     pub indices: Vec<u32>,
     /// The smallest and largest corner of the positions.
     pub bounds: (Vec3, Vec3),
-    /// The base color and alpha of its first primitive's material (linear
-    /// RGBA, as glTF writes it); the object's own `color` multiplies it.
-    pub base_color: [f32; 4],
+    /// Whether every vertex is opaque (alpha 1).
+    pub opaque: bool,
 }
 
 impl Model {
@@ -45,6 +62,7 @@ impl Model {
         self.positions.len() * 12
             + self.normals.len() * 12
             + self.uvs.len() * 8
+            + self.colors.len() * 16
             + self.indices.len() * 4
     }
 }
@@ -169,98 +187,69 @@ fn triangles(document: &gltf::Document, buffers: &[Vec<u8>], name: &str) -> Resu
         positions: Vec::new(),
         normals: Vec::new(),
         uvs: Vec::new(),
+        colors: Vec::new(),
         indices: Vec::new(),
         bounds: (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
-        base_color: [1.0; 4],
+        opaque: true,
     };
-    let mut colored = false;
-    let too_many =
-        || format!("it has more than {MAX_VERTICES} vertices, the most a model may have");
-    for mesh in document.meshes() {
-        for primitive in mesh.primitives() {
-            if primitive.mode() != gltf::mesh::Mode::Triangles {
-                continue;
+    // The default scene, else the first; a file with no scene draws every
+    // node no other node holds.
+    let scene = document
+        .default_scene()
+        .or_else(|| document.scenes().next());
+    let roots: Vec<gltf::Node<'_>> = match scene {
+        Some(scene) => scene.nodes().collect(),
+        None => {
+            let held: std::collections::HashSet<usize> = document
+                .nodes()
+                .flat_map(|n| n.children().map(|c| c.index()))
+                .collect();
+            document
+                .nodes()
+                .filter(|n| !held.contains(&n.index()))
+                .collect()
+        }
+    };
+    let mut placements = 0usize;
+    let mut stack: Vec<(gltf::Node<'_>, Mat4, usize)> = roots
+        .into_iter()
+        .rev()
+        .map(|n| (n, Mat4::IDENTITY, 0))
+        .collect();
+    while let Some((node, parent, depth)) = stack.pop() {
+        placements += 1;
+        if placements > MAX_PLACEMENTS {
+            return Err(format!(
+                "its scene places nodes more than {MAX_PLACEMENTS} times, the most a model may"
+            ));
+        }
+        if depth >= MAX_NESTING {
+            return Err(format!(
+                "its nodes nest more than {MAX_NESTING} deep, the most a model may"
+            ));
+        }
+        let local = Mat4::from_cols_array_2d(&node.transform().matrix());
+        let world = parent * local;
+        if !world.is_finite() {
+            return Err(format!(
+                "node {} has a transform that is not finite",
+                node.index()
+            ));
+        }
+        if let Some(mesh) = node.mesh() {
+            for primitive in mesh.primitives() {
+                add_primitive(&mut model, &primitive, buffers, world)?;
             }
-            if !colored {
-                colored = true;
-                let factor = primitive
-                    .material()
-                    .pbr_metallic_roughness()
-                    .base_color_factor();
-                if factor.iter().all(|c| c.is_finite()) {
-                    model.base_color = factor.map(|c| c.clamp(0.0, 1.0));
-                }
-            }
-            // Declared counts are checked before anything is read: a sparse
-            // accessor can claim billions of elements with no data at all.
-            let counts = primitive
-                .attributes()
-                .map(|(_, a)| a.count())
-                .chain(primitive.indices().map(|a| a.count()));
-            for count in counts {
-                if count > 3 * MAX_VERTICES || model.indices.len() + count > 3 * MAX_VERTICES {
-                    return Err(too_many());
-                }
-            }
-            let reader = primitive.reader(|b| buffers.get(b.index()).map(|d| &d[..]));
-            let Some(positions) = reader.read_positions() else {
-                continue;
-            };
-            let positions: Vec<[f32; 3]> = positions.collect();
-            let count = positions.len();
-            if model.positions.len() + count > MAX_VERTICES {
-                return Err(too_many());
-            }
-            let indices: Vec<u32> = match reader.read_indices() {
-                Some(indices) => indices.into_u32().collect(),
-                None => (0..count as u32).collect(),
-            };
-            if let Some(bad) = indices.iter().find(|&&i| i as usize >= count) {
-                return Err(format!("index {bad} is past the {count} vertices"));
-            }
-            let uvs: Vec<[f32; 2]> = reader
-                .read_tex_coords(0)
-                .map(|t| t.into_f32().collect())
-                .unwrap_or_else(|| vec![[0.0, 0.0]; count]);
-            if uvs.len() != count {
-                return Err("a primitive's attributes differ in length".into());
-            }
-            match reader.read_normals() {
-                Some(normals) => {
-                    let normals: Vec<[f32; 3]> = normals.collect();
-                    if normals.len() != count {
-                        return Err("a primitive's attributes differ in length".into());
-                    }
-                    let base = model.positions.len() as u32;
-                    model.indices.extend(indices.iter().map(|i| base + i));
-                    model.positions.extend(&positions);
-                    model.normals.extend(normals);
-                    model.uvs.extend(uvs);
-                }
-                None => {
-                    // Flat shading: each triangle gets its own three
-                    // vertices, facing the way its corners turn.
-                    if model.positions.len() + indices.len() > MAX_VERTICES {
-                        return Err(too_many());
-                    }
-                    for tri in indices.chunks_exact(3) {
-                        let [a, b, c] = [0, 1, 2].map(|k| Vec3::from(positions[tri[k] as usize]));
-                        let normal = (b - a).cross(c - a).normalize_or(Vec3::Y).to_array();
-                        for &i in tri {
-                            model.indices.push(model.positions.len() as u32);
-                            model.positions.push(positions[i as usize]);
-                            model.normals.push(normal);
-                            model.uvs.push(uvs[i as usize]);
-                        }
-                    }
-                }
-            }
-            for p in &positions {
-                let v = Vec3::from(*p);
-                if !v.is_finite() {
-                    return Err("a vertex position is not a finite number".into());
-                }
-                model.bounds = (model.bounds.0.min(v), model.bounds.1.max(v));
+        }
+        let children: Vec<_> = node.children().collect();
+        stack.extend(children.into_iter().rev().map(|c| (c, world, depth + 1)));
+    }
+    // A file of meshes and no nodes at all (which glTF allows, drawing
+    // nothing) is taken as its meshes, each once, where they stand.
+    if document.nodes().next().is_none() {
+        for mesh in document.meshes() {
+            for primitive in mesh.primitives() {
+                add_primitive(&mut model, &primitive, buffers, Mat4::IDENTITY)?;
             }
         }
     }
@@ -268,6 +257,130 @@ fn triangles(document: &gltf::Document, buffers: &[Vec<u8>], name: &str) -> Resu
         return Err("it holds no triangles".into());
     }
     Ok(model)
+}
+
+/// Adds `primitive`'s triangles to `model`, placed by `world`.
+fn add_primitive(
+    model: &mut Model,
+    primitive: &gltf::Primitive<'_>,
+    buffers: &[Vec<u8>],
+    world: Mat4,
+) -> Result<(), String> {
+    let too_many =
+        || format!("it has more than {MAX_VERTICES} vertices, the most a model may have");
+    if primitive.mode() != gltf::mesh::Mode::Triangles {
+        return Ok(());
+    }
+    // Declared counts are checked before anything is read: a sparse
+    // accessor can claim billions of elements with no data at all.
+    let counts = primitive
+        .attributes()
+        .map(|(_, a)| a.count())
+        .chain(primitive.indices().map(|a| a.count()));
+    for count in counts {
+        if count > 3 * MAX_VERTICES || model.indices.len() + count > 3 * MAX_VERTICES {
+            return Err(too_many());
+        }
+    }
+    let factor = primitive
+        .material()
+        .pbr_metallic_roughness()
+        .base_color_factor();
+    let base = if factor.iter().all(|c| c.is_finite()) {
+        factor.map(|c| c.clamp(0.0, 1.0))
+    } else {
+        [1.0; 4]
+    };
+    let reader = primitive.reader(|b| buffers.get(b.index()).map(|d| &d[..]));
+    let Some(positions) = reader.read_positions() else {
+        return Ok(());
+    };
+    let local: Vec<[f32; 3]> = positions.collect();
+    let count = local.len();
+    if model.positions.len() + count > MAX_VERTICES {
+        return Err(too_many());
+    }
+    let mut indices: Vec<u32> = match reader.read_indices() {
+        Some(indices) => indices.into_u32().collect(),
+        None => (0..count as u32).collect(),
+    };
+    if let Some(bad) = indices.iter().find(|&&i| i as usize >= count) {
+        return Err(format!("index {bad} is past the {count} vertices"));
+    }
+    indices.truncate(indices.len() / 3 * 3);
+    // A node that mirrors (a negative scale) turns its triangles inside
+    // out: their corners go the other way round to face out again.
+    let linear = Mat3::from_mat4(world);
+    if linear.determinant() < 0.0 {
+        for tri in indices.chunks_exact_mut(3) {
+            tri.swap(1, 2);
+        }
+    }
+    let normal_matrix = linear.inverse().transpose();
+    let positions: Vec<[f32; 3]> = local
+        .iter()
+        .map(|p| world.transform_point3(Vec3::from(*p)).to_array())
+        .collect();
+    let uvs: Vec<[f32; 2]> = reader
+        .read_tex_coords(0)
+        .map(|t| t.into_f32().collect())
+        .unwrap_or_else(|| vec![[0.0, 0.0]; count]);
+    let colors: Vec<[f32; 4]> = match reader.read_colors(0) {
+        Some(colors) => colors
+            .into_rgba_f32()
+            .map(|c| std::array::from_fn(|k| (c[k] * base[k]).clamp(0.0, 1.0)))
+            .collect(),
+        None => vec![base; count],
+    };
+    if uvs.len() != count || colors.len() != count {
+        return Err("a primitive's attributes differ in length".into());
+    }
+    let placed = |n: [f32; 3]| {
+        (normal_matrix * Vec3::from(n))
+            .normalize_or(Vec3::Y)
+            .to_array()
+    };
+    match reader.read_normals() {
+        Some(normals) => {
+            let normals: Vec<[f32; 3]> = normals.map(placed).collect();
+            if normals.len() != count {
+                return Err("a primitive's attributes differ in length".into());
+            }
+            let first = model.positions.len() as u32;
+            model.indices.extend(indices.iter().map(|i| first + i));
+            model.positions.extend(&positions);
+            model.normals.extend(normals);
+            model.uvs.extend(uvs);
+            model.colors.extend(&colors);
+        }
+        None => {
+            // Flat shading: each triangle gets its own three vertices,
+            // facing the way its corners turn.
+            if model.positions.len() + indices.len() > MAX_VERTICES {
+                return Err(too_many());
+            }
+            for tri in indices.chunks_exact(3) {
+                let [a, b, c] = [0, 1, 2].map(|k| Vec3::from(positions[tri[k] as usize]));
+                let normal = (b - a).cross(c - a).normalize_or(Vec3::Y).to_array();
+                for &i in tri {
+                    model.indices.push(model.positions.len() as u32);
+                    model.positions.push(positions[i as usize]);
+                    model.normals.push(normal);
+                    model.uvs.push(uvs[i as usize]);
+                    model.colors.push(colors[i as usize]);
+                }
+            }
+        }
+    }
+    model.opaque &= colors.iter().all(|c| c[3] >= 1.0);
+    for p in &positions {
+        let v = Vec3::from(*p);
+        if !v.is_finite() {
+            return Err("a vertex position is not a finite number".into());
+        }
+        model.bounds = (model.bounds.0.min(v), model.bounds.1.max(v));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

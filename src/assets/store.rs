@@ -7,7 +7,10 @@
 //! reload that changes an asset's file loads it again in place, under the
 //! same id, and bumps the store's generation and the asset's: every other
 //! cache (the renderer's GPU textures and meshes) compares generations
-//! instead of waiting to be told to forget.
+//! instead of waiting to be told to forget. Generations are unique in the
+//! process, not only in one store: a cache that outlives a game (the
+//! renderer a test's pictures share) never takes another store's asset
+//! of the same id and generation for its own.
 
 use crate::Refusal;
 use std::collections::HashMap;
@@ -186,13 +189,19 @@ impl std::fmt::Debug for Store {
     }
 }
 
+/// The next store generation: unique in the process.
+fn next_generation() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 impl Store {
     /// Creates an empty store for the game folder `root` (none: nothing
     /// can be loaded).
     pub fn new(root: Option<PathBuf>) -> Store {
         Store {
             root,
-            generation: 0,
+            generation: next_generation(),
             images: Shelf::default(),
             models: Shelf::default(),
             sounds: Shelf::default(),
@@ -329,7 +338,7 @@ impl Store {
                 .iter()
                 .any(|c| Path::new(name) == c || c.parent() == Some(folder))
         };
-        let generation = self.generation + 1;
+        let generation = next_generation();
         let root = self.root.clone();
         let root = root.as_deref();
         let mut problems = self

@@ -14,6 +14,9 @@ pub struct Vertex {
     pub normal: [f32; 3],
     /// Texture coordinate.
     pub uv: [f32; 2],
+    /// Linear RGBA, which the object's color multiplies (white for the
+    /// built-in meshes; a model's material and vertex colors).
+    pub color: [f32; 4],
 }
 
 /// Triangles sharing a vertex list.
@@ -27,6 +30,7 @@ pub struct Geometry {
 
 fn v(position: [f32; 3], normal: [f32; 3], uv: [f32; 2]) -> Vertex {
     Vertex {
+        color: [1.0; 4],
         position,
         normal,
         uv,

@@ -106,7 +106,7 @@ fn scene_pipeline(
     let vertex_layout = wgpu::VertexBufferLayout {
         array_stride: std::mem::size_of::<Vertex>() as u64,
         step_mode: wgpu::VertexStepMode::Vertex,
-        attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2],
+        attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 12 => Float32x4],
     };
     let instance_layout = wgpu::VertexBufferLayout {
         array_stride: std::mem::size_of::<Instance>() as u64,

@@ -149,7 +149,7 @@ impl Renderer {
             if !scene.is_visible(object) {
                 continue;
             }
-            let mut base = [1.0f32; 4];
+            let mut opaque_mesh = true;
             let key = match &object.mesh {
                 Mesh::Cube => BatchKey::Builtin(0),
                 Mesh::Sphere => BatchKey::Builtin(1),
@@ -157,7 +157,7 @@ impl Renderer {
                 Mesh::Cylinder => BatchKey::Builtin(3),
                 Mesh::Model(id) => {
                     let model = assets.model_at(*id);
-                    base = model.base_color;
+                    opaque_mesh = model.opaque;
                     let generation = assets.model_generation(*id);
                     if !self.models.fresh(id.0, generation) {
                         let vertices: Vec<Vertex> = (0..model.positions.len())
@@ -165,6 +165,7 @@ impl Renderer {
                                 position: model.positions[v],
                                 normal: model.normals[v],
                                 uv: model.uvs[v],
+                                color: model.colors[v],
                             })
                             .collect();
                         let mesh = self.upload_mesh(&vertices, &model.indices);
@@ -184,9 +185,11 @@ impl Renderer {
             let world = object.world;
             let normal = Mat3::from_mat4(world).inverse().transpose();
             let c = linear(object.material.color);
-            let alpha = object.material.color.a * base[3];
+            let alpha = object.material.color.a;
             let mirrored = Mat3::from_mat4(world).determinant() < 0.0;
-            let kind = match (alpha < 1.0, mirrored) {
+            // A model with translucent vertices blends as a translucent
+            // object does.
+            let kind = match (alpha < 1.0 || !opaque_mesh, mirrored) {
                 (false, false) => Kind::Opaque,
                 (false, true) => Kind::OpaqueMirrored,
                 (true, false) => Kind::Translucent,
@@ -199,7 +202,7 @@ impl Renderer {
                     normal.y_axis.extend(0.0).into(),
                     normal.z_axis.extend(0.0).into(),
                 ],
-                color: [c[0] * base[0], c[1] * base[1], c[2] * base[2], alpha],
+                color: [c[0], c[1], c[2], alpha],
                 flags: [if object.material.lit { 1.0 } else { 0.0 }, 0.0, 0.0, 0.0],
             };
             let distance = (world.w_axis - eye).length_squared();

@@ -187,7 +187,8 @@ mod tests {
             uvs: vec![[0.0, 0.0]; 3],
             indices: vec![0, 1, 2],
             bounds: (Vec3::new(-1.0, -1.0, 0.0), Vec3::new(1.0, 1.0, 0.0)),
-            base_color: [1.0; 4],
+            colors: vec![[1.0; 4]; 3],
+            opaque: true,
         };
         let toward = Vec3::new(0.0, 0.0, -1.0);
         let hit = ray_triangles(Vec3::new(-0.5, -0.5, 5.0), toward, &model);

@@ -34,6 +34,8 @@ struct VertexIn {
     @location(10) color: vec4<f32>,
     // x: 1 when lit.
     @location(11) flags: vec4<f32>,
+    // The vertex's own color (a model's material and COLOR_0), linear.
+    @location(12) vertex_color: vec4<f32>,
 };
 
 struct VertexOut {
@@ -55,7 +57,7 @@ fn vs_main(v: VertexIn) -> VertexOut {
     out.world = world.xyz;
     out.normal = normal_matrix * v.normal;
     out.uv = v.uv;
-    out.color = v.color;
+    out.color = v.color * v.vertex_color;
     out.lit = v.flags.x;
     return out;
 }
