@@ -692,6 +692,22 @@ fn hostile(
     peer(DUEL, 1, TWO, wire)
 }
 
+/// A tamper that sends `extra`, under the sender's own magic number,
+/// beside each input it sends.
+fn beside_each_input(extra: WiredBody) -> impl FnMut(&Message) -> Vec<Message> {
+    move |message| {
+        let wired = open(message);
+        let mut out = vec![message.clone()];
+        if matches!(wired.body, WiredBody::Input(..)) {
+            out.push(seal(&Wired {
+                magic: wired.magic,
+                body: extra.clone(),
+            }));
+        }
+        out
+    }
+}
+
 // rule: N3
 #[test]
 fn a_player_that_never_synchronizes_ends_the_host_at_the_sync_deadline() {
@@ -744,17 +760,10 @@ fn a_peer_claiming_to_be_far_ahead_does_not_freeze_the_host() {
     // made-up ticks outrun.)
     let link = wire(1, 0, 0);
     let (_a, mut host) = peer(DUEL, 0, ONE, &link);
-    let (_b, mut two) = hostile(&link, |message| {
-        let wired = open(message);
-        let mut out = vec![message.clone()];
-        if matches!(wired.body, WiredBody::Input(..)) {
-            out.push(seal(&Wired {
-                magic: wired.magic,
-                body: WiredBody::QualityReport(i16::MAX, 0),
-            }));
-        }
-        out
-    });
+    let (_b, mut two) = hostile(
+        &link,
+        beside_each_input(WiredBody::QualityReport(i16::MAX, 0)),
+    );
     play(&mut [&mut host, &mut two], &link, 600);
     let stats = host.online.stats();
     assert_eq!(Driver::<LuaGame>::ended(&host.online), None);
@@ -769,17 +778,7 @@ fn a_forged_time_stamp_shows_no_absurd_round_trip() {
     // Beside each input, a quality reply with a time stamp from 1970.
     let link = wire(1, 0, 0);
     let (_a, mut host) = peer(DUEL, 0, ONE, &link);
-    let (_b, mut two) = hostile(&link, |message| {
-        let wired = open(message);
-        let mut out = vec![message.clone()];
-        if matches!(wired.body, WiredBody::Input(..)) {
-            out.push(seal(&Wired {
-                magic: wired.magic,
-                body: WiredBody::QualityReply(1),
-            }));
-        }
-        out
-    });
+    let (_b, mut two) = hostile(&link, beside_each_input(WiredBody::QualityReply(1)));
     play(&mut [&mut host, &mut two], &link, 600);
     let stats = host.online.stats();
     assert!(stats.ping < 60_000, "a ping of {} ms", stats.ping);
