@@ -344,6 +344,15 @@ fn games_that_come_apart_are_stopped_at_the_first_frame_that_differs() {
         .or_else(|| Driver::<LuaGame>::ended(&two.online))
         .expect("the session ended");
     assert!(ended.contains("came apart at frame 60"), "{ended}");
+    // The closing lines of the side that saw it say so too, not "all
+    // alike".
+    for p in [&one, &two] {
+        if Driver::<LuaGame>::ended(&p.online).is_some_and(|e| e.contains("came apart")) {
+            let status = Driver::<LuaGame>::status(&p.online).join("\n");
+            assert!(status.contains("and frame 60 came apart"), "{status}");
+            assert!(!status.contains("all alike"), "{status}");
+        }
+    }
     if let Some(said) = Driver::<LuaGame>::ended(&two.online) {
         assert!(said.contains("replay.txt"), "{said}");
         let written = b.path().join("moonloop-desync-60-player2/replay.txt");
@@ -856,30 +865,7 @@ fn a_spectator_that_sends_inputs_ends_nothing_for_the_players() {
     // The spectator at(2) sends, beside what it should, every input the
     // second player sends, under its own magic number: as a player would.
     let link = wire(1, 0, 0);
-    let (_a, mut host) = {
-        let dir = game(&[("main.luau", DUEL)]);
-        let loaded = LuaGame::load(dir.path()).unwrap();
-        let mut engine = Engine::new(loaded, Box::new(ConstantClock::new(1.0 / 60.0)));
-        engine.keep_history(moonloop::history::DEFAULT_CAP).unwrap();
-        let mut options = Options::new(0, at(1));
-        options.spectators = vec![at(2)];
-        options.reports = dir.path().to_path_buf();
-        let end = End {
-            at: at(0),
-            wire: link.clone(),
-        };
-        let online = Online::start(end, options)
-            .unwrap()
-            .script(Some(Script::parse(ONE).unwrap()));
-        (
-            dir,
-            Peer {
-                engine,
-                online,
-                heard: Vec::new(),
-            },
-        )
-    };
+    let (_a, mut host) = peer_with(DUEL, 0, ONE, &link, |o| o.spectators = vec![at(2)]);
     let (_b, mut two) = peer(DUEL, 1, TWO, &link);
     let last_input: Rc<RefCell<Option<WiredBody>>> = Rc::default();
     let kept = last_input.clone();
@@ -977,4 +963,21 @@ fn a_real_host_ends_on_a_joiner_that_says_hello_and_then_nothing() {
         "{stderr}"
     );
     assert!(started.elapsed() < Duration::from_secs(30), "it ended");
+}
+
+// rule: N3
+#[test]
+fn a_spectator_that_never_synchronizes_is_dropped_and_the_players_play_on() {
+    // The host waits for a spectator at(2) that was welcomed and then
+    // says nothing: at the sync deadline it plays on without it.
+    let link = wire(1, 0, 0);
+    let (_a, mut host) = peer_with(DUEL, 0, ONE, &link, |o| o.spectators = vec![at(2)]);
+    let (_b, mut two) = peer(DUEL, 1, TWO, &link);
+    run_for(&mut [&mut host, &mut two], &link, 1000);
+    assert_eq!(Driver::<LuaGame>::ended(&host.online), None);
+    assert!(
+        host.online.stats().confirmed >= 300,
+        "{:?}",
+        host.online.stats()
+    );
 }
