@@ -12,7 +12,11 @@
 //!   [`MAX_ADVANTAGE`] frames ahead or behind (GGRS would have this peer
 //!   wait half of it, up to 16,383 frames, frozen);
 //! - a quality reply whose time stamp is in the future or more than
-//!   [`MAX_ROUND_TRIP`] old (the round trip shown would be a lie).
+//!   [`MAX_ROUND_TRIP`] old (the round trip shown would be a lie);
+//! - inputs that start more than [`MAX_JUMP`] frames past the last the
+//!   other player sent, and state hashes of frames not after the last
+//!   one's or that far past its inputs (GGRS keeps every hash it is sent
+//!   until its frame is confirmed: forged frames would pile up for ever).
 //!
 //! It also keeps what the session wants to know of the wire: which hash
 //! reports came from the other player (so the closing line counts hashes
@@ -38,6 +42,12 @@ pub const MAX_ADVANTAGE: i16 = 60;
 /// longer has been disconnected already.
 pub const MAX_ROUND_TRIP: Duration = Duration::from_secs(60);
 
+/// The most frames the other player's inputs or state hashes may move
+/// on past its last inputs: two seconds. An honest peer's start where
+/// this peer's acknowledgement left them, within its prediction window
+/// and input delay (24 frames at most).
+pub const MAX_JUMP: i32 = 120;
+
 /// Hash reports of the other player's held until they are compared.
 const MAX_REPORTS: usize = 64;
 
@@ -54,6 +64,8 @@ pub(super) struct Heard {
     reports: VecDeque<i32>,
     /// The last frame a report was counted for.
     last_report: i32,
+    /// The latest frame the other player's inputs started at.
+    last_input: i32,
     /// Hashes both sides had, compared by GGRS.
     compared: u64,
     /// Messages dropped.
@@ -95,14 +107,22 @@ impl Heard {
                     .map_or(0, |d| d.as_millis());
                 stamp <= now && now - stamp <= MAX_ROUND_TRIP.as_millis()
             }
-            Body::ChecksumReport(_, frame) => {
-                if frame > self.last_report {
-                    self.last_report = frame;
-                    if self.reports.len() == MAX_REPORTS {
-                        self.reports.pop_front();
-                    }
-                    self.reports.push_back(frame);
+            Body::Input(input) => {
+                if input.start_frame > self.last_input.max(0) + MAX_JUMP {
+                    return false;
                 }
+                self.last_input = self.last_input.max(input.start_frame);
+                true
+            }
+            Body::ChecksumReport(_, frame) => {
+                if frame <= self.last_report || frame > self.last_input.max(0) + MAX_JUMP {
+                    return false;
+                }
+                self.last_report = frame;
+                if self.reports.len() == MAX_REPORTS {
+                    self.reports.pop_front();
+                }
+                self.reports.push_back(frame);
                 true
             }
             _ => true,
@@ -129,6 +149,7 @@ impl<S: NonBlockingSocket<SocketAddr>> Guarded<S> {
                 magic: Vec::new(),
                 reports: VecDeque::new(),
                 last_report: -1,
+                last_input: -1,
                 compared: 0,
                 dropped: 0,
             })),
@@ -186,5 +207,77 @@ impl<S: NonBlockingSocket<SocketAddr>> NonBlockingSocket<SocketAddr> for Guarded
         messages.retain(|(from, message)| heard.admit(*from, message));
         heard.dropped += (before - messages.len()) as u64;
         messages
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bincode::Options as _;
+
+    /// GGRS's messages as they go on the wire, to forge one.
+    #[derive(serde::Serialize)]
+    #[allow(dead_code)] // the variants before those used hold their place
+    enum Body {
+        SyncRequest(u32),
+        SyncReply(u32),
+        Input(Vec<(bool, i32)>, bool, i32, i32, Vec<u8>),
+        InputAck(i32),
+        QualityReport(i16, u128),
+        QualityReply(u128),
+        ChecksumReport(u128, i32),
+    }
+
+    fn message(body: Body) -> Message {
+        let codec = bincode::DefaultOptions::new().with_limit(4096);
+        codec
+            .deserialize(&codec.serialize(&(7u16, body)).unwrap())
+            .unwrap()
+    }
+
+    fn heard() -> Heard {
+        Heard {
+            remote: "127.0.0.1:1".parse().unwrap(),
+            spectators: vec!["127.0.0.1:2".parse().unwrap()],
+            magic: Vec::new(),
+            reports: VecDeque::new(),
+            last_report: -1,
+            last_input: -1,
+            compared: 0,
+            dropped: 0,
+        }
+    }
+
+    // rule: N3
+    #[test]
+    fn frame_numbers_a_peer_sends_are_bounded_before_ggrs_keeps_them() {
+        let mut h = heard();
+        let player: SocketAddr = "127.0.0.1:1".parse().unwrap();
+        let input = |start| message(Body::Input(vec![(false, 0); 2], false, start, -1, vec![]));
+        let hash = |frame| message(Body::ChecksumReport(1, frame));
+        assert!(h.admit(player, &input(0)));
+        assert!(h.admit(player, &hash(10)));
+        assert!(!h.admit(player, &hash(10)), "a frame's hash once");
+        assert!(!h.admit(player, &hash(9)), "hashes move on");
+        assert!(
+            !h.admit(player, &hash(1_000_000)),
+            "no hash far past the inputs"
+        );
+        assert!(
+            !h.admit(player, &input(1_000_000)),
+            "no input far past the last"
+        );
+        assert!(h.admit(player, &input(100)));
+        assert!(h.admit(player, &hash(200)));
+        // A spectator sends neither; a stranger nothing at all.
+        let spectator: SocketAddr = "127.0.0.1:2".parse().unwrap();
+        assert!(!h.admit(spectator, &input(101)));
+        assert!(!h.admit(spectator, &hash(300)));
+        assert!(h.admit(spectator, &message(Body::InputAck(5))));
+        assert!(!h.admit("127.0.0.1:3".parse().unwrap(), &message(Body::InputAck(5))));
+        // Reports past 60 frames ahead, and time stamps from 1970.
+        assert!(!h.admit(player, &message(Body::QualityReport(i16::MAX, 0))));
+        assert!(h.admit(player, &message(Body::QualityReport(8, 0))));
+        assert!(!h.admit(player, &message(Body::QualityReply(1))));
     }
 }
