@@ -24,8 +24,9 @@ pub struct Options {
     pub depth: u64,
     /// Where generated input comes from.
     pub seed: u64,
-    /// An input file inside the game folder, played instead.
-    pub input: Option<String>,
+    /// An input file, played instead: a path as the shell gives it, as
+    /// `run --input` takes one.
+    pub input: Option<PathBuf>,
 }
 
 /// How a run ended.
@@ -54,7 +55,7 @@ pub fn run(options: &Options) -> Result<Outcome> {
     let game = LuaGame::load(&options.game)?;
     let config = crate::Game::config(&game);
     let script = match &options.input {
-        Some(name) => crate::input::load_script_in(&options.game, name, &config.actions)?,
+        Some(path) => crate::input::load_script(path, &config.actions)?,
         None => {
             let inputs = Inputs::of(config.every_action(), config.logical());
             let mut rng = Rng::for_run(options.seed, 0);

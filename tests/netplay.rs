@@ -149,7 +149,15 @@ fn an_input_file_is_played_and_bad_settings_are_refused() {
     let input = "10 press space\n12 release space\n40 press space\n";
     let dir = game(&[("g/main.luau", READY), ("g/jumps.txt", input)]);
     let out = moonloop(
-        &["synctest", "g", "--input", "jumps.txt", "--frames", "60"],
+        &["synctest", "g", "--input", "g/jumps.txt", "--frames", "60"],
+        dir.path(),
+    );
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    // One rule for an input file, as `run --input` takes it: a path as
+    // the shell gives it, absolute too.
+    let absolute = dir.path().join("g/jumps.txt").display().to_string();
+    let out = moonloop(
+        &["synctest", "g", "--input", &absolute, "--frames", "60"],
         dir.path(),
     );
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);

@@ -104,9 +104,10 @@ enum Command {
         /// Where the generated input comes from.
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// Plays this input file of the game's instead of generated input.
+        /// Plays this input file instead of generated input (a path as
+        /// for `run --input`).
         #[arg(long, value_name = "FILE")]
-        input: Option<String>,
+        input: Option<PathBuf>,
     },
     /// Hosts a game for two over the network: waits for a player to
     /// join with the same game, then plays as player 1 (N3).
