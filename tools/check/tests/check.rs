@@ -348,3 +348,20 @@ fn a_game_is_checked_however_its_folder_is_named() {
         }
     }
 }
+
+// rule: T1
+#[test]
+fn scene_colors_are_typed_as_the_screen_s_are() {
+    // docs/scene.md: a color is a string or {r, g, b, a}, as on the screen
+    // layer; the checker refused a table for objects and lights.
+    let dir = game(&[(
+        "main.luau",
+        &rendering(
+            "scene:object(\"box\", { mesh = \"cube\", color = { 1, 0, 0, 0.5 } })\n\
+             \t\tscene:light(\"sun\", { kind = \"directional\", color = { 1, 0.9, 0.8 } })\n\
+             \t\tscene:object(\"named\", { color = \"tomato\" })",
+        ),
+    )]);
+    let (code, out) = check(dir.path(), &["g"]);
+    assert_eq!(code, 0, "{out}");
+}
