@@ -146,7 +146,9 @@ pub fn draw(pixmap: &mut Pixmap, colliders: &Colliders, viewport: &Viewport) {
         let at = place
             .pre_translate(o.x, o.y)
             .pre_rotate(o.angle.to_degrees());
-        paint.set_color(Color::from_rgba8(r, g, b, 0x40));
+        // A faint tint (a tenth), so what the game drew shows through it,
+        // and through the overlaps of a crowd of bodies.
+        paint.set_color(Color::from_rgba8(r, g, b, 0x1a));
         if !matches!(o.form, Form::Points(_, false)) {
             pixmap.fill_path(&shape, &paint, FillRule::Winding, at, None);
         }
