@@ -483,3 +483,35 @@ fn a_gltf_model_is_drawn_as_its_nodes_place_it_with_each_primitive_s_material_an
     );
     assert_close("gltf-hierarchy", &picture);
 }
+
+// rule: H2
+#[test]
+fn a_sky_and_fog_fade_a_row_of_cubes_into_the_distance() {
+    // A pale sky over a dark horizon; cubes every 3 units down the z axis
+    // fade into grey fog from 4 to 24 units from the camera.
+    let main = scene_game(
+        "width = 240, height = 140, background = \"#ff00ff\"",
+        r##"
+    scene:camera({ position = vector.create(0, 1.2, 4), target = vector.create(0, 0.6, -10) })
+    scene:sky({ top = "#4a78c8", bottom = "#d8e4f0" })
+    scene:fog({ color = "#b0b8c0", near = 4, far = 24 })
+    for i = 0, 7 do
+        scene:object(`cube{i}`, { mesh = "cube", color = "#c04030", position = vector.create(1.2 * ((i % 2) * 2 - 1), 0.5, -3 * i) })
+    end
+    scene:object("ground", { mesh = "plane", color = "#3a6a30", scale = vector.create(20, 1, 60), position = vector.create(0, 0, -20) })
+"##,
+    );
+    let picture = render(&main, (240, 140), 1);
+    // No background shows: the sky covers what no object does.
+    assert!(
+        !picture
+            .pixels()
+            .iter()
+            .any(|p| p.red() > 240 && p.green() < 20 && p.blue() > 240),
+        "the magenta background is behind the sky"
+    );
+    // The sky is bluer at the top than at the horizon.
+    let top = picture.pixel(120, 2).unwrap();
+    assert!(top.blue() > top.red() + 40, "{top:?}");
+    assert_close("sky-and-fog", &picture);
+}

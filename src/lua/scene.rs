@@ -17,7 +17,7 @@ use super::args;
 use super::leases::Leases;
 use crate::assets::Store;
 use crate::color::Rgba;
-use crate::scene::{Light, Mesh, Projection, Scene};
+use crate::scene::{Fog, Light, Mesh, Projection, Scene, Sky};
 use crate::state::type_of;
 
 /// The `scene` handle.
@@ -259,22 +259,14 @@ fn camera(lua: &Lua, scene: &mut Scene, props: Table) -> mlua::Result<()> {
         Projection::Perspective { fov, near, far } => (fov, near, far),
         Projection::Orthographic { near, far, .. } => (60f32.to_radians(), near, far),
     };
-    for pair in props.pairs::<String, Value>() {
-        let (key, _) = pair?;
-        if ![
+    known_props(
+        lua,
+        "camera",
+        &props,
+        &[
             "position", "target", "up", "rotation", "fov", "near", "far", "ortho",
-        ]
-        .contains(&key.as_str())
-        {
-            return Err(fail(
-                lua,
-                "camera",
-                format!(
-                    "no property `{key}` (it takes position, target, up, rotation, fov, near, far, ortho)"
-                ),
-            ));
-        }
-    }
+        ],
+    )?;
     if !get("fov")?.is_nil() {
         fov = number(lua, "camera", "fov", &get("fov")?)?;
         if !(0.01..3.13).contains(&fov) {
@@ -342,6 +334,125 @@ fn camera(lua: &Lua, scene: &mut Scene, props: Table) -> mlua::Result<()> {
         }
         _ => return Err(fail(lua, "camera", "give `target` or `rotation`, not both")),
     }
+    Ok(())
+}
+
+/// Refuses a property of `props` not in `known`, naming what `call` takes.
+fn known_props(lua: &Lua, call: &str, props: &Table, known: &[&str]) -> mlua::Result<()> {
+    for pair in props.pairs::<Value, Value>() {
+        let (key, _) = pair?;
+        let name = match &key {
+            Value::String(s) => s.to_string_lossy(),
+            other => type_of(other).to_string(),
+        };
+        if !known.contains(&name.as_str()) {
+            return Err(fail(
+                lua,
+                call,
+                format!(
+                    "no property `{}` (it takes {})",
+                    crate::terminal::escape(&name),
+                    known.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `scene:sky{ top, bottom }` (or `false`, none): the gradient drawn behind
+/// every object, by the direction each pixel looks.
+fn sky(lua: &Lua, scene: &mut Scene, props: Value) -> mlua::Result<()> {
+    let props = match props {
+        Value::Boolean(false) | Value::Nil => {
+            scene.sky = None;
+            return Ok(());
+        }
+        Value::Table(t) => t,
+        other => {
+            return Err(fail(
+                lua,
+                "sky",
+                format!(
+                    "takes {{ top, bottom }}, or false for none, not a {}",
+                    type_of(&other)
+                ),
+            ));
+        }
+    };
+    known_props(lua, "sky", &props, &["top", "bottom"])?;
+    let top: Value = props.raw_get("top")?;
+    if top.is_nil() {
+        return Err(fail(lua, "sky", "`top` is the color straight up"));
+    }
+    let top = color(lua, "sky", &top)?;
+    let bottom: Value = props.raw_get("bottom")?;
+    let bottom = if bottom.is_nil() {
+        top
+    } else {
+        color(lua, "sky", &bottom)?
+    };
+    scene.sky = Some(Sky { top, bottom });
+    Ok(())
+}
+
+/// `scene:fog{ color, near, far }` (or `false`, none): what is farther than
+/// `near` from the camera fades into `color`, whole at `far`.
+fn fog(lua: &Lua, scene: &mut Scene, props: Value) -> mlua::Result<()> {
+    let props = match props {
+        Value::Boolean(false) | Value::Nil => {
+            scene.fog = None;
+            return Ok(());
+        }
+        Value::Table(t) => t,
+        other => {
+            return Err(fail(
+                lua,
+                "fog",
+                format!(
+                    "takes {{ color, near, far }}, or false for none, not a {}",
+                    type_of(&other)
+                ),
+            ));
+        }
+    };
+    known_props(lua, "fog", &props, &["color", "near", "far"])?;
+    let color_value: Value = props.raw_get("color")?;
+    if color_value.is_nil() {
+        return Err(fail(lua, "fog", "`color` is the fog's color"));
+    }
+    let fog_color = color(lua, "fog", &color_value)?;
+    let near_value: Value = props.raw_get("near")?;
+    let near = if near_value.is_nil() {
+        0.0
+    } else {
+        number(lua, "fog", "near", &near_value)?
+    };
+    let far_value: Value = props.raw_get("far")?;
+    if far_value.is_nil() {
+        return Err(fail(
+            lua,
+            "fog",
+            "`far` is where the fog is whole, in world units",
+        ));
+    }
+    let far = number(lua, "fog", "far", &far_value)?;
+    if !(near >= 0.0 && far > near) {
+        return Err(fail(
+            lua,
+            "fog",
+            format!(
+                "`near` ({}) is 0 or more and below `far` ({})",
+                Number(near),
+                Number(far)
+            ),
+        ));
+    }
+    scene.fog = Some(Fog {
+        color: fog_color,
+        near,
+        far,
+    });
     Ok(())
 }
 
@@ -464,6 +575,14 @@ impl UserData for SceneHandle {
         methods.add_method("camera", |lua, this, props: Table| {
             let scene = this.leases.scene(lua, "scene")?;
             camera(lua, scene, props)
+        });
+        methods.add_method("sky", |lua, this, props: Value| {
+            let scene = this.leases.scene(lua, "scene")?;
+            sky(lua, scene, props)
+        });
+        methods.add_method("fog", |lua, this, props: Value| {
+            let scene = this.leases.scene(lua, "scene")?;
+            fog(lua, scene, props)
         });
         methods.add_method(
             "light",

@@ -74,6 +74,8 @@ pub struct Renderer {
     /// [`Renderer::take_warnings`].
     warnings: Vec<String>,
     told_lights: bool,
+    /// Whether the scene the globals were last written for has a sky.
+    sky: bool,
 }
 
 impl std::fmt::Debug for Renderer {
@@ -211,6 +213,7 @@ impl Renderer {
             enlarge: None,
             warnings: Vec::new(),
             told_lights: false,
+            sky: false,
             device,
             queue,
             info,

@@ -10,6 +10,8 @@ pub(super) struct Pipelines {
     /// By [`super::scene_pass::Kind`]: opaque, opaque mirrored,
     /// translucent, translucent mirrored.
     pub scene: Vec<wgpu::RenderPipeline>,
+    /// The sky behind a scene: one triangle over the viewport.
+    pub sky: wgpu::RenderPipeline,
     pub composite: wgpu::RenderPipeline,
     pub composite_layout: wgpu::BindGroupLayout,
     pub texture_layout: wgpu::BindGroupLayout,
@@ -85,9 +87,11 @@ impl Pipelines {
             scene_pipeline(device, &scene_shader, &scene_layout, translucent, cull)
         })
         .into();
+        let sky = sky_pipeline(device, &scene_shader, &scene_layout);
         let composite = image_pipeline(device, &composite_layout, FRAME_FORMAT, "fs_main", true);
         Pipelines {
             scene,
+            sky,
             composite,
             composite_layout,
             texture_layout,
@@ -151,6 +155,46 @@ fn scene_pipeline(
             targets: &[Some(wgpu::ColorTargetState {
                 format: FRAME_SRGB,
                 blend,
+                write_mask: wgpu::ColorWrites::ALL,
+            })],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
+}
+
+/// The sky's pipeline: a triangle made in the vertex shader, behind
+/// whatever the scene draws (it writes no depth, and passes every test).
+fn sky_pipeline(
+    device: &wgpu::Device,
+    shader: &wgpu::ShaderModule,
+    layout: &wgpu::PipelineLayout,
+) -> wgpu::RenderPipeline {
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("sky"),
+        layout: Some(layout),
+        vertex: wgpu::VertexState {
+            module: shader,
+            entry_point: Some("vs_sky"),
+            compilation_options: Default::default(),
+            buffers: &[],
+        },
+        primitive: Default::default(),
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: DEPTH_FORMAT,
+            depth_write_enabled: Some(false),
+            depth_compare: Some(wgpu::CompareFunction::Always),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState {
+            module: shader,
+            entry_point: Some("fs_sky"),
+            compilation_options: Default::default(),
+            targets: &[Some(wgpu::ColorTargetState {
+                format: FRAME_SRGB,
+                blend: None,
                 write_mask: wgpu::ColorWrites::ALL,
             })],
         }),

@@ -39,6 +39,15 @@ pub(super) struct Globals {
     dir_color: [[f32; 4]; MAX_DIRECTIONAL],
     point_position: [[f32; 4]; MAX_POINT],
     point_color: [[f32; 4]; MAX_POINT],
+    /// From clip space back to the world, for the sky's directions.
+    inverse_view_proj: [[f32; 4]; 4],
+    /// The sky's top and bottom colors (linear); w: 1 when there is one.
+    sky_top: [f32; 4],
+    sky_bottom: [f32; 4],
+    /// The fog's color (linear); w: 1 when there is fog.
+    fog_color: [f32; 4],
+    /// x: where it starts, y: where it is whole.
+    fog_range: [f32; 4],
 }
 
 pub(super) struct GpuMesh {
@@ -292,7 +301,23 @@ impl Renderer {
             dir_color: [[0.0; 4]; MAX_DIRECTIONAL],
             point_position: [[0.0; 4]; MAX_POINT],
             point_color: [[0.0; 4]; MAX_POINT],
+            inverse_view_proj: view_proj.inverse().to_cols_array_2d(),
+            sky_top: [0.0; 4],
+            sky_bottom: [0.0; 4],
+            fog_color: [0.0; 4],
+            fog_range: [0.0; 4],
         };
+        self.sky = scene.sky.is_some();
+        if let Some(sky) = scene.sky {
+            let (top, bottom) = (linear(sky.top), linear(sky.bottom));
+            g.sky_top = [top[0], top[1], top[2], 1.0];
+            g.sky_bottom = [bottom[0], bottom[1], bottom[2], 1.0];
+        }
+        if let Some(fog) = scene.fog {
+            let c = linear(fog.color);
+            g.fog_color = [c[0], c[1], c[2], 1.0];
+            g.fog_range = [fog.near, fog.far, 0.0, 0.0];
+        }
         let (mut any, mut directional, mut point) = (false, 0, 0);
         for light in scene.lights() {
             any = true;
@@ -381,7 +406,7 @@ impl Renderer {
             }),
             ..Default::default()
         });
-        if viewport.width == 0 || viewport.height == 0 || self.staged.is_empty() {
+        if viewport.width == 0 || viewport.height == 0 || (self.staged.is_empty() && !self.sky) {
             return;
         }
         pass.set_viewport(
@@ -394,6 +419,16 @@ impl Renderer {
         );
         pass.set_scissor_rect(viewport.x, viewport.y, viewport.width, viewport.height);
         pass.set_bind_group(0, &self.globals_group, &[]);
+        if self.sky {
+            // The sky first, behind everything: one triangle over the
+            // viewport, writing no depth.
+            pass.set_pipeline(&self.pipelines.sky);
+            pass.set_bind_group(1, &self.white, &[]);
+            pass.draw(0..3, 0..1);
+        }
+        if self.staged.is_empty() {
+            return;
+        }
         pass.set_vertex_buffer(1, self.instances.slice(..));
         let mut start = 0;
         let mut pipeline = None;

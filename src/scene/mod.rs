@@ -142,6 +142,11 @@ pub struct Scene {
     index: HashMap<String, usize>,
     /// The camera as `render` posed it.
     pub camera: Camera,
+    /// The sky behind every object, when `render` asked for one
+    /// (`scene:sky`); the background color otherwise.
+    pub sky: Option<Sky>,
+    /// The fog objects fade into with distance (`scene:fog`), if any.
+    pub fog: Option<Fog>,
     /// Each light, its name, and the epoch it was last posed in.
     lights: Vec<(String, Light, u32)>,
     seen: Option<Seen>,
@@ -152,6 +157,28 @@ pub struct Scene {
     /// (0 not yet, 1 on the chain being walked, 2 placed) and the chain.
     placing: Vec<u8>,
     chain: Vec<usize>,
+}
+
+/// A sky: a gradient by the direction a pixel looks, `bottom` at the
+/// horizon and below, `top` straight up.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sky {
+    /// The color straight up.
+    pub top: Rgba,
+    /// The color at the horizon and below.
+    pub bottom: Rgba,
+}
+
+/// Fog: what is `near` or nearer the camera is as lit; what is `far` or
+/// farther is `color`; between, a straight blend.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fog {
+    /// The fog's color.
+    pub color: Rgba,
+    /// Where it starts, in world units from the camera.
+    pub near: f32,
+    /// Where it is whole.
+    pub far: f32,
 }
 
 /// The most objects a scene holds.

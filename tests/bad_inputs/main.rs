@@ -180,6 +180,22 @@ fn misbehaving_renders_get_one_line_and_the_state_still_advances() {
         ("error('boom')", "7: boom"),
         ("state.n = 1", "7: attempt to modify a readonly table (S3"),
         (
+            "scene:fog({ color = 'grey', near = 5, far = 1 })",
+            "7: scene:fog: `near` (5) is 0 or more and below `far` (1)",
+        ),
+        (
+            "scene:fog({ color = 'grey', far = 0 / 0 })",
+            "7: scene:fog: `far` is nan; it must be a finite number",
+        ),
+        (
+            "scene:sky({ top = 'blue', bottm = 'red' })",
+            "7: scene:sky: no property `bottm` (it takes top, bottom)",
+        ),
+        (
+            "scene:sky(3)",
+            "7: scene:sky: takes { top, bottom }, or false for none, not a number",
+        ),
+        (
             "while true do end",
             "7: H9: render ran past its time budget of 0.2 s",
         ),

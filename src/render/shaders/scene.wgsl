@@ -13,6 +13,15 @@ struct Globals {
     // xyz: position, w: range.
     point_position: array<vec4<f32>, 8>,
     point_color: array<vec4<f32>, 8>,
+    // From clip space back to the world, for the sky's directions.
+    inverse_view_proj: mat4x4<f32>,
+    // The sky's colors, linear; w: 1 when there is a sky.
+    sky_top: vec4<f32>,
+    sky_bottom: vec4<f32>,
+    // The fog's color, linear; w: 1 when there is fog.
+    fog_color: vec4<f32>,
+    // x: where the fog starts, y: where it is whole.
+    fog_range: vec4<f32>,
 };
 
 @group(0) @binding(0) var<uniform> g: Globals;
@@ -83,14 +92,50 @@ fn shade(in: VertexOut) -> vec4<f32> {
     return vec4<f32>(base.rgb * light, base.a);
 }
 
+// The color faded into the fog by the point's distance from the camera.
+fn fogged(in: VertexOut, c: vec3<f32>) -> vec3<f32> {
+    if (g.fog_color.w < 0.5) {
+        return c;
+    }
+    let d = distance(in.world, g.camera.xyz);
+    let f = clamp((d - g.fog_range.x) / max(g.fog_range.y - g.fog_range.x, 1e-4), 0.0, 1.0);
+    return mix(c, g.fog_color.rgb, f);
+}
+
 @fragment
 fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
-    return vec4<f32>(shade(in).rgb, 1.0);
+    return vec4<f32>(fogged(in, shade(in).rgb), 1.0);
 }
 
 // Translucent objects: premultiplied, for the blending pipeline.
 @fragment
 fn fs_translucent(in: VertexOut) -> @location(0) vec4<f32> {
     let c = shade(in);
-    return vec4<f32>(c.rgb * c.a, c.a);
+    return vec4<f32>(fogged(in, c.rgb) * c.a, c.a);
+}
+
+struct SkyOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) ndc: vec2<f32>,
+};
+
+// One triangle covering the viewport.
+@vertex
+fn vs_sky(@builtin(vertex_index) i: u32) -> SkyOut {
+    let xy = vec2<f32>(f32((i << 1u) & 2u), f32(i & 2u)) * 2.0 - 1.0;
+    var out: SkyOut;
+    out.clip = vec4<f32>(xy, 1.0, 1.0);
+    out.ndc = xy;
+    return out;
+}
+
+// The sky by the direction the pixel looks: the bottom color at the
+// horizon and below, the top color straight up.
+@fragment
+fn fs_sky(in: SkyOut) -> @location(0) vec4<f32> {
+    let near = g.inverse_view_proj * vec4<f32>(in.ndc, 0.0, 1.0);
+    let far = g.inverse_view_proj * vec4<f32>(in.ndc, 1.0, 1.0);
+    let direction = normalize(far.xyz / far.w - near.xyz / near.w);
+    let t = clamp(direction.y, 0.0, 1.0);
+    return vec4<f32>(mix(g.sky_bottom.rgb, g.sky_top.rgb, t), 1.0);
 }
