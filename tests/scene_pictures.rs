@@ -515,3 +515,61 @@ fn a_sky_and_fog_fade_a_row_of_cubes_into_the_distance() {
     assert!(top.blue() > top.red() + 40, "{top:?}");
     assert_close("sky-and-fog", &picture);
 }
+
+/// A 4x4 checker of two colors, as PNG bytes.
+fn checker_png() -> Vec<u8> {
+    let mut p = Pixmap::new(4, 4).unwrap();
+    for y in 0..4 {
+        for x in 0..4 {
+            let on = (x + y) % 2 == 0;
+            let c = if on {
+                tiny_skia::Color::from_rgba8(230, 200, 60, 255)
+            } else {
+                tiny_skia::Color::from_rgba8(40, 60, 120, 255)
+            };
+            p.fill_rect(
+                tiny_skia::Rect::from_xywh(x as f32, y as f32, 1.0, 1.0).unwrap(),
+                &tiny_skia::Paint {
+                    shader: tiny_skia::Shader::SolidColor(c),
+                    ..Default::default()
+                },
+                tiny_skia::Transform::identity(),
+                None,
+            );
+        }
+    }
+    p.encode_png().unwrap()
+}
+
+// rule: H2
+#[test]
+fn a_tiled_floor_repeats_its_texture_and_nearest_keeps_whole_pixels() {
+    // Left: a plane tiled 6 times each way with the 4x4 checker, sampled
+    // as whole pixels (hard squares). Right: the same checker once over a
+    // plane, blended (soft edges between its 16 squares).
+    let main = scene_game(
+        "width = 240, height = 120, background = \"#181818\"",
+        r##"
+    scene:camera({ position = vector.create(0, 6, 0.01), target = vector.zero })
+    scene:object("tiled", { mesh = "plane", texture = "checker.png", texture_scale = 6, filter = "nearest", lit = false, scale = 4, position = vector.create(-2.4, 0, 0) })
+    scene:object("once", { mesh = "plane", texture = "checker.png", lit = false, scale = 4, position = vector.create(2.4, 0, 0) })
+"##,
+    );
+    let png = checker_png();
+    let dir = common::game(&[("main.luau", main.as_str())]);
+    std::fs::write(dir.path().join("checker.png"), &png).unwrap();
+    let picture = render_folder(&dir, (240, 120), 1);
+    // Nearest: every pixel of the tiled plane is one of the two colors
+    // (no blend between them); the blended one has colors in between.
+    let between = |x0: u32, x1: u32| {
+        (x0..x1)
+            .flat_map(|x| (30..90).map(move |y| (x, y)))
+            .map(|(x, y)| picture.pixel(x, y).unwrap())
+            .filter(|p| p.red() > 80 && p.red() < 190)
+            .count()
+    };
+    let (tiled, once) = (between(40, 90), between(150, 200));
+    assert!(tiled < 10, "whole pixels: {tiled} blended pixels");
+    assert!(once > 100, "blended: {once} pixels between the colors");
+    assert_close("tiled-nearest", &picture);
+}

@@ -32,6 +32,9 @@ impl SceneHandle {
     }
 }
 
+/// The most times a texture may repeat across a mesh, each way.
+const MAX_TEXTURE_SCALE: f32 = 65_536.0;
+
 fn fail(lua: &Lua, call: &str, reason: impl std::fmt::Display) -> mlua::Error {
     mlua::Error::RuntimeError(format!("{}scene:{call}: {reason}", super::location(lua, 1)))
 }
@@ -197,6 +200,47 @@ fn object(
                     .as_boolean()
                     .ok_or_else(|| fail(lua, "object", "`lit` is true or false"))?
             }
+            "texture_scale" => {
+                let [u, v] = match &value {
+                    Value::Integer(_) | Value::Number(_) => {
+                        [number(lua, "object", "texture_scale", &value)?; 2]
+                    }
+                    Value::Table(t) => [
+                        number(lua, "object", "texture_scale", &t.raw_get(1)?)?,
+                        number(lua, "object", "texture_scale", &t.raw_get(2)?)?,
+                    ],
+                    _ => {
+                        let s = vec3(lua, "object", "texture_scale", &value)?;
+                        [s.x, s.y]
+                    }
+                };
+                if !(u > 0.0 && v > 0.0 && u <= MAX_TEXTURE_SCALE && v <= MAX_TEXTURE_SCALE) {
+                    return Err(fail(
+                        lua,
+                        "object",
+                        format!(
+                            "`texture_scale` is how many times the texture repeats, above 0 \
+                             and at most {MAX_TEXTURE_SCALE}, not {} by {}",
+                            Number(u),
+                            Number(v)
+                        ),
+                    ));
+                }
+                object.material.texture_scale = [u, v];
+            }
+            "filter" => {
+                object.material.nearest = match &value {
+                    Value::String(s) if s.as_bytes() == b"nearest" => true,
+                    Value::String(s) if s.as_bytes() == b"linear" => false,
+                    _ => {
+                        return Err(fail(
+                            lua,
+                            "object",
+                            "`filter` is \"nearest\" (whole pixels) or \"linear\" (blended)",
+                        ));
+                    }
+                }
+            }
             "position" => object.position = vec3(lua, "object", "position", &value)?,
             "rotation" => object.rotation = rotation(lua, "object", &value)?,
             "scale" => {
@@ -239,7 +283,7 @@ fn object(
                     lua,
                     "object",
                     format!(
-                        "no property `{other}` (it takes mesh, color, texture, lit, position, rotation, scale, visible, parent)"
+                        "no property `{other}` (it takes mesh, color, texture, texture_scale, filter, lit, position, rotation, scale, visible, parent)"
                     ),
                 ));
             }

@@ -61,7 +61,8 @@ pub struct Renderer {
     white: wgpu::BindGroup,
     builtin: Vec<GpuMesh>,
     models: Uploaded<GpuMesh>,
-    textures: Uploaded<wgpu::BindGroup>,
+    /// Each texture's bind groups: blended, and whole pixels.
+    textures: Uploaded<[wgpu::BindGroup; 2]>,
     instances: wgpu::Buffer,
     instance_capacity: usize,
     /// Visible objects, in drawing order.
@@ -185,11 +186,11 @@ impl Renderer {
             sampler(wgpu::FilterMode::Linear),
             sampler(wgpu::FilterMode::Nearest),
         );
-        let white = texture_group(
+        let [white, _] = texture_groups(
             &device,
             &queue,
             &pipelines.texture_layout,
-            &linear,
+            [&linear, &nearest],
             1,
             1,
             &[255; 4],
@@ -329,16 +330,18 @@ impl Renderer {
     }
 }
 
+/// Uploads an image and makes its bind group with each of `samplers`
+/// (blended and whole pixels), which share the one texture.
 #[allow(clippy::too_many_arguments)]
-fn texture_group(
+fn texture_groups(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
     layout: &wgpu::BindGroupLayout,
-    sampler: &wgpu::Sampler,
+    samplers: [&wgpu::Sampler; 2],
     width: u32,
     height: u32,
     rgba: &[u8],
-) -> wgpu::BindGroup {
+) -> [wgpu::BindGroup; 2] {
     let texture = device.create_texture_with_data(
         queue,
         &wgpu::TextureDescriptor {
@@ -359,19 +362,21 @@ fn texture_group(
         rgba,
     );
     let view = texture.create_view(&Default::default());
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("texture"),
-        layout,
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: wgpu::BindingResource::TextureView(&view),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: wgpu::BindingResource::Sampler(sampler),
-            },
-        ],
+    samplers.map(|sampler| {
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("texture"),
+            layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::TextureView(&view),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::Sampler(sampler),
+                },
+            ],
+        })
     })
 }
 

@@ -13,7 +13,7 @@ use glam::{Mat3, Vec3};
 use tiny_skia::Pixmap;
 use wgpu::util::DeviceExt;
 
-use super::{MAX_DIRECTIONAL, MAX_POINT, Renderer, Target, Vertex, linear, texture_group};
+use super::{MAX_DIRECTIONAL, MAX_POINT, Renderer, Target, Vertex, linear, texture_groups};
 use crate::assets::Store;
 use crate::color::Rgba;
 use crate::scene::{Light, Mesh, Scene};
@@ -78,8 +78,9 @@ enum BatchKey {
 pub(super) struct Staged {
     kind: Kind,
     mesh: BatchKey,
-    /// An index into the renderer's uploaded textures.
-    texture: Option<u32>,
+    /// An index into the renderer's uploaded textures, and whether it is
+    /// sampled as whole pixels.
+    texture: Option<(u32, bool)>,
     /// Squared distance from the camera; negated for translucent objects,
     /// which draw farthest first.
     distance: f32,
@@ -189,7 +190,7 @@ impl Renderer {
                     let group = self.upload_texture(assets.image_at(id));
                     self.textures.set(id.0, generation, group);
                 }
-                id.0
+                (id.0, object.material.nearest)
             });
             let world = object.world;
             let normal = Mat3::from_mat4(world).inverse().transpose();
@@ -212,7 +213,12 @@ impl Renderer {
                     normal.z_axis.extend(0.0).into(),
                 ],
                 color: [c[0], c[1], c[2], alpha],
-                flags: [if object.material.lit { 1.0 } else { 0.0 }, 0.0, 0.0, 0.0],
+                flags: [
+                    if object.material.lit { 1.0 } else { 0.0 },
+                    object.material.texture_scale[0],
+                    object.material.texture_scale[1],
+                    0.0,
+                ],
             };
             let distance = (world.w_axis - eye).length_squared();
             self.staged.push(Staged {
@@ -263,17 +269,17 @@ impl Renderer {
     }
 
     /// Uploads `pixmap` (premultiplied) as a straight-alpha texture.
-    fn upload_texture(&self, pixmap: &Pixmap) -> wgpu::BindGroup {
+    fn upload_texture(&self, pixmap: &Pixmap) -> [wgpu::BindGroup; 2] {
         let mut rgba = Vec::with_capacity(pixmap.data().len());
         for p in pixmap.pixels() {
             let c = p.demultiply();
             rgba.extend([c.red(), c.green(), c.blue(), c.alpha()]);
         }
-        texture_group(
+        texture_groups(
             &self.device,
             &self.queue,
             &self.pipelines.texture_layout,
-            &self.linear,
+            [&self.linear, &self.nearest],
             pixmap.width(),
             pixmap.height(),
             &rgba,
@@ -455,7 +461,9 @@ impl Renderer {
                 BatchKey::Builtin(i) => &self.builtin[i as usize],
                 BatchKey::Model(i) => self.models.get(i),
             };
-            let group = texture.map_or(&self.white, |t| self.textures.get(t));
+            let group = texture.map_or(&self.white, |(t, nearest)| {
+                &self.textures.get(t)[usize::from(nearest)]
+            });
             pass.set_bind_group(1, group, &[]);
             pass.set_vertex_buffer(0, mesh.vertices.slice(..));
             pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);

@@ -42,6 +42,12 @@ pub struct Material {
     pub texture: Option<ImageId>,
     /// Whether lights shade it. Default: true.
     pub lit: bool,
+    /// How many times the texture repeats across the mesh, along u and v.
+    /// Default: once each way.
+    pub texture_scale: [f32; 2],
+    /// Whether the texture is sampled as whole pixels (pixel art) rather
+    /// than blended between them. Default: false (blended).
+    pub nearest: bool,
 }
 
 impl Default for Material {
@@ -50,6 +56,8 @@ impl Default for Material {
             color: Rgba::WHITE,
             texture: None,
             lit: true,
+            texture_scale: [1.0, 1.0],
+            nearest: false,
         }
     }
 }

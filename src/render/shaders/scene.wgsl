@@ -41,7 +41,7 @@ struct VertexIn {
     @location(9) n2: vec4<f32>,
     // Linear RGBA.
     @location(10) color: vec4<f32>,
-    // x: 1 when lit.
+    // x: 1 when lit; y, z: how many times the texture repeats along u, v.
     @location(11) flags: vec4<f32>,
     // The vertex's own color (a model's material and COLOR_0), linear.
     @location(12) vertex_color: vec4<f32>,
@@ -65,7 +65,7 @@ fn vs_main(v: VertexIn) -> VertexOut {
     out.clip = g.view_proj * world;
     out.world = world.xyz;
     out.normal = normal_matrix * v.normal;
-    out.uv = v.uv;
+    out.uv = v.uv * v.flags.yz;
     out.color = v.color * v.vertex_color;
     out.lit = v.flags.x;
     return out;
