@@ -573,3 +573,37 @@ fn a_tiled_floor_repeats_its_texture_and_nearest_keeps_whole_pixels() {
     assert!(once > 100, "blended: {once} pixels between the colors");
     assert_close("tiled-nearest", &picture);
 }
+
+// rule: H2
+#[test]
+fn matte_shiny_metallic_and_emissive_spheres() {
+    // From the left: matte red (the default: no highlight), shiny red
+    // plastic (a white highlight), rough-ish gold metal (a gold highlight,
+    // little diffuse), and a dark sphere that glows orange in the dark.
+    let main = scene_game(
+        "width = 320, height = 100, background = \"#101014\"",
+        r##"
+    scene:camera({ position = vector.create(0, 0.8, 6.5), target = vector.create(0, 0, 0), fov = math.rad(22) })
+    scene:light("sky", { kind = "ambient", intensity = 0.15 })
+    scene:light("sun", { kind = "directional", direction = vector.create(-1, -1, -1.5) })
+    scene:object("matte", { mesh = "sphere", color = "#c03030", position = vector.create(-2.1, 0, 0) })
+    scene:object("plastic", { mesh = "sphere", color = "#c03030", roughness = 0.2, position = vector.create(-0.7, 0, 0) })
+    scene:object("gold", { mesh = "sphere", color = "#e0b040", metallic = 1, roughness = 0.35, position = vector.create(0.7, 0, 0) })
+    scene:object("ember", { mesh = "sphere", color = "#202020", emissive = "#ff7020", position = vector.create(2.1, 0, 0) })
+"##,
+    );
+    let picture = render(&main, (320, 100), 1);
+    // The brightest pixel of the plastic sphere is near white (its
+    // highlight); the matte one's stays red.
+    let brightest = |x0: u32, x1: u32| {
+        (x0..x1)
+            .flat_map(|x| (10..90).map(move |y| (x, y)))
+            .map(|(x, y)| picture.pixel(x, y).unwrap())
+            .max_by_key(|p| u32::from(p.red()) + u32::from(p.green()) + u32::from(p.blue()))
+            .unwrap()
+    };
+    let (matte, plastic) = (brightest(10, 85), brightest(85, 160));
+    assert!(matte.green() < 100, "no highlight on matte: {matte:?}");
+    assert!(plastic.green() > 180, "a white highlight: {plastic:?}");
+    assert_close("materials-pbr", &picture);
+}

@@ -228,6 +228,22 @@ fn object(
                 }
                 object.material.texture_scale = [u, v];
             }
+            "metallic" | "roughness" => {
+                let amount = number(lua, "object", &key, &value)?;
+                if !(0.0..=1.0).contains(&amount) {
+                    return Err(fail(
+                        lua,
+                        "object",
+                        format!("`{key}` is from 0 to 1, not {}", Number(amount)),
+                    ));
+                }
+                if key == "metallic" {
+                    object.material.metallic = amount;
+                } else {
+                    object.material.roughness = amount;
+                }
+            }
+            "emissive" => object.material.emissive = color(lua, "object", &value)?,
             "filter" => {
                 object.material.nearest = match &value {
                     Value::String(s) if s.as_bytes() == b"nearest" => true,
@@ -283,7 +299,7 @@ fn object(
                     lua,
                     "object",
                     format!(
-                        "no property `{other}` (it takes mesh, color, texture, texture_scale, filter, lit, position, rotation, scale, visible, parent)"
+                        "no property `{other}` (it takes mesh, color, texture, texture_scale, filter, metallic, roughness, emissive, lit, position, rotation, scale, visible, parent)"
                     ),
                 ));
             }

@@ -26,6 +26,10 @@ pub(super) struct Instance {
     normal: [[f32; 4]; 3],
     color: [f32; 4],
     flags: [f32; 4],
+    /// x: metallic, y: roughness, from 0 to 1.
+    surface: [f32; 4],
+    /// The light it gives itself (linear).
+    emissive: [f32; 4],
 }
 
 #[repr(C)]
@@ -219,6 +223,16 @@ impl Renderer {
                     object.material.texture_scale[1],
                     0.0,
                 ],
+                surface: [
+                    object.material.metallic,
+                    object.material.roughness,
+                    0.0,
+                    0.0,
+                ],
+                emissive: {
+                    let e = linear(object.material.emissive);
+                    [e[0], e[1], e[2], 0.0]
+                },
             };
             let distance = (world.w_axis - eye).length_squared();
             self.staged.push(Staged {
@@ -479,7 +493,7 @@ mod tests {
 
     #[test]
     fn instances_pack_as_the_shader_reads_them() {
-        assert_eq!(std::mem::size_of::<Instance>(), 144);
+        assert_eq!(std::mem::size_of::<Instance>(), 176);
         assert_eq!(std::mem::size_of::<Globals>() % 16, 0);
     }
 }

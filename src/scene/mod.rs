@@ -48,6 +48,15 @@ pub struct Material {
     /// Whether the texture is sampled as whole pixels (pixel art) rather
     /// than blended between them. Default: false (blended).
     pub nearest: bool,
+    /// How much it is a metal, from 0 (paint, plastic, wood) to 1 (its
+    /// highlights take its color). Default: 0.
+    pub metallic: f32,
+    /// How rough it is, from 0 (a sharp, bright highlight) to 1 (matte: no
+    /// highlight at all). Default: 1.
+    pub roughness: f32,
+    /// The light it gives off itself, whatever shines on it. Default:
+    /// black (none).
+    pub emissive: Rgba,
 }
 
 impl Default for Material {
@@ -58,6 +67,9 @@ impl Default for Material {
             lit: true,
             texture_scale: [1.0, 1.0],
             nearest: false,
+            metallic: 0.0,
+            roughness: 1.0,
+            emissive: Rgba::BLACK,
         }
     }
 }

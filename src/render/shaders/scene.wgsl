@@ -45,6 +45,10 @@ struct VertexIn {
     @location(11) flags: vec4<f32>,
     // The vertex's own color (a model's material and COLOR_0), linear.
     @location(12) vertex_color: vec4<f32>,
+    // x: metallic, y: roughness.
+    @location(13) surface: vec4<f32>,
+    // The light it gives off itself, linear.
+    @location(14) emissive: vec4<f32>,
 };
 
 struct VertexOut {
@@ -54,6 +58,8 @@ struct VertexOut {
     @location(2) uv: vec2<f32>,
     @location(3) color: vec4<f32>,
     @location(4) lit: f32,
+    @location(5) surface: vec2<f32>,
+    @location(6) emissive: vec3<f32>,
 };
 
 @vertex
@@ -68,28 +74,57 @@ fn vs_main(v: VertexIn) -> VertexOut {
     out.uv = v.uv * v.flags.yz;
     out.color = v.color * v.vertex_color;
     out.lit = v.flags.x;
+    out.surface = v.surface.xy;
+    out.emissive = v.emissive.rgb;
     return out;
 }
 
-// The base color lit (or not), with the base alpha.
+// The highlight a light of direction `to_light` makes seen from `to_eye`
+// (Blinn-Phong): sharp and bright on a smooth surface, wide and faint on
+// a rough one, none on a wholly rough one (the default), so matte objects
+// shade as diffuse alone.
+fn highlight(n: vec3<f32>, to_light: vec3<f32>, to_eye: vec3<f32>, roughness: f32) -> f32 {
+    let smoothness = 1.0 - clamp(roughness, 0.0, 1.0);
+    if (smoothness <= 0.0) {
+        return 0.0;
+    }
+    let h = normalize(to_light + to_eye);
+    let shininess = exp2(1.0 + 10.0 * smoothness);
+    let normalize_energy = (shininess + 8.0) / 25.1327;
+    return smoothness * normalize_energy * pow(max(dot(n, h), 0.0), shininess) * max(dot(n, to_light), 0.0);
+}
+
+// The base color lit (or not), with the base alpha: diffuse light (half
+// of it on a metal, which stands for what a metal would mirror of its
+// surroundings), highlights (a metal's take its color, anything else's
+// the light's), and what the surface gives off itself.
 fn shade(in: VertexOut) -> vec4<f32> {
     let base = in.color * textureSample(base_texture, base_sampler, in.uv);
     if (in.lit < 0.5) {
-        return base;
+        return vec4<f32>(base.rgb + in.emissive, base.a);
     }
     let n = normalize(in.normal);
+    let to_eye = normalize(g.camera.xyz - in.world);
+    let metallic = clamp(in.surface.x, 0.0, 1.0);
+    let roughness = in.surface.y;
     var light = g.ambient.rgb;
+    var shine = vec3<f32>(0.0);
     for (var i = 0u; i < g.counts.x; i = i + 1u) {
         let to_light = -normalize(g.dir_direction[i].xyz);
         light = light + g.dir_color[i].rgb * max(dot(n, to_light), 0.0);
+        shine = shine + g.dir_color[i].rgb * highlight(n, to_light, to_eye, roughness);
     }
     for (var i = 0u; i < g.counts.y; i = i + 1u) {
         let offset = g.point_position[i].xyz - in.world;
         let distance = length(offset);
         let fade = clamp(1.0 - distance / g.point_position[i].w, 0.0, 1.0);
-        light = light + g.point_color[i].rgb * fade * fade * max(dot(n, offset / max(distance, 1e-4)), 0.0);
+        let to_light = offset / max(distance, 1e-4);
+        light = light + g.point_color[i].rgb * fade * fade * max(dot(n, to_light), 0.0);
+        shine = shine + g.point_color[i].rgb * fade * fade * highlight(n, to_light, to_eye, roughness);
     }
-    return vec4<f32>(base.rgb * light, base.a);
+    let tint = mix(vec3<f32>(0.04), base.rgb, metallic);
+    let lit = base.rgb * light * (1.0 - 0.5 * metallic) + shine * tint + in.emissive;
+    return vec4<f32>(lit, base.a);
 }
 
 // The color faded into the fog by the point's distance from the camera.
