@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use moonloop::netplay::link::{self, GameId};
+use moonloop::netplay::link::{self, Answered, GameId};
 
 fuzz_target!(|data: &[u8]| {
     let mine = GameId {
@@ -17,16 +17,17 @@ fuzz_target!(|data: &[u8]| {
     };
     if let Some((watch, theirs)) = link::read_hello(data) {
         let no_room = watch.then(|| "this host takes no spectators".to_string());
-        match link::answer(&mine, &theirs, 7, no_room) {
-            Ok(welcome) => assert_eq!(link::read_answer(&welcome), Some(Ok(7))),
-            Err((why, refusal)) => {
-                let shown = link::read_answer(&refusal).expect("an answer").unwrap_err();
+        let reply = link::answer(&mine, &theirs, 7, no_room);
+        match (reply.refused, link::read_answer(&reply.packet)) {
+            (None, answered) => assert_eq!(answered, Some(Answered::Welcome(7))),
+            (Some(why), Some(Answered::Refused(shown))) => {
                 assert!(!shown.chars().any(char::is_control), "{shown:?}");
                 assert!(!why.contains('\u{1b}'), "{why:?}");
             }
+            (Some(_), other) => panic!("a refusal reads as {other:?}"),
         }
     }
-    if let Some(Err(why)) = link::read_answer(data) {
+    if let Some(Answered::Refused(why)) = link::read_answer(data) {
         assert!(!why.chars().any(char::is_control), "{why:?}");
     }
 });

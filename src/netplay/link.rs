@@ -116,34 +116,50 @@ pub fn read_hello(packet: &[u8]) -> Option<(bool, GameId)> {
     Some((tag == WATCH, theirs))
 }
 
-/// Reads the host's answer to a hello: the seed both games start from, or
-/// why it refused, made safe to print; `None` for any packet that is not
+/// The host's answer to a hello, as the joining peer reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answered {
+    /// Play: both games start from this seed.
+    Welcome(u64),
+    /// Not this game: why, made safe to print.
+    Refused(String),
+}
+
+/// Reads the host's answer to a hello; `None` for any packet that is not
 /// an answer.
-pub fn read_answer(packet: &[u8]) -> Option<Result<u64, String>> {
+pub fn read_answer(packet: &[u8]) -> Option<Answered> {
     let (&(WELCOME | REFUSED), body) = packet.split_first()? else {
         return None;
     };
     match codec().deserialize::<Answer>(body).ok()? {
-        Answer::Welcome { seed } => Some(Ok(seed)),
-        Answer::Refused { why } => Some(Err(crate::terminal::line(&why))),
+        Answer::Welcome { seed } => Some(Answered::Welcome(seed)),
+        Answer::Refused { why } => Some(Answered::Refused(crate::terminal::line(&why))),
     }
 }
 
+/// What a host says to a hello: the packet, and why it is a refusal
+/// (`None` for a welcome).
+#[derive(Debug, Clone)]
+pub struct Reply {
+    /// The packet to send.
+    pub packet: Vec<u8>,
+    /// Why the peer is turned away, in the host's words; none when welcome.
+    pub refused: Option<String>,
+}
+
 /// What a host answers the hello of a peer holding `theirs`, its game
-/// being `game`: a welcome with `seed`, or why not (how `theirs` differs,
-/// or `no_room`) with the refusal to send.
-pub fn answer(
-    game: &GameId,
-    theirs: &GameId,
-    seed: u64,
-    no_room: Option<String>,
-) -> Result<Vec<u8>, (String, Vec<u8>)> {
+/// being `game`: a welcome with `seed`, or a refusal saying why (how
+/// `theirs` differs, or `no_room`).
+pub fn answer(game: &GameId, theirs: &GameId, seed: u64, no_room: Option<String>) -> Reply {
     match game.differs(theirs).or(no_room) {
-        Some(why) => {
-            let refusal = packet(REFUSED, &Answer::Refused { why: why.clone() });
-            Err((why, refusal))
-        }
-        None => Ok(packet(WELCOME, &Answer::Welcome { seed })),
+        Some(why) => Reply {
+            packet: packet(REFUSED, &Answer::Refused { why: why.clone() }),
+            refused: Some(why),
+        },
+        None => Reply {
+            packet: packet(WELCOME, &Answer::Welcome { seed }),
+            refused: None,
+        },
     }
 }
 
@@ -357,14 +373,13 @@ impl Link {
                     format!("this host takes {spectators} spectators, and has them")
                 }
             });
-            let answer = match answer(game, &theirs, seed, no_room) {
-                Ok(welcome) => welcome,
-                Err((why, refusal)) => {
-                    crate::terminal::tell!("online: refused {from}: {why}");
-                    let _ = link.socket.send_to(&refusal, from);
-                    continue;
-                }
-            };
+            let reply = answer(game, &theirs, seed, no_room);
+            if let Some(why) = reply.refused {
+                crate::terminal::tell!("online: refused {from}: {why}");
+                let _ = link.socket.send_to(&reply.packet, from);
+                continue;
+            }
+            let answer = reply.packet;
             let _ = link.socket.send_to(&answer, from);
             link.welcomed.push((from, answer));
             if !watch {
@@ -425,8 +440,8 @@ impl Link {
                 continue;
             }
             match read_answer(&bytes) {
-                Some(Ok(seed)) => return Ok((link, seed)),
-                Some(Err(why)) => return Err(Unlinked::Refused { host, why }),
+                Some(Answered::Welcome(seed)) => return Ok((link, seed)),
+                Some(Answered::Refused(why)) => return Err(Unlinked::Refused { host, why }),
                 None => continue,
             }
         }
