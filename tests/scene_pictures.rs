@@ -516,31 +516,6 @@ fn a_sky_and_fog_fade_a_row_of_cubes_into_the_distance() {
     assert_close("sky-and-fog", &picture);
 }
 
-/// A 4x4 checker of two colors, as PNG bytes.
-fn checker_png() -> Vec<u8> {
-    let mut p = Pixmap::new(4, 4).unwrap();
-    for y in 0..4 {
-        for x in 0..4 {
-            let on = (x + y) % 2 == 0;
-            let c = if on {
-                tiny_skia::Color::from_rgba8(230, 200, 60, 255)
-            } else {
-                tiny_skia::Color::from_rgba8(40, 60, 120, 255)
-            };
-            p.fill_rect(
-                tiny_skia::Rect::from_xywh(x as f32, y as f32, 1.0, 1.0).unwrap(),
-                &tiny_skia::Paint {
-                    shader: tiny_skia::Shader::SolidColor(c),
-                    ..Default::default()
-                },
-                tiny_skia::Transform::identity(),
-                None,
-            );
-        }
-    }
-    p.encode_png().unwrap()
-}
-
 // rule: H2
 #[test]
 fn a_tiled_floor_repeats_its_texture_and_nearest_keeps_whole_pixels() {
@@ -555,7 +530,11 @@ fn a_tiled_floor_repeats_its_texture_and_nearest_keeps_whole_pixels() {
     scene:object("once", { mesh = "plane", texture = "checker.png", lit = false, scale = 4, position = vector.create(2.4, 0, 0) })
 "##,
     );
-    let png = checker_png();
+    let png = checker(
+        4,
+        tiny_skia::Color::from_rgba8(230, 200, 60, 255),
+        tiny_skia::Color::from_rgba8(40, 60, 120, 255),
+    );
     let dir = common::game(&[("main.luau", main.as_str())]);
     std::fs::write(dir.path().join("checker.png"), &png).unwrap();
     let picture = render_folder(&dir, (240, 120), 1);

@@ -420,25 +420,29 @@ fn known_props(lua: &Lua, call: &str, props: &Table, known: &[&str]) -> mlua::Re
     Ok(())
 }
 
+/// The props a setting of the scene was given (`takes`), or `None` when it
+/// was given `false` (or nothing): the setting goes.
+fn props_or_none(lua: &Lua, call: &str, props: Value, takes: &str) -> mlua::Result<Option<Table>> {
+    match props {
+        Value::Boolean(false) | Value::Nil => Ok(None),
+        Value::Table(t) => Ok(Some(t)),
+        other => Err(fail(
+            lua,
+            call,
+            format!(
+                "takes {takes}, or false for none, not a {}",
+                type_of(&other)
+            ),
+        )),
+    }
+}
+
 /// `scene:sky{ top, bottom }` (or `false`, none): the gradient drawn behind
 /// every object, by the direction each pixel looks.
 fn sky(lua: &Lua, scene: &mut Scene, props: Value) -> mlua::Result<()> {
-    let props = match props {
-        Value::Boolean(false) | Value::Nil => {
-            scene.sky = None;
-            return Ok(());
-        }
-        Value::Table(t) => t,
-        other => {
-            return Err(fail(
-                lua,
-                "sky",
-                format!(
-                    "takes {{ top, bottom }}, or false for none, not a {}",
-                    type_of(&other)
-                ),
-            ));
-        }
+    let Some(props) = props_or_none(lua, "sky", props, "{ top, bottom }")? else {
+        scene.sky = None;
+        return Ok(());
     };
     known_props(lua, "sky", &props, &["top", "bottom"])?;
     let top: Value = props.raw_get("top")?;
@@ -459,22 +463,9 @@ fn sky(lua: &Lua, scene: &mut Scene, props: Value) -> mlua::Result<()> {
 /// `scene:fog{ color, near, far }` (or `false`, none): what is farther than
 /// `near` from the camera fades into `color`, whole at `far`.
 fn fog(lua: &Lua, scene: &mut Scene, props: Value) -> mlua::Result<()> {
-    let props = match props {
-        Value::Boolean(false) | Value::Nil => {
-            scene.fog = None;
-            return Ok(());
-        }
-        Value::Table(t) => t,
-        other => {
-            return Err(fail(
-                lua,
-                "fog",
-                format!(
-                    "takes {{ color, near, far }}, or false for none, not a {}",
-                    type_of(&other)
-                ),
-            ));
-        }
+    let Some(props) = props_or_none(lua, "fog", props, "{ color, near, far }")? else {
+        scene.fog = None;
+        return Ok(());
     };
     known_props(lua, "fog", &props, &["color", "near", "far"])?;
     let color_value: Value = props.raw_get("color")?;
