@@ -981,3 +981,54 @@ fn a_spectator_that_never_synchronizes_is_dropped_and_the_players_play_on() {
         host.online.stats()
     );
 }
+
+// rule: N3
+#[test]
+fn a_spectator_that_closes_says_goodbye_and_the_host_plays_on() {
+    let link = wire(1, 0, 0);
+    let (_a, mut host) = peer_with(DUEL, 0, ONE, &link, |o| o.spectators = vec![at(2)]);
+    let (_b, mut two) = peer(DUEL, 1, TWO, &link);
+    let dir = game(&[("main.luau", DUEL)]);
+    let mut watcher = Engine::new(
+        LuaGame::load(dir.path()).unwrap(),
+        Box::new(ConstantClock::new(1.0 / 60.0)),
+    );
+    let end = End {
+        at: at(2),
+        wire: link.clone(),
+    };
+    let mut spectating =
+        moonloop::netplay::Spectating::start(end, at(0), Duration::from_secs(3)).unwrap();
+    let base = Instant::now();
+    let tick = |host: &mut Peer,
+                    two: &mut Peer,
+                    watching: Option<&mut moonloop::netplay::Spectating<End>>,
+                    watcher: &mut Engine<LuaGame>| {
+        let t = {
+            let mut w = link.borrow_mut();
+            w.tick += 1;
+            w.tick
+        };
+        let now = base + Duration::from_micros(16_667 * t);
+        host.online.tick(&mut host.engine, now);
+        two.online.tick(&mut two.engine, now);
+        if let Some(s) = watching {
+            Driver::<LuaGame>::tick(s, watcher, now);
+        }
+    };
+    for _ in 0..200 {
+        tick(&mut host, &mut two, Some(&mut spectating), &mut watcher);
+    }
+    assert!(
+        Driver::<LuaGame>::status(&host.online)
+            .join(" ")
+            .contains("1 spectator")
+    );
+    drop(spectating);
+    for _ in 0..5 {
+        tick(&mut host, &mut two, None, &mut watcher);
+    }
+    let status = Driver::<LuaGame>::status(&host.online).join(" ");
+    assert!(status.contains(", 0 spectators"), "it left at once: {status}");
+    assert_eq!(Driver::<LuaGame>::ended(&host.online), None);
+}

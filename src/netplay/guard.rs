@@ -6,8 +6,8 @@
 //!
 //! What is dropped, and why (docs/netplay.md lists the bounds):
 //! - anything from an address that is not a peer of this session;
-//! - inputs from a spectator (a spectator sends none; GGRS asserts on
-//!   them and the players' game would end);
+//! - inputs from a spectator (a spectator sends none but its goodbye;
+//!   GGRS asserts on them and the players' game would end);
 //! - a quality report claiming the sender is more than
 //!   [`MAX_ADVANTAGE`] frames ahead or behind (GGRS would have this peer
 //!   wait half of it, up to 16,383 frames, frozen);
@@ -99,7 +99,10 @@ impl Heard {
             return false;
         };
         match shape.body {
-            Body::Input(_) | Body::ChecksumReport(..) if !player => false,
+            // A spectator sends no inputs but its goodbye: an empty one
+            // that asks to disconnect.
+            Body::Input(input) if !player => input.disconnect_requested && input.bytes.is_empty(),
+            Body::ChecksumReport(..) if !player => false,
             Body::QualityReport(ahead, _) => ahead.unsigned_abs() <= MAX_ADVANTAGE as u16,
             Body::QualityReply(stamp) => {
                 let now = SystemTime::now()
@@ -274,6 +277,8 @@ mod tests {
         assert!(!h.admit(spectator, &input(101)));
         assert!(!h.admit(spectator, &hash(300)));
         assert!(h.admit(spectator, &message(Body::InputAck(5))));
+        let goodbye = message(Body::Input(vec![], true, 0, -1, vec![]));
+        assert!(h.admit(spectator, &goodbye), "a spectator's goodbye");
         assert!(!h.admit("127.0.0.1:3".parse().unwrap(), &message(Body::InputAck(5))));
         // Reports past 60 frames ahead, and time stamps from 1970.
         assert!(!h.admit(player, &message(Body::QualityReport(i16::MAX, 0))));
