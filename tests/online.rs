@@ -1001,9 +1001,9 @@ fn a_spectator_that_closes_says_goodbye_and_the_host_plays_on() {
         moonloop::netplay::Spectating::start(end, at(0), Duration::from_secs(3)).unwrap();
     let base = Instant::now();
     let tick = |host: &mut Peer,
-                    two: &mut Peer,
-                    watching: Option<&mut moonloop::netplay::Spectating<End>>,
-                    watcher: &mut Engine<LuaGame>| {
+                two: &mut Peer,
+                watching: Option<&mut moonloop::netplay::Spectating<End>>,
+                watcher: &mut Engine<LuaGame>| {
         let t = {
             let mut w = link.borrow_mut();
             w.tick += 1;
@@ -1029,6 +1029,9 @@ fn a_spectator_that_closes_says_goodbye_and_the_host_plays_on() {
         tick(&mut host, &mut two, None, &mut watcher);
     }
     let status = Driver::<LuaGame>::status(&host.online).join(" ");
-    assert!(status.contains(", 0 spectators"), "it left at once: {status}");
+    assert!(
+        status.contains(", 0 spectators"),
+        "it left at once: {status}"
+    );
     assert_eq!(Driver::<LuaGame>::ended(&host.online), None);
 }

@@ -168,9 +168,9 @@ pub struct Online<S: NonBlockingSocket<SocketAddr>> {
     ended: Option<String>,
     /// Spectators still watching.
     watching: usize,
-    /// Who has finished synchronizing: the other player, and each
-    /// spectator by its place in `options.spectators`.
-    synced: (bool, Vec<bool>),
+    /// Which spectators have finished synchronizing, by their place in
+    /// `options.spectators` (the other player's is `synchronized`).
+    spectators_synced: Vec<bool>,
     /// When the session started (its first tick).
     started: Option<Instant>,
     /// When the last frame was delivered (or play began).
@@ -225,7 +225,7 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
         Ok(Online {
             session,
             guard,
-            synced: (false, vec![false; watching]),
+            spectators_synced: vec![false; watching],
             started: None,
             last_frame: None,
             apart: None,
@@ -264,12 +264,11 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
             match event {
                 GgrsEvent::Synchronized { addr } if addr != self.options.remote => {
                     if let Some(i) = self.options.spectators.iter().position(|&a| a == addr) {
-                        self.synced.1[i] = true;
+                        self.spectators_synced[i] = true;
                     }
                     tell!("online: {addr} is watching");
                 }
                 GgrsEvent::Synchronized { .. } => {
-                    self.synced.0 = true;
                     self.synchronized = true;
                     tell!(
                         "online: connected; playing as player {}",
@@ -338,7 +337,7 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
         let started = *self.started.get_or_insert(now);
         let seconds = |d: Duration| crate::terminal::Number(d.as_secs_f64());
         if now.saturating_duration_since(started) >= self.options.sync_wait {
-            if !self.synced.0 {
+            if !self.synchronized {
                 self.end(format!(
                     "N3: the other player did not finish connecting in {} s (a peer that \
                      answered the hello and then went quiet, or a link that drops GGRS's \
@@ -347,11 +346,11 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
                 ));
                 return;
             }
-            for i in 0..self.synced.1.len() {
-                if self.synced.1[i] {
+            for i in 0..self.spectators_synced.len() {
+                if self.spectators_synced[i] {
                     continue;
                 }
-                self.synced.1[i] = true;
+                self.spectators_synced[i] = true;
                 self.watching = self.watching.saturating_sub(1);
                 let _ = self.session.disconnect_player(2 + i);
                 tell!(
