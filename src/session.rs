@@ -264,8 +264,16 @@ impl<G: Game> Session<G> {
     pub fn reload(&mut self, changes: &[std::path::PathBuf]) -> crate::Result<Reloaded> {
         match self.engine.reload(changes) {
             Ok(reloaded) => {
-                if !reloaded.modules.is_empty() && !self.quiet {
-                    tell!("reloaded {}", reloaded.modules.join(", "));
+                // What loaded again, code and assets alike, as the person
+                // saved it.
+                let names: Vec<&str> = reloaded
+                    .modules
+                    .iter()
+                    .chain(&reloaded.refreshed)
+                    .map(String::as_str)
+                    .collect();
+                if !names.is_empty() && !self.quiet {
+                    tell!("reloaded {}", names.join(", "));
                 }
                 if let Some(player) = &mut self.sound {
                     player.forget(self.engine.config().sounds.clone());

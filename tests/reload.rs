@@ -249,6 +249,9 @@ fn a_changed_image_loads_again_on_next_use() {
         reloaded.assets && reloaded.modules.is_empty(),
         "{reloaded:?}"
     );
+    // It says which loaded again, as a script's reload does (a window
+    // and --watch print it: `reloaded dot.png`).
+    assert_eq!(reloaded.refreshed, ["dot.png"], "{reloaded:?}");
     e.advance(1).unwrap();
     assert_eq!(
         moonloop::screen_picture(&mut e).pixel(1, 1).unwrap().blue(),

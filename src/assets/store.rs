@@ -134,16 +134,18 @@ impl<T> Shelf<T> {
     }
 
     /// Loads again every entry `changed` says changed; an entry whose new
-    /// file does not load keeps its old value, and the reason is returned.
+    /// file does not load keeps its old value, and the reason is kept in
+    /// `problems`. Returns the names loaded again.
     fn refresh(
         &mut self,
         changed: impl Fn(&str) -> bool,
         generation: u64,
         cap: u64,
+        problems: &mut Vec<String>,
         mut load: impl FnMut(&str) -> Result<(T, u64), Refusal>,
     ) -> Vec<String> {
         self.failed.clear();
-        let mut problems = Vec::new();
+        let mut loaded = Vec::new();
         for entry in &mut self.entries {
             if !changed(&entry.name) {
                 continue;
@@ -154,6 +156,7 @@ impl<T> Shelf<T> {
                     entry.value = Arc::new(value);
                     entry.bytes = bytes;
                     entry.generation = generation;
+                    loaded.push(entry.name.clone());
                 }
                 Ok(_) => problems.push(format!(
                     "`{}` changed but no longer fits in the store (H10); the old one stays",
@@ -162,7 +165,7 @@ impl<T> Shelf<T> {
                 Err(why) => problems.push(format!("{why}; the old one stays")),
             }
         }
-        problems
+        loaded
     }
 }
 
@@ -330,7 +333,8 @@ impl Store {
     /// to the game folder, as the watcher reports them), and bumps the
     /// generation when any changed. A model loads again when any file
     /// beside it changes (its buffers). Problems are kept as warnings.
-    pub fn refresh(&mut self, changed: &[PathBuf]) {
+    /// Returns the names of the assets loaded again.
+    pub fn refresh(&mut self, changed: &[PathBuf]) -> Vec<String> {
         let touched = |name: &str| changed.iter().any(|c| Path::new(name) == c);
         let model_touched = |name: &str| {
             let folder = Path::new(name).parent().unwrap_or(Path::new(""));
@@ -341,39 +345,52 @@ impl Store {
         let generation = next_generation();
         let root = self.root.clone();
         let root = root.as_deref();
-        let mut problems = self
-            .images
-            .refresh(touched, generation, MAX_IMAGE_BYTES, |name| {
+        let mut problems = Vec::new();
+        let mut loaded = self.images.refresh(
+            touched,
+            generation,
+            MAX_IMAGE_BYTES,
+            &mut problems,
+            |name| {
                 let pixmap = super::png::load(root, name)?;
                 let bytes = pixmap.data().len() as u64;
                 Ok((pixmap, bytes))
-            });
-        problems.extend(
-            self.models
-                .refresh(model_touched, generation, MAX_MODEL_BYTES, |name| {
-                    let model = super::gltf::load(root, name)?;
-                    let bytes = model.bytes() as u64;
-                    Ok((model, bytes))
-                }),
+            },
         );
-        problems.extend(
-            self.sounds
-                .refresh(touched, generation, MAX_SOUND_BYTES, |name| {
-                    let clip = load_sound(root, name)?;
-                    let bytes = clip.samples.len() as u64 * 4;
-                    Ok((clip, bytes))
-                }),
-        );
-        problems.extend(
-            self.fonts
-                .refresh(touched, generation, MAX_FONT_BYTES, |name| {
-                    load_font(root, name)
-                }),
-        );
+        loaded.extend(self.models.refresh(
+            model_touched,
+            generation,
+            MAX_MODEL_BYTES,
+            &mut problems,
+            |name| {
+                let model = super::gltf::load(root, name)?;
+                let bytes = model.bytes() as u64;
+                Ok((model, bytes))
+            },
+        ));
+        loaded.extend(self.sounds.refresh(
+            touched,
+            generation,
+            MAX_SOUND_BYTES,
+            &mut problems,
+            |name| {
+                let clip = load_sound(root, name)?;
+                let bytes = clip.samples.len() as u64 * 4;
+                Ok((clip, bytes))
+            },
+        ));
+        loaded.extend(self.fonts.refresh(
+            touched,
+            generation,
+            MAX_FONT_BYTES,
+            &mut problems,
+            |name| load_font(root, name),
+        ));
         self.generation = generation;
         for problem in problems {
             self.warn(problem);
         }
+        loaded
     }
 
     /// Keeps a warning about an asset, met where no Luau call is running

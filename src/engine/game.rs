@@ -254,6 +254,9 @@ pub struct Reloaded {
     pub modules: Vec<String>,
     /// Whether an image, model or sound changed.
     pub assets: bool,
+    /// The images, models, sounds and fonts loaded again, by name (the
+    /// engine fills it in as it refreshes them).
+    pub refreshed: Vec<String>,
     /// Whether the new code's `reload(state)` migrated the state.
     pub migrated: bool,
 }

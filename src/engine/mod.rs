@@ -412,8 +412,8 @@ impl<G: Game> Engine<G> {
     pub fn reload(&mut self, changed: &[PathBuf]) -> Result<Reloaded> {
         self.before_reload(changed);
         match self.game.reload(changed) {
-            Ok(reloaded) => {
-                self.took_reload(changed, &reloaded);
+            Ok(mut reloaded) => {
+                self.took_reload(changed, &mut reloaded);
                 Ok(reloaded)
             }
             Err(err) => {
@@ -427,9 +427,9 @@ impl<G: Game> Engine<G> {
     /// load again, the scene sweeps what the new code no longer poses,
     /// the config's actions and size follow, and history notes the new
     /// code (R1).
-    fn took_reload(&mut self, changed: &[PathBuf], reloaded: &Reloaded) {
+    fn took_reload(&mut self, changed: &[PathBuf], reloaded: &mut Reloaded) {
         if reloaded.assets {
-            self.assets.refresh(changed);
+            reloaded.refreshed = self.assets.refresh(changed);
         }
         if !reloaded.modules.is_empty() {
             self.scene.begin_sweep();

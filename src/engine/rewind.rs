@@ -346,7 +346,8 @@ impl<G: Game> Engine<G> {
         match rerun {
             Ok(diverged) => {
                 self.shown.clear();
-                self.took_reload(changed, &reloaded);
+                let mut reloaded = reloaded;
+                self.took_reload(changed, &mut reloaded);
                 Ok((reloaded, diverged))
             }
             Err(err) => {
