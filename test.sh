@@ -20,4 +20,18 @@ if command -v dpkg >/dev/null && ! dpkg -s $packages >/dev/null 2>&1; then
     $sudo apt-get install -y -qq $packages >/dev/null
 fi
 
+# The headless host (rule B1): no window, GPU, sound device, pads, network
+# or file watcher in its tree. Built first, into target/headless/, for
+# tests/headless_build.rs to hold against the default build; the rest of
+# the build is shared with the tests'.
+cargo build --no-default-features --bin moonloop
+if cargo tree --no-default-features -e normal -p moonloop --prefix none |
+    grep -E '^(winit|wgpu|softbuffer|notify|ggrs|libloading) '; then
+    echo "test.sh: the headless build's tree holds a platform door (above)" >&2
+    exit 1
+fi
+mkdir -p target/headless
+cp target/debug/moonloop target/headless/moonloop
+export MOONLOOP_TEST_SH=1
+
 cargo test "$@"

@@ -20,15 +20,18 @@ use crate::session::Session;
 mod explore;
 mod fill;
 mod history;
+#[cfg(feature = "net")]
 mod online;
 mod physics;
 mod record;
+#[cfg(feature = "gpu")]
 mod render;
 mod report;
 mod rollback;
 mod screen_cases;
 mod sprites;
 mod startup;
+#[cfg(feature = "window")]
 mod window;
 
 /// How long one timed batch should take.

@@ -95,6 +95,7 @@ pub enum Error {
         source: std::io::Error,
     },
 
+    #[cfg(feature = "gpu")]
     /// No graphics adapter could be found.
     #[error(
         "no graphics adapter found; install Mesa's software renderer \
@@ -102,6 +103,7 @@ pub enum Error {
     )]
     NoAdapter(#[from] wgpu::RequestAdapterError),
 
+    #[cfg(feature = "gpu")]
     /// The graphics adapter refused the device the host asked for.
     #[error("the graphics adapter {adapter} refused a device")]
     Device {
@@ -111,14 +113,17 @@ pub enum Error {
         source: wgpu::RequestDeviceError,
     },
 
+    #[cfg(feature = "gpu")]
     /// A window's surface could not be made.
     #[error("cannot draw to the window")]
     Surface(#[from] wgpu::CreateSurfaceError),
 
+    #[cfg(feature = "window")]
     /// The window system refused to run a window (add --headless).
     #[error("cannot run a window (add --headless)")]
     EventLoop(#[from] winit::error::EventLoopError),
 
+    #[cfg(feature = "window")]
     /// The window system refused to open a window.
     #[error("cannot open a window")]
     Window(#[from] winit::error::OsError),
@@ -127,10 +132,25 @@ pub enum Error {
     /// be opened.
     #[error(transparent)]
     Package(#[from] crate::package::Refused),
+    #[cfg(feature = "net")]
     /// Online play did not start: no link, or no session (N1-N3).
     #[error(transparent)]
     Online(#[from] crate::netplay::Unlinked),
 
+    /// This build was made without the door a run asks for.
+    #[error(
+        "this moonloop has no {what}: it was built without the Cargo feature `{feature}`{advice}"
+    )]
+    Unbuilt {
+        /// What is missing, in words.
+        what: &'static str,
+        /// The Cargo feature that builds it in.
+        feature: &'static str,
+        /// What to do instead, after a "; " (or nothing).
+        advice: &'static str,
+    },
+
+    #[cfg(feature = "watch")]
     /// The game folder cannot be watched for changes.
     #[error("{path}: cannot watch the folder for changes")]
     Watch {
@@ -192,6 +212,7 @@ impl Error {
             | Error::OutOfMemory(_)
             | Error::Asset(_)
             | Error::Input { .. } => EXIT_INPUT,
+            #[cfg(feature = "net")]
             Error::Online(unlinked) => match unlinked.io_kind() {
                 Some(kind) if !named_wrong_kind(kind) => EXIT_MACHINE,
                 _ => EXIT_INPUT,
@@ -213,12 +234,13 @@ impl Error {
             | Error::Io { .. }
             | Error::Write { .. }
             | Error::Record { .. }
-            | Error::NoAdapter(_)
-            | Error::Device { .. }
-            | Error::Surface(_)
-            | Error::EventLoop(_)
-            | Error::Window(_)
-            | Error::Watch { .. } => EXIT_MACHINE,
+            | Error::Unbuilt { .. } => EXIT_MACHINE,
+            #[cfg(feature = "gpu")]
+            Error::NoAdapter(_) | Error::Device { .. } | Error::Surface(_) => EXIT_MACHINE,
+            #[cfg(feature = "window")]
+            Error::EventLoop(_) | Error::Window(_) => EXIT_MACHINE,
+            #[cfg(feature = "watch")]
+            Error::Watch { .. } => EXIT_MACHINE,
         }
     }
 

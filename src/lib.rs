@@ -57,10 +57,12 @@ pub mod history;
 pub mod input;
 #[doc(hidden)]
 pub mod interrupt;
+#[cfg(feature = "window")]
 #[doc(hidden)]
 pub mod live;
 #[doc(hidden)]
 pub mod lua;
+#[cfg(feature = "net")]
 #[doc(hidden)]
 pub mod netplay;
 #[doc(hidden)]
@@ -75,6 +77,7 @@ pub mod playback;
 pub mod record;
 #[doc(hidden)]
 pub mod reload;
+#[cfg(feature = "gpu")]
 #[doc(hidden)]
 pub mod render;
 #[doc(hidden)]
@@ -109,6 +112,7 @@ pub mod tally;
 pub mod terminal;
 #[doc(hidden)]
 pub mod text;
+#[cfg(feature = "window")]
 #[doc(hidden)]
 pub mod window;
 
@@ -124,4 +128,5 @@ pub use lua::{Limits, LuaGame};
 pub use save::Saves;
 pub use scene::{Camera, Light, Material, Mesh, Object, Projection, Scene};
 pub use screen::{Align, Fill, PathOp, Screen, Style};
+#[cfg(feature = "window")]
 pub use window::{Options as WindowOptions, run as run_window};

@@ -1,5 +1,6 @@
 //! Reload: watches a game folder and reports which files changed (rule
-//! H8). The only module that touches notify.
+//! H8). The only module that touches notify, and only with the `watch`
+//! feature: a build without it refuses to watch, in one line.
 //!
 //! Editors save in different ways: in place (an open, two modifies and a
 //! close-write) or by writing a temporary file and renaming it over the
@@ -12,8 +13,6 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
-use notify::{EventKind, RecursiveMode, Watcher as _};
-
 use crate::error::{Error, Result};
 
 /// How long the folder must be quiet before changes are reported.
@@ -22,10 +21,12 @@ pub const QUIET: Duration = Duration::from_millis(8);
 /// Watches one game folder.
 pub struct Watcher {
     root: PathBuf,
-    events: Receiver<notify::Result<notify::Event>>,
+    /// The paths each change of the folder touched, as the door saw them.
+    events: Receiver<Vec<PathBuf>>,
     pending: BTreeSet<PathBuf>,
     last_event: Option<Instant>,
-    _watcher: notify::RecommendedWatcher,
+    /// The system's watcher, kept alive while this one is.
+    _door: Box<dyn std::any::Any>,
 }
 
 impl std::fmt::Debug for Watcher {
@@ -42,28 +43,18 @@ impl Watcher {
     pub fn new(root: &Path) -> Result<Watcher> {
         let root = root.canonicalize().map_err(|e| Error::io(root, e))?;
         let (send, events) = channel();
-        let mut watcher = notify::recommended_watcher(move |event| {
-            let _ = send.send(event);
-        })
-        .map_err(|e| watch_error(&root, e))?;
-        watcher
-            .watch(&root, RecursiveMode::Recursive)
-            .map_err(|e| watch_error(&root, e))?;
+        let door = door::watch(&root, send)?;
         Ok(Watcher {
             root,
             events,
             pending: BTreeSet::new(),
             last_event: None,
-            _watcher: watcher,
+            _door: door,
         })
     }
 
-    fn take(&mut self, event: notify::Result<notify::Event>) {
-        let Ok(event) = event else { return };
-        if matches!(event.kind, EventKind::Access(_) | EventKind::Other) {
-            return;
-        }
-        for path in event.paths {
+    fn take(&mut self, paths: Vec<PathBuf>) {
+        for path in paths {
             // Every kind of file the host loads, from the one table.
             let watched = crate::assets::kinds::kind_of(&path).is_some();
             if let (true, Ok(rel)) = (watched, path.strip_prefix(&self.root)) {
@@ -119,10 +110,51 @@ impl Watcher {
     }
 }
 
-fn watch_error(root: &Path, source: notify::Error) -> Error {
-    Error::Watch {
-        path: root.to_path_buf(),
-        source,
+/// The system's file watcher: notify, sending the paths each change
+/// touched (reads and notify's unknowns left out).
+#[cfg(feature = "watch")]
+mod door {
+    use std::path::{Path, PathBuf};
+    use std::sync::mpsc::Sender;
+
+    use notify::{EventKind, RecursiveMode, Watcher as _};
+
+    use crate::error::{Error, Result};
+
+    pub fn watch(root: &Path, send: Sender<Vec<PathBuf>>) -> Result<Box<dyn std::any::Any>> {
+        let failed = |source| Error::Watch {
+            path: root.to_path_buf(),
+            source,
+        };
+        let mut watcher =
+            notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+                let Ok(event) = event else { return };
+                if !matches!(event.kind, EventKind::Access(_) | EventKind::Other) {
+                    let _ = send.send(event.paths);
+                }
+            })
+            .map_err(failed)?;
+        watcher
+            .watch(root, RecursiveMode::Recursive)
+            .map_err(failed)?;
+        Ok(Box::new(watcher))
+    }
+}
+
+/// A build without the `watch` feature has no watcher to start.
+#[cfg(not(feature = "watch"))]
+mod door {
+    use std::path::{Path, PathBuf};
+    use std::sync::mpsc::Sender;
+
+    use crate::error::{Error, Result};
+
+    pub fn watch(_: &Path, _: Sender<Vec<PathBuf>>) -> Result<Box<dyn std::any::Any>> {
+        Err(Error::Unbuilt {
+            what: "file watcher",
+            feature: "watch",
+            advice: "; leave out --watch",
+        })
     }
 }
 

@@ -4,7 +4,7 @@
 use crate::terminal::say;
 use std::time::Duration;
 
-use super::{Row, reload_latency, render, run};
+use super::{Row, reload_latency, run};
 use crate::error::Result;
 
 /// The report: every row, and what the machine could not judge.
@@ -44,8 +44,9 @@ impl Report {
             adapter: "not measured".into(),
             ..Report::default()
         };
+        #[cfg(feature = "gpu")]
         if want("render") {
-            match render::run_render() {
+            match super::render::run_render() {
                 Ok((rows, adapter, software)) => {
                     report.rows.extend(rows);
                     report.adapter = adapter;
@@ -57,6 +58,7 @@ impl Report {
         if want("frame") {
             report.reload = reload_latency(20).ok();
         }
+        #[cfg(feature = "window")]
         if want("window") {
             match super::window::rows() {
                 Ok(rows) => report.rows.extend(rows),

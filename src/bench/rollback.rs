@@ -82,6 +82,7 @@ pub fn rows() -> Result<Vec<Row>> {
         &format!("{BALLS}return {{ init = init, update = update }}\n"),
     )?;
     rows.push(row("1,000 balls", &balls.0, false)?);
+    #[cfg(feature = "net")]
     rows.extend(super::online::row()?);
     Ok(rows)
 }

@@ -507,6 +507,27 @@ pub(super) fn parse_budget(text: &str) -> Result<f64, Refusal> {
     }
 }
 
+/// Says whether a window can open here: a build with one, and a display.
+///
+/// # Errors
+/// Neither, in one line that says to add `--headless`.
+pub(super) fn check_display() -> crate::Result<()> {
+    #[cfg(feature = "window")]
+    return crate::window::check_display();
+    #[cfg(not(feature = "window"))]
+    Err(windowless())
+}
+
+/// What a build without the `window` feature says when asked for one.
+#[cfg_attr(feature = "window", allow(dead_code))]
+pub(super) fn windowless() -> crate::Error {
+    crate::Error::Unbuilt {
+        what: "window",
+        feature: "window",
+        advice: "; add --headless",
+    }
+}
+
 /// The WAV file `--audio` names, if it names one rather than a device.
 pub fn audio_file(audio: &str) -> Option<&std::path::Path> {
     audio

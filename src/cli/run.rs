@@ -18,7 +18,6 @@ use crate::reload::Watcher;
 use crate::replay::ReplayWriter;
 use crate::save::Saves;
 use crate::session::Session;
-use crate::window;
 
 use super::{audio_file, parse_budget};
 
@@ -109,7 +108,7 @@ pub(super) struct RunArgs {
 
 pub(super) fn run(mut args: RunArgs) -> Result<ExitCode> {
     if !args.headless {
-        window::check_display()?;
+        super::check_display()?;
     }
     // A zipped game runs from a private copy, behind the same walls.
     let _unpacked = if args.game.is_file()
@@ -253,68 +252,17 @@ pub(super) fn run(mut args: RunArgs) -> Result<ExitCode> {
         headless::run(&mut session, frames);
         session.finish()?
     } else {
-        // A window keeps history, to rewind and to run again (R1-R3); a
-        // run writing --record-input does not, its log only goes forward.
-        if args.record_input.is_none() {
-            engine.keep_history(crate::history::DEFAULT_CAP)?;
-        }
-        let mut frames = frames;
-        if let Some(until) = args.until {
-            // Opened at a frame of a replay: the whole replay is played
-            // unseen into history, so scrubbing and F12 reach every frame
-            // it holds, and the window opens paused on frame `until`, with
-            // live input and a wall clock from there on. Playing on forks;
-            // its frames are not the replay's, so they are not checked
-            // against its hashes.
-            let whole = if engine.history().is_some() {
-                replay_frames.unwrap_or(until)
-            } else {
-                until
-            };
-            // Played as every runner plays frames: the cues of frames
-            // played unseen are let go, not heard and not kept.
-            let mut played = Session::new(engine);
-            if let Err(err) = played.advance(whole) {
-                tell!("moonloop: {}", crate::terminal::line(&err.to_string()));
-            }
-            engine = played.finish()?.0;
-            if engine.frame() != until {
-                match engine.show(until) {
-                    Ok(()) => engine.render_again(),
-                    Err(err) => tell!("moonloop: {}", crate::terminal::line(&err.to_string())),
-                }
-            }
-            engine.forget_expected_hashes();
-            engine.set_clock(
-                ClockSpec::Wall {
-                    max_secs: crate::clock::DEFAULT_WALL_MAX_SECS,
-                }
-                .build(),
-            );
-            frames = None;
-        }
-        let options = window::Options {
-            record: args.record.clone(),
-            watcher,
-            frames,
-            audio: args.audio.clone(),
-            paused: args.until.is_some(),
-            origin: crate::report::Origin {
-                seed: limits.seed,
-                saved: engine.game().loaded_save().map(str::to_string),
+        let seed = limits.seed;
+        in_window(
+            engine,
+            &args,
+            Windowed {
+                watcher,
+                frames,
+                replay_frames,
+                seed,
             },
-            look: window::Choice {
-                fullscreen: args.fullscreen,
-                scale: args.scale,
-            },
-            seek: args
-                .when
-                .as_deref()
-                .map(|when| window_seek(&engine, when))
-                .transpose()?,
-            driver: None,
-        };
-        window::run(engine, options)?.finish()?
+        )?
     };
     engine.flush()?;
     tally.summarize();
@@ -334,11 +282,110 @@ pub(super) fn run(mut args: RunArgs) -> Result<ExitCode> {
     })
 }
 
+/// What a windowed run takes besides its engine and arguments.
+#[cfg_attr(not(feature = "window"), allow(dead_code))]
+struct Windowed {
+    watcher: Option<Watcher>,
+    frames: Option<u64>,
+    /// The frames of the replay played, when one is.
+    replay_frames: Option<u64>,
+    seed: u64,
+}
+
+/// Plays `engine` in a window until it closes (or `frames`), as `args`
+/// ask: from a replay's frame `--until`, recording, rewinding.
+#[cfg(feature = "window")]
+fn in_window(
+    mut engine: Engine<LuaGame>,
+    args: &RunArgs,
+    windowed: Windowed,
+) -> Result<(Engine<LuaGame>, crate::tally::ErrorTally)> {
+    let Windowed {
+        watcher,
+        frames,
+        replay_frames,
+        seed,
+    } = windowed;
+    // A window keeps history, to rewind and to run again (R1-R3); a
+    // run writing --record-input does not, its log only goes forward.
+    if args.record_input.is_none() {
+        engine.keep_history(crate::history::DEFAULT_CAP)?;
+    }
+    let mut frames = frames;
+    if let Some(until) = args.until {
+        // Opened at a frame of a replay: the whole replay is played
+        // unseen into history, so scrubbing and F12 reach every frame
+        // it holds, and the window opens paused on frame `until`, with
+        // live input and a wall clock from there on. Playing on forks;
+        // its frames are not the replay's, so they are not checked
+        // against its hashes.
+        let whole = if engine.history().is_some() {
+            replay_frames.unwrap_or(until)
+        } else {
+            until
+        };
+        // Played as every runner plays frames: the cues of frames
+        // played unseen are let go, not heard and not kept.
+        let mut played = Session::new(engine);
+        if let Err(err) = played.advance(whole) {
+            tell!("moonloop: {}", crate::terminal::line(&err.to_string()));
+        }
+        engine = played.finish()?.0;
+        if engine.frame() != until {
+            match engine.show(until) {
+                Ok(()) => engine.render_again(),
+                Err(err) => tell!("moonloop: {}", crate::terminal::line(&err.to_string())),
+            }
+        }
+        engine.forget_expected_hashes();
+        engine.set_clock(
+            ClockSpec::Wall {
+                max_secs: crate::clock::DEFAULT_WALL_MAX_SECS,
+            }
+            .build(),
+        );
+        frames = None;
+    }
+    let options = crate::window::Options {
+        record: args.record.clone(),
+        watcher,
+        frames,
+        audio: args.audio.clone(),
+        paused: args.until.is_some(),
+        origin: crate::report::Origin {
+            seed,
+            saved: engine.game().loaded_save().map(str::to_string),
+        },
+        look: crate::window::Choice {
+            fullscreen: args.fullscreen,
+            scale: args.scale,
+        },
+        seek: args
+            .when
+            .as_deref()
+            .map(|when| window_seek(&engine, when))
+            .transpose()?,
+        driver: None,
+    };
+    crate::window::run(engine, options)?.finish()
+}
+
+/// A build without the `window` feature plays headless only.
+#[cfg(not(feature = "window"))]
+fn in_window(
+    _: Engine<LuaGame>,
+    _: &RunArgs,
+    _: Windowed,
+) -> Result<(Engine<LuaGame>, crate::tally::ErrorTally)> {
+    Err(super::windowless())
+}
+
 /// Shift+F9's predicate in a window: `when` compiled in the game's VM,
 /// with the pure libraries only, as `moonloop seek` asks it (R4).
 ///
 /// # Errors
 /// The expression does not compile.
+#[cfg(feature = "window")]
 fn window_seek(
     engine: &Engine<LuaGame>,
     when: &str,

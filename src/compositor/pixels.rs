@@ -47,6 +47,7 @@ pub fn draw<'a, G: Game>(
     (pixmap, fault)
 }
 
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
 /// Copies `frame` onto a window's pixels `out` (`0RGB` words, rows of
 /// `viewport.surface.0`): as it is when it is the surface's size, or,
 /// at the logical size, each pixel enlarged to a square of the
@@ -83,6 +84,7 @@ pub fn show(frame: &Pixmap, viewport: &Viewport, background: Rgba, out: &mut [u3
     }
 }
 
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
 /// Lays `panel` (premultiplied) over a window's pixels `out` (rows of
 /// `width`, `height` rows) at `(x, y)`, clipped to them: the overlay, in
 /// device pixels (step 9).
@@ -116,6 +118,7 @@ pub fn lay(panel: &Pixmap, x: i32, y: i32, out: &mut [u32], (width, height): (u3
     }
 }
 
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
 /// An opaque pixel as a window takes it: `0x00RRGGBB`.
 fn word(r: u8, g: u8, b: u8) -> u32 {
     u32::from(r) << 16 | u32::from(g) << 8 | u32::from(b)

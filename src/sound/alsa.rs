@@ -10,8 +10,9 @@ use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use super::Clip;
-use super::mixer::{Command, Mixer, Params, RATE};
+use super::mixer::{Command, Mixer, RATE};
+#[cfg(test)]
+use super::{Clip, mixer::Params};
 
 /// Frames mixed and written at a time: 10 ms.
 const PERIOD: usize = RATE as usize / 100;
@@ -100,8 +101,12 @@ impl Api {
 
 /// An open playback device, fed by a thread that mixes the cues sent to it.
 pub struct Output {
+    /// The device's name, as it was asked for.
+    name: String,
     cues: Option<SyncSender<Command>>,
     thread: Option<JoinHandle<()>>,
+    /// Frames gone to the device (a test waits on it).
+    #[cfg_attr(not(test), allow(dead_code))]
     written: Arc<AtomicU64>,
     failure: Arc<Mutex<Option<String>>>,
 }
@@ -180,6 +185,7 @@ impl Output {
                 .map_err(|e| format!("no audio thread: {e}"))?
         };
         Ok(Output {
+            name: name.to_string(),
             cues: Some(sender),
             thread: Some(thread),
             written,
@@ -188,6 +194,7 @@ impl Output {
     }
 
     /// Plays `clip` as a cue; a cue that finds the queue full is dropped.
+    #[cfg(test)]
     pub fn play(&self, clip: Arc<Clip>, params: Params) {
         self.send(Command::Start(super::mixer::Start {
             voice: 0,
@@ -208,6 +215,7 @@ impl Output {
     }
 
     /// Returns how many frames have gone to the device.
+    #[cfg(test)]
     pub fn frames_written(&self) -> u64 {
         self.written.load(Ordering::Relaxed)
     }
@@ -218,6 +226,20 @@ impl Output {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone()
+    }
+}
+
+impl super::device::Device for Output {
+    fn name(&self) -> String {
+        format!("ALSA {}", self.name)
+    }
+
+    fn send(&self, command: Command) {
+        Output::send(self, command);
+    }
+
+    fn failure(&self) -> Option<String> {
+        Output::failure(self)
     }
 }
 

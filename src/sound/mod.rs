@@ -7,9 +7,11 @@
 //! Only a window plays sound; headless runs and tests read the cue log. No
 //! device is not an error: the cues are still logged.
 
+#[cfg(feature = "audio")]
 mod alsa;
 mod clip;
 pub mod decode;
+pub mod device;
 mod mixer;
 mod player;
 mod render;
@@ -23,7 +25,6 @@ pub use render::WavOut;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-pub use alsa::Output;
 pub use clip::{Clip, MAX_FILE};
 pub use mixer::{Bus, Command, MAX_VOICES, Mixer, Params, RATE, Source, Start};
 pub use synth::{BUILT_IN, built_in};

@@ -6,8 +6,9 @@ use std::hash::{Hash, Hasher};
 use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
 
+use super::device::{self, Device};
 use super::mixer::{Bus, Command, Params, Source, Start};
-use super::{Bank, Output, WavOut, decode, stream};
+use super::{Bank, WavOut, decode, stream};
 use crate::assets::Store;
 use crate::cues::{Action, Cue};
 
@@ -32,7 +33,7 @@ pub const MAX_FRAME_DECODE_SECONDS: f64 = 60.0;
 
 enum Out {
     None,
-    Device(Output),
+    Device(Box<dyn Device>),
     File(Box<WavOut>),
 }
 
@@ -73,14 +74,17 @@ fn params(cue: &Cue) -> Params {
 const MAX_NAMED: usize = 16;
 
 impl Player {
-    /// Opens ALSA device `device` ("default" is the system's choice; "off"
+    /// Opens the sound device `device` ("default" is the system's choice; "off"
     /// opens none).
     pub fn open(device: &str, bank: Bank) -> Player {
         let (out, status) = if device == "off" {
             (Out::None, "off".to_string())
         } else {
-            match Output::open(device) {
-                Ok(output) => (Out::Device(output), format!("ALSA {device}")),
+            match device::open(device) {
+                Ok(output) => {
+                    let name = output.name();
+                    (Out::Device(output), name)
+                }
                 Err(why) => (Out::None, format!("none ({why})")),
             }
         };
