@@ -72,6 +72,8 @@ pub mod package;
 #[doc(hidden)]
 pub mod physics;
 #[doc(hidden)]
+pub mod platform;
+#[doc(hidden)]
 pub mod playback;
 #[doc(hidden)]
 pub mod record;

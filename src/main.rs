@@ -30,6 +30,15 @@ fn main() -> ExitCode {
             "moonloop: internal error{thread}{place}: {message} (this is a bug in moonloop; please report it)"
         );
     }));
+    #[cfg(unix)]
+    unix_process();
+    moonloop::main(std::env::args_os())
+}
+
+/// What a Unix process needs before it starts: a runtime folder for the
+/// graphics libraries, and signals that end a write, not the process.
+#[cfg(unix)]
+fn unix_process() {
     give_libraries_a_runtime_dir();
     // Past a file-size limit (`ulimit -f`) a write should fail and be
     // reported, the recording or save ending as a valid file, not kill
@@ -37,9 +46,9 @@ fn main() -> ExitCode {
     // SAFETY: called before any thread starts; SIG_IGN is always valid.
     unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
     quiet_broken_pipes();
-    moonloop::main(std::env::args_os())
 }
 
+#[cfg(unix)]
 /// `moonloop test games | head -1` should stop quietly when `head` has
 /// read its line, as command-line tools do: the default action for
 /// SIGPIPE ends the process without a word. Rust starts programs with it
@@ -57,6 +66,7 @@ fn quiet_broken_pipes() {
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
 }
 
+#[cfg(unix)]
 /// Graphics libraries (Mesa's, through wgpu) print "XDG_RUNTIME_DIR is
 /// invalid or not set" twice on every run where the session has none (a
 /// container, CI, ssh), though nothing is wrong. The host's stderr is for

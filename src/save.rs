@@ -119,17 +119,10 @@ impl Saves {
     }
 
     /// The user's data folder for saves: `$XDG_DATA_HOME/moonloop`, else
-    /// `$HOME/.local/share/moonloop`; none without either.
+    /// `$HOME/.local/share/moonloop`; `%APPDATA%\moonloop` on Windows;
+    /// none without them (platform/folders.rs).
     pub fn user_root() -> Option<PathBuf> {
-        let absolute = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
-        std::env::var_os("XDG_DATA_HOME")
-            .and_then(absolute)
-            .or_else(|| {
-                std::env::var_os("HOME")
-                    .and_then(absolute)
-                    .map(|h| h.join(".local/share"))
-            })
-            .map(|data| data.join("moonloop"))
+        crate::platform::folders::data_root()
     }
 
     /// Says whether the store keeps saves in memory only.

@@ -47,6 +47,14 @@ enum Command {
         /// Lists every file packed (what .moonloopignore leaves out is not).
         #[arg(short, long)]
         verbose: bool,
+        /// The platform the executable runs on: this one, or windows (on
+        /// the runtime `tools/cross.sh windows` builds).
+        #[arg(long, value_enum, default_value = "here")]
+        target: crate::package::Target,
+        /// The moonloop runtime to build on (default: this executable, or
+        /// the one tools/cross.sh built for --target).
+        #[arg(long, value_name = "FILE")]
+        runtime: Option<PathBuf>,
     },
     /// Plays the game with generated input, checking its properties after
     /// every frame; shrinks the first failure to the shortest replay.
@@ -361,7 +369,13 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             }
         }
         Command::Run(args) => run(args),
-        Command::Build { game, out, verbose } => build(&game, &out, verbose),
+        Command::Build {
+            game,
+            out,
+            verbose,
+            target,
+            runtime,
+        } => build(&game, &out, (target, runtime.as_deref()), verbose),
         Command::Test {
             games,
             budget,

@@ -29,11 +29,16 @@ pub(super) fn check(games: &[PathBuf]) -> ExitCode {
             ExitCode::from(status.code().unwrap_or(2).clamp(0, 255) as u8)
         }
         Ok(status) => {
-            use std::os::unix::process::ExitStatusExt as _;
+            #[cfg(unix)]
+            let signal = std::os::unix::process::ExitStatusExt::signal(&status).unwrap_or(0);
+            #[cfg(not(unix))]
+            let signal = {
+                let _ = status;
+                0
+            };
             tell!(
-                "moonloop check: the type checker stopped on signal {} before it finished \
-                 (this is a bug in moonloop; please report it with the game)",
-                status.signal().unwrap_or(0)
+                "moonloop check: the type checker stopped on signal {signal} before it \
+                 finished (this is a bug in moonloop; please report it with the game)"
             );
             ExitCode::from(2)
         }
@@ -76,7 +81,13 @@ pub(super) fn synctest(options: &crate::synctest::Options) -> Result<ExitCode> {
     }
 }
 
-pub(super) fn build(game: &Path, out: &Path, verbose: bool) -> Result<ExitCode> {
+pub(super) fn build(
+    game: &Path,
+    out: &Path,
+    (target, runtime): (crate::package::Target, Option<&Path>),
+    verbose: bool,
+) -> Result<ExitCode> {
+    let runtime = target.runtime(runtime)?;
     // A game that does not load is not worth shipping: say so now.
     let loaded = LuaGame::load(game)?;
     let config = crate::Game::config(&loaded);
@@ -84,7 +95,7 @@ pub(super) fn build(game: &Path, out: &Path, verbose: bool) -> Result<ExitCode> 
         title: config.title.clone(),
         version: config.version.clone(),
     };
-    let (size, files) = crate::package::build(game, out, &about)?;
+    let (size, files) = crate::package::build(game, out, &about, (target, &runtime))?;
     if verbose {
         for file in &files {
             say!("packed {}", file.display());

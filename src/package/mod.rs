@@ -161,15 +161,76 @@ fn collect(
     Ok(())
 }
 
-/// Writes to `out` an executable that runs `game`: this host, without any
-/// game it already carries, then the game's zip and the trailer. Written
-/// beside `out` and renamed over it, so a failed build leaves nothing
+/// The platform a built game runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Target {
+    /// The machine this moonloop runs on: it carries itself.
+    Here,
+    /// Windows on x86_64: carries the runtime `tools/cross.sh windows`
+    /// built.
+    Windows,
+}
+
+impl Target {
+    /// The bytes an executable for this target starts with.
+    fn magic(self) -> &'static [u8] {
+        match self {
+            Target::Here if cfg!(windows) => b"MZ",
+            Target::Here => b"\x7fELF",
+            Target::Windows => b"MZ",
+        }
+    }
+
+    /// The runtime a game for this target is built on: `runtime` when
+    /// given, this executable for [`Target::Here`], or what
+    /// `tools/cross.sh` built beside this executable's folder
+    /// (`target/cross/windows/moonloop.exe` for `target/release/moonloop`).
+    ///
+    /// # Errors
+    /// There is none: one line saying how to make it.
+    pub fn runtime(self, runtime: Option<&Path>) -> crate::Result<PathBuf> {
+        use crate::Error;
+        if let Some(path) = runtime {
+            return Ok(path.to_path_buf());
+        }
+        let this = std::env::current_exe().map_err(|e| Error::io("the moonloop executable", e))?;
+        if self == Target::Here {
+            return Ok(this);
+        }
+        let built = this
+            .parent()
+            .and_then(Path::parent)
+            .map(|target| target.join("cross/windows/moonloop.exe"));
+        match built {
+            Some(path) if path.is_file() => Ok(path),
+            _ => Err(Error::Usage(format!(
+                "there is no Windows runtime to build on: `tools/cross.sh windows` makes one \
+                 ({}), or name one with --runtime FILE",
+                built.map_or_else(
+                    || "target/cross/windows/moonloop.exe".to_string(),
+                    |p| p.display().to_string()
+                )
+            ))),
+        }
+    }
+}
+
+/// Writes to `out` an executable that runs `game`: the host at `runtime`
+/// (this one, or another platform's, for `target`), without any game it
+/// already carries, then the game's zip and the trailer. Written beside
+/// `out` and renamed over it, so a failed build leaves nothing
 /// half-written.
 ///
 /// # Errors
-/// `out` is no place for it, or the game cannot be zipped (usage errors),
-/// or the host cannot read itself or write `out` (I/O errors).
-pub fn build(game: &Path, out: &Path, about: &About) -> crate::Result<(u64, Vec<PathBuf>)> {
+/// `out` is no place for it, the game cannot be zipped, or `runtime` is
+/// not an executable for `target` (usage errors), or the runtime cannot
+/// be read or `out` written (I/O errors).
+pub fn build(
+    game: &Path,
+    out: &Path,
+    about: &About,
+    (target, runtime): (Target, &Path),
+) -> crate::Result<(u64, Vec<PathBuf>)> {
     use crate::Error;
     // Into the game folder it would replace the author's file of that
     // name (`-o g/main.luau`), or ship inside the next build.
@@ -211,8 +272,13 @@ pub fn build(game: &Path, out: &Path, about: &About) -> crate::Result<(u64, Vec<
             crate::terminal::escape(&game.to_string_lossy())
         ))
     })?;
-    let host_path = std::env::current_exe().map_err(|e| Error::io("the moonloop executable", e))?;
-    let mut host = std::fs::read(&host_path).map_err(|e| Error::io(&host_path, e))?;
+    let mut host = std::fs::read(runtime).map_err(|e| Error::io(runtime, e))?;
+    if !host.starts_with(target.magic()) {
+        return Err(Error::Usage(format!(
+            "{} is not a moonloop runtime for {target:?}",
+            runtime.display()
+        )));
+    }
     if let Some(zip_len) = trailer(&host) {
         host.truncate(host.len() - 16 - zip_len as usize);
     }

@@ -1,11 +1,12 @@
 //! Unpacking a package (rule H12): into a private folder of its own
-//! (mode 0700) that goes when the run ends, bounded in entries and bytes
+//! (mode 0700; on Windows under the user's local app data) that goes when the run ends, bounded in entries and bytes
 //! as they are inflated, every name a plain relative path; and telling
 //! the package's fault (exit 2) from the machine's (exit 3).
 
 use std::path::{Path, PathBuf};
 
 use super::{MAX_ARCHIVE, MAX_UNPACKED, archive};
+use crate::platform::folders;
 
 /// A game unpacked from a package; its folder goes when this is dropped.
 #[derive(Debug)]
@@ -74,10 +75,13 @@ pub fn unpack(bytes: &[u8], what: &str) -> Result<Unpacked, Refused> {
     };
     let archive = archive::Archive::new(bytes).map_err(|r| fail(r.into()))?;
     sweep_stale();
-    let dir = tempfile::Builder::new()
-        .prefix(&format!("{UNPACKED_PREFIX}{}-", std::process::id()))
-        .permissions(private())
-        .tempdir()
+    let dir = folders::unpack_root()
+        .and_then(|root| {
+            tempfile::Builder::new()
+                .prefix(&format!("{UNPACKED_PREFIX}{}-", std::process::id()))
+                .permissions(folders::private())
+                .tempdir_in(root)
+        })
         .map_err(|e| disk("into a folder of its own", e))?;
     let mut budget = MAX_UNPACKED;
     for (i, entry) in archive.entries.iter().enumerate() {
@@ -123,37 +127,27 @@ const UNPACKED_PREFIX: &str = "moonloop-game-";
 /// whose process is gone. Every way a run ends then leaves nothing for
 /// longer than until the next packaged run.
 fn sweep_stale() {
-    use std::os::unix::fs::MetadataExt as _;
-    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+    let Ok(entries) = folders::unpack_root().and_then(std::fs::read_dir) else {
         return;
     };
-    // SAFETY: `getuid` has no preconditions and cannot fail.
-    let uid = unsafe { libc::getuid() };
     for entry in entries.flatten().take(100_000) {
         let name = entry.file_name();
         let Some(pid) = name
             .to_str()
             .and_then(|n| n.strip_prefix(UNPACKED_PREFIX))
             .and_then(|rest| rest.split('-').next())
-            .and_then(|pid| pid.parse::<libc::pid_t>().ok())
+            .and_then(|pid| pid.parse::<u32>().ok())
             .filter(|&pid| pid > 0)
         else {
             continue;
         };
-        let mine = entry.metadata().is_ok_and(|m| m.is_dir() && m.uid() == uid);
-        // SAFETY: signal 0 only asks whether the process exists.
-        let gone = unsafe { libc::kill(pid, 0) } != 0
-            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
-        if mine && gone {
+        let mine = entry
+            .metadata()
+            .is_ok_and(|m| m.is_dir() && folders::is_mine(&m));
+        if mine && folders::process_gone(pid) {
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }
-}
-
-/// Folders only the user may enter (0700).
-fn private() -> std::fs::Permissions {
-    use std::os::unix::fs::PermissionsExt as _;
-    std::fs::Permissions::from_mode(0o700)
 }
 
 /// The folder in `top` holding the game: `top` itself, or its only folder.

@@ -27,8 +27,13 @@ pub trait Device {
 /// There is no such device, the system's sound library is missing, or
 /// this build has no sound output.
 pub fn open(name: &str) -> Result<Box<dyn Device>, Refusal> {
-    #[cfg(feature = "audio")]
+    #[cfg(all(feature = "audio", target_os = "linux"))]
     return Ok(Box::new(super::alsa::Output::open(name)?));
+    #[cfg(all(feature = "audio", not(target_os = "linux")))]
+    return Err(refuse!(
+        "this moonloop has no sound output on this platform yet (`{}` was not opened)",
+        crate::terminal::escape(name)
+    ));
     #[cfg(not(feature = "audio"))]
     Err(refuse!(
         "this moonloop has no sound output: it was built without the Cargo feature `audio` \

@@ -7,7 +7,7 @@
 //! Only a window plays sound; headless runs and tests read the cue log. No
 //! device is not an error: the cues are still logged.
 
-#[cfg(feature = "audio")]
+#[cfg(all(feature = "audio", target_os = "linux"))]
 mod alsa;
 mod clip;
 pub mod decode;

@@ -3,7 +3,6 @@
 use std::fmt;
 use std::fs::File;
 use std::io::Read as _;
-use std::os::unix::fs::{FileTypeExt as _, OpenOptionsExt as _};
 use std::path::{Path, PathBuf};
 
 /// The largest Luau source file, in bytes. Compiling takes about 90 bytes
@@ -77,15 +76,19 @@ pub fn inside(root: &Path, rel: &Path) -> Result<PathBuf, Refusal> {
 
 /// What kind of thing a file type is, in words.
 fn kind(t: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    use std::os::unix::fs::FileTypeExt as _;
     if t.is_dir() {
         "a folder"
-    } else if t.is_fifo() {
-        "a pipe"
-    } else if t.is_socket() {
-        "a socket"
     } else if t.is_symlink() {
         "a link"
     } else {
+        #[cfg(unix)]
+        if t.is_fifo() {
+            return "a pipe";
+        } else if t.is_socket() {
+            return "a socket";
+        }
         "a device"
     }
 }
@@ -99,29 +102,83 @@ fn kind(t: std::fs::FileType) -> &'static str {
 /// [`Refusal::NotRegular`] for anything but a regular file,
 /// [`Refusal::Missing`], or [`Refusal::Io`].
 pub fn open_regular(path: &Path) -> Result<File, Refusal> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
-        .map_err(|e| match e.raw_os_error() {
-            Some(libc::ELOOP) => Refusal::NotRegular("a link"),
-            _ if e.kind() == std::io::ErrorKind::NotFound => Refusal::Missing,
-            _ => Refusal::Io(e),
-        })?;
+    let file = platform::open_no_link(path)?;
     let meta = file.metadata().map_err(Refusal::Io)?;
     if !meta.is_file() {
         return Err(Refusal::NotRegular(kind(meta.file_type())));
     }
-    // A regular file never blocks; reads go on as usual.
-    use std::os::fd::AsRawFd as _;
-    // SAFETY: the descriptor is open and owned by `file` for this call.
-    unsafe {
-        let flags = libc::fcntl(file.as_raw_fd(), libc::F_GETFL);
-        if flags >= 0 {
-            libc::fcntl(file.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK);
+    platform::blocking(&file);
+    Ok(file)
+}
+
+#[cfg(unix)]
+mod platform {
+    use std::fs::File;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    use std::path::Path;
+
+    use super::Refusal;
+
+    /// Opens `path` to read without following a link at its end, and
+    /// without blocking on a pipe or a device.
+    pub fn open_no_link(path: &Path) -> Result<File, Refusal> {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(path)
+            .map_err(|e| match e.raw_os_error() {
+                Some(libc::ELOOP) => Refusal::NotRegular("a link"),
+                _ if e.kind() == std::io::ErrorKind::NotFound => Refusal::Missing,
+                _ => Refusal::Io(e),
+            })
+    }
+
+    /// A regular file never blocks; reads go on as usual.
+    pub fn blocking(file: &File) {
+        use std::os::fd::AsRawFd as _;
+        // SAFETY: the descriptor is open and owned by `file` for this call.
+        unsafe {
+            let flags = libc::fcntl(file.as_raw_fd(), libc::F_GETFL);
+            if flags >= 0 {
+                libc::fcntl(file.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK);
+            }
         }
     }
-    Ok(file)
+}
+
+#[cfg(windows)]
+mod platform {
+    use std::fs::File;
+    use std::os::windows::fs::OpenOptionsExt as _;
+    use std::path::Path;
+
+    use super::Refusal;
+
+    /// Opens the link itself rather than what it points at (a symbolic
+    /// link or a junction is a reparse point), so that the file's type
+    /// says it is one.
+    const FILE_FLAG_OPEN_REPARSE_POINT: u32 = 0x0020_0000;
+
+    /// Opens `path` to read without following a link at its end. A
+    /// folder cannot be opened without backup semantics: said as one.
+    pub fn open_no_link(path: &Path) -> Result<File, Refusal> {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT)
+            .open(path)
+            .map_err(|e| {
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    Refusal::Missing
+                } else if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
+                    Refusal::NotRegular("a folder")
+                } else {
+                    Refusal::Io(e)
+                }
+            })
+    }
+
+    /// Reads of a file opened this way block already.
+    pub fn blocking(_: &File) {}
 }
 
 /// Reads the regular file at `path` (see [`open_regular`]), refusing it
@@ -180,7 +237,7 @@ pub fn sizes(size: u64, limit: u64) -> (String, String) {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

@@ -6,7 +6,6 @@
 //! file-size limit part-way leaves the old file (or none), never a cut one.
 
 use std::io::Write as _;
-use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
 
 /// Who may read a file once it is written.
@@ -62,7 +61,6 @@ fn make_temporary(
     mode: u32,
 ) -> std::io::Result<(std::fs::File, std::path::PathBuf)> {
     use std::hash::{BuildHasher as _, Hasher as _};
-    use std::os::unix::fs::OpenOptionsExt as _;
     let mut last = None;
     for attempt in 0..16u64 {
         // Seeded from the system's randomness, once per process, and
@@ -74,15 +72,12 @@ fn make_temporary(
             .map_or(0, |d| d.as_nanos());
         hasher.write_u128(now);
         let path = folder.join(format!(".{name}.{:016x}.tmp", hasher.finish()));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(mode)
-            .open(&path)
-        {
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        match open_private(&mut options, mode).open(&path) {
             Ok(file) => {
                 // The mode asked for, whatever the umask took away.
-                file.set_permissions(std::fs::Permissions::from_mode(mode))?;
+                set_mode(&file, mode)?;
                 return Ok((file, path));
             }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
@@ -102,17 +97,38 @@ fn make_temporary(
 /// empty a disk or block on a reader), its folder is not there, or the
 /// disk refused.
 pub fn create(path: &Path, readers: Readers) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt as _;
     refuse_other_than_a_file(path)?;
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(mode(readers))
-        .open(path)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    let file = open_private(&mut options, mode(readers)).open(path)?;
     // A file that was there keeps its old mode through open: set it.
-    file.set_permissions(std::fs::Permissions::from_mode(mode(readers)))?;
+    set_mode(&file, mode(readers))?;
     Ok(file)
+}
+
+/// `options`, making a new file with permission bits `mode` (on Unix;
+/// on Windows a file takes its folder's access list, and the user's own
+/// folders are the user's).
+fn open_private(options: &mut std::fs::OpenOptions, mode: u32) -> &mut std::fs::OpenOptions {
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(options, mode);
+    #[cfg(not(unix))]
+    let _ = mode;
+    options
+}
+
+/// Gives `file` permission bits `mode` (on Unix; see [`open_private`]).
+fn set_mode(file: &std::fs::File, mode: u32) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        file.set_permissions(std::fs::Permissions::from_mode(mode))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (file, mode);
+        Ok(())
+    }
 }
 
 /// The permission bits a file for `readers` has.
@@ -141,9 +157,10 @@ fn refuse_other_than_a_file(path: &Path) -> std::io::Result<()> {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt as _;
 
     #[test]
     fn a_file_is_written_whole_with_its_readers_and_nothing_beside_it() {
