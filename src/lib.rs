@@ -123,7 +123,7 @@ pub use clock::{Clock, ClockSpec, ConstantClock, JitterClock, ListClock, PacedCl
 pub use color::Rgba;
 pub use compositor::{Compositor, Steps, screen_picture};
 pub use config::{Config, Scaling};
-pub use engine::{Engine, Game, Pick, Reloaded, RenderCtx, Tick, UpdateCtx};
+pub use engine::{Engine, Game, Past, Pick, Reload, Reloaded, RenderCtx, Tick, UpdateCtx};
 pub use error::{Error, Refusal, Result};
 pub use input::{Action, Binding, InputEvent, InputFrame, Key};
 pub use lua::{Limits, LuaGame};

@@ -472,6 +472,10 @@ mod tests {
         }
     }
 
+    impl crate::engine::Past for Probe {}
+
+    impl crate::engine::Reload for Probe {}
+
     fn session(fail_on: Option<u64>) -> Session<Probe> {
         let engine = Engine::new(Probe { fail_on }, Box::new(ConstantClock::new(0.1)));
         Session::new(engine)

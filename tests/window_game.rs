@@ -37,6 +37,10 @@ impl Game for Squares {
     }
 }
 
+impl moonloop::Past for Squares {}
+
+impl moonloop::Reload for Squares {}
+
 fn main() {
     let x = common::Xvfb::start();
     // SAFETY: set before any other thread of this process starts.

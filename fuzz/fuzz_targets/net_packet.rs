@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use ggrs::{Message, NonBlockingSocket};
 use libfuzzer_sys::fuzz_target;
-use moonloop::engine::{Engine, Game, RenderCtx, UpdateCtx};
+use moonloop::engine::{Engine, Game, Past, Reload, RenderCtx, UpdateCtx};
 use moonloop::history::Held;
 use moonloop::netplay::{Online, Options, link};
 use moonloop::session::Driver;
@@ -33,6 +33,9 @@ impl Game for Counter {
     fn render(&mut self, _: RenderCtx<'_>) -> Result {
         Ok(())
     }
+}
+
+impl Past for Counter {
     fn state_hash(&self) -> Option<String> {
         Some(format!("{:016x}", self.0))
     }
@@ -44,6 +47,8 @@ impl Game for Counter {
         Ok(())
     }
 }
+
+impl Reload for Counter {}
 
 /// The network: batches of packets, one a call, from the other player
 /// or the spectator.

@@ -91,8 +91,14 @@ pub struct RenderCtx<'a> {
     pub assets: &'a mut Store,
 }
 
-/// A game the engine steps: the part that is the author's.
-pub trait Game {
+/// A game the engine steps: the part that is the author's. A frame is
+/// `update` then `render` (steps 5 and 6); the rest says what the host
+/// shows around them. What history and rollback ask of the state is
+/// [`Past`], what reloading asks of the code is [`Reload`]: a game
+/// written in Rust that keeps no history and never reloads says
+/// `impl Past for MyGame {}` and `impl Reload for MyGame {}`, and the
+/// defaults say so to the engine.
+pub trait Game: Past + Reload {
     /// Runs step 5: advances the game's state by `dt` seconds.
     ///
     /// # Errors
@@ -117,10 +123,10 @@ pub trait Game {
         None
     }
 
-    /// Returns the hash of the state's canonical encoding (S7), for a
-    /// replay to record and check (H11). Default: none.
-    fn state_hash(&self) -> Option<String> {
-        None
+    /// Says whether the game asked the host to quit (`input:quit()` in an
+    /// update that ran to the end). Default: never.
+    fn wants_to_quit(&self) -> bool {
+        false
     }
 
     /// Returns the outlines of the physics bodies in the state, for the
@@ -128,11 +134,17 @@ pub trait Game {
     fn colliders(&self) -> crate::colliders::Colliders {
         crate::colliders::Colliders::default()
     }
+}
 
-    /// Says whether the game asked the host to quit (`input:quit()` in an
-    /// update that ran to the end). Default: never.
-    fn wants_to_quit(&self) -> bool {
-        false
+/// What history (R1-R3), rollback and the sync test (N1, N3) and replays
+/// (H11) ask of a game's state: its hash and digest, keeping it (encoded,
+/// for history's keyframes) and holding it (as the game holds it, for a
+/// rollback's few frames), and taking either back.
+pub trait Past {
+    /// Returns the hash of the state's canonical encoding (S7), for a
+    /// replay to record and check (H11). Default: none.
+    fn state_hash(&self) -> Option<String> {
+        None
     }
 
     /// Returns a digest of the state for history to compare two runs of a
@@ -187,6 +199,21 @@ pub trait Game {
     fn set_replaying(&mut self, replaying: bool) {
         let _ = replaying;
     }
+}
+
+/// What reloading asks of a game (H8, R1, R3): to load its changed files
+/// again, and the generations of code it holds, so that history runs
+/// each frame of the past with the code that ran it.
+pub trait Reload {
+    /// Reloads after the files `changed` (relative to the folder) changed,
+    /// between two frames. Default: nothing to reload.
+    ///
+    /// # Errors
+    /// The new code does not load; the old code keeps running.
+    fn reload(&mut self, changed: &[PathBuf]) -> Result<Reloaded> {
+        let _ = changed;
+        Ok(Reloaded::default())
+    }
 
     /// Returns the generation of code live play runs: 0 at load, one
     /// more at each reload that changed code (R1). Default: 0.
@@ -234,16 +261,6 @@ pub trait Game {
     /// The migration failed; the state is kept.
     fn migrate(&mut self) -> Result {
         Ok(())
-    }
-
-    /// Reloads after the files `changed` (relative to the folder) changed,
-    /// between two frames. Default: nothing to reload.
-    ///
-    /// # Errors
-    /// The new code does not load; the old code keeps running.
-    fn reload(&mut self, changed: &[PathBuf]) -> Result<Reloaded> {
-        let _ = changed;
-        Ok(Reloaded::default())
     }
 }
 

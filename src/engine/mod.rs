@@ -31,7 +31,7 @@ mod snapshot;
 mod synctest;
 
 use game::PickFrom;
-pub use game::{Game, Pick, Reloaded, RenderCtx, Tick, UpdateCtx};
+pub use game::{Game, Past, Pick, Reload, Reloaded, RenderCtx, Tick, UpdateCtx};
 
 pub use snapshot::Snapshot;
 pub use synctest::{DEPTH as SYNCTEST_DEPTH, MAX_DEPTH as SYNCTEST_MAX_DEPTH};

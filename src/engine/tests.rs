@@ -36,6 +36,10 @@ impl Game for Probe {
     }
 }
 
+impl Past for Probe {}
+
+impl Reload for Probe {}
+
 fn clock(deltas: &[Option<f64>]) -> Box<dyn Clock> {
     // A clock that follows a list of answers, None declining.
     struct Answers(Vec<Option<f64>>, usize);

@@ -19,7 +19,7 @@ use super::scene::SceneHandle;
 use super::screen::ScreenHandle;
 use super::vm::{self, Attached, Budget, Call, Limits};
 use crate::config::Config;
-use crate::engine::{Game, Reloaded, RenderCtx, UpdateCtx};
+use crate::engine::{Game, Past, Reload, Reloaded, RenderCtx, UpdateCtx};
 use crate::error::{Error, Result};
 use crate::history::{Held, Kept};
 use crate::save::Saves;
@@ -438,107 +438,6 @@ impl LuaGame {
 }
 
 impl Game for LuaGame {
-    fn reload(&mut self, changed: &[PathBuf]) -> Result<Reloaded> {
-        LuaGame::reload(self, changed)
-    }
-
-    fn config(&self) -> &Config {
-        &self.code.config
-    }
-
-    fn state_hash(&self) -> Option<String> {
-        LuaGame::state_hash(self).ok()
-    }
-
-    fn colliders(&self) -> crate::colliders::Colliders {
-        crate::physics::colliders(self.lua(), &self.state)
-    }
-
-    fn wants_to_quit(&self) -> bool {
-        self.quit
-    }
-
-    fn digest(&mut self) -> Option<u64> {
-        match self.digester.digest(&self.lua, &self.state) {
-            Some(digest) => Some(digest),
-            None => state::hash(&self.state)
-                .ok()
-                .as_deref()
-                .and_then(crate::history::hash_bits),
-        }
-    }
-
-    fn keep(&self) -> Option<Kept> {
-        moment::kept(&self.lua, &self.state)
-    }
-
-    fn restore(&mut self, kept: &Kept) -> Result {
-        self.set_state(moment::read_back(&self.lua, kept)?)?;
-        moment::rejoin(&self.lua, &self.state, kept);
-        Ok(())
-    }
-
-    fn hold(&self) -> Option<Held> {
-        moment::held(&self.lua, &self.state)
-    }
-
-    fn put(&mut self, held: &Held) -> Result {
-        let state = moment::put_back(&self.lua, held)?;
-        self.replace_state(state.clone());
-        Ok(())
-    }
-
-    fn changes_from(&self, held: &Held, limit: usize) -> Vec<String> {
-        let Some(value) = moment::state_of(held) else {
-            return Vec::new();
-        };
-        state::changes(value, &self.state, limit).unwrap_or_default()
-    }
-
-    fn set_replaying(&mut self, replaying: bool) {
-        self.replaying = replaying;
-    }
-
-    fn generation(&self) -> u32 {
-        self.generations.live()
-    }
-
-    fn oldest_generation(&self) -> u32 {
-        self.generations.oldest()
-    }
-
-    fn run_generation(&mut self, generation: u32) -> Result {
-        let code = self.generations.code_of(generation)?;
-        if !Rc::ptr_eq(&self.code, code) {
-            let code = Rc::clone(code);
-            self.use_code(code);
-        }
-        Ok(())
-    }
-
-    fn undo_reload(&mut self) -> Result {
-        let (previous, modules) = self.generations.undo()?;
-        require::restore(&self.lua, modules);
-        self.use_code(previous);
-        Ok(())
-    }
-
-    fn migrate(&mut self) -> Result {
-        let Some(migrate) = &self.code.reload else {
-            return Ok(());
-        };
-        let result = self.budget.guard(Call::Reload, || {
-            self.taking.call::<Value>((migrate, &self.state))
-        });
-        let next = accept(migrate, "reload", result)?;
-        self.replace_state(next);
-        Ok(())
-    }
-
-    fn folder(&self) -> Option<PathBuf> {
-        Some(self.dir.clone())
-    }
-
     fn update(&mut self, ctx: UpdateCtx<'_>, dt: f64) -> Result {
         native::frame_begins(&self.lua);
         let Some(update) = &self.code.update else {
@@ -586,5 +485,110 @@ impl Game for LuaGame {
                 })
             })
             .map_err(|e| errors::stopped_by(&self.budget, script(e)))
+    }
+
+    fn config(&self) -> &Config {
+        &self.code.config
+    }
+
+    fn folder(&self) -> Option<PathBuf> {
+        Some(self.dir.clone())
+    }
+
+    fn wants_to_quit(&self) -> bool {
+        self.quit
+    }
+
+    fn colliders(&self) -> crate::colliders::Colliders {
+        crate::physics::colliders(self.lua(), &self.state)
+    }
+}
+
+impl Past for LuaGame {
+    fn state_hash(&self) -> Option<String> {
+        LuaGame::state_hash(self).ok()
+    }
+
+    fn digest(&mut self) -> Option<u64> {
+        match self.digester.digest(&self.lua, &self.state) {
+            Some(digest) => Some(digest),
+            None => state::hash(&self.state)
+                .ok()
+                .as_deref()
+                .and_then(crate::history::hash_bits),
+        }
+    }
+
+    fn keep(&self) -> Option<Kept> {
+        moment::kept(&self.lua, &self.state)
+    }
+
+    fn restore(&mut self, kept: &Kept) -> Result {
+        self.set_state(moment::read_back(&self.lua, kept)?)?;
+        moment::rejoin(&self.lua, &self.state, kept);
+        Ok(())
+    }
+
+    fn hold(&self) -> Option<Held> {
+        moment::held(&self.lua, &self.state)
+    }
+
+    fn put(&mut self, held: &Held) -> Result {
+        let state = moment::put_back(&self.lua, held)?;
+        self.replace_state(state.clone());
+        Ok(())
+    }
+
+    fn changes_from(&self, held: &Held, limit: usize) -> Vec<String> {
+        let Some(value) = moment::state_of(held) else {
+            return Vec::new();
+        };
+        state::changes(value, &self.state, limit).unwrap_or_default()
+    }
+
+    fn set_replaying(&mut self, replaying: bool) {
+        self.replaying = replaying;
+    }
+}
+
+impl Reload for LuaGame {
+    fn reload(&mut self, changed: &[PathBuf]) -> Result<Reloaded> {
+        LuaGame::reload(self, changed)
+    }
+
+    fn generation(&self) -> u32 {
+        self.generations.live()
+    }
+
+    fn oldest_generation(&self) -> u32 {
+        self.generations.oldest()
+    }
+
+    fn run_generation(&mut self, generation: u32) -> Result {
+        let code = self.generations.code_of(generation)?;
+        if !Rc::ptr_eq(&self.code, code) {
+            let code = Rc::clone(code);
+            self.use_code(code);
+        }
+        Ok(())
+    }
+
+    fn undo_reload(&mut self) -> Result {
+        let (previous, modules) = self.generations.undo()?;
+        require::restore(&self.lua, modules);
+        self.use_code(previous);
+        Ok(())
+    }
+
+    fn migrate(&mut self) -> Result {
+        let Some(migrate) = &self.code.reload else {
+            return Ok(());
+        };
+        let result = self.budget.guard(Call::Reload, || {
+            self.taking.call::<Value>((migrate, &self.state))
+        });
+        let next = accept(migrate, "reload", result)?;
+        self.replace_state(next);
+        Ok(())
     }
 }
