@@ -462,6 +462,46 @@ fn host_and_join_play_one_game_over_the_loopback_and_agree_on_it() {
 
 // rule: N3
 #[test]
+fn each_side_records_its_session_and_replays_it_to_the_same_hash() {
+    let dir = game(&[("g/main.luau", DUEL), ("one.txt", ONE), ("two.txt", TWO)]);
+    let address = format!("127.0.0.1:{}", free_port());
+    let host = host_headless(
+        dir.path(),
+        &address,
+        &["--record-input", "host.replay", "--print-state"],
+    );
+    let args = ["join", &address, "g", "--headless", "--input", "two.txt"];
+    let more = ["--frames", "300", "--wait", "30", "--print-state"];
+    let join = spawn(
+        dir.path(),
+        &[&args[..], &more, &["--record-input", "join.replay"]].concat(),
+    );
+    let (host_out, host_err, join_err) = both_play_300(host, join);
+    let hash = host_out
+        .lines()
+        .next()
+        .unwrap()
+        .strip_prefix("frame 300: ")
+        .unwrap();
+    // --print-state: the state of frame 300 after its hash.
+    assert!(host_out.lines().nth(1) == Some("{"), "{host_out}");
+    assert!(
+        host_err.contains("wrote this side's 300 frames to host.replay"),
+        "{host_err}"
+    );
+    assert!(
+        join_err.contains("wrote this side's 300 frames to join.replay"),
+        "{join_err}"
+    );
+    for log in ["host.replay", "join.replay"] {
+        let played = common::replay(dir.path(), "g", log, "--state-hash");
+        assert_eq!(played.code, 0, "{log}: {}", played.stderr);
+        assert_eq!(played.stdout.trim(), hash, "{log}");
+    }
+}
+
+// rule: N3
+#[test]
 fn a_peer_with_other_files_is_refused_saying_why() {
     // The same name (config.id), another version of the files.
     let named = DUEL.replace("config = {", "config = { id = \"duel\",");

@@ -46,6 +46,15 @@ pub(super) struct PeerArgs {
     /// state hash of frame N.
     #[arg(long, value_name = "N")]
     frames: Option<u64>,
+    /// Writes this side's session to FILE as a replay log when it ends:
+    /// every frame whose input is known for good (up to --frames), which
+    /// `moonloop run GAME --replay FILE` plays to the same hashes.
+    #[arg(long, value_name = "FILE")]
+    record_input: Option<PathBuf>,
+    /// Prints the state of frame N (--frames) as JSON when the session
+    /// ends.
+    #[arg(long, requires = "frames")]
+    print_state: bool,
     /// The ALSA device that plays sound in a window ("off" for none).
     #[arg(long, value_name = "DEVICE", default_value = "default")]
     audio: String,
@@ -70,6 +79,15 @@ pub(super) struct WatchArgs {
     /// Ends after frame N, and says its state hash.
     #[arg(long, value_name = "N")]
     frames: Option<u64>,
+    /// Writes this side's session to FILE as a replay log when it ends:
+    /// every frame whose input is known for good (up to --frames), which
+    /// `moonloop run GAME --replay FILE` plays to the same hashes.
+    #[arg(long, value_name = "FILE")]
+    record_input: Option<PathBuf>,
+    /// Prints the state of frame N (--frames) as JSON when the session
+    /// ends.
+    #[arg(long, requires = "frames")]
+    print_state: bool,
     /// The ALSA device that plays sound in a window ("off" for none).
     #[arg(long, value_name = "DEVICE", default_value = "default")]
     audio: String,

@@ -97,7 +97,23 @@ impl<G: Game> Engine<G> {
         game: &str,
         saved: Option<&str>,
     ) -> Result<crate::replay::Replay> {
-        let last = self.check_kept(0, "a replay of history")?.last();
+        self.history_replay_until(seed, game, saved, u64::MAX)
+    }
+
+    /// Like [`Engine::history_replay`], of history's frames up to `until`
+    /// only: an online session's, whose last frames were played on a
+    /// guess of the other player's input.
+    ///
+    /// # Errors
+    /// As [`Engine::history_replay`].
+    pub fn history_replay_until(
+        &mut self,
+        seed: u64,
+        game: &str,
+        saved: Option<&str>,
+        until: u64,
+    ) -> Result<crate::replay::Replay> {
+        let last = self.check_kept(0, "a replay of history")?.last().min(until);
         let now = self.moment()?;
         self.rebuild(0, false)?;
         let mut replay = crate::replay::Replay {

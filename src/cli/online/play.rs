@@ -70,6 +70,8 @@ pub(in crate::cli) fn spectate(address: &str, game: PathBuf, args: WatchArgs) ->
             input: None,
             frames: args.frames,
             audio: args.audio.clone(),
+            record_input: args.record_input.clone(),
+            print_state: args.print_state,
         },
     };
     let (_, id) = loading.load(0)?;
@@ -83,7 +85,7 @@ pub(in crate::cli) fn spectate(address: &str, game: PathBuf, args: WatchArgs) ->
     );
     let mut engine = Engine::new(loaded, Box::new(ConstantClock::new(1.0 / 60.0)));
     engine.keep_history(crate::history::DEFAULT_CAP)?;
-    loading.drive(engine, Box::new(watching))
+    loading.drive(engine, Box::new(watching), seed)
 }
 
 /// `moonloop join ADDRESS GAME`: joins the host at `address`, which
@@ -179,16 +181,18 @@ impl Peer {
         options.sync_wait = Duration::from_secs_f64(self.args.sync_wait);
         options.frame_wait = Duration::from_secs_f64(self.args.frame_wait);
         let online = Online::start(link, options)?.script(script);
-        self.drive(engine, Box::new(online))
+        self.drive(engine, Box::new(online), seed)
     }
 
     /// Runs `engine`'s frames as `driver` says, in a window or headless,
     /// until the frames asked for or the session ends; says the state
-    /// hash of the last frame asked for.
+    /// hash of the last frame asked for (and its state, asked), and
+    /// writes the replay asked for, of a session begun from `seed`.
     fn drive(
         self,
         engine: Engine<LuaGame>,
         driver: Box<dyn crate::session::Driver<LuaGame>>,
+        seed: u64,
     ) -> Result<ExitCode> {
         crate::interrupt::install();
         let session = if self.args.headless {
@@ -202,6 +206,7 @@ impl Peer {
             tell!("{line}");
         }
         let ended = session.ended();
+        let confirmed = session.confirmed();
         let (mut engine, tally) = session.finish()?;
         tally.summarize();
         if let Some(n) = self.args.frames
@@ -209,6 +214,22 @@ impl Peer {
         {
             let hash = engine.with_state_at(n, |g| g.state_hash())??;
             say!("frame {n}: {hash}");
+            if self.args.print_state {
+                say!("{}", engine.with_state_at(n, |g| g.state_json())??);
+            }
+        }
+        if let Some(path) = &self.args.record_input {
+            // Only frames whose input is known for good: the last few
+            // may have been played on a guess of the other's.
+            let until = self.args.frames.map_or(confirmed, |n| n.min(confirmed));
+            let name = crate::replay::game_name(engine.config()).to_string();
+            let replay = engine.history_replay_until(seed, &name, None, until)?;
+            crate::files::write(path, replay.to_text(), crate::files::Readers::All)?;
+            tell!(
+                "online: wrote this side's {until} frames to {} (moonloop run GAME --replay \
+                 plays them)",
+                path.display()
+            );
         }
         Ok(if ended.is_some() || !tally.is_empty() {
             ExitCode::FAILURE
