@@ -488,3 +488,35 @@ fn time_bounds_the_whole_search_shrinking_included() {
     assert!(dir.path().join("moonloop-explore/replay.txt").is_file());
     assert!(took < std::time::Duration::from_secs(14), "{took:?}");
 }
+
+// rule: X3
+#[test]
+fn the_changes_the_broken_property_read_are_shown_first() {
+    // A dozen places change every frame (a copy kept for drawing, sorted
+    // first); the property reads only the puck, which leaves the table.
+    let main = "return {\n  config = { width = 100, height = 100, actions = { right = { \"right\" } } },\n  init = function()\n    local previous = {}\n    for _, k in { \"a\", \"b\", \"c\", \"d\", \"e\", \"f\", \"g\", \"h\", \"i\", \"j\", \"k\", \"l\", \"m\", \"n\" } do previous[k] = 0 end\n    return { previous = previous, world = { puck = { y = 0 }, t = 0 } }\n  end,\n  update = function(s, input, dt)\n    local previous = {}\n    for k in s.previous do previous[k] = s.world.t end\n    local y = s.world.puck.y + (if input:down(\"right\") then 1 else 0)\n    return { previous = previous, world = { puck = { y = y }, t = s.world.t + 1 } }\n  end,\n}\n";
+    let property = "property(\"the puck stays on the table\", function(state)\n\treturn state.world.puck.y < 20\nend)\n";
+    let dir = game(&[("g/main.luau", main), ("g/tests/props.luau", property)]);
+    let out = explore(dir.path(), "g", &["--runs", "32", "--frames", "300"]);
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    let summary: Vec<&str> = out
+        .stdout
+        .lines()
+        .skip_while(|l| !(l.starts_with("frame ") && l.ends_with(" changed:")))
+        .skip(1)
+        .collect();
+    assert!(
+        summary
+            .first()
+            .is_some_and(|l| l.trim().starts_with("state.world.puck.y: 19 -> 20")),
+        "{}",
+        out.stdout
+    );
+    let changes = std::fs::read_to_string(dir.path().join("moonloop-explore/changes.txt")).unwrap();
+    assert!(
+        changes.starts_with("state.world.puck.y: 19 -> 20\n"),
+        "{changes}"
+    );
+    // Nothing is lost: the copy's changes follow.
+    assert!(changes.contains("state.previous.a: "), "{changes}");
+}

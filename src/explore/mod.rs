@@ -438,11 +438,21 @@ pub fn write_failure(
         state + "\n",
         crate::files::Readers::Owner,
     )?;
-    let changes = match &before {
+    let mut changes = match &before {
         Some(old) => crate::state::changes(old, engine.game().state(), CHANGES)
             .unwrap_or_else(|e| vec![format!("the states could not be compared: {e}")]),
         None => Vec::new(),
     };
+    // What the broken property read comes first: the puck that left the
+    // table, not the copy of the world kept for drawing.
+    if let Broke::Property(name, _) = &failure.failure.broke
+        && !changes.is_empty()
+    {
+        let read = crate::lua::properties::Properties::load(game)
+            .and_then(|p| p.read_by(name, engine.game().state(), target))
+            .unwrap_or_default();
+        changes = crate::state::read_first(changes, &read);
+    }
     let mut text = changes.join("\n");
     if before.is_none() {
         text = "it broke at init's state: no frame ran before it".into();

@@ -33,6 +33,42 @@ pub const MAX_PROPERTIES: usize = 256;
 /// How long one property or features call may run.
 pub const PROPERTY_BUDGET: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// The most places [`Properties::read_by`] notes.
+const MAX_READS: usize = 1000;
+
+/// A stand-in for a state that notes, in order, the path of each key
+/// first asked of it or of a table under it: `(stand_in, reads)`.
+const NOTING: &str = r#"
+return function(state)
+	local reads, seen = {}, {}
+	local function stand_in(real, path)
+		return setmetatable({}, {
+			__index = function(_, key)
+				local here = table.clone(path)
+				table.insert(here, key)
+				local id = table.concat(here, "\0")
+				if not seen[id] and #reads < 1000 then
+					seen[id] = true
+					table.insert(reads, here)
+				end
+				local value = real[key]
+				if type(value) == "table" then
+					return stand_in(value, here)
+				end
+				return value
+			end,
+			__len = function()
+				return #real
+			end,
+			__iter = function()
+				return next, real
+			end,
+		})
+	end
+	return stand_in(state, {}), reads
+end
+"#;
+
 /// A game's properties, loaded from its test files.
 pub struct Properties {
     /// Declared before the VM: it detaches as it drops, first.
@@ -141,6 +177,45 @@ impl Properties {
             }
         }
         Ok(None)
+    }
+
+    /// The places of `state` property `name` reads at `frame`, in the
+    /// order it first reads them (`state.world.bodies.puck.y`): what
+    /// `moonloop explore` shows first of the frame that broke it. The
+    /// property asks a stand-in of the state that notes each key asked
+    /// for; what it reads with `pairs` or `next` is not noted (the
+    /// stand-in's own table is empty), and its answer is not used.
+    ///
+    /// # Errors
+    /// The state does not copy.
+    pub fn read_by(&self, name: &str, state: &Value, frame: u64) -> Result<Vec<String>> {
+        let Some((_, holds)) = self.list.iter().find(|(n, _)| n == name) else {
+            return Ok(Vec::new());
+        };
+        let copied = self.copy_in(state)?;
+        let noting: Function = self
+            .lua
+            .load(NOTING)
+            .set_name("=read_by")
+            .eval()
+            .map_err(|e| Error::Script(format!("X1: {e}")))?;
+        let paths = self.budget.guard(Call::Test, || {
+            let (stand_in, reads): (Value, Table) = noting.call(copied)?;
+            let _ = holds.call::<Value>((stand_in, frame));
+            mlua::Result::Ok(reads)
+        });
+        let Ok(paths) = paths else {
+            return Ok(Vec::new());
+        };
+        Ok(paths
+            .sequence_values::<Table>()
+            .take(MAX_READS)
+            .filter_map(|path| path.ok())
+            .map(|path| {
+                let keys: Vec<Value> = path.sequence_values().filter_map(|k| k.ok()).collect();
+                state::place(&keys)
+            })
+            .collect())
     }
 
     /// The hash of what `features` says of `state`, when it was declared:

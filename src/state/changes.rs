@@ -30,6 +30,43 @@ pub fn changes(old: &Value, new: &Value, limit: usize) -> mlua::Result<Vec<Strin
     Ok(walk.lines)
 }
 
+/// The place `keys` name under the state, written as [`changes`] writes
+/// places (`state.ball.x`, `state.list[3]`, `state["a b"]`).
+pub fn place(keys: &[Value]) -> String {
+    keys.iter()
+        .fold("state".to_string(), |place, key| match key {
+            Value::String(s) => join(&place, &Key::String(s.as_bytes().to_vec())),
+            Value::Integer(i) => join(&place, &Key::Number(*i as f64)),
+            Value::Number(n) => join(&place, &Key::Number(*n)),
+            other => format!("{place}[{}]", other.type_name()),
+        })
+}
+
+/// `lines` (as [`changes`] wrote them) with those at or under a place of
+/// `read`, or holding one, first, in `read`'s order, the rest after in
+/// theirs: the changes a broken property looked at, before a copy of the
+/// world it did not.
+pub fn read_first(lines: Vec<String>, read: &[String]) -> Vec<String> {
+    let touches = |line: &str, place: &str| {
+        let at = line.split(": ").next().unwrap_or(line);
+        let under = |a: &str, b: &str| {
+            a == b || (a.starts_with(b) && matches!(a.as_bytes().get(b.len()), Some(b'.' | b'[')))
+        };
+        under(at, place) || under(place, at)
+    };
+    let mut first = Vec::new();
+    let mut rest: Vec<Option<String>> = lines.into_iter().map(Some).collect();
+    for place in read {
+        for slot in rest.iter_mut() {
+            if slot.as_deref().is_some_and(|line| touches(line, place)) {
+                first.extend(slot.take());
+            }
+        }
+    }
+    first.extend(rest.into_iter().flatten());
+    first
+}
+
 struct Walk {
     lines: Vec<String>,
     more: usize,
@@ -206,5 +243,40 @@ mod tests {
             changes(&old, &new, 10).unwrap(),
             vec!["state.a: 1 -> a table of 2 entries"]
         );
+    }
+
+    // rule: X3
+    #[test]
+    fn the_places_read_come_first_and_nothing_is_lost() {
+        let lines = [
+            "state.previous.x: 1 -> 2",
+            "state.world.puck.y: 3 -> 4",
+            "state.worlds: 1 -> 2",
+            "state.world.t: 5 -> 6",
+            "state.list[2]: 1 -> 2",
+        ];
+        let lines: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        let read = ["state.world.puck".to_string(), "state.list".to_string()];
+        assert_eq!(
+            read_first(lines, &read),
+            [
+                "state.world.puck.y: 3 -> 4",
+                "state.list[2]: 1 -> 2",
+                "state.previous.x: 1 -> 2",
+                "state.worlds: 1 -> 2",
+                "state.world.t: 5 -> 6",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_place_is_written_as_changes_writes_it() {
+        let lua = mlua::Lua::new();
+        let keys = [
+            Value::String(lua.create_string("world").unwrap()),
+            Value::Integer(3),
+            Value::String(lua.create_string("two words").unwrap()),
+        ];
+        assert_eq!(place(&keys), "state.world[3][\"two words\"]");
     }
 }

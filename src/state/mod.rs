@@ -32,7 +32,7 @@ mod digest;
 mod encoding;
 mod layout;
 
-pub use changes::changes;
+pub use changes::{changes, place, read_first};
 pub use decoding::from_json;
 pub use digest::{Digester, lend as lend_digester};
 pub use encoding::{Copier, MAX_JSON, copy, hash, number, to_json};
