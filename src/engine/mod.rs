@@ -22,6 +22,7 @@ use crate::scene::Scene;
 use crate::screen::Screen;
 use crate::viewport::Viewport;
 
+mod frame;
 mod game;
 mod hashes;
 mod looking;
@@ -30,6 +31,7 @@ mod rewind;
 mod snapshot;
 mod synctest;
 
+use frame::Source;
 use game::PickFrom;
 pub use game::{Game, Past, Pick, Reload, Reloaded, RenderCtx, Tick, UpdateCtx};
 
@@ -192,50 +194,7 @@ impl<G: Game> Engine<G> {
 
     /// Steps 2 to 11 of a frame the clock delivered `dt` seconds for.
     fn deliver(&mut self, dt: f64) {
-        let dt = dt * self.time_scale;
-        self.errors.clear();
-
-        // 2. The frame counter, simulated time and the last delta advance.
-        self.frame += 1;
-        self.time += dt;
-        self.last_dt = dt;
-        self.begin_input(dt);
-
-        // 3 and 4. The viewport follows the surface; the screen is cleared.
-        self.clear_layers();
-
-        // 5. update runs; its result replaces the state.
-        let ctx = UpdateCtx {
-            frame: self.frame,
-            input: &self.input,
-            cues: &mut self.cues,
-            pick: Pick {
-                from: PickFrom::Scene {
-                    scene: &self.scene,
-                    assets: &self.assets,
-                },
-                asked: self.history.is_some().then_some(&self.asked),
-            },
-        };
-        let refused = self
-            .game
-            .update(ctx, dt)
-            .map_err(|err| self.errors.push(err))
-            .is_err();
-        for warning in self.cues.take_warnings() {
-            self.errors.push(Error::Script(warning));
-        }
-
-        // 6 and 7. render runs; world matrices and the camera follow.
-        self.render_layers();
-
-        self.check_hash();
-        self.close_history(refused);
-
-        // 11. The input frame closes.
-        self.input.close();
-        self.keyframe();
-        self.sync_check();
+        self.run_frame(dt * self.time_scale, Source::Live);
     }
 
     /// Steps 3 and 4: the viewport follows the surface and the config's

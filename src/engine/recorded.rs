@@ -2,7 +2,7 @@
 //! a [`Moment`] to stand on again, a [`Recorded`] frame to run again,
 //! and running it again.
 
-use super::{Engine, Game, Pick, PickFrom, UpdateCtx};
+use super::{Engine, Game, Source};
 use crate::error::Error;
 use crate::history::{Held, History, Hovered};
 use crate::input::{InputEvent, InputFrame};
@@ -98,56 +98,13 @@ impl<G: Game> Engine<G> {
         record: bool,
         first_error: &mut Option<Error>,
     ) -> Option<u64> {
-        let (dt, events, hover) = (recorded.dt, &recorded.events, recorded.hover());
-        self.frame += 1;
-        self.time += dt;
-        self.last_dt = dt;
-        for event in events {
-            self.input.push(*event);
-        }
-        if record && let Some(history) = &mut self.history {
-            history.open(self.frame);
-            for event in events {
-                history.event(*event);
-            }
-        }
-        self.input.begin(|_| {});
-        let ctx = UpdateCtx {
-            frame: self.frame,
-            input: &self.input,
-            cues: &mut self.quiet,
-            pick: Pick {
-                from: PickFrom::Recorded(hover.flatten()),
-                asked: None,
+        self.run_frame(
+            recorded.dt,
+            Source::Again {
+                recorded,
+                record,
+                first_error,
             },
-        };
-        // A frame whose update was refused when it ran is refused again:
-        // the state stays as it did then, which the digest checks.
-        let refused = match self.game.update(ctx, dt) {
-            Ok(()) => false,
-            Err(_) if recorded.refused => true,
-            Err(err) => {
-                first_error.get_or_insert(Error::Script(format!("frame {}: {err}", self.frame)));
-                true
-            }
-        };
-        self.quiet.drain().for_each(drop);
-        self.quiet.take_warnings();
-        self.input.close();
-        if !record {
-            return None;
-        }
-        let hash = self.game.digest();
-        if let Some(history) = &mut self.history {
-            let hovered = match hover {
-                None => Hovered::NotAsked,
-                Some(None) => Hovered::Nothing,
-                Some(Some(name)) => Hovered::Object(name),
-            };
-            // A recorded answer is a name history kept already.
-            let _ = history.close(dt, hovered, hash, refused);
-        }
-        self.keyframe();
-        hash
+        )
     }
 }
