@@ -175,6 +175,10 @@ pub fn seal(lua: &Lua) -> mlua::Result<()> {
 /// time costs two relaxed atomic stores and no callback at all: an interrupt
 /// installed for good would be called at every loop edge and halve the
 /// speed of tight loops (measured: 0.5x).
+///
+/// Where no thread can start (a web page that is not cross-origin
+/// isolated), the interrupt is installed for each call instead and reads
+/// the clock every [`CLOCK_EVERY`] safepoints: slower, and the same stop.
 #[derive(Debug)]
 pub struct Budget {
     limit_ns: AtomicU64,
@@ -191,7 +195,16 @@ pub struct Budget {
     armed: AtomicBool,
     /// Whether the last guarded call was stopped for its budget.
     last_stopped: AtomicBool,
+    /// No watchdog thread: the interrupt itself reads the clock.
+    threadless: bool,
+    /// When the running call started (threadless), and the safepoints
+    /// since the clock was last read.
+    started: Mutex<(Instant, u32)>,
 }
+
+/// How many safepoints a threadless budget lets pass between readings of
+/// the clock.
+const CLOCK_EVERY: u32 = 256;
 
 /// A budget attached to its VM. Dropping it detaches the budget, so the
 /// watchdog never writes into the callbacks of a VM that is gone: hold it
@@ -217,6 +230,12 @@ impl Drop for Attached {
 impl Budget {
     /// Installs a budget of `limit` per call on `lua`.
     pub fn install(lua: &Lua, limit: Duration) -> mlua::Result<Attached> {
+        Budget::install_as(lua, limit, watchdog().is_none())
+    }
+
+    /// Installs a budget, `threadless` (the interrupt reads the clock) or
+    /// watched by the watchdog thread.
+    fn install_as(lua: &Lua, limit: Duration, threadless: bool) -> mlua::Result<Attached> {
         let budget = Arc::new(Budget {
             limit_ns: AtomicU64::new(limit.as_nanos() as u64),
             seq: AtomicU64::new(0),
@@ -226,6 +245,8 @@ impl Budget {
             trampoline: AtomicUsize::new(0),
             armed: AtomicBool::new(false),
             last_stopped: AtomicBool::new(false),
+            threadless,
+            started: Mutex::new((Instant::now(), 0)),
         });
         let for_callback = Arc::downgrade(&budget);
         lua.set_interrupt(move |lua| {
@@ -248,6 +269,12 @@ impl Budget {
                 // cannot swallow the stop.
                 return Err(budget.stopped(&super::location(lua, 0)));
             }
+            if budget.threadless {
+                if seq % 2 == 1 && budget.past_limit(seq) {
+                    return Err(budget.stopped(&super::location(lua, 0)));
+                }
+                return Ok(VmState::Continue);
+            }
             budget.disarm();
             Ok(VmState::Continue)
         });
@@ -267,7 +294,9 @@ impl Budget {
                 *budget.callbacks.lock().unwrap() = callbacks as usize;
             })?;
         }
-        watchdog().lock().unwrap().push(Arc::downgrade(&budget));
+        if let Some(watched) = watchdog().filter(|_| !threadless) {
+            watched.lock().unwrap().push(Arc::downgrade(&budget));
+        }
         Ok(Attached(budget))
     }
 
@@ -287,7 +316,28 @@ impl Budget {
     /// steps, since no Luau runs there to be interrupted.
     pub fn overran(&self) -> bool {
         let seq = self.seq.load(Ordering::Acquire);
+        if self.threadless && seq % 2 == 1 && self.fired.load(Ordering::Relaxed) != seq {
+            self.started.lock().unwrap().1 = CLOCK_EVERY;
+            self.past_limit(seq);
+        }
         seq % 2 == 1 && self.fired.load(Ordering::Relaxed) == seq
+    }
+
+    /// A threadless budget's check, at a safepoint of call `seq`: every
+    /// [`CLOCK_EVERY`] safepoints it reads the clock, and marks the call
+    /// stopped once it has run past the limit, as the watchdog would.
+    fn past_limit(&self, seq: u64) -> bool {
+        let mut started = self.started.lock().unwrap();
+        started.1 += 1;
+        if started.1 < CLOCK_EVERY {
+            return false;
+        }
+        started.1 = 0;
+        if started.0.elapsed() < self.limit() {
+            return false;
+        }
+        self.fired.store(seq, Ordering::Relaxed);
+        true
     }
 
     /// Returns the error a call stopped for its budget raises, at `place`.
@@ -314,6 +364,10 @@ impl Budget {
         }
         self.what.store(what as u8, Ordering::Relaxed);
         self.seq.store(outer + 1, Ordering::Release);
+        if self.threadless {
+            *self.started.lock().unwrap() = (Instant::now(), 0);
+            self.watch_here();
+        }
         let result = f();
         self.seq.store(outer + 2, Ordering::Release);
         // The watchdog stamps `fired` with the call it stopped.
@@ -340,6 +394,18 @@ impl Budget {
         self.armed.store(true, Ordering::Relaxed);
         // Luau reads this pointer at every safepoint; setting it from
         // another thread is how its own REPL breaks a runaway script.
+        let slot = interrupt_slot(*callbacks);
+        slot.store(self.trampoline.load(Ordering::Relaxed), Ordering::Release);
+    }
+
+    /// Installs the interrupt for the call starting now, without stopping
+    /// it: a threadless budget's interrupt reads the clock itself.
+    fn watch_here(&self) {
+        let callbacks = self.callbacks.lock().unwrap();
+        if *callbacks == 0 {
+            return;
+        }
+        self.armed.store(true, Ordering::Relaxed);
         let slot = interrupt_slot(*callbacks);
         slot.store(self.trampoline.load(Ordering::Relaxed), Ordering::Release);
     }
@@ -371,15 +437,19 @@ fn interrupt_slot(callbacks: usize) -> &'static AtomicUsize {
 
 type Watched = Mutex<Vec<Weak<Budget>>>;
 
-fn watchdog() -> &'static Watched {
-    static WATCHED: OnceLock<Watched> = OnceLock::new();
-    WATCHED.get_or_init(|| {
-        std::thread::Builder::new()
-            .name("moonloop-budget".into())
-            .spawn(watch)
-            .expect("the budget watchdog thread starts");
-        Mutex::new(Vec::new())
-    })
+/// The watchdog's list of budgets, with its thread started; `None` where
+/// no thread can start.
+fn watchdog() -> Option<&'static Watched> {
+    static WATCHED: OnceLock<Option<Watched>> = OnceLock::new();
+    WATCHED
+        .get_or_init(|| {
+            std::thread::Builder::new()
+                .name("moonloop-budget".into())
+                .spawn(watch)
+                .ok()
+                .map(|_| Mutex::new(Vec::new()))
+        })
+        .as_ref()
 }
 
 fn watch() {
@@ -388,7 +458,7 @@ fn watch() {
     loop {
         let mut period = Duration::from_millis(50);
         {
-            let mut watched = watchdog().lock().unwrap();
+            let mut watched = watchdog().expect("its own thread runs").lock().unwrap();
             watched.retain(|w| w.strong_count() > 0);
             seen.retain(|(w, _, _)| w.strong_count() > 0);
             let now = Instant::now();
@@ -417,5 +487,31 @@ fn watch() {
             }
         }
         std::thread::sleep(period.max(Duration::from_millis(1)));
+    }
+}
+
+#[cfg(test)]
+mod threadless {
+    use super::*;
+
+    // rule: H9
+    #[test]
+    fn a_budget_with_no_watchdog_stops_a_runaway_call_by_the_clock() {
+        let lua = Lua::new();
+        let budget = Budget::install_as(&lua, Duration::from_millis(100), true).unwrap();
+        let started = Instant::now();
+        let result = budget.guard(Call::Update, || lua.load("while true do end").exec());
+        let took = started.elapsed();
+        let err = result.expect_err("the loop is stopped").to_string();
+        assert!(err.contains("H9: update ran past its time budget"), "{err}");
+        assert!(budget.last_call_stopped());
+        assert!(took < Duration::from_secs(5), "{took:?}");
+        // A call in time is not stopped, and the next call starts afresh.
+        let fine = budget.guard(Call::Update, || {
+            lua.load("local t = 0 for i = 1, 1000 do t += i end return t")
+                .eval::<i64>()
+        });
+        assert_eq!(fine.unwrap(), 500500);
+        assert!(!budget.last_call_stopped());
     }
 }
