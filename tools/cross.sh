@@ -4,6 +4,8 @@
 #
 #   tools/cross.sh windows   target/cross/windows/moonloop.exe, which
 #                            `moonloop build GAME --target windows` carries
+#   tools/cross.sh web       target/cross/web/ (moonloop.wasm and .js, and
+#                            the page), which `--target web` copies
 #
 # Two routes to the compiler, whichever is here:
 # - rustup, with the target added (`rustup target add x86_64-pc-windows-gnu`)
@@ -76,8 +78,44 @@ windows)
         echo "cross: $out/wine/bcryptprimitives.dll (for wine 8 only)" >&2
     fi
     ;;
+web)
+    # wasm32-unknown-emscripten, with Debian's emscripten as the C++
+    # compiler and linker; Luau's C++ exceptions as wasm exceptions. The
+    # headless host (no default features): the page runs games headless
+    # (docs/shipping.md says what it does and does not do yet).
+    triple=wasm32-unknown-emscripten
+    out="target/cross/web"
+    apt_install emscripten
+    export NODE_PATH=/usr/share/nodejs
+    export CC_wasm32_unknown_emscripten=emcc
+    export CXX_wasm32_unknown_emscripten=em++
+    export AR_wasm32_unknown_emscripten=emar
+    export CFLAGS_wasm32_unknown_emscripten="-fwasm-exceptions"
+    export CXXFLAGS_wasm32_unknown_emscripten="-fwasm-exceptions"
+    link=""
+    for arg in -fwasm-exceptions -sMODULARIZE=1 -sEXPORT_NAME=moonloop -sINVOKE_RUN=0 \
+        -sEXPORTED_RUNTIME_METHODS=callMain,FS -sALLOW_MEMORY_GROWTH=1 -sTOTAL_STACK=8388608 \
+        -sENVIRONMENT=web,node; do
+        link="$link -C link-arg=$arg"
+    done
+    export CARGO_TARGET_WASM32_UNKNOWN_EMSCRIPTEN_RUSTFLAGS="$link"
+    if command -v rustup >/dev/null && rustup target list --installed 2>/dev/null | grep -qx "$triple"; then
+        echo "cross: rustup's $triple" >&2
+        cargo build --release --locked --no-default-features --target "$triple" \
+            --target-dir "$out/build" --bin moonloop
+    else
+        apt_install rustc-web cargo-web rust-web-src lld-22
+        echo "cross: Debian's rustc-web, building the standard library for $triple" >&2
+        RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 /usr/bin/cargo build --release --locked \
+            --no-default-features -Zbuild-std --target "$triple" --target-dir "$out/build" \
+            --bin moonloop
+    fi
+    cp "$out/build/$triple/release/moonloop.wasm" "$out/build/$triple/release/moonloop.js" "$out/"
+    cp tools/cross/web/index.html tools/cross/web/page.js "$out/"
+    echo "cross: $out/moonloop.wasm ($(du -h "$out/moonloop.wasm" | cut -f1)), moonloop.js and the page" >&2
+    ;;
 *)
-    echo "usage: tools/cross.sh windows [--wine]" >&2
+    echo "usage: tools/cross.sh windows [--wine] | web" >&2
     exit 2
     ;;
 esac

@@ -95,18 +95,31 @@ pub(super) fn build(
         title: config.title.clone(),
         version: config.version.clone(),
     };
-    let (size, files) = crate::package::build(game, out, &about, (target, &runtime))?;
+    let (size, files) = if target == crate::package::Target::Web {
+        crate::package::build_web(game, out, &about, &runtime)?
+    } else {
+        crate::package::build(game, out, &about, (target, &runtime))?
+    };
     if verbose {
         for file in &files {
             say!("packed {}", file.display());
         }
     }
-    tell!(
-        "built {} ({}); `{} --help` shows the player its options",
-        out.display(),
-        crate::assets::bytes(size),
-        out.display()
-    );
+    if target == crate::package::Target::Web {
+        tell!(
+            "built the page {} ({}); serve the folder over HTTP (a page opened from the disk \
+             cannot load its runtime) and open index.html",
+            out.display(),
+            crate::assets::bytes(size)
+        );
+    } else {
+        tell!(
+            "built {} ({}); `{} --help` shows the player its options",
+            out.display(),
+            crate::assets::bytes(size),
+            out.display()
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 

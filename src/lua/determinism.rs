@@ -97,7 +97,9 @@ pub fn install(lua: &Lua, start: u64) -> mlua::Result<()> {
                         return Err(empty(lua, 1, "interval is empty"));
                     }
                     let x = u as u64 * pcg32(&rng) as u64;
-                    Value::Integer(1 + (x >> 32) as i64)
+                    // A number: mlua's integer is i32 on wasm32, and
+                    // Luau has numbers only.
+                    Value::Number((1 + (x >> 32) as i64) as f64)
                 }
                 (low, Some(u)) => {
                     let l = integer(lua, "random", 1, low.unwrap_or(0.0))?;
@@ -110,7 +112,7 @@ pub fn install(lua: &Lua, start: u64) -> mlua::Result<()> {
                         return Err(empty(lua, 2, "interval is too large"));
                     }
                     let x = (span as u64 + 1) * pcg32(&rng) as u64;
-                    Value::Integer(l as i64 + (x >> 32) as i64)
+                    Value::Number((l as i64 + (x >> 32) as i64) as f64)
                 }
             })
         })?,

@@ -13,7 +13,7 @@
 use std::cell::Cell;
 use std::collections::VecDeque;
 
-use mlua::{Function, Lua, ffi};
+use mlua::{Function, Lua};
 
 /// The modules waiting for native code, oldest first.
 #[derive(Default)]
@@ -46,6 +46,7 @@ pub fn compile_at_load(on: bool) {
 /// load is turned off.
 pub fn install(lua: &Lua) {
     let at_load = AT_LOAD.with(Cell::get);
+    #[cfg(not(target_family = "wasm"))]
     lua.enable_jit(at_load);
     lua.set_app_data(Waiting {
         closed: at_load,
@@ -76,13 +77,17 @@ pub fn frame_begins(lua: &Lua) {
     let Some(chunk) = next else {
         return;
     };
+    // No native code in the browser: the interpreter runs every module.
+    #[cfg(target_family = "wasm")]
+    let compiled = drop(chunk);
     // SAFETY: the chunk is the one argument on the stack, and Luau's
     // compile reads the function at the top and leaves the stack as it
     // was; it raises no Luau error.
+    #[cfg(not(target_family = "wasm"))]
     let compiled = unsafe {
         lua.exec_raw::<()>(&chunk, |state| {
-            if ffi::luau_codegen_supported() != 0 {
-                ffi::luau_codegen_compile(state, -1);
+            if mlua::ffi::luau_codegen_supported() != 0 {
+                mlua::ffi::luau_codegen_compile(state, -1);
             }
         })
     };
@@ -94,6 +99,7 @@ pub fn frame_begins(lua: &Lua) {
 /// No module loaded from now on is compiled, and those waiting stay in the
 /// interpreter.
 pub fn close(lua: &Lua) {
+    #[cfg(not(target_family = "wasm"))]
     lua.enable_jit(false);
     if let Some(mut waiting) = lua.app_data_mut::<Waiting>() {
         waiting.modules.clear();

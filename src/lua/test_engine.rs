@@ -324,7 +324,7 @@ impl UserData for EngineHandle {
                     Ok(!matches!(answer, Value::Nil | Value::Boolean(false)))
                 })
                 .map_err(|e| fail(lua, e))?;
-            Ok(found.map_or(Value::Nil, |f| Value::Integer(f as i64)))
+            Ok(found.map_or(Value::Nil, |f| Value::Number(f as f64)))
         });
         methods.add_method_mut("state_at", |lua, this, frame: f64| {
             this.fit();
@@ -453,7 +453,7 @@ impl UserData for EngineHandle {
                     .session
                     .engine_mut()
                     .reload_from(&changed, from)
-                    .map(|(_, diverged)| diverged.map_or(Value::Nil, |f| Value::Integer(f as i64))),
+                    .map(|(_, diverged)| diverged.map_or(Value::Nil, |f| Value::Number(f as f64))),
             };
             reloaded.map_err(|e| {
                 // Code that did not load is not kept as the file's text.

@@ -169,6 +169,9 @@ pub enum Target {
     /// Windows on x86_64: carries the runtime `tools/cross.sh windows`
     /// built.
     Windows,
+    /// A web page (a folder): the runtime `tools/cross.sh web` built,
+    /// beside the game.
+    Web,
 }
 
 impl Target {
@@ -178,6 +181,17 @@ impl Target {
             Target::Here if cfg!(windows) => b"MZ",
             Target::Here => b"\x7fELF",
             Target::Windows => b"MZ",
+            Target::Web => b"\0asm",
+        }
+    }
+
+    /// What `tools/cross.sh` builds for this target, under the target
+    /// folder, and what it is called when it is not there.
+    fn built(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            Target::Here => ("", "", ""),
+            Target::Windows => ("cross/windows/moonloop.exe", "Windows", "windows"),
+            Target::Web => ("cross/web/moonloop.wasm", "web", "web"),
         }
     }
 
@@ -197,19 +211,17 @@ impl Target {
         if self == Target::Here {
             return Ok(this);
         }
+        let (file, name, script) = self.built();
         let built = this
             .parent()
             .and_then(Path::parent)
-            .map(|target| target.join("cross/windows/moonloop.exe"));
+            .map(|target| target.join(file));
         match built {
             Some(path) if path.is_file() => Ok(path),
             _ => Err(Error::Usage(format!(
-                "there is no Windows runtime to build on: `tools/cross.sh windows` makes one \
+                "there is no {name} runtime to build on: `tools/cross.sh {script}` makes one \
                  ({}), or name one with --runtime FILE",
-                built.map_or_else(
-                    || "target/cross/windows/moonloop.exe".to_string(),
-                    |p| p.display().to_string()
-                )
+                built.map_or_else(|| format!("target/{file}"), |p| p.display().to_string())
             ))),
         }
     }
@@ -311,6 +323,86 @@ pub fn build(
         source,
     })?;
     Ok((size, zipped.files))
+}
+
+/// The files of a web page's runtime, beside `moonloop.wasm`: what
+/// `tools/cross.sh web` leaves there.
+const WEB_FILES: [&str; 4] = ["moonloop.wasm", "moonloop.js", "index.html", "page.js"];
+
+/// Writes into the folder `out` (made if missing; only these files are
+/// written) a web page that runs `game`: the runtime at `runtime` (its
+/// `moonloop.wasm`, with `moonloop.js`, `index.html` and `page.js` beside
+/// it), and the game zipped as `game.zip`. The page's title is the
+/// game's.
+///
+/// # Errors
+/// `out` is a file or inside the game, the game cannot be zipped, or a
+/// runtime file is missing (usage errors), or a file cannot be written.
+pub fn build_web(
+    game: &Path,
+    out: &Path,
+    about: &About,
+    runtime: &Path,
+) -> crate::Result<(u64, Vec<PathBuf>)> {
+    use crate::Error;
+    if out.exists() && !out.is_dir() {
+        return Err(Error::Usage(format!(
+            "cannot write the page into {}: it is a file; --target web writes a folder",
+            out.display()
+        )));
+    }
+    if let (Ok(into), Ok(game_dir)) = (
+        out.canonicalize().or_else(|_| std::env::current_dir().map(|d| d.join(out))),
+        game.canonicalize(),
+    ) && into.starts_with(&game_dir)
+    {
+        return Err(Error::Usage(format!(
+            "cannot write {} inside the game folder {}: write the page elsewhere",
+            out.display(),
+            game.display()
+        )));
+    }
+    let wasm = std::fs::read(runtime).map_err(|e| Error::io(runtime, e))?;
+    if !wasm.starts_with(Target::Web.magic()) {
+        return Err(Error::Usage(format!(
+            "{} is not a moonloop runtime for the web",
+            runtime.display()
+        )));
+    }
+    let folder = runtime.parent().unwrap_or(Path::new("."));
+    let zipped = zip_game(game).map_err(|r| Error::Usage(r.into()))?;
+    archive::Archive::new(&zipped.bytes).map_err(|why| {
+        Error::Usage(format!(
+            "cannot build {}: {why}; the page could not unpack it",
+            crate::terminal::escape(&game.to_string_lossy())
+        ))
+    })?;
+    std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
+    let mut size = 0;
+    for name in WEB_FILES {
+        let from = folder.join(name);
+        let mut bytes = std::fs::read(&from).map_err(|e| Error::io(&from, e))?;
+        if name == "index.html" {
+            let page = String::from_utf8_lossy(&bytes).replace(
+                "<title>moonloop</title>",
+                &format!("<title>{}</title>", html_text(&about.title)),
+            );
+            bytes = page.into_bytes();
+        }
+        size += bytes.len() as u64;
+        crate::files::write(&out.join(name), bytes, crate::files::Readers::All)?;
+    }
+    size += zipped.bytes.len() as u64;
+    crate::files::write(&out.join("game.zip"), zipped.bytes, crate::files::Readers::All)?;
+    Ok((size, zipped.files))
+}
+
+/// `text` as HTML text: `&`, `<`, `>` and quotes escaped.
+fn html_text(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// What a built executable says of its game before it unpacks it.

@@ -155,7 +155,9 @@ fn path_to(state: &Value, target: &Table) -> Option<Vec<Key>> {
             };
             let key = match key {
                 Value::String(s) => Key::Text(s.as_bytes().to_vec()),
-                Value::Integer(n) => Key::Whole(n),
+                // mlua's integer is i32 on wasm32.
+                #[allow(clippy::useless_conversion)]
+                Value::Integer(n) => Key::Whole(i64::from(n)),
                 Value::Number(n) => Key::Number(n),
                 _ => continue,
             };

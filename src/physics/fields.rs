@@ -28,7 +28,9 @@ pub enum Id {
 /// An id: a whole number or a short string.
 pub fn id_of(value: &Value) -> Option<Id> {
     match value {
-        Value::Integer(n) => Some(Id::Number(*n)),
+        // mlua's integer is i32 on wasm32.
+        #[allow(clippy::useless_conversion)]
+        Value::Integer(n) => Some(Id::Number(i64::from(*n))),
         Value::Number(n) if n.fract() == 0.0 && n.abs() < 9.0e15 => Some(Id::Number(*n as i64)),
         Value::String(s) if s.as_bytes().len() <= MAX_ID => Some(Id::Text(s.as_bytes().to_vec())),
         _ => None,
