@@ -90,3 +90,43 @@ fn give_libraries_a_runtime_dir() {
         unsafe { std::env::set_var("XDG_RUNTIME_DIR", &dir) };
     }
 }
+
+/// Debian 12's emscripten (3.1.6) keeps `time_t` 32 bits wide, and writes
+/// a `timespec` so; Rust's libc for emscripten reads one with a 64-bit
+/// `time_t`, and `Instant::now()` panicked on the garbage. Defined here,
+/// `clock_gettime` is the one the whole program calls: it writes the
+/// layout Rust reads, from the page's clocks (emscripten's JavaScript
+/// version of it is used only where no program defines one).
+#[cfg(target_os = "emscripten")]
+mod emscripten_time {
+    unsafe extern "C" {
+        /// `performance.now()`: milliseconds, monotonic.
+        fn emscripten_get_now() -> f64;
+        /// `Date.now()`: milliseconds since 1970.
+        fn emscripten_date_now() -> f64;
+    }
+
+    /// # Safety
+    /// `tp` points at a `timespec` to write, as for the C function.
+    #[unsafe(no_mangle)]
+    pub unsafe extern "C" fn clock_gettime(
+        clock: libc::clockid_t,
+        tp: *mut libc::timespec,
+    ) -> libc::c_int {
+        // SAFETY: both read a clock of the page, and take nothing.
+        let ms = unsafe {
+            if clock == libc::CLOCK_REALTIME {
+                emscripten_date_now()
+            } else {
+                emscripten_get_now()
+            }
+        };
+        let secs = (ms / 1000.0).floor();
+        // SAFETY: the caller hands a `timespec` to write.
+        unsafe {
+            (*tp).tv_sec = secs as libc::time_t;
+            (*tp).tv_nsec = ((ms - secs * 1000.0) * 1e6) as libc::c_long;
+        }
+        0
+    }
+}

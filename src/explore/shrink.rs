@@ -182,6 +182,12 @@ pub fn shrink(
         .into_iter()
         .filter(|x| x.frame <= best.frame)
         .collect();
+    // Said as it starts, then every two seconds it goes on.
+    tell!(
+        "explore: shrinking: {} steps, breaking at frame {}",
+        steps.len(),
+        best.frame
+    );
     loop {
         let before = (steps.clone(), best.frame);
         // Drop chunks, from halves down to single steps.
