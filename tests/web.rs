@@ -108,7 +108,9 @@ fn dump_dom(url: &str) -> String {
 
 /// What `#moonloop-status` says in `dom`.
 fn status(dom: &str) -> String {
-    let at = dom.find("id=\"moonloop-status\">").expect("the status element");
+    let at = dom
+        .find("id=\"moonloop-status\">")
+        .expect("the status element");
     let rest = &dom[at + "id=\"moonloop-status\">".len()..];
     rest[..rest.find('<').unwrap_or(rest.len())].to_string()
 }
@@ -119,31 +121,100 @@ fn a_page_says_the_hash_linux_reaches() {
     if !ready() {
         return;
     }
+    for (game, title) in [("games/pong", "Pong"), ("games/plinko", "Plinko")] {
+        let site = tempfile::tempdir().unwrap();
+        let built = common::moonloop(
+            &[
+                "build",
+                game,
+                "--target",
+                "web",
+                "-o",
+                site.path().to_str().unwrap(),
+            ],
+            repo(),
+        );
+        assert_eq!(built.code, 0, "{}", built.stderr);
+        let page = std::fs::read_to_string(site.path().join("index.html")).unwrap();
+        assert!(
+            page.contains(&format!("<title>{title}</title>")),
+            "the page is titled for the game: {page}"
+        );
+        let address = serve(site.path().to_path_buf());
+        for frames in ["120", "600"] {
+            let linux = common::headless(
+                repo(),
+                game,
+                "constant:1/60",
+                frames.parse().unwrap(),
+                &["--state-hash"],
+            );
+            assert_eq!(linux.code, 0, "{}", linux.stderr);
+            let dom = dump_dom(&format!(
+                "http://{address}/index.html?frames={frames}&clock=constant:1/60"
+            ));
+            assert_eq!(
+                status(&dom),
+                format!("frame {frames}: {}", linux.stdout.trim()),
+                "{game}: {dom}"
+            );
+        }
+    }
+}
+
+// rule: B3
+#[test]
+fn a_page_runs_an_input_script_beside_it() {
+    if !ready() {
+        return;
+    }
     let site = tempfile::tempdir().unwrap();
     let built = common::moonloop(
-        &["build", "games/pong", "--target", "web", "-o", site.path().to_str().unwrap()],
+        &[
+            "build",
+            "games/pong",
+            "--target",
+            "web",
+            "-o",
+            site.path().to_str().unwrap(),
+        ],
         repo(),
     );
     assert_eq!(built.code, 0, "{}", built.stderr);
-    let page = std::fs::read_to_string(site.path().join("index.html")).unwrap();
-    assert!(page.contains("<title>Pong</title>"), "the page is titled for the game");
+    let script = "0.5s press w\n1.5s release w\n2s press down\n3s release down\n";
+    std::fs::write(site.path().join("moves.txt"), script).unwrap();
+    let input = site.path().join("moves.txt");
+    let linux = common::headless(
+        repo(),
+        "games/pong",
+        "constant:1/60",
+        300,
+        &["--input", input.to_str().unwrap(), "--state-hash"],
+    );
+    assert_eq!(linux.code, 0, "{}", linux.stderr);
+    let still = common::headless(
+        repo(),
+        "games/pong",
+        "constant:1/60",
+        300,
+        &["--state-hash"],
+    );
+    assert_ne!(linux.stdout, still.stdout, "the script moves a paddle");
     let address = serve(site.path().to_path_buf());
-    for game_frames in ["120", "600"] {
-        let linux = common::headless(
-            repo(),
-            "games/pong",
-            "constant:1/60",
-            game_frames.parse().unwrap(),
-            &["--state-hash"],
-        );
-        assert_eq!(linux.code, 0, "{}", linux.stderr);
-        let dom = dump_dom(&format!(
-            "http://{address}/index.html?frames={game_frames}&clock=constant:1/60"
-        ));
-        assert_eq!(
-            status(&dom),
-            format!("frame {game_frames}: {}", linux.stdout.trim()),
-            "{dom}"
-        );
-    }
+    let dom = dump_dom(&format!(
+        "http://{address}/index.html?frames=300&clock=constant:1/60&input=moves.txt"
+    ));
+    assert_eq!(
+        status(&dom),
+        format!("frame 300: {}", linux.stdout.trim()),
+        "{dom}"
+    );
+    // A name that is not a file beside the page is refused, in the status.
+    let dom = dump_dom(&format!(
+        "http://{address}/index.html?frames=3&input=../../etc/passwd"
+    ));
+    assert!(
+        status(&dom).contains("name a file beside the page"),
+        "{dom}"
+    );
 }

@@ -352,7 +352,8 @@ pub fn build_web(
         )));
     }
     if let (Ok(into), Ok(game_dir)) = (
-        out.canonicalize().or_else(|_| std::env::current_dir().map(|d| d.join(out))),
+        out.canonicalize()
+            .or_else(|_| std::env::current_dir().map(|d| d.join(out))),
         game.canonicalize(),
     ) && into.starts_with(&game_dir)
     {
@@ -393,7 +394,11 @@ pub fn build_web(
         crate::files::write(&out.join(name), bytes, crate::files::Readers::All)?;
     }
     size += zipped.bytes.len() as u64;
-    crate::files::write(&out.join("game.zip"), zipped.bytes, crate::files::Readers::All)?;
+    crate::files::write(
+        &out.join("game.zip"),
+        zipped.bytes,
+        crate::files::Readers::All,
+    )?;
     Ok((size, zipped.files))
 }
 
