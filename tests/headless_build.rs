@@ -7,7 +7,6 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use common::Outcome;
 
@@ -37,16 +36,7 @@ fn headless_binary() -> Option<PathBuf> {
 }
 
 fn run(binary: &Path, args: &[&str]) -> Outcome {
-    let out = Command::new(binary)
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .expect("the binary runs");
-    Outcome {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    common::run_binary(binary, args, repo())
 }
 
 fn hash(binary: &Path, game: &str, frames: &str) -> String {

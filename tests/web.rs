@@ -23,22 +23,32 @@ fn repo() -> &'static Path {
 fn ready() -> bool {
     let runtime = repo().join("target/cross/web/moonloop.wasm");
     let chromium = Command::new("chromium").arg("--version").output().is_ok();
-    let missing: Vec<String> = [
-        (!runtime.is_file()).then(|| runtime.display().to_string()),
-        (!chromium).then(|| "chromium".to_string()),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    if missing.is_empty() {
-        return true;
-    }
-    assert!(
-        std::env::var_os("MOONLOOP_CROSS_WEB").is_none(),
-        "missing {missing:?}: tools/cross.sh web makes the runtime; apt-get install chromium"
+    common::cross_ready(
+        &[
+            (runtime.is_file(), runtime.display().to_string()),
+            (chromium, "chromium".to_string()),
+        ],
+        "MOONLOOP_CROSS_WEB",
+        "tools/cross.sh web makes the runtime; apt-get install chromium",
+    )
+}
+
+/// Builds `game` as a page into a new folder.
+fn site(game: &str) -> tempfile::TempDir {
+    let site = tempfile::tempdir().unwrap();
+    let built = common::moonloop(
+        &[
+            "build",
+            game,
+            "--target",
+            "web",
+            "-o",
+            site.path().to_str().unwrap(),
+        ],
+        repo(),
     );
-    eprintln!("skipped: missing {missing:?} (tools/cross.sh web; apt-get install chromium)");
-    false
+    assert_eq!(built.code, 0, "{}", built.stderr);
+    site
 }
 
 /// Serves the files of `root` on 127.0.0.1 until the test ends; returns
@@ -122,19 +132,7 @@ fn a_page_says_the_hash_linux_reaches() {
         return;
     }
     for (game, title) in [("games/pong", "Pong"), ("games/plinko", "Plinko")] {
-        let site = tempfile::tempdir().unwrap();
-        let built = common::moonloop(
-            &[
-                "build",
-                game,
-                "--target",
-                "web",
-                "-o",
-                site.path().to_str().unwrap(),
-            ],
-            repo(),
-        );
-        assert_eq!(built.code, 0, "{}", built.stderr);
+        let site = site(game);
         let page = std::fs::read_to_string(site.path().join("index.html")).unwrap();
         assert!(
             page.contains(&format!("<title>{title}</title>")),
@@ -168,19 +166,7 @@ fn a_page_runs_an_input_script_beside_it() {
     if !ready() {
         return;
     }
-    let site = tempfile::tempdir().unwrap();
-    let built = common::moonloop(
-        &[
-            "build",
-            "games/pong",
-            "--target",
-            "web",
-            "-o",
-            site.path().to_str().unwrap(),
-        ],
-        repo(),
-    );
-    assert_eq!(built.code, 0, "{}", built.stderr);
+    let site = site("games/pong");
     let script = "0.5s press w\n1.5s release w\n2s press down\n3s release down\n";
     std::fs::write(site.path().join("moves.txt"), script).unwrap();
     let input = site.path().join("moves.txt");

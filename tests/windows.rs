@@ -26,23 +26,15 @@ fn ready() -> bool {
     let runtime = cross().join("moonloop.exe");
     let prng = cross().join("wine/bcryptprimitives.dll");
     let wine = Command::new("wine").arg("--version").output().is_ok();
-    let missing: Vec<String> = [
-        (!runtime.is_file()).then(|| runtime.display().to_string()),
-        (!prng.is_file()).then(|| prng.display().to_string()),
-        (!wine).then(|| "wine".to_string()),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    if missing.is_empty() {
-        return true;
-    }
-    assert!(
-        std::env::var_os("MOONLOOP_CROSS").is_none(),
-        "missing {missing:?}: tools/cross.sh windows --wine makes them"
-    );
-    eprintln!("skipped: missing {missing:?} (tools/cross.sh windows --wine makes them)");
-    false
+    common::cross_ready(
+        &[
+            (runtime.is_file(), runtime.display().to_string()),
+            (prng.is_file(), prng.display().to_string()),
+            (wine, "wine".to_string()),
+        ],
+        "MOONLOOP_CROSS",
+        "tools/cross.sh windows --wine makes them",
+    )
 }
 
 /// Builds `game` for Windows into `dir` (beside the stand-in DLL).

@@ -102,7 +102,13 @@ pub fn binary() -> std::ffi::OsString {
 
 /// Runs the `moonloop` binary with `args` in `dir`.
 pub fn moonloop(args: &[&str], dir: &Path) -> Outcome {
-    let out = Command::new(binary())
+    run_binary(Path::new(&binary()), args, dir)
+}
+
+/// Runs the moonloop binary at `binary` (another build's) with `args` in
+/// `dir`.
+pub fn run_binary(binary: &Path, args: &[&str], dir: &Path) -> Outcome {
+    let out = Command::new(binary)
         .args(args)
         .current_dir(dir)
         .output()
@@ -454,4 +460,25 @@ pub fn five_runs_and_a_replay_agree(main: &str) {
         "--state-hash",
     ]);
     assert_eq!(replayed, first);
+}
+
+/// Says whether the cross-built things `needs` names (each: whether it is
+/// there, and what it is) are all here. When one is missing: fails if the
+/// environment variable `required` is set (CI sets it after building
+/// them), else says the rows are skipped, with `how` to make them.
+pub fn cross_ready(needs: &[(bool, String)], required: &str, how: &str) -> bool {
+    let missing: Vec<&String> = needs
+        .iter()
+        .filter(|(here, _)| !here)
+        .map(|(_, what)| what)
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    assert!(
+        std::env::var_os(required).is_none(),
+        "missing {missing:?}: {how}"
+    );
+    eprintln!("skipped: missing {missing:?} ({how})");
+    false
 }
