@@ -586,3 +586,58 @@ fn matte_shiny_metallic_and_emissive_spheres() {
     assert!(plastic.green() > 180, "a white highlight: {plastic:?}");
     assert_close("materials-pbr", &picture);
 }
+
+fn shadow_scene(sun_props: &str) -> String {
+    scene_game(
+        "width = 200, height = 150, background = \"#202830\"",
+        &format!(
+            r##"
+    scene:camera({{ position = vector.create(0, 4, 6), target = vector.create(0, 0.5, 0), fov = math.rad(45) }})
+    scene:light("sky", {{ kind = "ambient", intensity = 0.25 }})
+    scene:light("sun", {{ kind = "directional", direction = vector.create(-0.6, -1, -0.4), intensity = 0.9{sun_props} }})
+    scene:object("floor", {{ mesh = "plane", color = "#a0b890", scale = vector.create(8, 1, 8) }})
+    scene:object("crate", {{ mesh = "cube", color = "#c08040", position = vector.create(0.8, 1.4, 0), rotation = vector.create(0, 0.5, 0) }})
+    scene:object("ball", {{ mesh = "sphere", color = "#4060c0", position = vector.create(-1.2, 0.5, 0.6) }})
+"##
+        ),
+    )
+}
+
+// rule: H16
+#[test]
+fn a_cube_in_the_air_and_a_ball_cast_shadows_on_the_floor() {
+    let shadowed = render(&shadow_scene(""), (200, 150), 1);
+    let unshadowed = render(&shadow_scene(", shadows = false"), (200, 150), 1);
+    // The floor straight down the light from the crate: the light travels
+    // (-0.6, -1, -0.4), so the crate's shadow falls 1.4 * (0.6, 0.4) away
+    // from the point under it, towards -x and -z.
+    let under = scene_point((0.8 - 0.84, 0.0, -0.56), (200, 150));
+    let dark = shadowed.pixel(under.0, under.1).unwrap();
+    let lit = unshadowed.pixel(under.0, under.1).unwrap();
+    assert!(
+        u32::from(dark.green()) * 10 < u32::from(lit.green()) * 6,
+        "the crate's shadow darkens the floor at {under:?}: {dark:?} against {lit:?}"
+    );
+    // Away from both objects the floor is as lit either way.
+    let open = scene_point((2.5, 0.0, 2.0), (200, 150));
+    assert_eq!(
+        shadowed.pixel(open.0, open.1),
+        unshadowed.pixel(open.0, open.1)
+    );
+    assert_close("shadows", &shadowed);
+}
+
+/// Where the world point `p` lands on a surface of `size` through the
+/// camera of [`shadow_scene`].
+fn scene_point(p: (f32, f32, f32), size: (u32, u32)) -> (u32, u32) {
+    use glam::Vec3;
+    use glam::camera::rh::{proj::directx::perspective, view::look_at_mat4};
+    let view = look_at_mat4(Vec3::new(0.0, 4.0, 6.0), Vec3::new(0.0, 0.5, 0.0), Vec3::Y);
+    let aspect = size.0 as f32 / size.1 as f32;
+    let proj = perspective(45f32.to_radians(), aspect, 0.1, 1000.0);
+    let c = (proj * view).project_point3(Vec3::new(p.0, p.1, p.2));
+    (
+        ((c.x + 1.0) / 2.0 * size.0 as f32) as u32,
+        ((1.0 - c.y) / 2.0 * size.1 as f32) as u32,
+    )
+}

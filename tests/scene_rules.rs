@@ -243,3 +243,72 @@ fn the_scene_takes_colors_as_the_screen_does_and_refuses_them_alike() {
     assert!(scene.ends_with(reason), "{scene}");
     assert!(screen.ends_with(reason), "{screen}");
 }
+
+// rule: H16
+#[test]
+fn two_suns_casting_shadows_are_said_once_and_a_wrong_shadows_is_named() {
+    let suns = r##"
+return {
+  config = { width = 64, height = 48 },
+  render = function(state, scene, screen)
+    scene:light("a", { kind = "directional", direction = vector.create(0, -1, 0) })
+    scene:light("b", { kind = "directional", direction = vector.create(1, -1, 0) })
+    scene:object("c", { mesh = "cube" })
+  end,
+}
+"##;
+    let dir = game(&[("main.luau", suns)]);
+    let out = common::moonloop(
+        &[
+            "run",
+            ".",
+            "--headless",
+            "--frames",
+            "5",
+            "--record",
+            "frames",
+        ],
+        dir.path(),
+    );
+    let said = "scene: 2 directional lights cast shadows; the renderer draws the first one's (give the others `shadows = false`)";
+    assert_eq!(out.stderr.matches(said).count(), 1, "{}", out.stderr);
+    // With the second turned off, nothing is said.
+    let one = suns.replace(
+        "vector.create(1, -1, 0) }",
+        "vector.create(1, -1, 0), shadows = false }",
+    );
+    std::fs::write(dir.path().join("main.luau"), one).unwrap();
+    let out = common::moonloop(
+        &[
+            "run",
+            ".",
+            "--headless",
+            "--frames",
+            "5",
+            "--record",
+            "frames2",
+        ],
+        dir.path(),
+    );
+    assert_eq!(
+        (out.code, out.stderr.contains("shadows")),
+        (0, false),
+        "{}",
+        out.stderr
+    );
+    // A `shadows` that is not a boolean is refused by name, at its line.
+    let wrong = suns.replace(
+        "vector.create(1, -1, 0) }",
+        "vector.create(1, -1, 0), shadows = \"no\" }",
+    );
+    std::fs::write(dir.path().join("main.luau"), wrong).unwrap();
+    let out = common::moonloop(&["run", ".", "--headless", "--frames", "1"], dir.path());
+    assert!(
+        out.stderr.contains("main.luau:6:")
+            && out
+                .stderr
+                .contains("`shadows` is true or false, not a string"),
+        "{}",
+        out.stderr
+    );
+}

@@ -535,9 +535,21 @@ fn light(lua: &Lua, scene: &mut Scene, name: &str, props: Table) -> mlua::Result
             let direction = direction
                 .try_normalize()
                 .ok_or_else(|| fail(lua, "light", "`direction` is the zero vector"))?;
+            let shadows = match props.raw_get::<Value>("shadows")? {
+                Value::Nil => true,
+                Value::Boolean(b) => b,
+                other => {
+                    return Err(fail(
+                        lua,
+                        "light",
+                        format!("`shadows` is true or false, not a {}", type_of(&other)),
+                    ));
+                }
+            };
             Light::Directional {
                 color: rgb,
                 direction,
+                shadows,
             }
         }
         Some("point") => {

@@ -14,6 +14,7 @@ mod geometry;
 mod layers;
 mod pipelines;
 mod scene_pass;
+mod shadow;
 mod target;
 
 use blit::Blit;
@@ -75,6 +76,15 @@ pub struct Renderer {
     /// [`Renderer::take_warnings`].
     warnings: Vec<String>,
     told_lights: bool,
+    told_shadows: bool,
+    /// The shadow map, the globals alone for the pass that draws it, and
+    /// this frame's fit of it (with the index of the light that casts),
+    /// when a light casts shadows.
+    shadow_map: shadow::Map,
+    shadow_group: wgpu::BindGroup,
+    fit: Option<(usize, shadow::Fit)>,
+    /// The box around this frame's opaque objects, in the world.
+    opaque_box: (glam::Vec3, glam::Vec3),
     /// Whether the scene the globals were last written for has a sky.
     sky: bool,
 }
@@ -165,9 +175,28 @@ impl Renderer {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
+        let shadow_map = shadow::Map::new(&device);
         let globals_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("globals"),
             layout: &pipelines.globals_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: globals.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::TextureView(&shadow_map.view),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: wgpu::BindingResource::Sampler(&shadow_map.sampler),
+                },
+            ],
+        });
+        let shadow_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("shadow globals"),
+            layout: &pipelines.shadow_layout,
             entries: &[wgpu::BindGroupEntry {
                 binding: 0,
                 resource: globals.as_entire_binding(),
@@ -214,6 +243,11 @@ impl Renderer {
             enlarge: None,
             warnings: Vec::new(),
             told_lights: false,
+            told_shadows: false,
+            shadow_map,
+            shadow_group,
+            fit: None,
+            opaque_box: (glam::Vec3::ZERO, glam::Vec3::ZERO),
             sky: false,
             device,
             queue,
@@ -296,6 +330,7 @@ impl Renderer {
         self.write_globals(scene, viewport);
         self.write_layers(target, layers);
         let mut encoder = self.device.create_command_encoder(&Default::default());
+        self.shadow_pass(&mut encoder);
         self.scene_pass(&mut encoder, target, viewport, background);
         target.settle_scene(&mut encoder);
         if !layers.is_empty() {

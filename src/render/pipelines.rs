@@ -12,10 +12,16 @@ pub(super) struct Pipelines {
     pub scene: Vec<wgpu::RenderPipeline>,
     /// The sky behind a scene: one triangle over the viewport.
     pub sky: wgpu::RenderPipeline,
+    /// Opaque objects' depth as a light sees them, for shadows.
+    pub shadow: wgpu::RenderPipeline,
     pub composite: wgpu::RenderPipeline,
     pub composite_layout: wgpu::BindGroupLayout,
     pub texture_layout: wgpu::BindGroupLayout,
+    /// The globals, the shadow map and its comparing sampler.
     pub globals_layout: wgpu::BindGroupLayout,
+    /// The globals alone, for the shadow pass (which draws the map the
+    /// others read).
+    pub shadow_layout: wgpu::BindGroupLayout,
 }
 
 fn uniform_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
@@ -57,6 +63,28 @@ impl Pipelines {
     pub fn new(device: &wgpu::Device) -> Pipelines {
         let globals_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("globals"),
+            entries: &[
+                uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT),
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Depth,
+                        view_dimension: wgpu::TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 2,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
+                    count: None,
+                },
+            ],
+        });
+        let shadow_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("shadow globals"),
             entries: &[uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT)],
         });
         let texture_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -88,16 +116,44 @@ impl Pipelines {
         })
         .into();
         let sky = sky_pipeline(device, &scene_shader, &scene_layout);
+        let shadow = shadow_pipeline(device, &scene_shader, &shadow_layout);
         let composite = image_pipeline(device, &composite_layout, FRAME_FORMAT, "fs_main", true);
         Pipelines {
             scene,
             sky,
+            shadow,
             composite,
             composite_layout,
             texture_layout,
             globals_layout,
+            shadow_layout,
         }
     }
+}
+
+const VERTEX_ATTRIBUTES: [wgpu::VertexAttribute; 4] =
+    wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 12 => Float32x4];
+const INSTANCE_ATTRIBUTES: [wgpu::VertexAttribute; 11] = wgpu::vertex_attr_array![
+    3 => Float32x4, 4 => Float32x4, 5 => Float32x4, 6 => Float32x4,
+    7 => Float32x4, 8 => Float32x4, 9 => Float32x4, 10 => Float32x4, 11 => Float32x4,
+    13 => Float32x4, 14 => Float32x4
+];
+
+/// The scene's two vertex buffers: a mesh's vertices, the batch's
+/// instances.
+fn mesh_buffers() -> [Option<wgpu::VertexBufferLayout<'static>>; 2] {
+    [
+        Some(wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<Vertex>() as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &VERTEX_ATTRIBUTES,
+        }),
+        Some(wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<Instance>() as u64,
+            step_mode: wgpu::VertexStepMode::Instance,
+            attributes: &INSTANCE_ATTRIBUTES,
+        }),
+    ]
 }
 
 fn scene_pipeline(
@@ -107,20 +163,6 @@ fn scene_pipeline(
     translucent: bool,
     cull: wgpu::Face,
 ) -> wgpu::RenderPipeline {
-    let vertex_layout = wgpu::VertexBufferLayout {
-        array_stride: std::mem::size_of::<Vertex>() as u64,
-        step_mode: wgpu::VertexStepMode::Vertex,
-        attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 12 => Float32x4],
-    };
-    let instance_layout = wgpu::VertexBufferLayout {
-        array_stride: std::mem::size_of::<Instance>() as u64,
-        step_mode: wgpu::VertexStepMode::Instance,
-        attributes: &wgpu::vertex_attr_array![
-            3 => Float32x4, 4 => Float32x4, 5 => Float32x4, 6 => Float32x4,
-            7 => Float32x4, 8 => Float32x4, 9 => Float32x4, 10 => Float32x4, 11 => Float32x4,
-            13 => Float32x4, 14 => Float32x4
-        ],
-    };
     // Translucent objects blend over what is behind them (the sRGB view
     // blends in linear light) and leave the depth buffer to the opaque.
     let blend = translucent.then_some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING);
@@ -131,7 +173,7 @@ fn scene_pipeline(
             module: shader,
             entry_point: Some("vs_main"),
             compilation_options: Default::default(),
-            buffers: &[Some(vertex_layout), Some(instance_layout)],
+            buffers: &mesh_buffers(),
         },
         primitive: wgpu::PrimitiveState {
             cull_mode: Some(cull),
@@ -159,6 +201,42 @@ fn scene_pipeline(
                 write_mask: wgpu::ColorWrites::ALL,
             })],
         }),
+        multiview_mask: None,
+        cache: None,
+    })
+}
+
+/// The shadow pass's pipeline: opaque objects' depth along the light, both
+/// faces (a plane casts a shadow whichever way it faces), no color.
+fn shadow_pipeline(
+    device: &wgpu::Device,
+    shader: &wgpu::ShaderModule,
+    globals: &wgpu::BindGroupLayout,
+) -> wgpu::RenderPipeline {
+    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("shadow"),
+        bind_group_layouts: &[Some(globals)],
+        immediate_size: 0,
+    });
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("shadow"),
+        layout: Some(&layout),
+        vertex: wgpu::VertexState {
+            module: shader,
+            entry_point: Some("vs_shadow"),
+            compilation_options: Default::default(),
+            buffers: &mesh_buffers(),
+        },
+        primitive: Default::default(),
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: DEPTH_FORMAT,
+            depth_write_enabled: Some(true),
+            depth_compare: Some(wgpu::CompareFunction::Less),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample: Default::default(),
+        fragment: None,
         multiview_mask: None,
         cache: None,
     })

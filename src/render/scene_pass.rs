@@ -10,13 +10,15 @@
 //! culled.
 
 use glam::{Mat3, Vec3};
+
+use super::shadow;
 use tiny_skia::Pixmap;
 use wgpu::util::DeviceExt;
 
 use super::{MAX_DIRECTIONAL, MAX_POINT, Renderer, Target, Vertex, linear, texture_groups};
 use crate::assets::Store;
 use crate::color::Rgba;
-use crate::scene::{Light, Mesh, Scene};
+use crate::scene::{Light, Mesh, Projection, Scene};
 use crate::viewport::Viewport;
 
 #[repr(C)]
@@ -52,6 +54,11 @@ pub(super) struct Globals {
     fog_color: [f32; 4],
     /// x: where it starts, y: where it is whole.
     fog_range: [f32; 4],
+    /// From the world to the shadow map's clip space.
+    light_view_proj: [[f32; 4]; 4],
+    /// x: which directional light casts shadows, plus one (0: none); y: a
+    /// shadow texel's side in world units; z: the depth bias.
+    shadow: [f32; 4],
 }
 
 pub(super) struct GpuMesh {
@@ -72,7 +79,7 @@ pub(super) enum Kind {
 
 /// Which mesh a batch of instances draws.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum BatchKey {
+pub(super) enum BatchKey {
     Builtin(u8),
     /// An index into the renderer's uploaded models.
     Model(u32),
@@ -158,12 +165,14 @@ impl Renderer {
     /// those are uploaded it allocates nothing: batches name them by index.
     pub fn batch(&mut self, scene: &Scene, assets: &Store) {
         self.staged.clear();
+        self.opaque_box = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
         let eye = scene.camera.pose.w_axis;
         for object in scene.objects() {
             if !scene.is_visible(object) {
                 continue;
             }
             let mut opaque_mesh = true;
+            let mut bounds = (Vec3::splat(-0.5), Vec3::splat(0.5));
             let key = match &object.mesh {
                 Mesh::Cube => BatchKey::Builtin(0),
                 Mesh::Sphere => BatchKey::Builtin(1),
@@ -172,6 +181,7 @@ impl Renderer {
                 Mesh::Model(id) => {
                     let model = assets.model_at(*id);
                     opaque_mesh = model.opaque;
+                    bounds = model.bounds;
                     let generation = assets.model_generation(*id);
                     if !self.models.fresh(id.0, generation) {
                         let vertices: Vec<Vertex> = (0..model.positions.len())
@@ -234,6 +244,18 @@ impl Renderer {
                     [e[0], e[1], e[2], 0.0]
                 },
             };
+            if kind < Kind::Translucent {
+                // The box around the object's box, where it stands.
+                let centre = world.transform_point3((bounds.0 + bounds.1) / 2.0);
+                let half = (bounds.1 - bounds.0) / 2.0;
+                let m = Mat3::from_mat4(world);
+                let reach =
+                    m.x_axis.abs() * half.x + m.y_axis.abs() * half.y + m.z_axis.abs() * half.z;
+                self.opaque_box = (
+                    self.opaque_box.0.min(centre - reach),
+                    self.opaque_box.1.max(centre + reach),
+                );
+            }
             let distance = (world.w_axis - eye).length_squared();
             self.staged.push(Staged {
                 kind,
@@ -326,6 +348,8 @@ impl Renderer {
             sky_bottom: [0.0; 4],
             fog_color: [0.0; 4],
             fog_range: [0.0; 4],
+            light_view_proj: [[0.0; 4]; 4],
+            shadow: [0.0; 4],
         };
         self.sky = scene.sky.is_some();
         if let Some(sky) = scene.sky {
@@ -339,6 +363,8 @@ impl Renderer {
             g.fog_range = [fog.near, fog.far, 0.0, 0.0];
         }
         let (mut any, mut directional, mut point) = (false, 0, 0);
+        // The first directional light that casts shadows, and how many do.
+        let (mut caster, mut casters) = (None, 0);
         for light in scene.lights() {
             any = true;
             match *light {
@@ -347,10 +373,18 @@ impl Renderer {
                         g.ambient[i] += color[i];
                     }
                 }
-                Light::Directional { color, direction } => {
+                Light::Directional {
+                    color,
+                    direction,
+                    shadows,
+                } => {
                     directional += 1;
                     let i = g.counts[0] as usize;
                     if i < MAX_DIRECTIONAL {
+                        if shadows {
+                            casters += 1;
+                            caster = caster.or(Some((i, direction)));
+                        }
                         g.dir_direction[i] = direction.extend(0.0).into();
                         g.dir_color[i] = color.extend(0.0).into();
                         g.counts[0] += 1;
@@ -378,13 +412,35 @@ impl Renderer {
                  with the first {MAX_DIRECTIONAL} directional and {MAX_POINT} point lights"
             ));
         }
+        if casters > 1 && !self.told_shadows {
+            self.told_shadows = true;
+            self.warnings.push(format!(
+                "scene: {casters} directional lights cast shadows; the renderer draws the first \
+                 one's (give the others `shadows = false`)"
+            ));
+        }
         if !any {
             // A scene with no lights is lit by a soft sky and a sun from the
             // upper left, so a first cube is not a black square.
+            let sun = Vec3::new(-1.0, -2.0, -1.5).normalize();
             g.ambient = [0.25, 0.25, 0.25, 0.0];
-            g.dir_direction[0] = Vec3::new(-1.0, -2.0, -1.5).normalize().extend(0.0).into();
+            g.dir_direction[0] = sun.extend(0.0).into();
             g.dir_color[0] = [0.85, 0.85, 0.85, 0.0];
             g.counts[0] = 1;
+            caster = Some((0, sun));
+        }
+        let (near, far) = match scene.camera.projection {
+            Projection::Perspective { near, far, .. }
+            | Projection::Orthographic { near, far, .. } => (near, far),
+        };
+        let reach = ((shadow::REACH - near) / (far - near)).clamp(0.0, 1.0);
+        self.fit = caster.and_then(|(i, direction)| {
+            let fit = shadow::fit(direction, view_proj.inverse(), reach, self.opaque_box)?;
+            Some((i, fit))
+        });
+        if let Some((i, fit)) = self.fit {
+            g.light_view_proj = fit.view_proj.to_cols_array_2d();
+            g.shadow = [i as f32 + 1.0, fit.texel, fit.bias, 0.0];
         }
         self.queue
             .write_buffer(&self.globals, 0, bytemuck::bytes_of(&g));
@@ -450,40 +506,84 @@ impl Renderer {
             return;
         }
         pass.set_vertex_buffer(1, self.instances.slice(..));
-        let mut start = 0;
         let mut pipeline = None;
-        while start < self.staged.len() {
-            let Staged {
-                kind,
-                mesh,
-                texture,
-                ..
-            } = self.staged[start];
-            let mut end = start + 1;
-            while end < self.staged.len()
-                && self.staged[end].kind == kind
-                && self.staged[end].mesh == mesh
-                && self.staged[end].texture == texture
-            {
-                end += 1;
-            }
+        for (batch, kind, mesh, texture) in self.batches() {
             if pipeline != Some(kind) {
                 pass.set_pipeline(&self.pipelines.scene[kind as usize]);
                 pipeline = Some(kind);
             }
-            let mesh = match mesh {
-                BatchKey::Builtin(i) => &self.builtin[i as usize],
-                BatchKey::Model(i) => self.models.get(i),
-            };
             let group = texture.map_or(&self.white, |(t, nearest)| {
                 &self.textures.get(t)[usize::from(nearest)]
             });
             pass.set_bind_group(1, group, &[]);
-            pass.set_vertex_buffer(0, mesh.vertices.slice(..));
-            pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
-            pass.draw_indexed(0..mesh.count, 0, start as u32..end as u32);
-            start = end;
+            self.draw_batch(&mut pass, mesh, batch);
         }
+    }
+
+    /// Encodes the shadow pass, when a light casts shadows this frame: the
+    /// opaque objects' depth, as that light sees them, into the shadow map
+    /// the scene pass then reads.
+    pub(super) fn shadow_pass(&self, encoder: &mut wgpu::CommandEncoder) {
+        if self.fit.is_none() {
+            return;
+        }
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("shadow"),
+            color_attachments: &[],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &self.shadow_map.view,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(1.0),
+                    store: wgpu::StoreOp::Store,
+                }),
+                stencil_ops: None,
+            }),
+            ..Default::default()
+        });
+        pass.set_pipeline(&self.pipelines.shadow);
+        pass.set_bind_group(0, &self.shadow_group, &[]);
+        pass.set_vertex_buffer(1, self.instances.slice(..));
+        for (batch, kind, mesh, _) in self.batches() {
+            if kind >= Kind::Translucent {
+                break;
+            }
+            self.draw_batch(&mut pass, mesh, batch);
+        }
+    }
+
+    /// The staged objects as runs that draw in one call: the same pipeline,
+    /// mesh and texture, side by side in drawing order.
+    fn batches(
+        &self,
+    ) -> impl Iterator<Item = (std::ops::Range<u32>, Kind, BatchKey, Option<(u32, bool)>)> + '_
+    {
+        let mut start = 0;
+        std::iter::from_fn(move || {
+            let first = self.staged.get(start)?;
+            let same = |s: &Staged| {
+                s.kind == first.kind && s.mesh == first.mesh && s.texture == first.texture
+            };
+            let end = start + self.staged[start..].iter().take_while(|s| same(s)).count();
+            let run = start as u32..end as u32;
+            start = end;
+            Some((run, first.kind, first.mesh, first.texture))
+        })
+    }
+
+    /// Draws the instances `batch` of `mesh`.
+    fn draw_batch(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        mesh: BatchKey,
+        batch: std::ops::Range<u32>,
+    ) {
+        let mesh = match mesh {
+            BatchKey::Builtin(i) => &self.builtin[i as usize],
+            BatchKey::Model(i) => self.models.get(i),
+        };
+        pass.set_vertex_buffer(0, mesh.vertices.slice(..));
+        pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
+        pass.draw_indexed(0..mesh.count, 0, batch);
     }
 }
 

@@ -143,6 +143,9 @@ pub enum Light {
         color: Vec3,
         /// Where the light travels (not where it comes from).
         direction: Vec3,
+        /// Whether it casts shadows: opaque objects darken the lit objects
+        /// behind them. Default: true.
+        shadows: bool,
     },
     /// Light from a point, fading to nothing at `range`.
     Point {

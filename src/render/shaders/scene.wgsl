@@ -22,9 +22,16 @@ struct Globals {
     fog_color: vec4<f32>,
     // x: where the fog starts, y: where it is whole.
     fog_range: vec4<f32>,
+    // From the world to the shadow map's clip space.
+    light_view_proj: mat4x4<f32>,
+    // x: which directional light casts shadows, plus one (0: none);
+    // y: a shadow texel's side in world units; z: the depth bias.
+    shadow: vec4<f32>,
 };
 
 @group(0) @binding(0) var<uniform> g: Globals;
+@group(0) @binding(1) var shadow_map: texture_depth_2d;
+@group(0) @binding(2) var shadow_sampler: sampler_comparison;
 @group(1) @binding(0) var base_texture: texture_2d<f32>;
 @group(1) @binding(1) var base_sampler: sampler;
 
@@ -79,6 +86,37 @@ fn vs_main(v: VertexIn) -> VertexOut {
     return out;
 }
 
+// Where an object is in the shadow map: the shadow pass draws only its
+// depth.
+@vertex
+fn vs_shadow(v: VertexIn) -> @builtin(position) vec4<f32> {
+    let model = mat4x4<f32>(v.m0, v.m1, v.m2, v.m3);
+    return g.light_view_proj * (model * vec4<f32>(v.position, 1.0));
+}
+
+// How much of the shadowing light reaches a point with normal `n`, from 0
+// (in shadow) to 1: nine compared samples around it, each blended between
+// four texels, so edges are soft. The point moves off its surface by two
+// texels first, so a surface does not shadow itself.
+fn sunlit(world: vec3<f32>, n: vec3<f32>) -> f32 {
+    let clip = g.light_view_proj * vec4<f32>(world + n * g.shadow.y * 2.0, 1.0);
+    let p = clip.xyz / clip.w;
+    let uv = vec2<f32>(p.x * 0.5 + 0.5, 0.5 - p.y * 0.5);
+    if (any(uv < vec2<f32>(0.0)) || any(uv > vec2<f32>(1.0)) || p.z > 1.0) {
+        return 1.0;
+    }
+    let depth = p.z - g.shadow.z;
+    let step = 1.0 / f32(textureDimensions(shadow_map).x);
+    var sum = 0.0;
+    for (var y = -1; y <= 1; y = y + 1) {
+        for (var x = -1; x <= 1; x = x + 1) {
+            let at = uv + vec2<f32>(f32(x), f32(y)) * step;
+            sum = sum + textureSampleCompareLevel(shadow_map, shadow_sampler, at, depth);
+        }
+    }
+    return sum / 9.0;
+}
+
 // The highlight a light of direction `to_light` makes seen from `to_eye`
 // (Blinn-Phong): sharp and bright on a smooth surface, wide and faint on
 // a rough one, none on a wholly rough one (the default), so matte objects
@@ -109,10 +147,16 @@ fn shade(in: VertexOut) -> vec4<f32> {
     let roughness = in.surface.y;
     var light = g.ambient.rgb;
     var shine = vec3<f32>(0.0);
+    let caster = u32(g.shadow.x + 0.5);
+    var sun = 1.0;
+    if (caster > 0u) {
+        sun = sunlit(in.world, n);
+    }
     for (var i = 0u; i < g.counts.x; i = i + 1u) {
         let to_light = -normalize(g.dir_direction[i].xyz);
-        light = light + g.dir_color[i].rgb * max(dot(n, to_light), 0.0);
-        shine = shine + g.dir_color[i].rgb * highlight(n, to_light, to_eye, roughness);
+        let reach = select(1.0, sun, i + 1u == caster);
+        light = light + g.dir_color[i].rgb * reach * max(dot(n, to_light), 0.0);
+        shine = shine + g.dir_color[i].rgb * reach * highlight(n, to_light, to_eye, roughness);
     }
     for (var i = 0u; i < g.counts.y; i = i + 1u) {
         let offset = g.point_position[i].xyz - in.world;
