@@ -641,3 +641,123 @@ fn scene_point(p: (f32, f32, f32), size: (u32, u32)) -> (u32, u32) {
         ((1.0 - c.y) / 2.0 * size.1 as f32) as u32,
     )
 }
+
+/// A glTF model with its own textures: a square up left textured by a PNG
+/// inside the file (a data: URI), sampled as whole pixels and repeated
+/// twice each way; a square up right textured by a PNG beside the model,
+/// blended and clamped; and a triangle below in a plain green material.
+fn textured_gltf(inside_png: &[u8]) -> String {
+    let square = |x0: f32| {
+        [
+            x0,
+            -0.6,
+            0.0,
+            x0 + 1.2,
+            -0.6,
+            0.0,
+            x0 + 1.2,
+            0.6,
+            0.0,
+            x0,
+            0.6,
+            0.0,
+        ]
+    };
+    let floats: Vec<f32> = [
+        // Accessors 0 and 1: the squares.
+        square(-1.4).as_slice(),
+        &square(0.2),
+        // Accessor 2: UVs twice across; accessor 3: once across.
+        &[0.0, 2.0, 2.0, 2.0, 2.0, 0.0, 0.0, 0.0],
+        &[0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0],
+        // Accessor 4: a triangle below.
+        &[-0.5, -1.6, 0.0, 0.5, -1.6, 0.0, 0.0, -0.8, 0.0],
+    ]
+    .concat();
+    let mut bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+    // Accessor 5: the squares' two triangles.
+    bytes.extend([0u16, 1, 2, 0, 2, 3].iter().flat_map(|i| i.to_le_bytes()));
+    let encode = |b: &[u8]| base64::Engine::encode(&base64::engine::general_purpose::STANDARD, b);
+    let (buffer, png) = (encode(&bytes), encode(inside_png));
+    format!(
+        r#"{{"asset":{{"version":"2.0"}},
+        "buffers":[{{"byteLength":{len},"uri":"data:application/octet-stream;base64,{buffer}"}}],
+        "bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":48}},{{"buffer":0,"byteOffset":48,"byteLength":48}},
+            {{"buffer":0,"byteOffset":96,"byteLength":32}},{{"buffer":0,"byteOffset":128,"byteLength":32}},
+            {{"buffer":0,"byteOffset":160,"byteLength":36}},{{"buffer":0,"byteOffset":196,"byteLength":12}}],
+        "accessors":[
+            {{"bufferView":0,"componentType":5126,"count":4,"type":"VEC3","min":[-1.4,-0.6,0],"max":[-0.2,0.6,0]}},
+            {{"bufferView":1,"componentType":5126,"count":4,"type":"VEC3","min":[0.2,-0.6,0],"max":[1.4,0.6,0]}},
+            {{"bufferView":2,"componentType":5126,"count":4,"type":"VEC2"}},
+            {{"bufferView":3,"componentType":5126,"count":4,"type":"VEC2"}},
+            {{"bufferView":4,"componentType":5126,"count":3,"type":"VEC3","min":[-0.5,-1.6,0],"max":[0.5,-0.8,0]}},
+            {{"bufferView":5,"componentType":5123,"count":6,"type":"SCALAR"}}],
+        "images":[{{"uri":"data:image/png;base64,{png}"}},{{"uri":"stripes.png"}}],
+        "samplers":[{{"magFilter":9728,"minFilter":9728}},{{"magFilter":9729,"wrapS":33071,"wrapT":33071}}],
+        "textures":[{{"source":0,"sampler":0}},{{"source":1,"sampler":1}}],
+        "materials":[
+            {{"pbrMetallicRoughness":{{"baseColorTexture":{{"index":0}}}}}},
+            {{"pbrMetallicRoughness":{{"baseColorTexture":{{"index":1}}}}}},
+            {{"pbrMetallicRoughness":{{"baseColorFactor":[0.1,0.8,0.2,1]}}}}],
+        "meshes":[{{"primitives":[
+            {{"attributes":{{"POSITION":0,"TEXCOORD_0":2}},"indices":5,"material":0}},
+            {{"attributes":{{"POSITION":1,"TEXCOORD_0":3}},"indices":5,"material":1}},
+            {{"attributes":{{"POSITION":4}},"material":2}}]}}],
+        "nodes":[{{"mesh":0,"translation":[0,0.4,0]}}],
+        "scenes":[{{"nodes":[0]}}]}}"#,
+        len = bytes.len()
+    )
+}
+
+// rule: H2
+#[test]
+fn a_gltf_model_draws_its_own_textures_with_their_samplers() {
+    let main = scene_game(
+        "width = 240, height = 180, background = \"#181818\"",
+        r##"
+    scene:camera({ position = vector.create(0, 0, 4.2), target = vector.zero })
+    scene:object("model", { mesh = "textured.gltf", lit = false })
+"##,
+    );
+    let red = tiny_skia::Color::from_rgba8(220, 40, 40, 255);
+    let white = tiny_skia::Color::from_rgba8(240, 240, 240, 255);
+    let blue = tiny_skia::Color::from_rgba8(40, 80, 220, 255);
+    let yellow = tiny_skia::Color::from_rgba8(240, 200, 40, 255);
+    let dir = game(&[
+        ("main.luau", &main),
+        ("textured.gltf", &textured_gltf(&checker(4, red, white))),
+    ]);
+    std::fs::write(dir.path().join("stripes.png"), checker(2, blue, yellow)).unwrap();
+    let picture = render_folder(&dir, (240, 180), 1);
+    // Whole pixels on the left: every pixel of the checker square is red
+    // or white, none between.
+    let left: Vec<_> = (70..110)
+        .flat_map(|x| (55..95).map(move |y| (x, y)))
+        .map(|(x, y)| picture.pixel(x, y).unwrap())
+        .collect();
+    let between = left
+        .iter()
+        .filter(|p| p.green() > 70 && p.green() < 200)
+        .count();
+    let (reds, whites) = (
+        left.iter()
+            .filter(|p| p.red() > 180 && p.green() < 70)
+            .count(),
+        left.iter().filter(|p| p.green() >= 200).count(),
+    );
+    assert!(
+        reds > 500 && whites > 500 && between == 0,
+        "{reds} red, {whites} white, {between} between"
+    );
+    // Blended on the right: blue and yellow mix.
+    let right_blue = (130..170)
+        .flat_map(|x| (55..95).map(move |y| (x, y)))
+        .map(|(x, y)| picture.pixel(x, y).unwrap())
+        .filter(|p| p.blue() > 150)
+        .count();
+    assert!(
+        right_blue > 200,
+        "the file's image is drawn: {right_blue} blue pixels"
+    );
+    assert_close("gltf-textures", &picture);
+}

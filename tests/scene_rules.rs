@@ -312,3 +312,37 @@ return {
         out.stderr
     );
 }
+
+// rule: H2
+#[test]
+fn a_model_feature_the_host_does_not_draw_is_a_note_said_once_and_the_run_passes() {
+    let main = r##"
+return {
+  config = { width = 64, height = 48 },
+  render = function(state, scene, screen)
+    scene:object("m", { mesh = "m.gltf" })
+  end,
+}
+"##;
+    let model = triangle_gltf().replacen(
+        r#"{"asset":{"version":"2.0"},"#,
+        r#"{"asset":{"version":"2.0"},"extensionsUsed":["KHR_draco_mesh_compression"],"#,
+        1,
+    );
+    let dir = game(&[("main.luau", main), ("m.gltf", &model)]);
+    let out = common::moonloop(
+        &[
+            "run",
+            ".",
+            "--headless",
+            "--frames",
+            "5",
+            "--record",
+            "frames",
+        ],
+        dir.path(),
+    );
+    let note = "moonloop: note: `m.gltf` uses the glTF extension KHR_draco_mesh_compression, which the host does not support";
+    assert_eq!(out.stderr.matches(note).count(), 1, "{}", out.stderr);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+}

@@ -18,6 +18,7 @@ use std::path::Path;
 
 use base64::Engine as _;
 use glam::{Mat3, Mat4, Vec3};
+use tiny_skia::Pixmap;
 
 /// The most bytes one model may hold: its file and every buffer together.
 pub const MAX_MODEL_BYTES: u64 = 64 << 20;
@@ -54,16 +55,59 @@ pub struct Model {
     pub bounds: (Vec3, Vec3),
     /// Whether every vertex is opaque (alpha 1).
     pub opaque: bool,
+    /// Its triangles in runs that share a base color texture, in index
+    /// order, covering every index.
+    pub parts: Vec<Part>,
+    /// The base color images its parts use, decoded.
+    pub images: Vec<Pixmap>,
+    /// What the model uses that the host does not draw, one line each,
+    /// naming the model: said once when it loads.
+    pub notes: Vec<String>,
+}
+
+/// A run of a model's triangles drawn with one base color texture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Part {
+    /// Its first index, and how many.
+    pub first: u32,
+    pub count: u32,
+    /// An index into [`Model::images`]; none draws white (the vertex
+    /// colors alone).
+    pub image: Option<u32>,
+    /// How the image is sampled.
+    pub sampler: Sampler,
+}
+
+/// How a texture is sampled: a glTF sampler's filter and wrap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Sampler {
+    /// Whole pixels (pixel art), not blended between them.
+    pub nearest: bool,
+    /// Along u, then v.
+    pub wrap: [Wrap; 2],
+}
+
+/// What a texture does past its edge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Wrap {
+    /// It repeats (glTF's default).
+    #[default]
+    Repeat,
+    /// Its edge pixels stretch on.
+    Clamp,
+    /// It repeats, every other copy mirrored.
+    Mirror,
 }
 
 impl Model {
-    /// Returns the bytes its vertices and indices hold.
+    /// Returns the bytes its vertices, indices and images hold.
     pub fn bytes(&self) -> usize {
         self.positions.len() * 12
             + self.normals.len() * 12
             + self.uvs.len() * 8
             + self.colors.len() * 16
             + self.indices.len() * 4
+            + self.images.iter().map(|i| i.data().len()).sum::<usize>()
     }
 }
 
@@ -85,7 +129,9 @@ pub fn load(root: Option<&Path>, name: &str) -> Result<Model, Refusal> {
                 gltf::buffer::Source::Bin => gltf.blob.clone().ok_or_else(|| {
                     Broken("a buffer refers to a GLB chunk the file lacks".into())
                 })?,
-                gltf::buffer::Source::Uri(uri) => buffer_from_uri(root, base, uri, budget)?,
+                gltf::buffer::Source::Uri(uri) => {
+                    buffer_from_uri(root, base, uri, budget, "model buffer")?
+                }
             };
             if data.len() < buffer.length() {
                 return Err(Broken(format!(
@@ -98,7 +144,16 @@ pub fn load(root: Option<&Path>, name: &str) -> Result<Model, Refusal> {
             budget = budget.saturating_sub(data.len() as u64);
             buffers.push(data);
         }
-        triangles(&gltf.document, &buffers, name).map_err(Broken)
+        let mut images = Images {
+            root,
+            base,
+            buffers: &buffers,
+            budget,
+            decoded: std::collections::HashMap::new(),
+        };
+        let mut model = triangles(&gltf.document, &mut images, name).map_err(Broken)?;
+        unsupported(&gltf.document, &mut model);
+        Ok(model)
     });
     let not_readable = |why: &str| refuse!("`{name}` is not a readable glTF model ({why})");
     match decoded {
@@ -124,6 +179,7 @@ fn buffer_from_uri(
     base: &Path,
     uri: &str,
     budget: u64,
+    kind: &str,
 ) -> Result<Vec<u8>, Failure> {
     if let Some(data) = uri.strip_prefix("data:") {
         let (_, payload) = data
@@ -144,14 +200,14 @@ fn buffer_from_uri(
     }
     if uri.contains(':') {
         return Err(Refused(format!(
-            "the buffer URI `{}` is not a file beside the model; a model's buffers \
-             are files in the game folder or data: URIs (H10)",
+            "the URI `{}` is not a file beside the model; a model's buffers and \
+             images are files in the game folder or data: URIs (H10)",
             crate::terminal::escape(uri)
         )));
     }
     let path = percent_decode(uri).map_err(Broken)?;
     let rel = base.join(&path);
-    super::read(root, &rel.to_string_lossy(), "model buffer", budget).map_err(|r| Refused(r.into()))
+    super::read(root, &rel.to_string_lossy(), kind, budget).map_err(|r| Refused(r.into()))
 }
 
 /// Decodes `%XX` escapes in a URI path.
@@ -167,7 +223,7 @@ fn percent_decode(uri: &str) -> Result<String, String> {
                 .and_then(|h| u8::from_str_radix(h, 16).ok())
                 .ok_or_else(|| {
                     format!(
-                        "the buffer URI `{}` has a bad %-escape",
+                        "the URI `{}` has a bad %-escape",
                         crate::terminal::escape(uri)
                     )
                 })?;
@@ -178,10 +234,14 @@ fn percent_decode(uri: &str) -> Result<String, String> {
             i += 1;
         }
     }
-    String::from_utf8(out).map_err(|_| "a buffer URI that is not UTF-8".to_string())
+    String::from_utf8(out).map_err(|_| "a URI that is not UTF-8".to_string())
 }
 
-fn triangles(document: &gltf::Document, buffers: &[Vec<u8>], name: &str) -> Result<Model, String> {
+fn triangles(
+    document: &gltf::Document,
+    images: &mut Images<'_>,
+    name: &str,
+) -> Result<Model, String> {
     let mut model = Model {
         name: name.to_string(),
         positions: Vec::new(),
@@ -191,6 +251,9 @@ fn triangles(document: &gltf::Document, buffers: &[Vec<u8>], name: &str) -> Resu
         indices: Vec::new(),
         bounds: (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
         opaque: true,
+        parts: Vec::new(),
+        images: Vec::new(),
+        notes: Vec::new(),
     };
     // The default scene, else the first; a file with no scene draws every
     // node no other node holds.
@@ -238,7 +301,7 @@ fn triangles(document: &gltf::Document, buffers: &[Vec<u8>], name: &str) -> Resu
         }
         if let Some(mesh) = node.mesh() {
             for primitive in mesh.primitives() {
-                add_primitive(&mut model, &primitive, buffers, world)?;
+                add_primitive(&mut model, &primitive, images, world)?;
             }
         }
         let children: Vec<_> = node.children().collect();
@@ -249,7 +312,7 @@ fn triangles(document: &gltf::Document, buffers: &[Vec<u8>], name: &str) -> Resu
     if document.nodes().next().is_none() {
         for mesh in document.meshes() {
             for primitive in mesh.primitives() {
-                add_primitive(&mut model, &primitive, buffers, Mat4::IDENTITY)?;
+                add_primitive(&mut model, &primitive, images, Mat4::IDENTITY)?;
             }
         }
     }
@@ -263,14 +326,21 @@ fn triangles(document: &gltf::Document, buffers: &[Vec<u8>], name: &str) -> Resu
 fn add_primitive(
     model: &mut Model,
     primitive: &gltf::Primitive<'_>,
-    buffers: &[Vec<u8>],
+    images: &mut Images<'_>,
     world: Mat4,
 ) -> Result<(), String> {
+    let buffers = images.buffers;
     let too_many =
         || format!("it has more than {MAX_VERTICES} vertices, the most a model may have");
     if primitive.mode() != gltf::mesh::Mode::Triangles {
+        let mode = format!("{:?}", primitive.mode()).to_lowercase();
+        note(
+            model,
+            format!("has {mode} primitives; the host draws triangles only"),
+        );
         return Ok(());
     }
+    let first = model.indices.len();
     // Declared counts are checked before anything is read: a sparse
     // accessor can claim billions of elements with no data at all.
     let counts = primitive
@@ -373,6 +443,18 @@ fn add_primitive(
         }
     }
     model.opaque &= colors.iter().all(|c| c[3] >= 1.0);
+    let (image, sampler) = base_texture(model, &primitive.material(), images);
+    let count = (model.indices.len() - first) as u32;
+    match model.parts.last_mut() {
+        // Runs that share a texture draw as one.
+        Some(last) if (last.image, last.sampler) == (image, sampler) => last.count += count,
+        _ => model.parts.push(Part {
+            first: first as u32,
+            count,
+            image,
+            sampler,
+        }),
+    }
     for p in &positions {
         let v = Vec3::from(*p);
         if !v.is_finite() {
@@ -381,6 +463,165 @@ fn add_primitive(
         model.bounds = (model.bounds.0.min(v), model.bounds.1.max(v));
     }
     Ok(())
+}
+
+/// Says `what` about the model once (in its notes).
+fn note(model: &mut Model, what: String) {
+    let line = format!("`{}` {what}", crate::terminal::escape(&model.name));
+    if !model.notes.contains(&line) {
+        model.notes.push(line);
+    }
+}
+
+/// Where a model's images come from, and the ones decoded so far.
+struct Images<'a> {
+    root: Option<&'a Path>,
+    /// The model's folder, which relative URIs start from.
+    base: &'a Path,
+    buffers: &'a [Vec<u8>],
+    /// Bytes the model may still read.
+    budget: u64,
+    /// By glTF image index: its place in the model's images, or none when
+    /// it could not be drawn (said in the notes).
+    decoded: std::collections::HashMap<usize, Option<u32>>,
+}
+
+/// The base color texture of `material` (its image's place in the
+/// model's images, decoded the first time) and its sampler; no image when
+/// it has none or it cannot be drawn, which the notes say.
+fn base_texture(
+    model: &mut Model,
+    material: &gltf::Material<'_>,
+    images: &mut Images<'_>,
+) -> (Option<u32>, Sampler) {
+    let Some(info) = material.pbr_metallic_roughness().base_color_texture() else {
+        return (None, Sampler::default());
+    };
+    if info.tex_coord() != 0 {
+        note(
+            model,
+            format!(
+                "has a base color texture on UV set {}; the host reads UV set 0",
+                info.tex_coord()
+            ),
+        );
+    }
+    let texture = info.texture();
+    let sampler = texture.sampler();
+    let wrap = |mode: gltf::texture::WrappingMode| match mode {
+        gltf::texture::WrappingMode::ClampToEdge => Wrap::Clamp,
+        gltf::texture::WrappingMode::MirroredRepeat => Wrap::Mirror,
+        gltf::texture::WrappingMode::Repeat => Wrap::Repeat,
+    };
+    let sampler = Sampler {
+        nearest: sampler.mag_filter() == Some(gltf::texture::MagFilter::Nearest),
+        wrap: [wrap(sampler.wrap_s()), wrap(sampler.wrap_t())],
+    };
+    let image = texture.source();
+    let index = image.index();
+    if let Some(&known) = images.decoded.get(&index) {
+        return (known, sampler);
+    }
+    let decoded = match image_bytes(&image, images).and_then(|bytes| {
+        if bytes.starts_with(&[0xff, 0xd8]) {
+            return Err("is a JPEG; the host decodes PNG images".into());
+        }
+        super::png::decode(&bytes).map_err(String::from)
+    }) {
+        Ok(pixmap) => {
+            images.budget = images.budget.saturating_sub(pixmap.data().len() as u64);
+            model.images.push(pixmap);
+            Some(model.images.len() as u32 - 1)
+        }
+        Err(why) => {
+            note(model, format!("image {index} {why}: drawn without it"));
+            None
+        }
+    };
+    images.decoded.insert(index, decoded);
+    (decoded, sampler)
+}
+
+/// Reads an image's bytes: from a buffer view, a `data:` URI or a file
+/// beside the model, within the model's budget.
+fn image_bytes(image: &gltf::Image<'_>, images: &Images<'_>) -> Result<Vec<u8>, String> {
+    match image.source() {
+        gltf::image::Source::View { view, .. } => {
+            let buffer = images
+                .buffers
+                .get(view.buffer().index())
+                .ok_or("names a buffer the model lacks")?;
+            let end = view.offset().checked_add(view.length());
+            end.and_then(|end| buffer.get(view.offset()..end))
+                .map(<[u8]>::to_vec)
+                .ok_or_else(|| "lies past the end of its buffer".to_string())
+        }
+        gltf::image::Source::Uri { uri, .. } => {
+            match buffer_from_uri(images.root, images.base, uri, images.budget, "model image") {
+                Ok(bytes) => Ok(bytes),
+                Err(Refused(why) | Broken(why)) => Err(format!("cannot be read ({why})")),
+            }
+        }
+    }
+}
+
+/// Notes what the model uses that the host does not draw.
+fn unsupported(document: &gltf::Document, model: &mut Model) {
+    for extension in document.extensions_used() {
+        note(
+            model,
+            format!(
+                "uses the glTF extension {}, which the host does not support",
+                crate::terminal::escape(extension)
+            ),
+        );
+    }
+    let (animations, skins) = (document.animations().count(), document.skins().count());
+    if animations + skins > 0 {
+        note(
+            model,
+            format!("has {animations} animations and {skins} skins; the host draws models unposed"),
+        );
+    }
+    let mut morphs = false;
+    let mut maps = Vec::new();
+    for mesh in document.meshes() {
+        morphs |= mesh
+            .primitives()
+            .any(|p| p.morph_targets().next().is_some());
+    }
+    for material in document.materials() {
+        let pbr = material.pbr_metallic_roughness();
+        let unused = [
+            ("normal", material.normal_texture().is_some()),
+            ("occlusion", material.occlusion_texture().is_some()),
+            ("emissive", material.emissive_texture().is_some()),
+            (
+                "metallic-roughness",
+                pbr.metallic_roughness_texture().is_some(),
+            ),
+        ];
+        for (map, used) in unused {
+            if used && !maps.contains(&map) {
+                maps.push(map);
+            }
+        }
+    }
+    if morphs {
+        note(
+            model,
+            "has morph targets, which the host does not draw".into(),
+        );
+    }
+    if !maps.is_empty() {
+        note(
+            model,
+            format!(
+                "has {} textures, which the host does not draw (it draws base color textures)",
+                maps.join(", ")
+            ),
+        );
+    }
 }
 
 #[cfg(test)]
@@ -510,5 +751,76 @@ mod tests {
         ]);
         let err = load(Some(dir.path()), "m.gltf").unwrap_err();
         assert!(err.contains("holds 20 bytes where it declares 36"), "{err}");
+    }
+
+    // rule: H2
+    #[test]
+    fn what_a_model_uses_that_the_host_does_not_draw_is_noted_by_name() {
+        let corners = base64::engine::general_purpose::STANDARD.encode(corners());
+        let jpeg = base64::engine::general_purpose::STANDARD.encode([0xff, 0xd8, 0xff, 0xe0]);
+        let gltf = format!(
+            r#"{{ "asset": {{ "version": "2.0" }},
+  "extensionsUsed": [ "KHR_materials_clearcoat" ],
+  "buffers": [ {{ "uri": "data:application/octet-stream;base64,{corners}", "byteLength": 36 }} ],
+  "bufferViews": [ {{ "buffer": 0, "byteLength": 36 }} ],
+  "accessors": [ {{ "bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+                   "min": [0, 0, 0], "max": [1, 1, 0] }} ],
+  "images": [ {{ "uri": "data:image/jpeg;base64,{jpeg}" }} ],
+  "textures": [ {{ "source": 0 }} ],
+  "materials": [ {{ "pbrMetallicRoughness": {{ "baseColorTexture": {{ "index": 0 }} }},
+                   "normalTexture": {{ "index": 0 }} }} ],
+  "meshes": [ {{ "primitives": [ {{ "attributes": {{ "POSITION": 0 }}, "material": 0 }},
+                                 {{ "attributes": {{ "POSITION": 0 }}, "mode": 1 }} ] }} ] }}"#
+        );
+        let dir = folder(&[("m.gltf", gltf.as_bytes())]);
+        let model = load(Some(dir.path()), "m.gltf").unwrap();
+        assert_eq!(
+            model.notes,
+            [
+                "`m.gltf` image 0 is a JPEG; the host decodes PNG images: drawn without it",
+                "`m.gltf` has lines primitives; the host draws triangles only",
+                "`m.gltf` uses the glTF extension KHR_materials_clearcoat, which the host does not support",
+                "`m.gltf` has normal textures, which the host does not draw (it draws base color textures)",
+            ]
+        );
+        // The triangle is drawn all the same, untextured.
+        assert_eq!(model.positions.len(), 3);
+        assert_eq!(
+            model.parts,
+            [Part {
+                first: 0,
+                count: 3,
+                image: None,
+                sampler: Sampler::default()
+            }]
+        );
+    }
+
+    // rule: H10
+    #[test]
+    fn a_model_image_cannot_leave_the_folder_and_is_decoded_within_bounds() {
+        let corners = base64::engine::general_purpose::STANDARD.encode(corners());
+        let with_image = |uri: &str| {
+            format!(
+                r#"{{ "asset": {{ "version": "2.0" }},
+  "buffers": [ {{ "uri": "data:application/octet-stream;base64,{corners}", "byteLength": 36 }} ],
+  "bufferViews": [ {{ "buffer": 0, "byteLength": 36 }} ],
+  "accessors": [ {{ "bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+                   "min": [0, 0, 0], "max": [1, 1, 0] }} ],
+  "images": [ {{ "uri": "{uri}" }} ], "textures": [ {{ "source": 0 }} ],
+  "materials": [ {{ "pbrMetallicRoughness": {{ "baseColorTexture": {{ "index": 0 }} }} }} ],
+  "meshes": [ {{ "primitives": [ {{ "attributes": {{ "POSITION": 0 }}, "material": 0 }} ] }} ] }}"#
+            )
+        };
+        for (uri, said) in [
+            ("../secret.png", "is not a path inside the game folder"),
+            ("file:///etc/passwd", "is not a file beside the model"),
+            ("missing.png", "no model image `missing.png`"),
+        ] {
+            let dir = folder(&[("m.gltf", with_image(uri).as_bytes())]);
+            let model = load(Some(dir.path()), "m.gltf").unwrap();
+            assert!(model.notes[0].contains(said), "{uri}: {:?}", model.notes);
+            assert!(model.images.is_empty());
+        }
     }
 }

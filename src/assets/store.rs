@@ -258,13 +258,18 @@ impl Store {
     pub fn model(&mut self, name: &str) -> Result<ModelId, Refusal> {
         // Borrowed, not cloned: a name found already costs no allocation.
         let root = self.root.as_deref();
-        self.models
+        let mut notes = Vec::new();
+        let id = self
+            .models
             .get(name, "models", MAX_MODEL_BYTES, self.generation, || {
-                let model = super::gltf::load(root, name)?;
+                let mut model = super::gltf::load(root, name)?;
+                notes = std::mem::take(&mut model.notes);
                 let bytes = model.bytes() as u64;
                 Ok((model, bytes))
             })
-            .map(ModelId)
+            .map(ModelId)?;
+        say_notes(notes);
+        Ok(id)
     }
 
     /// Returns a loaded model.
@@ -357,17 +362,20 @@ impl Store {
                 Ok((pixmap, bytes))
             },
         );
+        let mut notes = Vec::new();
         loaded.extend(self.models.refresh(
             model_touched,
             generation,
             MAX_MODEL_BYTES,
             &mut problems,
             |name| {
-                let model = super::gltf::load(root, name)?;
+                let mut model = super::gltf::load(root, name)?;
+                notes.append(&mut model.notes);
                 let bytes = model.bytes() as u64;
                 Ok((model, bytes))
             },
         ));
+        say_notes(notes);
         loaded.extend(self.sounds.refresh(
             touched,
             generation,
@@ -435,6 +443,16 @@ fn load_sound(root: Option<&Path>, name: &str) -> Result<Clip, Refusal> {
         .map(str::to_ascii_lowercase)
         .unwrap_or_default();
     Clip::decode(&bytes, &ext).map_err(|why| refuse!("`{}`: {why}", crate::terminal::escape(name)))
+}
+
+/// Says what a model uses that the host does not draw, once as it loads.
+/// A note, not an error: the game goes on, drawing what the host can, and
+/// a headless run still passes (its author may not be able to change the
+/// model).
+fn say_notes(notes: Vec<String>) {
+    for note in notes {
+        crate::terminal::tell!("moonloop: note: {}", crate::terminal::line(&note));
+    }
 }
 
 #[cfg(test)]

@@ -33,7 +33,7 @@ use crate::error::{Error, Result};
 use crate::scene::Scene;
 use crate::viewport::Viewport;
 use pipelines::Pipelines;
-use scene_pass::{GpuMesh, Instance, Staged, Uploaded};
+use scene_pass::{GpuMesh, GpuModel, Instance, Staged, Uploaded};
 
 /// The format of the frame texture. Its sRGB twin is the scene's view.
 const FRAME_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
@@ -61,7 +61,9 @@ pub struct Renderer {
     nearest: wgpu::Sampler,
     white: wgpu::BindGroup,
     builtin: Vec<GpuMesh>,
-    models: Uploaded<GpuMesh>,
+    models: Uploaded<GpuModel>,
+    /// The samplers models' textures ask for, made the first time.
+    samplers: std::collections::HashMap<crate::assets::gltf::Sampler, wgpu::Sampler>,
     /// Each texture's bind groups: blended, and whole pixels.
     textures: Uploaded<[wgpu::BindGroup; 2]>,
     instances: wgpu::Buffer,
@@ -234,6 +236,7 @@ impl Renderer {
             white,
             builtin: Vec::new(),
             models: Uploaded::new(),
+            samplers: std::collections::HashMap::new(),
             textures: Uploaded::new(),
             instances,
             instance_capacity: 1024,
@@ -368,15 +371,27 @@ impl Renderer {
 /// Uploads an image and makes its bind group with each of `samplers`
 /// (blended and whole pixels), which share the one texture.
 #[allow(clippy::too_many_arguments)]
-fn texture_groups(
+fn texture_groups<const N: usize>(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
     layout: &wgpu::BindGroupLayout,
-    samplers: [&wgpu::Sampler; 2],
+    samplers: [&wgpu::Sampler; N],
     width: u32,
     height: u32,
     rgba: &[u8],
-) -> [wgpu::BindGroup; 2] {
+) -> [wgpu::BindGroup; N] {
+    let view = upload_rgba(device, queue, width, height, rgba);
+    samplers.map(|sampler| texture_group(device, layout, &view, sampler))
+}
+
+/// Uploads a straight-alpha sRGB image as a texture.
+fn upload_rgba(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    width: u32,
+    height: u32,
+    rgba: &[u8],
+) -> wgpu::TextureView {
     let texture = device.create_texture_with_data(
         queue,
         &wgpu::TextureDescriptor {
@@ -396,22 +411,29 @@ fn texture_groups(
         wgpu::util::TextureDataOrder::LayerMajor,
         rgba,
     );
-    let view = texture.create_view(&Default::default());
-    samplers.map(|sampler| {
-        device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("texture"),
-            layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: wgpu::BindingResource::TextureView(&view),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: wgpu::BindingResource::Sampler(sampler),
-                },
-            ],
-        })
+    texture.create_view(&Default::default())
+}
+
+/// A material's bind group: a texture and how it is sampled.
+fn texture_group(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    view: &wgpu::TextureView,
+    sampler: &wgpu::Sampler,
+) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("texture"),
+        layout,
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::TextureView(view),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: wgpu::BindingResource::Sampler(sampler),
+            },
+        ],
     })
 }
 

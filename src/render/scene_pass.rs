@@ -17,6 +17,7 @@ use wgpu::util::DeviceExt;
 
 use super::{MAX_DIRECTIONAL, MAX_POINT, Renderer, Target, Vertex, linear, texture_groups};
 use crate::assets::Store;
+use crate::assets::gltf::Wrap;
 use crate::color::Rgba;
 use crate::scene::{Light, Mesh, Projection, Scene};
 use crate::viewport::Viewport;
@@ -65,6 +66,13 @@ pub(super) struct GpuMesh {
     vertices: wgpu::Buffer,
     indices: wgpu::Buffer,
     count: u32,
+}
+
+/// A model on the GPU: its mesh, and its runs of triangles, each with its
+/// own base color texture (none: white).
+pub(super) struct GpuModel {
+    mesh: GpuMesh,
+    parts: Vec<(std::ops::Range<u32>, Option<wgpu::BindGroup>)>,
 }
 
 /// How a batch is drawn, in the order batches are drawn: which scene
@@ -192,8 +200,8 @@ impl Renderer {
                                 color: model.colors[v],
                             })
                             .collect();
-                        let mesh = self.upload_mesh(&vertices, &model.indices);
-                        self.models.set(id.0, generation, mesh);
+                        let uploaded = self.upload_model(model, &vertices);
+                        self.models.set(id.0, generation, uploaded);
                     }
                     BatchKey::Model(id.0)
                 }
@@ -306,11 +314,6 @@ impl Renderer {
 
     /// Uploads `pixmap` (premultiplied) as a straight-alpha texture.
     fn upload_texture(&self, pixmap: &Pixmap) -> [wgpu::BindGroup; 2] {
-        let mut rgba = Vec::with_capacity(pixmap.data().len());
-        for p in pixmap.pixels() {
-            let c = p.demultiply();
-            rgba.extend([c.red(), c.green(), c.blue(), c.alpha()]);
-        }
         texture_groups(
             &self.device,
             &self.queue,
@@ -318,8 +321,63 @@ impl Renderer {
             [&self.linear, &self.nearest],
             pixmap.width(),
             pixmap.height(),
-            &rgba,
+            &straight(pixmap),
         )
+    }
+
+    /// Uploads a model: its mesh, each of its images once, and a bind
+    /// group for each part's image with the part's sampler.
+    fn upload_model(
+        &mut self,
+        model: &crate::assets::gltf::Model,
+        vertices: &[Vertex],
+    ) -> GpuModel {
+        let mesh = self.upload_mesh(vertices, &model.indices);
+        let views: Vec<wgpu::TextureView> = model
+            .images
+            .iter()
+            .map(|image| {
+                super::upload_rgba(
+                    &self.device,
+                    &self.queue,
+                    image.width(),
+                    image.height(),
+                    &straight(image),
+                )
+            })
+            .collect();
+        let mut parts = Vec::with_capacity(model.parts.len());
+        for part in &model.parts {
+            let group = part.image.map(|i| {
+                let sampler = self.samplers.entry(part.sampler).or_insert_with(|| {
+                    let address = |wrap| match wrap {
+                        Wrap::Repeat => wgpu::AddressMode::Repeat,
+                        Wrap::Clamp => wgpu::AddressMode::ClampToEdge,
+                        Wrap::Mirror => wgpu::AddressMode::MirrorRepeat,
+                    };
+                    let filter = if part.sampler.nearest {
+                        wgpu::FilterMode::Nearest
+                    } else {
+                        wgpu::FilterMode::Linear
+                    };
+                    self.device.create_sampler(&wgpu::SamplerDescriptor {
+                        address_mode_u: address(part.sampler.wrap[0]),
+                        address_mode_v: address(part.sampler.wrap[1]),
+                        mag_filter: filter,
+                        min_filter: filter,
+                        ..Default::default()
+                    })
+                });
+                super::texture_group(
+                    &self.device,
+                    &self.pipelines.texture_layout,
+                    &views[i as usize],
+                    sampler,
+                )
+            });
+            parts.push((part.first..part.first + part.count, group));
+        }
+        GpuModel { mesh, parts }
     }
 
     /// Writes the camera and the lights. A scene with more directional or
@@ -512,11 +570,26 @@ impl Renderer {
                 pass.set_pipeline(&self.pipelines.scene[kind as usize]);
                 pipeline = Some(kind);
             }
-            let group = texture.map_or(&self.white, |(t, nearest)| {
-                &self.textures.get(t)[usize::from(nearest)]
-            });
-            pass.set_bind_group(1, group, &[]);
-            self.draw_batch(&mut pass, mesh, batch);
+            match (mesh, texture) {
+                // A model without a texture of the object's own draws each
+                // part with the model's.
+                (BatchKey::Model(i), None) => {
+                    let model = self.models.get(i);
+                    pass.set_vertex_buffer(0, model.mesh.vertices.slice(..));
+                    pass.set_index_buffer(model.mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
+                    for (indices, group) in &model.parts {
+                        pass.set_bind_group(1, group.as_ref().unwrap_or(&self.white), &[]);
+                        pass.draw_indexed(indices.clone(), 0, batch.clone());
+                    }
+                }
+                _ => {
+                    let group = texture.map_or(&self.white, |(t, nearest)| {
+                        &self.textures.get(t)[usize::from(nearest)]
+                    });
+                    pass.set_bind_group(1, group, &[]);
+                    self.draw_batch(&mut pass, mesh, batch);
+                }
+            }
         }
     }
 
@@ -579,12 +652,23 @@ impl Renderer {
     ) {
         let mesh = match mesh {
             BatchKey::Builtin(i) => &self.builtin[i as usize],
-            BatchKey::Model(i) => self.models.get(i),
+            BatchKey::Model(i) => &self.models.get(i).mesh,
         };
         pass.set_vertex_buffer(0, mesh.vertices.slice(..));
         pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
         pass.draw_indexed(0..mesh.count, 0, batch);
     }
+}
+
+/// A premultiplied pixmap's pixels as straight-alpha RGBA, as textures
+/// hold them.
+fn straight(pixmap: &Pixmap) -> Vec<u8> {
+    let mut rgba = Vec::with_capacity(pixmap.data().len());
+    for p in pixmap.pixels() {
+        let c = p.demultiply();
+        rgba.extend([c.red(), c.green(), c.blue(), c.alpha()]);
+    }
+    rgba
 }
 
 #[cfg(test)]

@@ -189,6 +189,9 @@ mod tests {
             bounds: (Vec3::new(-1.0, -1.0, 0.0), Vec3::new(1.0, 1.0, 0.0)),
             colors: vec![[1.0; 4]; 3],
             opaque: true,
+            parts: Vec::new(),
+            images: Vec::new(),
+            notes: Vec::new(),
         };
         let toward = Vec3::new(0.0, 0.0, -1.0);
         let hit = ray_triangles(Vec3::new(-0.5, -0.5, 5.0), toward, &model);
