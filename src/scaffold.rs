@@ -12,9 +12,10 @@ use std::path::Path;
 use crate::error::{Error, Result};
 
 mod template_2d;
+mod template_3d;
 
 /// The templates `moonloop new --template` offers.
-pub const TEMPLATES: [&str; 2] = ["blank", "2d"];
+pub const TEMPLATES: [&str; 3] = ["blank", "2d", "3d"];
 
 const MAIN: &str = r##"--!strict
 -- GAME_TITLE: move the square with the arrow keys (or WASD).
@@ -207,9 +208,20 @@ pub fn new_game(dir: &Path, template: &str) -> Result<()> {
             .replace("GAME_ID", &name.to_lowercase())
             .replace("GAME_DIR", &shown)
     };
-    let (main, test, readme) = match template {
-        "2d" => (template_2d::MAIN, template_2d::TEST, template_2d::README),
-        _ => (MAIN, TEST, README),
+    let (main, test, readme, extra): (_, _, _, &[(&str, &[u8])]) = match template {
+        "2d" => (
+            template_2d::MAIN,
+            template_2d::TEST,
+            template_2d::README,
+            template_2d::FILES,
+        ),
+        "3d" => (
+            template_3d::MAIN,
+            template_3d::TEST,
+            template_3d::README,
+            template_3d::FILES,
+        ),
+        _ => (MAIN, TEST, README, &[]),
     };
     let mut files: Vec<(String, Vec<u8>)> = vec![
         ("main.luau".into(), fill(main).into()),
@@ -224,9 +236,9 @@ pub fn new_game(dir: &Path, template: &str) -> Result<()> {
             "fly.scenario.luau".into(),
             fill(template_2d::SCENARIO).into(),
         ));
-        for (file, bytes) in template_2d::FILES {
-            files.push(((*file).into(), bytes.to_vec()));
-        }
+    }
+    for (file, bytes) in extra {
+        files.push(((*file).into(), bytes.to_vec()));
     }
     for (module, source) in crate::lua::RUNTIME {
         files.push((format!(".moonloop/runtime/{module}.luau"), (*source).into()));

@@ -1178,12 +1178,53 @@ fn the_2d_template_uses_a_sheet_a_sound_a_font_a_save_and_a_scenario_and_passes(
         "{}",
         agreed.stdout
     );
-    let unknown = moonloop(&["new", "x", "--template", "3d"], dir.path());
+    let unknown = moonloop(&["new", "x", "--template", "4d"], dir.path());
     assert_eq!(unknown.code, 2);
     assert!(
-        unknown.stderr.contains("possible values: blank, 2d"),
+        unknown.stderr.contains("possible values: blank, 2d, 3d"),
         "{}",
         unknown.stderr
+    );
+}
+
+// rule: T2
+#[test]
+fn the_3d_template_has_a_model_shadows_a_sky_and_picking_and_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = moonloop(&["new", "grove", "--template", "3d"], dir.path());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let game = dir.path().join("grove");
+    assert!(game.join("models/tree.gltf").is_file());
+    let main = std::fs::read_to_string(game.join("main.luau")).unwrap();
+    for used in [
+        "\"models/tree.gltf\"",
+        "kind = \"directional\"",
+        "scene:sky(",
+        "scene:fog(",
+        "input:hover()",
+    ] {
+        assert!(main.contains(used), "main.luau uses {used}");
+    }
+    let tested = moonloop(&["test", "grove"], dir.path());
+    assert_eq!(tested.code, 0, "{}{}", tested.stdout, tested.stderr);
+    assert!(
+        tested.stdout.contains("3 passed, 0 failed"),
+        "{}",
+        tested.stdout
+    );
+    // The model draws whole: nothing in it is said to be left out.
+    assert!(!tested.stderr.contains("note:"), "{}", tested.stderr);
+    let checked = moonloop(&["check", "grove"], dir.path());
+    assert_eq!(checked.code, 0, "{}{}", checked.stdout, checked.stderr);
+    // The shadow test is a real one: without shadows it fails.
+    let unshadowed = main.replace("intensity = 0.9 }", "intensity = 0.9, shadows = false }");
+    assert_ne!(unshadowed, main);
+    std::fs::write(game.join("main.luau"), unshadowed).unwrap();
+    let tested = moonloop(&["test", "grove"], dir.path());
+    assert!(
+        tested.stdout.contains("2 passed, 1 failed"),
+        "{}",
+        tested.stdout
     );
 }
 

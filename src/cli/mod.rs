@@ -184,9 +184,10 @@ enum Command {
     New {
         /// The folder to make (its name becomes the game's title and id).
         name: PathBuf,
-        /// What to start from: blank (a square to move, one test) or 2d (a
+        /// What to start from: blank (a square to move, one test), 2d (a
         /// sprite sheet, a sound, a pixel font, a save, a scenario and
-        /// tests, each used once).
+        /// tests, each used once) or 3d (a scene with a camera, a sky, a
+        /// sun casting shadows, a glTF model, picking and tests).
         #[arg(long, value_name = "NAME", default_value = "blank", value_parser = crate::scaffold::TEMPLATES)]
         template: String,
     },
