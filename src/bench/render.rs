@@ -11,6 +11,19 @@ use crate::lua::LuaGame;
 
 /// A game of `n` lit cubes turning on a grid.
 fn cubes(n: usize) -> String {
+    lit_cubes(n, None)
+}
+
+/// A game of `n` cubes on a grid, lit by the default lights or, given
+/// `shadows`, by an ambient light and a sun that casts shadows or not.
+fn lit_cubes(n: usize, shadows: Option<bool>) -> String {
+    let lights = match shadows {
+        None => String::new(),
+        Some(on) => format!(
+            r#"scene:light("sky", {{ kind = "ambient", intensity = 0.3 }})
+        scene:light("sun", {{ kind = "directional", direction = vector.create(-1, -2, -1.5), shadows = {on} }})"#
+        ),
+    };
     format!(
         r##"
 local N = {n}
@@ -31,6 +44,7 @@ return {{
             end
         end
         scene:camera({{ position = vector.create(side * 0.7, side * 0.8, side * 0.9), target = vector.zero }})
+        {lights}
     end,
 }}
 "##
@@ -68,6 +82,29 @@ fn cubes_case(
     let dropped = recorder.dropped();
     recorder.finish()?;
     Ok((plain, recording, dropped))
+}
+
+/// Frame times of `n` cubes lit by a sun that casts shadows and by one
+/// that does not, interleaved.
+fn shadow_case(compositor: &mut crate::compositor::Compositor, n: usize) -> Result<[Duration; 2]> {
+    let mut engines = Vec::new();
+    let mut dirs = Vec::new();
+    for on in [false, true] {
+        let dir = TempGame::new(&format!("shadows{n}{on}"), &lit_cubes(n, Some(on)))?;
+        let game = LuaGame::load(&dir.0)?;
+        dirs.push(dir);
+        let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+        engine.set_surface(1280, 720);
+        engines.push(engine);
+    }
+    Ok(interleaved(|case, k| {
+        let engine = &mut engines[case];
+        for _ in 0..k {
+            engine.advance(1).expect("the game runs");
+            compositor.frame(engine, Default::default());
+            compositor.finish();
+        }
+    }))
 }
 
 /// Runs the renderer cases; prints the adapter and frame rates.
@@ -116,5 +153,19 @@ pub fn run_render() -> Result<(Vec<Row>, String, bool)> {
             });
         }
     }
+    let [unshadowed, shadowed] = shadow_case(&mut compositor, 1_000)?;
+    rows.push(Row {
+        case: "1,000 cubes: frame with a sun's shadows vs without".into(),
+        baseline: unshadowed,
+        measured: shadowed,
+        target: Some(1.5),
+        gpu: true,
+        note: Some(format!(
+            "{:.1} fps with shadows, {:.1} fps without",
+            1.0 / shadowed.as_secs_f64(),
+            1.0 / unshadowed.as_secs_f64()
+        )),
+        ..Row::default()
+    });
     Ok((rows, adapter, software))
 }
