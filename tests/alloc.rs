@@ -150,7 +150,12 @@ fn batching_textured_models_allocates_nothing() {
     // The renderer's share of a frame before wgpu: sorting objects into
     // batches by mesh and texture. Models and textures upload once; after
     // that, batches refer to them without copying their names.
+    let arm = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/assets/arm.gltf"),
+    )
+    .unwrap();
     let dir = game(&[
+        ("arm.gltf", &arm),
         ("tri.gltf", &common::triangle_gltf()),
         (
             "main.luau",
@@ -161,6 +166,9 @@ fn batching_textured_models_allocates_nothing() {
                     for i = 1, 20 do
                         scene:object("tri" .. i, { mesh = "tri.gltf", texture = "checker.png", position = vector.create(i, 0, 0) })
                         scene:object("cube" .. i, { mesh = "cube", texture = "checker.png", position = vector.create(-i, 0, 0) })
+                    end
+                    for i = 1, 5 do
+                        scene:object("arm" .. i, { mesh = "arm.gltf", animation = { name = "bend", time = i * 0.1 } })
                     end
                 end,
             }
@@ -183,7 +191,7 @@ fn batching_textured_models_allocates_nothing() {
     });
     assert_eq!(
         n, 0,
-        "allocations over 100 batchings of 40 textured objects"
+        "allocations over 100 batchings of 40 textured objects and 5 posed ones"
     );
 }
 
@@ -332,4 +340,35 @@ fn the_mixer_allocates_nothing_as_it_plays() {
     }
     assert!(out.iter().any(|s| *s != 0.0), "the stream still sounds");
     assert_eq!(count, 0, "heap allocations over 400 periods of mixing");
+}
+
+// rule: H17
+#[test]
+fn posing_a_skinned_model_allocates_nothing_once_warm() {
+    // Posing works in buffers kept between poses: an arm posed at a new
+    // time every frame allocates only the first time.
+    let arm = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/assets/arm.gltf"),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("arm.gltf"), arm).unwrap();
+    let model = moonloop::assets::gltf::load(Some(dir.path()), "arm.gltf").unwrap();
+    let rig = model.rig.as_ref().unwrap();
+    let mut scratch = moonloop::assets::rig::Scratch::default();
+    let (mut positions, mut normals) = (model.positions.clone(), model.normals.clone());
+    rig.pose(0, 0.0, &mut scratch, &mut positions, &mut normals);
+    let n = allocations_in(|| {
+        for i in 0..100 {
+            positions.copy_from_slice(&model.positions);
+            rig.pose(
+                0,
+                i as f32 * 0.01,
+                &mut scratch,
+                &mut positions,
+                &mut normals,
+            );
+        }
+    });
+    assert_eq!(n, 0, "allocations over 100 poses");
 }

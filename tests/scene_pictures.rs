@@ -761,3 +761,41 @@ fn a_gltf_model_draws_its_own_textures_with_their_samplers() {
     );
     assert_close("gltf-textures", &picture);
 }
+
+// rule: H17
+#[test]
+fn a_skinned_arm_is_drawn_bent_by_its_clip_at_two_times() {
+    // Three arms (docs/assets/arm.gltf): at rest, bent by `bend` at
+    // time 0.5 (45 degrees) and at time 1 (a right angle, the forearm
+    // pointing left); the same object's pose follows the time it is given.
+    let main = scene_game(
+        "width = 240, height = 160, background = \"#181818\"",
+        r##"
+    scene:camera({ position = vector.create(0, 1.2, 6), target = vector.create(0, 1.2, 0), fov = math.rad(45) })
+    scene:light("sky", { kind = "ambient", intensity = 0.4 })
+    scene:light("sun", { kind = "directional", direction = vector.create(-0.3, -0.5, -1) })
+    scene:object("rest", { mesh = "arm.gltf", position = vector.create(-2, 0, 0) })
+    scene:object("half", { mesh = "arm.gltf", position = vector.create(0.3, 0, 0), animation = { name = "bend", time = 0.5 } })
+    scene:object("bent", { mesh = "arm.gltf", position = vector.create(2.6, 0, 0), animation = { name = "bend", time = 3, loop = false } })
+"##,
+    );
+    let arm =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/assets/arm.gltf")).unwrap();
+    let dir = game(&[("main.luau", &main)]);
+    std::fs::write(dir.path().join("arm.gltf"), arm).unwrap();
+    let picture = render_folder(&dir, (240, 160), 1);
+    let orange = |x0: u32, x1: u32, y0: u32, y1: u32| {
+        (x0..x1)
+            .flat_map(|x| (y0..y1).map(move |y| (x, y)))
+            .map(|(x, y)| picture.pixel(x, y).unwrap())
+            .filter(|p| p.red() > 120 && p.blue() < 80)
+            .count()
+    };
+    // The straight arm's forearm stands above its elbow; the bent one's
+    // lies to the left of its elbow, at the elbow's height, where the
+    // straight one has none.
+    assert!(orange(40, 65, 50, 78) > 200, "the straight forearm is up");
+    assert_eq!(orange(195, 215, 45, 78), 0, "nothing above the bent elbow");
+    assert!(orange(168, 195, 78, 94) > 200, "the bent forearm lies left");
+    assert_close("skinned-arm", &picture);
+}

@@ -346,3 +346,85 @@ return {
     assert_eq!(out.stderr.matches(note).count(), 1, "{}", out.stderr);
     assert_eq!(out.code, 0, "{}", out.stderr);
 }
+
+// rule: H17
+#[test]
+fn a_wrong_animation_is_named_at_its_line() {
+    let arm = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/assets/arm.gltf"),
+    )
+    .unwrap();
+    let cases = [
+        (
+            r#"{ mesh = "arm.gltf", animation = { name = "wave", time = 0 } }"#,
+            "`arm.gltf` has no clip `wave` (it has bend, hop)",
+        ),
+        (
+            r#"{ mesh = "tri.gltf", animation = { name = "bend", time = 0 } }"#,
+            "`tri.gltf` has no clip `bend` (it has none)",
+        ),
+        (
+            r#"{ mesh = "cube", animation = { name = "bend", time = 0 } }"#,
+            "`animation` poses a glTF model",
+        ),
+        (
+            r#"{ mesh = "arm.gltf", animation = { name = "bend" } }"#,
+            "animation.time",
+        ),
+        (
+            r#"{ mesh = "arm.gltf", animation = { name = "bend", time = 0, speed = 2 } }"#,
+            "`animation` takes name, time and loop",
+        ),
+        (
+            r#"{ mesh = "arm.gltf", animation = "bend" }"#,
+            "`animation` is { name = clip, time = seconds }, or false for none",
+        ),
+    ];
+    for (props, said) in cases {
+        let main = format!(
+            "return {{\n  render = function(state, scene, screen)\n    scene:object(\"a\", {props})\n  end,\n}}\n"
+        );
+        let dir = game(&[
+            ("main.luau", &main),
+            ("arm.gltf", &arm),
+            ("tri.gltf", &triangle_gltf()),
+        ]);
+        let err = engine(dir.path()).advance(1).unwrap_err().to_string();
+        assert!(
+            err.contains("main.luau:3:") && err.contains(said),
+            "{props}: {err}"
+        );
+    }
+}
+
+// rule: H17
+#[test]
+fn a_posed_model_is_picked_where_it_is_drawn() {
+    let arm = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/assets/arm.gltf"),
+    )
+    .unwrap();
+    // As the picture test draws it (tests/images/scene/skinned-arm.png):
+    // the arm at x = 2.6 bent a right angle, its forearm lying left.
+    let main = r##"
+return {
+  config = { width = 240, height = 160 },
+  init = function() return { hover = "" } end,
+  update = function(state, input, dt) return { hover = input:hover() or "" } end,
+  render = function(state, scene, screen)
+    scene:camera({ position = vector.create(0, 1.2, 6), target = vector.create(0, 1.2, 0), fov = math.rad(45) })
+    scene:object("bent", { mesh = "arm.gltf", position = vector.create(2.6, 0, 0), animation = { name = "bend", time = 1, loop = false } })
+  end,
+}
+"##;
+    let dir = game(&[("main.luau", main), ("arm.gltf", &arm)]);
+    let mut e = engine(dir.path());
+    // On the bent forearm: a hit.
+    e.input_mut().push(InputEvent::Move(180.0, 86.0));
+    e.advance(2).unwrap();
+    assert_eq!(json(&e), "{\n  \"hover\": \"bent\"\n}");
+    // Where the forearm stands at rest, above the elbow: nothing now.
+    e.input_mut().push(InputEvent::Move(205.0, 60.0));
+    e.advance(1).unwrap();
+    assert_eq!(json(&e), "{\n  \"hover\": \"\"\n}");
+}

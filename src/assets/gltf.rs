@@ -20,6 +20,8 @@ use base64::Engine as _;
 use glam::{Mat3, Mat4, Vec3};
 use tiny_skia::Pixmap;
 
+use super::rig::{self, Rig};
+
 /// The most bytes one model may hold: its file and every buffer together.
 pub const MAX_MODEL_BYTES: u64 = 64 << 20;
 
@@ -63,6 +65,9 @@ pub struct Model {
     /// What the model uses that the host does not draw, one line each,
     /// naming the model: said once when it loads.
     pub notes: Vec<String>,
+    /// Its nodes, clips and skins, where it has clips or skins: what
+    /// poses it (its vertices above are its rest pose).
+    pub rig: Option<Rig>,
 }
 
 /// A run of a model's triangles drawn with one base color texture.
@@ -150,8 +155,28 @@ pub fn load(root: Option<&Path>, name: &str) -> Result<Model, Refusal> {
             buffers: &buffers,
             budget,
             decoded: std::collections::HashMap::new(),
+            runs: (gltf.document.animations().next().is_some()
+                || gltf.document.skins().next().is_some())
+            .then(Vec::new),
         };
         let mut model = triangles(&gltf.document, &mut images, name).map_err(Broken)?;
+        if let Some(runs) = images.runs.take() {
+            let rig = read_rig(&gltf.document, &buffers, runs, &mut model).map_err(Broken)?;
+            // The rest pose is the rig's: a skinned mesh stands where its
+            // joints put it, not where its node would.
+            let (mut positions, mut normals) = (model.positions.clone(), model.normals.clone());
+            rig.pose(
+                usize::MAX,
+                0.0,
+                &mut rig::Scratch::default(),
+                &mut positions,
+                &mut normals,
+            );
+            model.bounds = bounds(&positions);
+            model.positions = positions;
+            model.normals = normals;
+            model.rig = Some(rig);
+        }
         unsupported(&gltf.document, &mut model);
         Ok(model)
     });
@@ -254,6 +279,7 @@ fn triangles(
         parts: Vec::new(),
         images: Vec::new(),
         notes: Vec::new(),
+        rig: None,
     };
     // The default scene, else the first; a file with no scene draws every
     // node no other node holds.
@@ -301,7 +327,7 @@ fn triangles(
         }
         if let Some(mesh) = node.mesh() {
             for primitive in mesh.primitives() {
-                add_primitive(&mut model, &primitive, images, world)?;
+                add_primitive(&mut model, &primitive, images, world, Some(&node))?;
             }
         }
         let children: Vec<_> = node.children().collect();
@@ -312,7 +338,7 @@ fn triangles(
     if document.nodes().next().is_none() {
         for mesh in document.meshes() {
             for primitive in mesh.primitives() {
-                add_primitive(&mut model, &primitive, images, Mat4::IDENTITY)?;
+                add_primitive(&mut model, &primitive, images, Mat4::IDENTITY, None)?;
             }
         }
     }
@@ -328,8 +354,10 @@ fn add_primitive(
     primitive: &gltf::Primitive<'_>,
     images: &mut Images<'_>,
     world: Mat4,
+    node: Option<&gltf::Node<'_>>,
 ) -> Result<(), String> {
     let buffers = images.buffers;
+    let first_vertex = model.positions.len() as u32;
     let too_many =
         || format!("it has more than {MAX_VERTICES} vertices, the most a model may have");
     if primitive.mode() != gltf::mesh::Mode::Triangles {
@@ -442,6 +470,60 @@ fn add_primitive(
             }
         }
     }
+    if let (Some(runs), Some(node)) = (images.runs.as_mut(), node) {
+        let flat = reader.read_normals().is_none();
+        let at = |i: u32| Vec3::from(local[i as usize]);
+        let (run_positions, run_normals, order): (Vec<Vec3>, _, Vec<u32>) = if flat {
+            let order: Vec<u32> = indices.clone();
+            (order.iter().map(|&i| at(i)).collect(), None, order)
+        } else {
+            let normals: Vec<Vec3> = reader
+                .read_normals()
+                .map(|n| n.map(Vec3::from).collect())
+                .unwrap_or_default();
+            (
+                (0..count as u32).map(at).collect(),
+                Some(normals),
+                (0..count as u32).collect(),
+            )
+        };
+        let skin = match (node.skin(), reader.read_joints(0), reader.read_weights(0)) {
+            (Some(skin), Some(joints), Some(weights)) => {
+                let joints: Vec<[u16; 4]> = joints.into_u16().collect();
+                let weights: Vec<glam::Vec4> = weights
+                    .into_f32()
+                    .map(|w| {
+                        let w = glam::Vec4::from(w).max(glam::Vec4::ZERO);
+                        let sum = w.element_sum();
+                        if sum > 0.0 && sum.is_finite() {
+                            w / sum
+                        } else {
+                            glam::Vec4::X
+                        }
+                    })
+                    .collect();
+                if joints.len() != count || weights.len() != count {
+                    return Err(
+                        "a primitive's joints or weights differ in length from its positions"
+                            .into(),
+                    );
+                }
+                Some((
+                    skin.index() as u32,
+                    order.iter().map(|&i| joints[i as usize]).collect(),
+                    order.iter().map(|&i| weights[i as usize]).collect(),
+                ))
+            }
+            _ => None,
+        };
+        runs.push(rig::Run {
+            node: node.index() as u32,
+            first: first_vertex,
+            positions: run_positions,
+            normals: run_normals,
+            skin,
+        });
+    }
     model.opaque &= colors.iter().all(|c| c[3] >= 1.0);
     let (image, sampler) = base_texture(model, &primitive.material(), images);
     let count = (model.indices.len() - first) as u32;
@@ -484,6 +566,191 @@ struct Images<'a> {
     /// By glTF image index: its place in the model's images, or none when
     /// it could not be drawn (said in the notes).
     decoded: std::collections::HashMap<usize, Option<u32>>,
+    /// The runs of vertices each node places, kept where the model has
+    /// clips or skins.
+    runs: Option<Vec<rig::Run>>,
+}
+
+/// The box around `positions`.
+fn bounds(positions: &[[f32; 3]]) -> (Vec3, Vec3) {
+    positions.iter().fold(
+        (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+        |(lo, hi), p| (lo.min(Vec3::from(*p)), hi.max(Vec3::from(*p))),
+    )
+}
+
+/// Reads the model's nodes, skins and clips around `runs`. A channel the
+/// host cannot play is left out and noted.
+fn read_rig(
+    document: &gltf::Document,
+    buffers: &[Vec<u8>],
+    runs: Vec<rig::Run>,
+    model: &mut Model,
+) -> Result<Rig, String> {
+    let n = document.nodes().len();
+    let mut parent = vec![None; n];
+    for node in document.nodes() {
+        for child in node.children() {
+            parent[child.index()] = Some(node.index() as u32);
+        }
+    }
+    // Parents first, each node once, from the nodes nothing holds.
+    let mut order = Vec::with_capacity(n);
+    let mut seen = vec![false; n];
+    let mut queue: std::collections::VecDeque<usize> =
+        (0..n).filter(|&i| parent[i].is_none()).collect();
+    while let Some(i) = queue.pop_front() {
+        if std::mem::replace(&mut seen[i], true) {
+            continue;
+        }
+        order.push(i as u32);
+        if let Some(node) = document.nodes().nth(i) {
+            queue.extend(node.children().map(|c| c.index()));
+        }
+    }
+    let rest = document
+        .nodes()
+        .map(|node| match node.transform() {
+            gltf::scene::Transform::Matrix { matrix } => {
+                rig::Rest::Matrix(Mat4::from_cols_array_2d(&matrix))
+            }
+            gltf::scene::Transform::Decomposed {
+                translation,
+                rotation,
+                scale,
+            } => rig::Rest::Parts(
+                Vec3::from(translation),
+                glam::Quat::from_array(rotation).normalize(),
+                Vec3::from(scale),
+            ),
+        })
+        .collect();
+    let reader_of = |b: gltf::Buffer<'_>| buffers.get(b.index()).map(|d| &d[..]);
+    let mut skins = Vec::new();
+    for skin in document.skins() {
+        let joints: Vec<u32> = skin.joints().map(|j| j.index() as u32).collect();
+        if joints.len() > MAX_PLACEMENTS {
+            return Err(format!("a skin has more than {MAX_PLACEMENTS} joints"));
+        }
+        let inverse_bind: Vec<Mat4> = match skin.reader(reader_of).read_inverse_bind_matrices() {
+            Some(m) => m.map(|m| Mat4::from_cols_array_2d(&m)).collect(),
+            None => vec![Mat4::IDENTITY; joints.len()],
+        };
+        if inverse_bind.len() != joints.len() || inverse_bind.iter().any(|m| !m.is_finite()) {
+            return Err(format!(
+                "skin {} has {} joints and {} inverse bind matrices",
+                skin.index(),
+                joints.len(),
+                inverse_bind.len()
+            ));
+        }
+        skins.push(rig::Skin {
+            joints,
+            inverse_bind,
+        });
+    }
+    let mut animated = vec![false; n];
+    let mut clips = Vec::new();
+    let mut keys = 0usize;
+    for (k, animation) in document.animations().enumerate() {
+        let mut channels = Vec::new();
+        for channel in animation.channels() {
+            let sampler = channel.sampler();
+            keys += sampler.input().count() + sampler.output().count();
+            if keys > MAX_VERTICES {
+                return Err(format!(
+                    "its clips hold more than {MAX_VERTICES} key frames, the most a model may"
+                ));
+            }
+            let reader = channel.reader(reader_of);
+            let node = channel.target().node().index();
+            let (Some(times), Some(outputs)) = (reader.read_inputs(), reader.read_outputs()) else {
+                continue;
+            };
+            let times: Vec<f32> = times.collect();
+            use gltf::animation::util::ReadOutputs;
+            let (property, values): (rig::Property, Vec<glam::Vec4>) = match outputs {
+                ReadOutputs::Translations(t) => (
+                    rig::Property::Translation,
+                    t.map(|v| Vec3::from(v).extend(0.0)).collect(),
+                ),
+                ReadOutputs::Rotations(r) => (
+                    rig::Property::Rotation,
+                    r.into_f32().map(glam::Vec4::from).collect(),
+                ),
+                ReadOutputs::Scales(s) => (
+                    rig::Property::Scale,
+                    s.map(|v| Vec3::from(v).extend(0.0)).collect(),
+                ),
+                ReadOutputs::MorphTargetWeights(_) => {
+                    note(
+                        model,
+                        "has clips that move morph target weights, which the host does not play"
+                            .into(),
+                    );
+                    continue;
+                }
+            };
+            use gltf::animation::Interpolation;
+            let values = match sampler.interpolation() {
+                Interpolation::CubicSpline => {
+                    note(
+                        model,
+                        "has clips with cubic spline key frames; the host moves between them linearly"
+                            .into(),
+                    );
+                    // Each key frame is an in tangent, a value, an out
+                    // tangent: the values are the middle ones.
+                    values.chunks_exact(3).map(|c| c[1]).collect()
+                }
+                _ => values,
+            };
+            let ordered = times.windows(2).all(|w| w[0] <= w[1]);
+            if times.is_empty()
+                || values.len() != times.len()
+                || !ordered
+                || times.iter().any(|t| !t.is_finite())
+                || values.iter().any(|v| !v.is_finite())
+            {
+                note(
+                    model,
+                    format!(
+                        "has a clip channel (animation {k}) whose key frames are not in order, \
+                         not finite or not one a time: left out"
+                    ),
+                );
+                continue;
+            }
+            animated[node] = true;
+            channels.push(rig::Channel {
+                node: node as u32,
+                property,
+                step: sampler.interpolation() == Interpolation::Step,
+                times,
+                values,
+            });
+        }
+        let duration = channels
+            .iter()
+            .filter_map(|c| c.times.last().copied())
+            .fold(0.0f32, f32::max);
+        clips.push(rig::Clip {
+            name: animation
+                .name()
+                .map_or_else(|| format!("clip {}", k + 1), str::to_string),
+            duration,
+            channels,
+        });
+    }
+    Ok(Rig {
+        parent,
+        rest,
+        order,
+        animated,
+        runs,
+        skins,
+        clips,
+    })
 }
 
 /// The base color texture of `material` (its image's place in the
@@ -574,13 +841,6 @@ fn unsupported(document: &gltf::Document, model: &mut Model) {
                 "uses the glTF extension {}, which the host does not support",
                 crate::terminal::escape(extension)
             ),
-        );
-    }
-    let (animations, skins) = (document.animations().count(), document.skins().count());
-    if animations + skins > 0 {
-        note(
-            model,
-            format!("has {animations} animations and {skins} skins; the host draws models unposed"),
         );
     }
     let mut morphs = false;
@@ -821,6 +1081,48 @@ mod tests {
             let model = load(Some(dir.path()), "m.gltf").unwrap();
             assert!(model.notes[0].contains(said), "{uri}: {:?}", model.notes);
             assert!(model.images.is_empty());
+        }
+    }
+
+    // rule: H17
+    #[test]
+    fn a_skinned_arm_bends_and_hops_as_its_clips_say() {
+        let dir = folder(&[("arm.gltf", include_bytes!("../../docs/assets/arm.gltf"))]);
+        let model = load(Some(dir.path()), "arm.gltf").unwrap();
+        assert!(model.notes.is_empty(), "{:?}", model.notes);
+        let rig = model.rig.as_ref().unwrap();
+        assert_eq!(rig.clip_names(), "bend, hop");
+        // The rest pose: a column from 0 to 2.
+        assert_eq!(model.bounds.1.y, 2.0);
+        let posed = |clip: usize, time: f32| {
+            let (mut p, mut n) = (model.positions.clone(), model.normals.clone());
+            rig.pose(clip, time, &mut rig::Scratch::default(), &mut p, &mut n);
+            p
+        };
+        // The top ring (the last 4 vertices as written; flat shading puts
+        // every triangle's corners apart, so look by rest height).
+        let top = |p: &[[f32; 3]]| -> Vec<[f32; 3]> {
+            (0..p.len())
+                .filter(|&i| model.positions[i][1] == 2.0)
+                .map(|i| p[i])
+                .collect()
+        };
+        // Bent a right angle about z at time 1: the forearm points along
+        // -x from the elbow, so its end is 1 left of it.
+        for [x, y, _] in top(&posed(0, 1.0)) {
+            assert!((x + 1.0).abs() < 1e-4, "x {x}");
+            assert!((y - 1.0).abs() <= 0.2 + 1e-4, "y {y}");
+        }
+        // Halfway through, half of that: 45 degrees.
+        for [x, _, _] in top(&posed(0, 0.5)) {
+            assert!((x + 0.5f32.sqrt()).abs() < 0.2 + 1e-3, "x {x}");
+        }
+        // The hop holds each key frame: not up at 0.49, all the way at 0.5.
+        let low = posed(1, 0.49);
+        let high = posed(1, 0.5);
+        assert_eq!(low, model.positions);
+        for (a, b) in model.positions.iter().zip(&high) {
+            assert!((b[1] - a[1] - 0.5).abs() < 1e-6);
         }
     }
 }

@@ -10,6 +10,7 @@
 pub mod gltf;
 pub mod kinds;
 pub mod png;
+pub mod rig;
 mod store;
 
 pub use store::{FontId, ImageId, ModelId, Store};

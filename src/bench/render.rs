@@ -107,6 +107,57 @@ fn shadow_case(compositor: &mut crate::compositor::Compositor, n: usize) -> Resu
     }))
 }
 
+/// A game of 100 skinned arms (docs/assets/arm.gltf), each posed by its
+/// clip at a new time every frame, or standing at rest.
+fn arms(posed: bool) -> String {
+    let animation = if posed {
+        "{ name = \"bend\", time = state.t + i * 0.01 }"
+    } else {
+        "false"
+    };
+    format!(
+        r##"
+return {{
+    config = {{ width = 1280, height = 720, background = "#101018" }},
+    init = function() return {{ t = 0 }} end,
+    update = function(state, input, dt) return {{ t = state.t + dt }} end,
+    render = function(state, scene, screen)
+        scene:camera({{ position = vector.create(0, 12, 18), target = vector.zero }})
+        for i = 0, 99 do
+            scene:object("arm" .. i, {{ mesh = "arm.gltf", position = vector.create(i % 10 - 4.5, 0, i // 10 - 4.5),
+                animation = {animation} }})
+        end
+    end,
+}}
+"##
+    )
+}
+
+/// Frame times of 100 arms at rest and posed anew every frame, interleaved.
+fn posing_case(compositor: &mut crate::compositor::Compositor) -> Result<[Duration; 2]> {
+    let arm = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/assets/arm.gltf");
+    let mut engines = Vec::new();
+    let mut dirs = Vec::new();
+    for posed in [false, true] {
+        let dir = TempGame::new(&format!("arms{posed}"), &arms(posed))?;
+        let to = dir.0.join("arm.gltf");
+        std::fs::copy(arm, &to).map_err(|e| crate::error::Error::io(&to, e))?;
+        let game = LuaGame::load(&dir.0)?;
+        dirs.push(dir);
+        let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+        engine.set_surface(1280, 720);
+        engines.push(engine);
+    }
+    Ok(interleaved(|case, k| {
+        let engine = &mut engines[case];
+        for _ in 0..k {
+            engine.advance(1).expect("the game runs");
+            compositor.frame(engine, Default::default());
+            compositor.finish();
+        }
+    }))
+}
+
 /// Runs the renderer cases; prints the adapter and frame rates.
 ///
 /// # Errors
@@ -164,6 +215,20 @@ pub fn run_render() -> Result<(Vec<Row>, String, bool)> {
             "{:.1} fps with shadows, {:.1} fps without",
             1.0 / shadowed.as_secs_f64(),
             1.0 / unshadowed.as_secs_f64()
+        )),
+        ..Row::default()
+    });
+    let [rest, posed] = posing_case(&mut compositor)?;
+    rows.push(Row {
+        case: "100 skinned arms: frame posed anew vs at rest".into(),
+        baseline: rest,
+        measured: posed,
+        target: Some(1.5),
+        gpu: true,
+        note: Some(format!(
+            "{:.1} fps posed, {:.1} fps at rest",
+            1.0 / posed.as_secs_f64(),
+            1.0 / rest.as_secs_f64()
         )),
         ..Row::default()
     });

@@ -17,7 +17,7 @@ use super::args;
 use super::leases::Leases;
 use crate::assets::Store;
 use crate::color::Rgba;
-use crate::scene::{Fog, Light, Mesh, Projection, Scene, Sky};
+use crate::scene::{Fog, Light, Mesh, Pose, Projection, Scene, Sky};
 use crate::state::type_of;
 
 /// The `scene` handle.
@@ -294,12 +294,25 @@ fn object(
                     }
                 }
             }
+            "animation" => {
+                object.pose = match &value {
+                    Value::Boolean(false) => None,
+                    Value::Table(t) => Some(pose(lua, assets, &object.mesh, t)?),
+                    _ => {
+                        return Err(fail(
+                            lua,
+                            "object",
+                            "`animation` is { name = clip, time = seconds }, or false for none",
+                        ));
+                    }
+                }
+            }
             other => {
                 return Err(fail(
                     lua,
                     "object",
                     format!(
-                        "no property `{other}` (it takes mesh, color, texture, texture_scale, filter, metallic, roughness, emissive, lit, position, rotation, scale, visible, parent)"
+                        "no property `{other}` (it takes mesh, color, texture, texture_scale, filter, metallic, roughness, emissive, lit, position, rotation, scale, visible, parent, animation)"
                     ),
                 ));
             }
@@ -580,6 +593,67 @@ fn light(lua: &Lua, scene: &mut Scene, name: &str, props: Table) -> mlua::Result
     scene
         .set_light(name, light)
         .map_err(|reason| fail(lua, "light", reason))
+}
+
+/// Reads `animation = { name, time, loop }` for an object of `mesh`: the
+/// clip must be one of the model's.
+fn pose(lua: &Lua, assets: &Store, mesh: &Mesh, props: &Table) -> mlua::Result<Pose> {
+    let Mesh::Model(id) = mesh else {
+        return Err(fail(
+            lua,
+            "object",
+            "`animation` poses a glTF model; give the object a `mesh` file with clips",
+        ));
+    };
+    let model = assets.model_at(*id);
+    let name = match props.raw_get::<Value>("name")? {
+        Value::String(s) => s.to_string_lossy(),
+        _ => {
+            return Err(fail(
+                lua,
+                "object",
+                "`animation.name` is the name of one of the model's clips",
+            ));
+        }
+    };
+    let clips = model.rig.as_ref().map_or(&[][..], |r| &r.clips[..]);
+    let Some(clip) = clips.iter().position(|c| c.name == name) else {
+        let known = model
+            .rig
+            .as_ref()
+            .filter(|r| !r.clips.is_empty())
+            .map_or_else(
+                || "it has none".to_string(),
+                |r| format!("it has {}", r.clip_names()),
+            );
+        return Err(fail(
+            lua,
+            "object",
+            format!(
+                "`{}` has no clip `{}` ({known})",
+                crate::terminal::escape(&model.name),
+                crate::terminal::escape(&name)
+            ),
+        ));
+    };
+    let time = number(lua, "object", "animation.time", &props.raw_get("time")?)?;
+    let looped = match props.raw_get::<Value>("loop")? {
+        Value::Nil => true,
+        Value::Boolean(b) => b,
+        _ => return Err(fail(lua, "object", "`animation.loop` is true or false")),
+    };
+    for pair in props.pairs::<Value, Value>() {
+        let (key, _) = pair?;
+        let known = matches!(&key, Value::String(k) if matches!(k.as_bytes().as_ref(), b"name" | b"time" | b"loop"));
+        if !known {
+            return Err(fail(lua, "object", "`animation` takes name, time and loop"));
+        }
+    }
+    Ok(Pose {
+        clip: clip as u32,
+        time,
+        looped,
+    })
 }
 
 /// Reads an object's or light's name for `call`.

@@ -13,6 +13,7 @@ mod blit;
 mod geometry;
 mod layers;
 mod pipelines;
+mod posed;
 mod scene_pass;
 mod shadow;
 mod target;
@@ -62,6 +63,8 @@ pub struct Renderer {
     white: wgpu::BindGroup,
     builtin: Vec<GpuMesh>,
     models: Uploaded<GpuModel>,
+    /// Objects whose models clips pose, each with vertices of its own.
+    posing: posed::Posing,
     /// The samplers models' textures ask for, made the first time.
     samplers: std::collections::HashMap<crate::assets::gltf::Sampler, wgpu::Sampler>,
     /// Each texture's bind groups: blended, and whole pixels.
@@ -237,6 +240,7 @@ impl Renderer {
             builtin: Vec::new(),
             models: Uploaded::new(),
             samplers: std::collections::HashMap::new(),
+            posing: posed::Posing::default(),
             textures: Uploaded::new(),
             instances,
             instance_capacity: 1024,
@@ -330,6 +334,7 @@ impl Renderer {
     ) {
         self.batch(scene, assets);
         self.upload_instances();
+        self.upload_posed();
         self.write_globals(scene, viewport);
         self.write_layers(target, layers);
         let mut encoder = self.device.create_command_encoder(&Default::default());

@@ -91,6 +91,8 @@ pub(super) enum BatchKey {
     Builtin(u8),
     /// An index into the renderer's uploaded models.
     Model(u32),
+    /// A posed object's slot: its own vertices, its model's indices.
+    Posed(u32),
 }
 
 /// A visible object, batched.
@@ -203,7 +205,16 @@ impl Renderer {
                         let uploaded = self.upload_model(model, &vertices);
                         self.models.set(id.0, generation, uploaded);
                     }
-                    BatchKey::Model(id.0)
+                    match (object.pose, &model.rig) {
+                        // A clip the model has (a reload may have taken it
+                        // away: the rest pose then).
+                        (Some(pose), Some(rig)) if (pose.clip as usize) < rig.clips.len() => {
+                            let slot = self.pose(&object.name, id.0, generation, model, rig, pose);
+                            bounds = self.posing.slots[slot as usize].bounds;
+                            BatchKey::Posed(slot)
+                        }
+                        _ => BatchKey::Model(id.0),
+                    }
                 }
             };
             let texture = object.material.texture.map(|id| {
@@ -573,9 +584,11 @@ impl Renderer {
             match (mesh, texture) {
                 // A model without a texture of the object's own draws each
                 // part with the model's.
-                (BatchKey::Model(i), None) => {
-                    let model = self.models.get(i);
-                    pass.set_vertex_buffer(0, model.mesh.vertices.slice(..));
+                (BatchKey::Model(_) | BatchKey::Posed(_), None) => {
+                    let Some((vertices, model)) = self.model_buffers(mesh) else {
+                        continue;
+                    };
+                    pass.set_vertex_buffer(0, vertices.slice(..));
                     pass.set_index_buffer(model.mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
                     for (indices, group) in &model.parts {
                         pass.set_bind_group(1, group.as_ref().unwrap_or(&self.white), &[]);
@@ -650,13 +663,33 @@ impl Renderer {
         mesh: BatchKey,
         batch: std::ops::Range<u32>,
     ) {
-        let mesh = match mesh {
-            BatchKey::Builtin(i) => &self.builtin[i as usize],
-            BatchKey::Model(i) => &self.models.get(i).mesh,
+        let (vertices, mesh) = match (mesh, self.model_buffers(mesh)) {
+            (_, Some((vertices, model))) => (vertices, &model.mesh),
+            (BatchKey::Builtin(i), None) => {
+                let mesh = &self.builtin[i as usize];
+                (&mesh.vertices, mesh)
+            }
+            (_, None) => return,
         };
-        pass.set_vertex_buffer(0, mesh.vertices.slice(..));
+        pass.set_vertex_buffer(0, vertices.slice(..));
         pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
         pass.draw_indexed(0..mesh.count, 0, batch);
+    }
+
+    /// A model's vertex buffer (its own, or a posed object's) and the
+    /// model, whose indices and parts it draws with.
+    fn model_buffers(&self, mesh: BatchKey) -> Option<(&wgpu::Buffer, &GpuModel)> {
+        match mesh {
+            BatchKey::Posed(slot) => {
+                let posed = &self.posing.slots[slot as usize];
+                Some((&posed.vertices, self.models.get(posed.model)))
+            }
+            BatchKey::Model(i) => {
+                let model = self.models.get(i);
+                Some((&model.mesh.vertices, model))
+            }
+            BatchKey::Builtin(_) => None,
+        }
     }
 }
 

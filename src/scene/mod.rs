@@ -93,6 +93,9 @@ pub struct Object {
     pub visible: bool,
     /// The parent's name. Default: none.
     pub parent: Option<String>,
+    /// The model's clip it is posed by, and when in it. Default: none
+    /// (the model's rest pose).
+    pub pose: Option<Pose>,
     /// The world matrix, computed at step 7.
     pub world: Mat4,
     /// Whether it and every ancestor were visible at step 7: whether it
@@ -116,6 +119,7 @@ impl Object {
             scale: Vec3::ONE,
             visible: true,
             parent: None,
+            pose: None,
             world: Mat4::IDENTITY,
             shown: true,
             seen: 0,
@@ -127,6 +131,18 @@ impl Object {
     pub fn local(&self) -> Mat4 {
         Mat4::from_scale_rotation_translation(self.scale, self.rotation, self.position)
     }
+}
+
+/// A model posed by one of its clips.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pose {
+    /// The clip, by its place in the model's.
+    pub clip: u32,
+    /// Seconds into it, as `render` gave them.
+    pub time: f32,
+    /// Whether time past the clip's end wraps round (the default) rather
+    /// than holding its last pose.
+    pub looped: bool,
 }
 
 /// A light.
@@ -158,10 +174,16 @@ pub enum Light {
     },
 }
 
+/// Where picking poses a posed model, kept between picks so picking
+/// allocates only the first time.
+type PickPosing = std::cell::RefCell<(crate::assets::rig::Scratch, Vec<[f32; 3]>, Vec<[f32; 3]>)>;
+
 /// The retained scene of one game.
 #[derive(Debug, Default)]
 pub struct Scene {
     objects: Vec<Object>,
+    /// Picking's room to pose models in.
+    posed: PickPosing,
     index: HashMap<String, usize>,
     /// The camera as `render` posed it.
     pub camera: Camera,

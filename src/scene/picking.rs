@@ -72,9 +72,29 @@ impl Scene {
                 Mesh::Sphere => ray_sphere(o, d, 0.5),
                 // A model is hit where a triangle is, not anywhere in its
                 // box; the box first spares the triangles of models the
-                // ray passes by.
+                // ray passes by. A posed one is hit as it is drawn.
                 Mesh::Model(id) => {
-                    ray_box(o, d, min, max).and_then(|_| ray_triangles(o, d, assets.model_at(id)))
+                    let model = assets.model_at(id);
+                    match (object.pose, &model.rig) {
+                        (Some(pose), Some(rig)) if (pose.clip as usize) < rig.clips.len() => {
+                            let mut posed = self.posed.borrow_mut();
+                            let (scratch, positions, normals) = &mut *posed;
+                            positions.clear();
+                            positions.extend_from_slice(&model.positions);
+                            normals.clear();
+                            normals.extend_from_slice(&model.normals);
+                            let time = rig.clips[pose.clip as usize].at(pose.time, pose.looped);
+                            rig.pose(pose.clip as usize, time, scratch, positions, normals);
+                            let (lo, hi) = positions.iter().fold(
+                                (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+                                |(lo, hi), p| (lo.min(Vec3::from(*p)), hi.max(Vec3::from(*p))),
+                            );
+                            ray_box(o, d, lo, hi)
+                                .and_then(|_| ray_triangles(o, d, &model.indices, positions))
+                        }
+                        _ => ray_box(o, d, min, max)
+                            .and_then(|_| ray_triangles(o, d, &model.indices, &model.positions)),
+                    }
                 }
                 _ => ray_box(o, d, min, max),
             };
@@ -90,12 +110,17 @@ impl Scene {
     }
 }
 
-/// Where a ray first meets one of `model`'s triangles (Möller-Trumbore,
-/// both faces).
-fn ray_triangles(origin: Vec3, direction: Vec3, model: &crate::assets::gltf::Model) -> Option<f32> {
+/// Where a ray first meets one of the triangles `indices` make of
+/// `positions` (Möller-Trumbore, both faces).
+fn ray_triangles(
+    origin: Vec3,
+    direction: Vec3,
+    indices: &[u32],
+    positions: &[[f32; 3]],
+) -> Option<f32> {
     let mut best: Option<f32> = None;
-    for tri in model.indices.chunks_exact(3) {
-        let [a, b, c] = [0, 1, 2].map(|k| Vec3::from(model.positions[tri[k] as usize]));
+    for tri in indices.chunks_exact(3) {
+        let [a, b, c] = [0, 1, 2].map(|k| Vec3::from(positions[tri[k] as usize]));
         let (e1, e2) = (b - a, c - a);
         let p = direction.cross(e2);
         let det = e1.dot(p);
@@ -192,11 +217,22 @@ mod tests {
             parts: Vec::new(),
             images: Vec::new(),
             notes: Vec::new(),
+            rig: None,
         };
         let toward = Vec3::new(0.0, 0.0, -1.0);
-        let hit = ray_triangles(Vec3::new(-0.5, -0.5, 5.0), toward, &model);
+        let hit = ray_triangles(
+            Vec3::new(-0.5, -0.5, 5.0),
+            toward,
+            &model.indices,
+            &model.positions,
+        );
         assert_eq!(hit, Some(5.0), "inside the triangle");
-        let miss = ray_triangles(Vec3::new(0.5, 0.5, 5.0), toward, &model);
+        let miss = ray_triangles(
+            Vec3::new(0.5, 0.5, 5.0),
+            toward,
+            &model.indices,
+            &model.positions,
+        );
         assert_eq!(miss, None, "inside the box, outside the triangle");
         assert!(
             ray_box(
