@@ -799,3 +799,70 @@ fn a_skinned_arm_is_drawn_bent_by_its_clip_at_two_times() {
     assert!(orange(168, 195, 78, 94) > 200, "the bent forearm lies left");
     assert_close("skinned-arm", &picture);
 }
+
+/// A `size` x `size` PNG of a disc of `color`, transparent around it.
+fn disc(size: u32, color: tiny_skia::Color) -> Vec<u8> {
+    let mut pixmap = Pixmap::new(size, size).unwrap();
+    let r = size as f32 / 2.0;
+    let path = tiny_skia::PathBuilder::from_circle(r, r, r * 0.9).unwrap();
+    let paint = tiny_skia::Paint {
+        shader: tiny_skia::Shader::SolidColor(color),
+        ..Default::default()
+    };
+    pixmap.fill_path(
+        &path,
+        &paint,
+        tiny_skia::FillRule::Winding,
+        tiny_skia::Transform::identity(),
+        None,
+    );
+    pixmap.encode_png().unwrap()
+}
+
+// rule: H18
+#[test]
+fn billboards_face_the_camera_and_particles_rise_from_an_emitter() {
+    // Left: a billboard of a disc texture, seen from above and to the
+    // side, still a round disc (it turns to the camera), its transparent
+    // corners holes that show the floor. Right: a fountain of particles,
+    // yellow at birth fading to red, posed at second 3.
+    let main = scene_game(
+        "width = 240, height = 160, background = \"#181820\"",
+        r##"
+    scene:camera({ position = vector.create(2, 3, 5), target = vector.create(0, 0.8, 0), fov = math.rad(50) })
+    scene:light("sky", { kind = "ambient", intensity = 0.5 })
+    scene:light("sun", { kind = "directional", direction = vector.create(-0.4, -1, -0.3) })
+    scene:object("floor", { mesh = "plane", color = "#406040", scale = vector.create(8, 1, 8) })
+    scene:object("sign", { mesh = "billboard", texture = "disc.png", lit = false, position = vector.create(-1.2, 1, 0), scale = 1.2 })
+    scene:object("fountain", {
+        position = vector.create(1.2, 0, 0),
+        particles = {
+            count = 300, lifetime = 1.2, speed = 3, spread = 0.35, gravity = vector.create(0, -4, 0),
+            size = { 0.12, 0.04 }, color = { "#ffe040", "#ff302000" }, seed = 3, time = 3,
+        },
+    })
+"##,
+    );
+    let dir = game(&[("main.luau", &main)]);
+    let blue = tiny_skia::Color::from_rgba8(60, 120, 240, 255);
+    std::fs::write(dir.path().join("disc.png"), disc(32, blue)).unwrap();
+    let picture = render_folder(&dir, (240, 160), 1);
+    let count = |x0: u32,
+                 x1: u32,
+                 y0: u32,
+                 y1: u32,
+                 f: &dyn Fn(tiny_skia::PremultipliedColorU8) -> bool| {
+        (x0..x1)
+            .flat_map(|x| (y0..y1).map(move |y| (x, y)))
+            .filter(|&(x, y)| f(picture.pixel(x, y).unwrap()))
+            .count()
+    };
+    let blue = |p: tiny_skia::PremultipliedColorU8| p.blue() > 180 && p.red() < 120;
+    let warm = |p: tiny_skia::PremultipliedColorU8| p.red() > 150 && p.blue() < 100;
+    assert!(count(0, 120, 0, 160, &blue) > 400, "the disc is drawn");
+    assert!(
+        count(120, 240, 0, 160, &warm) > 200,
+        "the particles are drawn"
+    );
+    assert_close("billboards-particles", &picture);
+}

@@ -428,3 +428,33 @@ return {
     e.advance(1).unwrap();
     assert_eq!(json(&e), "{\n  \"hover\": \"\"\n}");
 }
+
+// rule: H18
+#[test]
+fn a_wrong_emitter_is_named_at_its_line() {
+    let cases = [
+        ("{ count = 10 }", "`time` is needed"),
+        (
+            "{ time = 0, count = 1e9 }",
+            "`count` is a whole number from 0 to 100000",
+        ),
+        ("{ time = 0, lifetime = 0 }", "`lifetime` is above 0"),
+        (
+            "{ time = 0, spread = 4 }",
+            "`spread` is from 0 to math.pi radians",
+        ),
+        ("{ time = 0, colour = \"red\" }", "no property `colour`"),
+        ("\"fire\"", "`particles` is { count, lifetime"),
+    ];
+    for (props, said) in cases {
+        let main = format!(
+            "return {{\n  render = function(state, scene, screen)\n    scene:object(\"e\", {{ particles = {props} }})\n  end,\n}}\n"
+        );
+        let dir = game(&[("main.luau", &main)]);
+        let err = engine(dir.path()).advance(1).unwrap_err().to_string();
+        assert!(
+            err.contains("main.luau:3:") && err.contains(said),
+            "{props}: {err}"
+        );
+    }
+}

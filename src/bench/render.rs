@@ -84,29 +84,6 @@ fn cubes_case(
     Ok((plain, recording, dropped))
 }
 
-/// Frame times of `n` cubes lit by a sun that casts shadows and by one
-/// that does not, interleaved.
-fn shadow_case(compositor: &mut crate::compositor::Compositor, n: usize) -> Result<[Duration; 2]> {
-    let mut engines = Vec::new();
-    let mut dirs = Vec::new();
-    for on in [false, true] {
-        let dir = TempGame::new(&format!("shadows{n}{on}"), &lit_cubes(n, Some(on)))?;
-        let game = LuaGame::load(&dir.0)?;
-        dirs.push(dir);
-        let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
-        engine.set_surface(1280, 720);
-        engines.push(engine);
-    }
-    Ok(interleaved(|case, k| {
-        let engine = &mut engines[case];
-        for _ in 0..k {
-            engine.advance(1).expect("the game runs");
-            compositor.frame(engine, Default::default());
-            compositor.finish();
-        }
-    }))
-}
-
 /// A game of 100 skinned arms (docs/assets/arm.gltf), each posed by its
 /// clip at a new time every frame, or standing at rest.
 fn arms(posed: bool) -> String {
@@ -133,15 +110,40 @@ return {{
     )
 }
 
-/// Frame times of 100 arms at rest and posed anew every frame, interleaved.
-fn posing_case(compositor: &mut crate::compositor::Compositor) -> Result<[Duration; 2]> {
-    let arm = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/assets/arm.gltf");
+/// A game of one emitter keeping `count` particles alive.
+fn fountain(count: u32) -> String {
+    format!(
+        r##"
+return {{
+    config = {{ width = 1280, height = 720, background = "#101018" }},
+    init = function() return {{ t = 0 }} end,
+    update = function(state, input, dt) return {{ t = state.t + dt }} end,
+    render = function(state, scene, screen)
+        scene:camera({{ position = vector.create(0, 3, 8), target = vector.create(0, 2, 0) }})
+        scene:object("fountain", {{ particles = {{ count = {count}, lifetime = 2, speed = 4, spread = 0.5,
+            gravity = vector.create(0, -3, 0), size = {{ 0.08, 0.02 }}, color = {{ "#ffe040", "#ff302000" }}, time = state.t + 2 }} }})
+    end,
+}}
+"##
+    )
+}
+
+/// Frame times of the games `mains` at 1280x720, interleaved, each game's
+/// folder holding copies of `files` (paths in this repository).
+fn frames_of<const K: usize>(
+    compositor: &mut crate::compositor::Compositor,
+    mains: [String; K],
+    files: &[&str],
+) -> Result<[Duration; K]> {
     let mut engines = Vec::new();
     let mut dirs = Vec::new();
-    for posed in [false, true] {
-        let dir = TempGame::new(&format!("arms{posed}"), &arms(posed))?;
-        let to = dir.0.join("arm.gltf");
-        std::fs::copy(arm, &to).map_err(|e| crate::error::Error::io(&to, e))?;
+    for (i, main) in mains.iter().enumerate() {
+        let dir = TempGame::new(&format!("frames{i}"), main)?;
+        for file in files {
+            let from = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+            let to = dir.0.join(from.file_name().unwrap_or_default());
+            std::fs::copy(&from, &to).map_err(|e| crate::error::Error::io(&to, e))?;
+        }
         let game = LuaGame::load(&dir.0)?;
         dirs.push(dir);
         let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
@@ -204,7 +206,11 @@ pub fn run_render() -> Result<(Vec<Row>, String, bool)> {
             });
         }
     }
-    let [unshadowed, shadowed] = shadow_case(&mut compositor, 1_000)?;
+    let [unshadowed, shadowed] = frames_of(
+        &mut compositor,
+        [lit_cubes(1_000, Some(false)), lit_cubes(1_000, Some(true))],
+        &[],
+    )?;
     rows.push(Row {
         case: "1,000 cubes: frame with a sun's shadows vs without".into(),
         baseline: unshadowed,
@@ -218,7 +224,25 @@ pub fn run_render() -> Result<(Vec<Row>, String, bool)> {
         )),
         ..Row::default()
     });
-    let [rest, posed] = posing_case(&mut compositor)?;
+    let [few, many] = frames_of(&mut compositor, [fountain(100), fountain(10_000)], &[])?;
+    rows.push(Row {
+        case: "10,000 particles vs 100: frame time".into(),
+        baseline: few,
+        measured: many,
+        target: None,
+        gpu: true,
+        note: Some(format!(
+            "{:.1} fps with 10,000, {:.1} fps with 100",
+            1.0 / many.as_secs_f64(),
+            1.0 / few.as_secs_f64()
+        )),
+        ..Row::default()
+    });
+    let [rest, posed] = frames_of(
+        &mut compositor,
+        [arms(false), arms(true)],
+        &["docs/assets/arm.gltf"],
+    )?;
     rows.push(Row {
         case: "100 skinned arms: frame posed anew vs at rest".into(),
         baseline: rest,

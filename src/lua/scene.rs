@@ -17,6 +17,7 @@ use super::args;
 use super::leases::Leases;
 use crate::assets::Store;
 use crate::color::Rgba;
+use crate::scene::particles::{Emitter, MAX_PARTICLES};
 use crate::scene::{Fog, Light, Mesh, Pose, Projection, Scene, Sky};
 use crate::state::type_of;
 
@@ -117,7 +118,7 @@ fn mesh(lua: &Lua, assets: &mut Store, value: &Value) -> mlua::Result<Mesh> {
         return Err(fail(
             lua,
             "object",
-            "`mesh` is \"cube\", \"sphere\", \"plane\", \"cylinder\" or a .gltf/.glb file",
+            "`mesh` is \"cube\", \"sphere\", \"plane\", \"cylinder\", \"billboard\" or a .gltf/.glb file",
         ));
     };
     let name = args::text("a mesh name", name, crate::assets::MAX_NAME)
@@ -127,6 +128,7 @@ fn mesh(lua: &Lua, assets: &mut Store, value: &Value) -> mlua::Result<Mesh> {
         "sphere" => Mesh::Sphere,
         "plane" => Mesh::Plane,
         "cylinder" => Mesh::Cylinder,
+        "billboard" => Mesh::Billboard,
         file if file.ends_with(".gltf") || file.ends_with(".glb") => Mesh::Model(
             assets
                 .model(file)
@@ -137,7 +139,7 @@ fn mesh(lua: &Lua, assets: &mut Store, value: &Value) -> mlua::Result<Mesh> {
                 lua,
                 "object",
                 format!(
-                    "unknown mesh `{other}` (use cube, sphere, plane, cylinder or a .gltf/.glb file)"
+                    "unknown mesh `{other}` (use cube, sphere, plane, cylinder, billboard or a .gltf/.glb file)"
                 ),
             ));
         }
@@ -294,6 +296,19 @@ fn object(
                     }
                 }
             }
+            "particles" => {
+                object.particles = match &value {
+                    Value::Boolean(false) => None,
+                    Value::Table(t) => Some(emitter(lua, t)?),
+                    _ => {
+                        return Err(fail(
+                            lua,
+                            "object",
+                            "`particles` is { count, lifetime, speed, spread, direction, gravity, size, color, seed, time }, or false for none",
+                        ));
+                    }
+                }
+            }
             "animation" => {
                 object.pose = match &value {
                     Value::Boolean(false) => None,
@@ -312,7 +327,7 @@ fn object(
                     lua,
                     "object",
                     format!(
-                        "no property `{other}` (it takes mesh, color, texture, texture_scale, filter, metallic, roughness, emissive, lit, position, rotation, scale, visible, parent, animation)"
+                        "no property `{other}` (it takes mesh, color, texture, texture_scale, filter, metallic, roughness, emissive, lit, position, rotation, scale, visible, parent, animation, particles)"
                     ),
                 ));
             }
@@ -654,6 +669,112 @@ fn pose(lua: &Lua, assets: &Store, mesh: &Mesh, props: &Table) -> mlua::Result<P
         time,
         looped,
     })
+}
+
+/// Reads `particles = { ... }`: an emitter.
+fn emitter(lua: &Lua, props: &Table) -> mlua::Result<Emitter> {
+    let mut e = Emitter {
+        count: 100,
+        lifetime: 1.0,
+        speed: 1.0,
+        spread: 0.3,
+        direction: Vec3::Y,
+        gravity: Vec3::ZERO,
+        size: [0.1, 0.1],
+        color: [Rgba::WHITE, Rgba::WHITE],
+        seed: 0,
+        time: f32::NAN,
+    };
+    let call = "particles";
+    // A number, or a pair from birth to death.
+    let pair_of_numbers = |key: &str, value: &Value| -> mlua::Result<[f32; 2]> {
+        match value {
+            Value::Table(t) => Ok([
+                number(lua, call, key, &t.raw_get(1)?)?,
+                number(lua, call, key, &t.raw_get(2)?)?,
+            ]),
+            _ => Ok([number(lua, call, key, value)?; 2]),
+        }
+    };
+    for pair in props.pairs::<Value, Value>() {
+        let (key, value) = pair?;
+        let key = match &key {
+            Value::String(k) => k.to_string_lossy(),
+            other => {
+                return Err(fail(
+                    lua,
+                    call,
+                    format!("a key that is a {}, not a name", type_of(other)),
+                ));
+            }
+        };
+        match key.as_str() {
+            "count" => {
+                let n = number(lua, call, "count", &value)?;
+                if !((0.0..=MAX_PARTICLES as f32).contains(&n) && n.fract() == 0.0) {
+                    return Err(fail(
+                        lua,
+                        call,
+                        format!("`count` is a whole number from 0 to {MAX_PARTICLES}"),
+                    ));
+                }
+                e.count = n as u32;
+            }
+            "lifetime" => e.lifetime = number(lua, call, "lifetime", &value)?,
+            "speed" => e.speed = number(lua, call, "speed", &value)?,
+            "spread" => e.spread = number(lua, call, "spread", &value)?,
+            "direction" => e.direction = vec3(lua, call, "direction", &value)?,
+            "gravity" => e.gravity = vec3(lua, call, "gravity", &value)?,
+            "size" => e.size = pair_of_numbers("size", &value)?,
+            "color" => {
+                e.color = match &value {
+                    // `{ from, to }`: two colors (a color table holds
+                    // numbers, not colors).
+                    Value::Table(t)
+                        if !matches!(
+                            t.raw_get::<Value>(1)?,
+                            Value::Number(_) | Value::Integer(_)
+                        ) =>
+                    {
+                        [
+                            color(lua, call, &t.raw_get(1)?)?,
+                            color(lua, call, &t.raw_get(2)?)?,
+                        ]
+                    }
+                    _ => [color(lua, call, &value)?; 2],
+                }
+            }
+            "seed" => e.seed = number(lua, call, "seed", &value)? as u32,
+            "time" => e.time = number(lua, call, "time", &value)?,
+            other => {
+                return Err(fail(
+                    lua,
+                    call,
+                    format!(
+                        "no property `{}` (it takes count, lifetime, speed, spread, direction, gravity, size, color, seed, time)",
+                        crate::terminal::escape(other)
+                    ),
+                ));
+            }
+        }
+    }
+    if e.time.is_nan() {
+        return Err(fail(
+            lua,
+            call,
+            "`time` is needed: the seconds since it started, from the state",
+        ));
+    }
+    if e.lifetime <= 0.0 {
+        return Err(fail(lua, call, "`lifetime` is above 0"));
+    }
+    if !(0.0..=std::f32::consts::PI).contains(&e.spread) {
+        return Err(fail(lua, call, "`spread` is from 0 to math.pi radians"));
+    }
+    if e.size.iter().any(|s| *s < 0.0) {
+        return Err(fail(lua, call, "`size` is 0 or more"));
+    }
+    Ok(e)
 }
 
 /// Reads an object's or light's name for `call`.

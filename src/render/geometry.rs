@@ -76,6 +76,21 @@ pub fn plane() -> Geometry {
     }
 }
 
+/// A 1x1 square in the xy plane facing +z, its texture upright: what the
+/// shader turns to face the camera for a billboard.
+pub fn billboard() -> Geometry {
+    let n = [0.0, 0.0, 1.0];
+    Geometry {
+        vertices: vec![
+            v([-0.5, -0.5, 0.0], n, [0.0, 1.0]),
+            v([0.5, -0.5, 0.0], n, [1.0, 1.0]),
+            v([0.5, 0.5, 0.0], n, [1.0, 0.0]),
+            v([-0.5, 0.5, 0.0], n, [0.0, 0.0]),
+        ],
+        indices: vec![0, 1, 2, 0, 2, 3],
+    }
+}
+
 /// A sphere of diameter 1 from `segments` slices and half as many rings.
 pub fn sphere(segments: u32) -> Geometry {
     let rings = segments / 2;

@@ -272,6 +272,7 @@ impl Renderer {
             geometry::sphere(32),
             geometry::plane(),
             geometry::cylinder(32),
+            geometry::billboard(),
         ];
         renderer.builtin = builtin
             .iter()

@@ -19,7 +19,8 @@ use super::{MAX_DIRECTIONAL, MAX_POINT, Renderer, Target, Vertex, linear, textur
 use crate::assets::Store;
 use crate::assets::gltf::Wrap;
 use crate::color::Rgba;
-use crate::scene::{Light, Mesh, Projection, Scene};
+use crate::scene::particles::Emitter;
+use crate::scene::{Light, Mesh, Object, Projection, Scene};
 use crate::viewport::Viewport;
 
 #[repr(C)]
@@ -60,6 +61,9 @@ pub(super) struct Globals {
     /// x: which directional light casts shadows, plus one (0: none); y: a
     /// shadow texel's side in world units; z: the depth bias.
     shadow: [f32; 4],
+    /// The camera's right and up, for billboards.
+    camera_right: [f32; 4],
+    camera_up: [f32; 4],
 }
 
 pub(super) struct GpuMesh {
@@ -84,6 +88,9 @@ pub(super) enum Kind {
     Translucent = 2,
     TranslucentMirrored = 3,
 }
+
+/// The built-in billboard's place among the built-in meshes.
+const BILLBOARD: u8 = 4;
 
 /// Which mesh a batch of instances draws.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -181,6 +188,11 @@ impl Renderer {
             if !scene.is_visible(object) {
                 continue;
             }
+            if let Some(emitter) = &object.particles {
+                let texture = self.object_texture(object, assets);
+                self.stage_particles(object, emitter, texture, eye.truncate());
+                continue;
+            }
             let mut opaque_mesh = true;
             let mut bounds = (Vec3::splat(-0.5), Vec3::splat(0.5));
             let key = match &object.mesh {
@@ -188,6 +200,7 @@ impl Renderer {
                 Mesh::Sphere => BatchKey::Builtin(1),
                 Mesh::Plane => BatchKey::Builtin(2),
                 Mesh::Cylinder => BatchKey::Builtin(3),
+                Mesh::Billboard => BatchKey::Builtin(BILLBOARD),
                 Mesh::Model(id) => {
                     let model = assets.model_at(*id);
                     opaque_mesh = model.opaque;
@@ -217,14 +230,7 @@ impl Renderer {
                     }
                 }
             };
-            let texture = object.material.texture.map(|id| {
-                let generation = assets.image_generation(id);
-                if !self.textures.fresh(id.0, generation) {
-                    let group = self.upload_texture(assets.image_at(id));
-                    self.textures.set(id.0, generation, group);
-                }
-                (id.0, object.material.nearest)
-            });
+            let texture = self.object_texture(object, assets);
             let world = object.world;
             let normal = Mat3::from_mat4(world).inverse().transpose();
             let c = linear(object.material.color);
@@ -250,7 +256,11 @@ impl Renderer {
                     if object.material.lit { 1.0 } else { 0.0 },
                     object.material.texture_scale[0],
                     object.material.texture_scale[1],
-                    0.0,
+                    if key == BatchKey::Builtin(BILLBOARD) {
+                        1.0
+                    } else {
+                        0.0
+                    },
                 ],
                 surface: [
                     object.material.metallic,
@@ -263,7 +273,7 @@ impl Renderer {
                     [e[0], e[1], e[2], 0.0]
                 },
             };
-            if kind < Kind::Translucent {
+            if kind < Kind::Translucent && key != BatchKey::Builtin(BILLBOARD) {
                 // The box around the object's box, where it stands.
                 let centre = world.transform_point3((bounds.0 + bounds.1) / 2.0);
                 let half = (bounds.1 - bounds.0) / 2.0;
@@ -301,6 +311,69 @@ impl Renderer {
                 }
                 .then_with(|| a.order.cmp(&b.order))
             })
+        });
+    }
+
+    /// The object's own texture (uploaded the first time, or again after a
+    /// reload changed it) and whether it is sampled as whole pixels.
+    fn object_texture(&mut self, object: &Object, assets: &Store) -> Option<(u32, bool)> {
+        object.material.texture.map(|id| {
+            let generation = assets.image_generation(id);
+            if !self.textures.fresh(id.0, generation) {
+                let group = self.upload_texture(assets.image_at(id));
+                self.textures.set(id.0, generation, group);
+            }
+            (id.0, object.material.nearest)
+        })
+    }
+
+    /// Stages an emitter's particles: billboards, blended, unlit, each
+    /// its size and color times the object's, where the object's matrix
+    /// puts them.
+    fn stage_particles(
+        &mut self,
+        object: &Object,
+        emitter: &Emitter,
+        texture: Option<(u32, bool)>,
+        eye: Vec3,
+    ) {
+        let tint = object.material.color;
+        let world = object.world;
+        let staged = &mut self.staged;
+        emitter.each(|p| {
+            let at = world.transform_point3(p.position);
+            let c = linear(Rgba {
+                r: p.color.r * tint.r,
+                g: p.color.g * tint.g,
+                b: p.color.b * tint.b,
+                a: 1.0,
+            });
+            let alpha = p.color.a * tint.a;
+            let instance = Instance {
+                model: [
+                    [p.size, 0.0, 0.0, 0.0],
+                    [0.0, p.size, 0.0, 0.0],
+                    [0.0, 0.0, 1.0, 0.0],
+                    [at.x, at.y, at.z, 1.0],
+                ],
+                normal: [
+                    [1.0, 0.0, 0.0, 0.0],
+                    [0.0, 1.0, 0.0, 0.0],
+                    [0.0, 0.0, 1.0, 0.0],
+                ],
+                color: [c[0], c[1], c[2], alpha],
+                flags: [0.0, 1.0, 1.0, 1.0],
+                surface: [0.0, 1.0, 0.0, 0.0],
+                emissive: [0.0; 4],
+            };
+            staged.push(Staged {
+                kind: Kind::Translucent,
+                mesh: BatchKey::Builtin(BILLBOARD),
+                texture,
+                distance: -(at - eye).length_squared(),
+                order: staged.len() as u32,
+                instance,
+            });
         });
     }
 
@@ -419,6 +492,22 @@ impl Renderer {
             fog_range: [0.0; 4],
             light_view_proj: [[0.0; 4]; 4],
             shadow: [0.0; 4],
+            camera_right: scene
+                .camera
+                .pose
+                .x_axis
+                .truncate()
+                .normalize_or(Vec3::X)
+                .extend(0.0)
+                .into(),
+            camera_up: scene
+                .camera
+                .pose
+                .y_axis
+                .truncate()
+                .normalize_or(Vec3::Y)
+                .extend(0.0)
+                .into(),
         };
         self.sky = scene.sky.is_some();
         if let Some(sky) = scene.sky {
@@ -633,7 +722,10 @@ impl Renderer {
             if kind >= Kind::Translucent {
                 break;
             }
-            self.draw_batch(&mut pass, mesh, batch);
+            // A billboard casts none: its square would, not its picture.
+            if mesh != BatchKey::Builtin(BILLBOARD) {
+                self.draw_batch(&mut pass, mesh, batch);
+            }
         }
     }
 

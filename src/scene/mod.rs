@@ -14,6 +14,7 @@ use crate::assets::{ImageId, ModelId};
 use crate::color::Rgba;
 
 mod camera;
+pub mod particles;
 mod picking;
 
 pub use camera::{Camera, Projection, Seen};
@@ -29,6 +30,8 @@ pub enum Mesh {
     Plane,
     /// A cylinder of diameter 1 and height 1 along y.
     Cylinder,
+    /// A 1x1 square that always faces the camera: a sprite in the scene.
+    Billboard,
     /// A mesh loaded from a glTF file in the game folder.
     Model(ModelId),
 }
@@ -96,6 +99,9 @@ pub struct Object {
     /// The model's clip it is posed by, and when in it. Default: none
     /// (the model's rest pose).
     pub pose: Option<Pose>,
+    /// The particles it gives off, drawn instead of its mesh. Default:
+    /// none.
+    pub particles: Option<particles::Emitter>,
     /// The world matrix, computed at step 7.
     pub world: Mat4,
     /// Whether it and every ancestor were visible at step 7: whether it
@@ -120,6 +126,7 @@ impl Object {
             visible: true,
             parent: None,
             pose: None,
+            particles: None,
             world: Mat4::IDENTITY,
             shown: true,
             seen: 0,

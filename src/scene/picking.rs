@@ -56,7 +56,8 @@ impl Scene {
     pub fn hit(&self, origin: Vec3, direction: Vec3, assets: &Store) -> Option<(&Object, f32)> {
         let mut best: Option<(&Object, f32)> = None;
         for object in &self.objects {
-            if !self.is_visible(object) {
+            // An emitter's particles are not hit: they come and go.
+            if !self.is_visible(object) || object.particles.is_some() {
                 continue;
             }
             let inverse = object.world.inverse();
@@ -64,12 +65,14 @@ impl Scene {
             let d = inverse.transform_vector3(direction);
             let (min, max) = match &object.mesh {
                 Mesh::Cube | Mesh::Cylinder => (Vec3::splat(-0.5), Vec3::splat(0.5)),
-                Mesh::Sphere => (Vec3::splat(-0.5), Vec3::splat(0.5)),
+                Mesh::Sphere | Mesh::Billboard => (Vec3::splat(-0.5), Vec3::splat(0.5)),
                 Mesh::Plane => (Vec3::new(-0.5, -1e-4, -0.5), Vec3::new(0.5, 1e-4, 0.5)),
                 Mesh::Model(id) => assets.model_at(*id).bounds,
             };
             let local_t = match object.mesh {
-                Mesh::Sphere => ray_sphere(o, d, 0.5),
+                // A billboard turns to face the camera: from any side it
+                // is hit within the round it turns in.
+                Mesh::Sphere | Mesh::Billboard => ray_sphere(o, d, 0.5),
                 // A model is hit where a triangle is, not anywhere in its
                 // box; the box first spares the triangles of models the
                 // ray passes by. A posed one is hit as it is drawn.

@@ -27,6 +27,9 @@ struct Globals {
     // x: which directional light casts shadows, plus one (0: none);
     // y: a shadow texel's side in world units; z: the depth bias.
     shadow: vec4<f32>,
+    // The camera's right and up, for billboards.
+    camera_right: vec4<f32>,
+    camera_up: vec4<f32>,
 };
 
 @group(0) @binding(0) var<uniform> g: Globals;
@@ -48,7 +51,8 @@ struct VertexIn {
     @location(9) n2: vec4<f32>,
     // Linear RGBA.
     @location(10) color: vec4<f32>,
-    // x: 1 when lit; y, z: how many times the texture repeats along u, v.
+    // x: 1 when lit; y, z: how many times the texture repeats along u, v;
+    // w: 1 for a billboard.
     @location(11) flags: vec4<f32>,
     // The vertex's own color (a model's material and COLOR_0), linear.
     @location(12) vertex_color: vec4<f32>,
@@ -69,15 +73,27 @@ struct VertexOut {
     @location(6) emissive: vec3<f32>,
 };
 
+// Where a vertex is in the world: placed by the object's matrix, or for a
+// billboard, turned to face the camera about the object's position and
+// sized by its scale.
+fn placed(v: VertexIn) -> vec4<f32> {
+    let model = mat4x4<f32>(v.m0, v.m1, v.m2, v.m3);
+    if (v.flags.w > 0.5) {
+        let size = vec2<f32>(length(v.m0.xyz), length(v.m1.xyz));
+        let offset = g.camera_right.xyz * v.position.x * size.x + g.camera_up.xyz * v.position.y * size.y;
+        return vec4<f32>(v.m3.xyz + offset, 1.0);
+    }
+    return model * vec4<f32>(v.position, 1.0);
+}
+
 @vertex
 fn vs_main(v: VertexIn) -> VertexOut {
-    let model = mat4x4<f32>(v.m0, v.m1, v.m2, v.m3);
     let normal_matrix = mat3x3<f32>(v.n0.xyz, v.n1.xyz, v.n2.xyz);
-    let world = model * vec4<f32>(v.position, 1.0);
+    let world = placed(v);
     var out: VertexOut;
     out.clip = g.view_proj * world;
     out.world = world.xyz;
-    out.normal = normal_matrix * v.normal;
+    out.normal = select(normal_matrix * v.normal, cross(g.camera_right.xyz, g.camera_up.xyz), v.flags.w > 0.5);
     out.uv = v.uv * v.flags.yz;
     out.color = v.color * v.vertex_color;
     out.lit = v.flags.x;
@@ -90,8 +106,7 @@ fn vs_main(v: VertexIn) -> VertexOut {
 // depth.
 @vertex
 fn vs_shadow(v: VertexIn) -> @builtin(position) vec4<f32> {
-    let model = mat4x4<f32>(v.m0, v.m1, v.m2, v.m3);
-    return g.light_view_proj * (model * vec4<f32>(v.position, 1.0));
+    return g.light_view_proj * placed(v);
 }
 
 // How much of the shadowing light reaches a point with normal `n`, from 0
@@ -180,9 +195,15 @@ fn fogged(in: VertexOut, c: vec3<f32>) -> vec3<f32> {
     return mix(c, g.fog_color.rgb, f);
 }
 
+// Opaque objects: a texel less than half opaque is a hole (a cut-out
+// sprite on a billboard, leaves on a card).
 @fragment
 fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
-    return vec4<f32>(fogged(in, shade(in).rgb), 1.0);
+    let c = shade(in);
+    if (c.a < 0.5) {
+        discard;
+    }
+    return vec4<f32>(fogged(in, c.rgb), 1.0);
 }
 
 // Translucent objects: premultiplied, for the blending pipeline.
