@@ -866,3 +866,120 @@ fn billboards_face_the_camera_and_particles_rise_from_an_emitter() {
     );
     assert_close("billboards-particles", &picture);
 }
+
+/// Three squares side by side, each its own material: matte red
+/// (roughness 1), shiny red plastic in the middle (roughness 0.2), and a
+/// dark one glowing orange (emissive). Each material writes its metallic factor: glTF's default is
+/// a wholly metallic surface.
+fn materials_gltf() -> String {
+    let square = |x0: f32| {
+        [
+            x0,
+            -0.5,
+            0.0,
+            x0 + 1.0,
+            -0.5,
+            0.0,
+            x0 + 1.0,
+            0.5,
+            0.0,
+            x0,
+            0.5,
+            0.0,
+        ]
+    };
+    let floats: Vec<f32> = [square(-1.7), square(-0.5), square(0.7)].concat();
+    let normals: Vec<f32> = [0.0f32, 0.0, 1.0].repeat(12);
+    let mut bytes: Vec<u8> = floats
+        .iter()
+        .chain(&normals)
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
+    bytes.extend([0u16, 1, 2, 0, 2, 3].iter().flat_map(|i| i.to_le_bytes()));
+    let b64 = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &bytes);
+    let mut views = String::new();
+    let mut accessors = String::new();
+    for k in 0..3 {
+        views.push_str(&format!(
+            r#"{{"buffer":0,"byteOffset":{},"byteLength":48}},"#,
+            k * 48
+        ));
+        let x0 = -1.7 + 1.2 * k as f32;
+        accessors.push_str(&format!(
+            r#"{{"bufferView":{k},"componentType":5126,"count":4,"type":"VEC3","min":[{x0},-0.5,0],"max":[{},0.5,0]}},"#,
+            x0 + 1.0
+        ));
+    }
+    format!(
+        r#"{{"asset":{{"version":"2.0"}},
+        "buffers":[{{"byteLength":{len},"uri":"data:application/octet-stream;base64,{b64}"}}],
+        "bufferViews":[{views}{{"buffer":0,"byteOffset":144,"byteLength":144}},{{"buffer":0,"byteOffset":288,"byteLength":12}}],
+        "accessors":[{accessors}
+            {{"bufferView":3,"componentType":5126,"count":12,"type":"VEC3"}},
+            {{"bufferView":4,"componentType":5123,"count":6,"type":"SCALAR"}}],
+        "materials":[
+            {{"pbrMetallicRoughness":{{"baseColorFactor":[0.8,0.05,0.05,1],"metallicFactor":0,"roughnessFactor":1}}}},
+            {{"pbrMetallicRoughness":{{"baseColorFactor":[0.8,0.05,0.05,1],"metallicFactor":0,"roughnessFactor":0.2}}}},
+            {{"pbrMetallicRoughness":{{"baseColorFactor":[0.05,0.05,0.05,1],"metallicFactor":0}},"emissiveFactor":[1,0.4,0]}}],
+        "meshes":[{{"primitives":[
+            {{"attributes":{{"POSITION":0}},"indices":4,"material":0}},
+            {{"attributes":{{"POSITION":1}},"indices":4,"material":1}},
+            {{"attributes":{{"POSITION":2}},"indices":4,"material":2}}]}}],
+        "nodes":[{{"mesh":0}}],"scenes":[{{"nodes":[0]}}]}}"#,
+        len = bytes.len()
+    )
+}
+
+// rule: H2
+#[test]
+fn a_gltf_model_s_metallic_roughness_and_emissive_factors_are_drawn() {
+    // The sun shines from behind the camera straight at the squares: the
+    // smooth one in the middle shows a white highlight, the matte one its red,
+    // the emissive one glows in the dark ambient. The same model with an
+    // object's own `roughness = 1` loses the highlight.
+    let scene = |props: &str| {
+        scene_game(
+            "width = 240, height = 80, background = \"#101010\"",
+            &format!(
+                r##"
+    scene:camera({{ position = vector.create(0, 0, 3), target = vector.zero, fov = math.rad(40) }})
+    scene:light("sky", {{ kind = "ambient", intensity = 0.05 }})
+    scene:light("sun", {{ kind = "directional", direction = vector.create(0, 0, -1), intensity = 0.6 }})
+    scene:object("m", {{ mesh = "materials.gltf"{props} }})
+"##
+            ),
+        )
+    };
+    let draw = |props: &str| {
+        let dir = game(&[
+            ("main.luau", &scene(props)),
+            ("materials.gltf", &materials_gltf()),
+        ]);
+        render_folder(&dir, (240, 80), 1)
+    };
+    let picture = draw("");
+    let (matte, shiny, glow) = (
+        picture.pixel(76, 40).unwrap(),
+        picture.pixel(120, 40).unwrap(),
+        picture.pixel(164, 40).unwrap(),
+    );
+    assert!(
+        shiny.green() > matte.green() + 60,
+        "a highlight: {shiny:?} against {matte:?}"
+    );
+    assert!(
+        matte.red() > 100 && matte.green() < 60,
+        "matte red: {matte:?}"
+    );
+    assert!(
+        glow.red() > 220 && glow.green() > 100 && glow.blue() < 60,
+        "it glows: {glow:?}"
+    );
+    assert_close("gltf-materials", &picture);
+    let rough = draw(", roughness = 1");
+    let overridden = rough.pixel(120, 40).unwrap();
+    assert!(
+        overridden.green() < matte.green() + 10,
+        "the object's roughness replaces the model's: {overridden:?}"
+    );
+}

@@ -51,6 +51,12 @@ pub struct Model {
     /// `COLOR_0` (linear RGBA, as glTF writes them); the object's own
     /// `color` multiplies it.
     pub colors: Vec<[f32; 4]>,
+    /// Each vertex's metallic and roughness (z, w unused): its
+    /// primitive's material's, which an object's own replace.
+    pub surfaces: Vec<[f32; 4]>,
+    /// The light each vertex gives off (linear; w unused): its
+    /// primitive's material's emissive color.
+    pub emissive: Vec<[f32; 4]>,
     /// Triangle indices.
     pub indices: Vec<u32>,
     /// The smallest and largest corner of the positions.
@@ -111,6 +117,7 @@ impl Model {
             + self.normals.len() * 12
             + self.uvs.len() * 8
             + self.colors.len() * 16
+            + (self.surfaces.len() + self.emissive.len()) * 16
             + self.indices.len() * 4
             + self.images.iter().map(|i| i.data().len()).sum::<usize>()
     }
@@ -273,6 +280,8 @@ fn triangles(
         normals: Vec::new(),
         uvs: Vec::new(),
         colors: Vec::new(),
+        surfaces: Vec::new(),
+        emissive: Vec::new(),
         indices: Vec::new(),
         bounds: (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
         opaque: true,
@@ -524,6 +533,37 @@ fn add_primitive(
             skin,
         });
     }
+    // The material's metallic, roughness and emissive factors, the same
+    // for each vertex it added. A primitive with no material at all is a
+    // plain surface, as a built-in mesh is (glTF's default material would
+    // be wholly metallic).
+    let material = primitive.material();
+    let (surface, emissive) = match material.index() {
+        None => ([0.0, 1.0, 0.0, 0.0], [0.0; 4]),
+        Some(_) => {
+            let pbr = material.pbr_metallic_roughness();
+            let unit = |v: f32| {
+                if v.is_finite() {
+                    v.clamp(0.0, 1.0)
+                } else {
+                    0.0
+                }
+            };
+            let e = material.emissive_factor().map(unit);
+            (
+                [
+                    unit(pbr.metallic_factor()),
+                    unit(pbr.roughness_factor()),
+                    0.0,
+                    0.0,
+                ],
+                [e[0], e[1], e[2], 0.0],
+            )
+        }
+    };
+    let added = model.positions.len() - model.surfaces.len();
+    model.surfaces.extend(std::iter::repeat_n(surface, added));
+    model.emissive.extend(std::iter::repeat_n(emissive, added));
     model.opaque &= colors.iter().all(|c| c[3] >= 1.0);
     let (image, sampler) = base_texture(model, &primitive.material(), images);
     let count = (model.indices.len() - first) as u32;

@@ -240,9 +240,9 @@ fn object(
                     ));
                 }
                 if key == "metallic" {
-                    object.material.metallic = amount;
+                    object.material.metallic = Some(amount);
                 } else {
-                    object.material.roughness = amount;
+                    object.material.roughness = Some(amount);
                 }
             }
             "emissive" => object.material.emissive = color(lua, "object", &value)?,

@@ -17,6 +17,12 @@ pub struct Vertex {
     /// Linear RGBA, which the object's color multiplies (white for the
     /// built-in meshes; a model's material and vertex colors).
     pub color: [f32; 4],
+    /// Metallic and roughness (0 and 1 for the built-in meshes; a model's
+    /// material's), which an object's own replace; z, w unused.
+    pub surface: [f32; 4],
+    /// The light it gives off (linear; a model's material's), which an
+    /// object's own adds to; w unused.
+    pub emissive: [f32; 4],
 }
 
 /// Triangles sharing a vertex list.
@@ -31,6 +37,8 @@ pub struct Geometry {
 fn v(position: [f32; 3], normal: [f32; 3], uv: [f32; 2]) -> Vertex {
     Vertex {
         color: [1.0; 4],
+        surface: [0.0, 1.0, 0.0, 0.0],
+        emissive: [0.0; 4],
         position,
         normal,
         uv,

@@ -131,12 +131,13 @@ impl Pipelines {
     }
 }
 
-const VERTEX_ATTRIBUTES: [wgpu::VertexAttribute; 4] =
-    wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 12 => Float32x4];
-const INSTANCE_ATTRIBUTES: [wgpu::VertexAttribute; 11] = wgpu::vertex_attr_array![
+const VERTEX_ATTRIBUTES: [wgpu::VertexAttribute; 6] = wgpu::vertex_attr_array![
+    0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 12 => Float32x4, 7 => Float32x4, 8 => Float32x4
+];
+// Fourteen attributes in all, vertex and instance: WebGL2 takes sixteen.
+const INSTANCE_ATTRIBUTES: [wgpu::VertexAttribute; 8] = wgpu::vertex_attr_array![
     3 => Float32x4, 4 => Float32x4, 5 => Float32x4, 6 => Float32x4,
-    7 => Float32x4, 8 => Float32x4, 9 => Float32x4, 10 => Float32x4, 11 => Float32x4,
-    13 => Float32x4, 14 => Float32x4
+    10 => Float32x4, 11 => Float32x4, 13 => Float32x4, 14 => Float32x4
 ];
 
 /// The scene's two vertex buffers: a mesh's vertices, the batch's

@@ -103,6 +103,8 @@ impl Renderer {
                 normal: posing.normals[v],
                 uv: model.uvs[v],
                 color: model.colors[v],
+                surface: model.surfaces[v],
+                emissive: model.emissive[v],
             }));
         posed.stale = true;
         posed.bounds = posing.positions.iter().fold(

@@ -27,7 +27,6 @@ use crate::viewport::Viewport;
 #[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 pub(super) struct Instance {
     model: [[f32; 4]; 4],
-    normal: [[f32; 4]; 3],
     color: [f32; 4],
     flags: [f32; 4],
     /// x: metallic, y: roughness, from 0 to 1.
@@ -213,6 +212,8 @@ impl Renderer {
                                 normal: model.normals[v],
                                 uv: model.uvs[v],
                                 color: model.colors[v],
+                                surface: model.surfaces[v],
+                                emissive: model.emissive[v],
                             })
                             .collect();
                         let uploaded = self.upload_model(model, &vertices);
@@ -232,7 +233,6 @@ impl Renderer {
             };
             let texture = self.object_texture(object, assets);
             let world = object.world;
-            let normal = Mat3::from_mat4(world).inverse().transpose();
             let c = linear(object.material.color);
             let alpha = object.material.color.a;
             let mirrored = Mat3::from_mat4(world).determinant() < 0.0;
@@ -246,11 +246,6 @@ impl Renderer {
             };
             let instance = Instance {
                 model: world.to_cols_array_2d(),
-                normal: [
-                    normal.x_axis.extend(0.0).into(),
-                    normal.y_axis.extend(0.0).into(),
-                    normal.z_axis.extend(0.0).into(),
-                ],
                 color: [c[0], c[1], c[2], alpha],
                 flags: [
                     if object.material.lit { 1.0 } else { 0.0 },
@@ -262,11 +257,13 @@ impl Renderer {
                         0.0
                     },
                 ],
+                // z, w: whether the object's own metallic and roughness
+                // replace the mesh's.
                 surface: [
-                    object.material.metallic,
-                    object.material.roughness,
-                    0.0,
-                    0.0,
+                    object.material.metallic.unwrap_or(0.0),
+                    object.material.roughness.unwrap_or(1.0),
+                    f32::from(u8::from(object.material.metallic.is_some())),
+                    f32::from(u8::from(object.material.roughness.is_some())),
                 ],
                 emissive: {
                     let e = linear(object.material.emissive);
@@ -355,11 +352,6 @@ impl Renderer {
                     [0.0, p.size, 0.0, 0.0],
                     [0.0, 0.0, 1.0, 0.0],
                     [at.x, at.y, at.z, 1.0],
-                ],
-                normal: [
-                    [1.0, 0.0, 0.0, 0.0],
-                    [0.0, 1.0, 0.0, 0.0],
-                    [0.0, 0.0, 1.0, 0.0],
                 ],
                 color: [c[0], c[1], c[2], alpha],
                 flags: [0.0, 1.0, 1.0, 1.0],
@@ -802,7 +794,7 @@ mod tests {
 
     #[test]
     fn instances_pack_as_the_shader_reads_them() {
-        assert_eq!(std::mem::size_of::<Instance>(), 176);
+        assert_eq!(std::mem::size_of::<Instance>(), 128);
         assert_eq!(std::mem::size_of::<Globals>() % 16, 0);
     }
 }

@@ -52,11 +52,13 @@ pub struct Material {
     /// than blended between them. Default: false (blended).
     pub nearest: bool,
     /// How much it is a metal, from 0 (paint, plastic, wood) to 1 (its
-    /// highlights take its color). Default: 0.
-    pub metallic: f32,
+    /// highlights take its color). Default: none given: a model's own
+    /// materials', 0 for a built-in mesh.
+    pub metallic: Option<f32>,
     /// How rough it is, from 0 (a sharp, bright highlight) to 1 (matte: no
-    /// highlight at all). Default: 1.
-    pub roughness: f32,
+    /// highlight at all). Default: none given: a model's own materials',
+    /// 1 for a built-in mesh.
+    pub roughness: Option<f32>,
     /// The light it gives off itself, whatever shines on it. Default:
     /// black (none).
     pub emissive: Rgba,
@@ -70,8 +72,8 @@ impl Default for Material {
             lit: true,
             texture_scale: [1.0, 1.0],
             nearest: false,
-            metallic: 0.0,
-            roughness: 1.0,
+            metallic: None,
+            roughness: None,
             emissive: Rgba::BLACK,
         }
     }

@@ -216,6 +216,8 @@ mod tests {
             indices: vec![0, 1, 2],
             bounds: (Vec3::new(-1.0, -1.0, 0.0), Vec3::new(1.0, 1.0, 0.0)),
             colors: vec![[1.0; 4]; 3],
+            surfaces: vec![[0.0, 1.0, 0.0, 0.0]; 3],
+            emissive: vec![[0.0; 4]; 3],
             opaque: true,
             parts: Vec::new(),
             images: Vec::new(),

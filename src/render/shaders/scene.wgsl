@@ -46,9 +46,6 @@ struct VertexIn {
     @location(4) m1: vec4<f32>,
     @location(5) m2: vec4<f32>,
     @location(6) m3: vec4<f32>,
-    @location(7) n0: vec4<f32>,
-    @location(8) n1: vec4<f32>,
-    @location(9) n2: vec4<f32>,
     // Linear RGBA.
     @location(10) color: vec4<f32>,
     // x: 1 when lit; y, z: how many times the texture repeats along u, v;
@@ -56,10 +53,14 @@ struct VertexIn {
     @location(11) flags: vec4<f32>,
     // The vertex's own color (a model's material and COLOR_0), linear.
     @location(12) vertex_color: vec4<f32>,
-    // x: metallic, y: roughness.
+    // x: metallic, y: roughness; z, w: 1 where they replace the vertex's.
     @location(13) surface: vec4<f32>,
     // The light it gives off itself, linear.
     @location(14) emissive: vec4<f32>,
+    // The vertex's own metallic and roughness (a model's material's).
+    @location(7) vertex_surface: vec4<f32>,
+    // The light the vertex gives off (a model's material's), linear.
+    @location(8) vertex_emissive: vec4<f32>,
 };
 
 struct VertexOut {
@@ -88,7 +89,12 @@ fn placed(v: VertexIn) -> vec4<f32> {
 
 @vertex
 fn vs_main(v: VertexIn) -> VertexOut {
-    let normal_matrix = mat3x3<f32>(v.n0.xyz, v.n1.xyz, v.n2.xyz);
+    // The normal matrix (the inverse transpose of the model's 3x3) up to
+    // scale: its cofactors, turned round where the model mirrors.
+    let a = v.m0.xyz;
+    let b = v.m1.xyz;
+    let c = v.m2.xyz;
+    let normal_matrix = mat3x3<f32>(cross(b, c), cross(c, a), cross(a, b)) * sign(dot(a, cross(b, c)));
     let world = placed(v);
     var out: VertexOut;
     out.clip = g.view_proj * world;
@@ -97,8 +103,11 @@ fn vs_main(v: VertexIn) -> VertexOut {
     out.uv = v.uv * v.flags.yz;
     out.color = v.color * v.vertex_color;
     out.lit = v.flags.x;
-    out.surface = v.surface.xy;
-    out.emissive = v.emissive.rgb;
+    out.surface = vec2<f32>(
+        select(v.vertex_surface.x, v.surface.x, v.surface.z > 0.5),
+        select(v.vertex_surface.y, v.surface.y, v.surface.w > 0.5),
+    );
+    out.emissive = v.emissive.rgb + v.vertex_emissive.rgb;
     return out;
 }
 
