@@ -983,3 +983,61 @@ fn a_gltf_model_s_metallic_roughness_and_emissive_factors_are_drawn() {
         "the object's roughness replaces the model's: {overridden:?}"
     );
 }
+
+/// A 64x32 picture of the whole sky: blue above the horizon, brown below,
+/// and a red band up the middle (the heading -z).
+fn sky_image() -> Vec<u8> {
+    let mut pixmap = Pixmap::new(64, 32).unwrap();
+    for y in 0..32u32 {
+        for x in 0..64u32 {
+            let color = if y >= 16 {
+                tiny_skia::Color::from_rgba8(110, 80, 50, 255)
+            } else if (29..35).contains(&x) {
+                tiny_skia::Color::from_rgba8(220, 40, 40, 255)
+            } else {
+                tiny_skia::Color::from_rgba8(60, 110, 220, 255)
+            };
+            let rect = tiny_skia::Rect::from_xywh(x as f32, y as f32, 1.0, 1.0).unwrap();
+            let paint = tiny_skia::Paint {
+                shader: tiny_skia::Shader::SolidColor(color),
+                ..Default::default()
+            };
+            pixmap.fill_rect(rect, &paint, tiny_skia::Transform::identity(), None);
+        }
+    }
+    pixmap.encode_png().unwrap()
+}
+
+// rule: H2
+#[test]
+fn a_sky_image_wraps_all_the_way_round() {
+    // Looking down -z and a little up: the red band ahead, blue sky either
+    // side, the brown ground below the horizon; turned round to +z, no
+    // red band.
+    let main = |target: &str| {
+        scene_game(
+            "width = 160, height = 100",
+            &format!(
+                r##"
+    scene:camera({{ position = vector.zero, target = {target}, fov = math.rad(60) }})
+    scene:sky({{ image = "sky.png" }})
+"##
+            ),
+        )
+    };
+    let draw = |target: &str| {
+        let dir = game(&[("main.luau", &main(target))]);
+        std::fs::write(dir.path().join("sky.png"), sky_image()).unwrap();
+        render_folder(&dir, (160, 100), 1)
+    };
+    let ahead = draw("vector.create(0, 0.3, -1)");
+    let red = |p: tiny_skia::PremultipliedColorU8| p.red() > 180 && p.blue() < 100;
+    let blue = |p: tiny_skia::PremultipliedColorU8| p.blue() > 180 && p.red() < 100;
+    assert!(red(ahead.pixel(80, 30).unwrap()), "the band ahead");
+    assert!(blue(ahead.pixel(10, 30).unwrap()), "the sky beside it");
+    let ground = ahead.pixel(80, 98).unwrap();
+    assert!(ground.red() > ground.blue(), "the ground below: {ground:?}");
+    assert_close("sky-image", &ahead);
+    let behind = draw("vector.create(0, 0.3, 1)");
+    assert!(!red(behind.pixel(80, 30).unwrap()), "no band behind");
+}

@@ -14,11 +14,11 @@ use crate::engine::{Engine, Game};
 use crate::error::Error;
 use crate::viewport::Viewport;
 
-/// Says whether `engine`'s scene draws nothing this frame: no object is
-/// visible, so the frame is the screen layer over the background.
+/// Says whether `engine`'s scene draws nothing this frame: no sky and no
+/// visible object, so the frame is the screen layer over the background.
 pub fn flat<G: Game>(engine: &Engine<G>) -> bool {
     let scene = engine.scene();
-    scene.objects().iter().all(|o| !scene.is_visible(o))
+    scene.sky.is_none() && scene.objects().iter().all(|o| !scene.is_visible(o))
 }
 
 /// Draws `engine`'s flat frame through `viewport` into `slot` (made anew

@@ -467,24 +467,45 @@ fn props_or_none(lua: &Lua, call: &str, props: Value, takes: &str) -> mlua::Resu
 
 /// `scene:sky{ top, bottom }` (or `false`, none): the gradient drawn behind
 /// every object, by the direction each pixel looks.
-fn sky(lua: &Lua, scene: &mut Scene, props: Value) -> mlua::Result<()> {
-    let Some(props) = props_or_none(lua, "sky", props, "{ top, bottom }")? else {
+fn sky(lua: &Lua, scene: &mut Scene, assets: &mut Store, props: Value) -> mlua::Result<()> {
+    let Some(props) = props_or_none(lua, "sky", props, "{ top, bottom, image }")? else {
         scene.sky = None;
         return Ok(());
     };
-    known_props(lua, "sky", &props, &["top", "bottom"])?;
+    known_props(lua, "sky", &props, &["top", "bottom", "image"])?;
+    let image = match props.raw_get::<Value>("image")? {
+        Value::Nil => None,
+        Value::String(s) => {
+            let name = args::text("an image name", &s, crate::assets::MAX_NAME)
+                .map_err(|reason| fail(lua, "sky", reason))?;
+            Some(
+                assets
+                    .image(&name)
+                    .map_err(|reason| fail(lua, "sky", format!("image: {reason}")))?,
+            )
+        }
+        _ => return Err(fail(lua, "sky", "`image` is an image file name")),
+    };
     let top: Value = props.raw_get("top")?;
-    if top.is_nil() {
-        return Err(fail(lua, "sky", "`top` is the color straight up"));
+    if top.is_nil() && image.is_none() {
+        return Err(fail(
+            lua,
+            "sky",
+            "`top` is the color straight up (or give an `image`)",
+        ));
     }
-    let top = color(lua, "sky", &top)?;
+    let top = if top.is_nil() {
+        Rgba::WHITE
+    } else {
+        color(lua, "sky", &top)?
+    };
     let bottom: Value = props.raw_get("bottom")?;
     let bottom = if bottom.is_nil() {
         top
     } else {
         color(lua, "sky", &bottom)?
     };
-    scene.sky = Some(Sky { top, bottom });
+    scene.sky = Some(Sky { top, bottom, image });
     Ok(())
 }
 
@@ -836,7 +857,8 @@ impl UserData for SceneHandle {
         });
         methods.add_method("sky", |lua, this, props: Value| {
             let scene = this.leases.scene(lua, "scene")?;
-            sky(lua, scene, props)
+            let assets = this.leases.assets(lua, "scene")?;
+            sky(lua, scene, assets, props)
         });
         methods.add_method("fog", |lua, this, props: Value| {
             let scene = this.leases.scene(lua, "scene")?;

@@ -90,8 +90,9 @@ pub struct Renderer {
     fit: Option<(usize, shadow::Fit)>,
     /// The box around this frame's opaque objects, in the world.
     opaque_box: (glam::Vec3, glam::Vec3),
-    /// Whether the scene the globals were last written for has a sky.
-    sky: bool,
+    /// Whether the scene the globals were last written for has a sky, and
+    /// its picture (an index into the uploaded textures) if it has one.
+    sky: Option<Option<u32>>,
 }
 
 impl std::fmt::Debug for Renderer {
@@ -255,7 +256,7 @@ impl Renderer {
             shadow_group,
             fit: None,
             opaque_box: (glam::Vec3::ZERO, glam::Vec3::ZERO),
-            sky: false,
+            sky: None,
             device,
             queue,
             info,

@@ -182,6 +182,9 @@ impl Renderer {
     pub fn batch(&mut self, scene: &Scene, assets: &Store) {
         self.staged.clear();
         self.opaque_box = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+        if let Some(id) = scene.sky.and_then(|s| s.image) {
+            self.texture(id, assets);
+        }
         let eye = scene.camera.pose.w_axis;
         for object in scene.objects() {
             if !scene.is_visible(object) {
@@ -315,13 +318,19 @@ impl Renderer {
     /// reload changed it) and whether it is sampled as whole pixels.
     fn object_texture(&mut self, object: &Object, assets: &Store) -> Option<(u32, bool)> {
         object.material.texture.map(|id| {
-            let generation = assets.image_generation(id);
-            if !self.textures.fresh(id.0, generation) {
-                let group = self.upload_texture(assets.image_at(id));
-                self.textures.set(id.0, generation, group);
-            }
+            self.texture(id, assets);
             (id.0, object.material.nearest)
         })
+    }
+
+    /// Uploads image `id` the first time, or again after a reload changed
+    /// it.
+    fn texture(&mut self, id: crate::assets::ImageId, assets: &Store) {
+        let generation = assets.image_generation(id);
+        if !self.textures.fresh(id.0, generation) {
+            let group = self.upload_texture(assets.image_at(id));
+            self.textures.set(id.0, generation, group);
+        }
     }
 
     /// Stages an emitter's particles: billboards, blended, unlit, each
@@ -501,10 +510,12 @@ impl Renderer {
                 .extend(0.0)
                 .into(),
         };
-        self.sky = scene.sky.is_some();
+        self.sky = scene.sky.map(|s| s.image.map(|id| id.0));
         if let Some(sky) = scene.sky {
             let (top, bottom) = (linear(sky.top), linear(sky.bottom));
-            g.sky_top = [top[0], top[1], top[2], 1.0];
+            // w: 1 for a sky of colors, 2 for a picture.
+            let kind = if sky.image.is_some() { 2.0 } else { 1.0 };
+            g.sky_top = [top[0], top[1], top[2], kind];
             g.sky_bottom = [bottom[0], bottom[1], bottom[2], 1.0];
         }
         if let Some(fog) = scene.fog {
@@ -632,7 +643,10 @@ impl Renderer {
             }),
             ..Default::default()
         });
-        if viewport.width == 0 || viewport.height == 0 || (self.staged.is_empty() && !self.sky) {
+        if viewport.width == 0
+            || viewport.height == 0
+            || (self.staged.is_empty() && self.sky.is_none())
+        {
             return;
         }
         pass.set_viewport(
@@ -645,11 +659,12 @@ impl Renderer {
         );
         pass.set_scissor_rect(viewport.x, viewport.y, viewport.width, viewport.height);
         pass.set_bind_group(0, &self.globals_group, &[]);
-        if self.sky {
+        if let Some(image) = self.sky {
             // The sky first, behind everything: one triangle over the
             // viewport, writing no depth.
             pass.set_pipeline(&self.pipelines.sky);
-            pass.set_bind_group(1, &self.white, &[]);
+            let group = image.map_or(&self.white, |i| &self.textures.get(i)[0]);
+            pass.set_bind_group(1, group, &[]);
             pass.draw(0..3, 0..1);
         }
         if self.staged.is_empty() {

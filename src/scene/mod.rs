@@ -221,6 +221,10 @@ pub struct Sky {
     pub top: Rgba,
     /// The color at the horizon and below.
     pub bottom: Rgba,
+    /// A picture of the whole sky, all the way round (equirectangular:
+    /// left to right once round, top straight up, bottom straight down),
+    /// drawn instead of the colors.
+    pub image: Option<ImageId>,
 }
 
 /// Fog: what is `near` or nearer the camera is as lit; what is `far` or

@@ -244,6 +244,13 @@ fn fs_sky(in: SkyOut) -> @location(0) vec4<f32> {
     let near = g.inverse_view_proj * vec4<f32>(in.ndc, 0.0, 1.0);
     let far = g.inverse_view_proj * vec4<f32>(in.ndc, 1.0, 1.0);
     let direction = normalize(far.xyz / far.w - near.xyz / near.w);
+    if (g.sky_top.w > 1.5) {
+        // A picture all the way round: across by the heading, from
+        // straight up at its top to straight down at its bottom.
+        let u = atan2(direction.x, -direction.z) / 6.2831853 + 0.5;
+        let v = acos(clamp(direction.y, -1.0, 1.0)) / 3.14159265;
+        return vec4<f32>(textureSampleLevel(base_texture, base_sampler, vec2<f32>(u, v), 0.0).rgb, 1.0);
+    }
     let t = clamp(direction.y, 0.0, 1.0);
     return vec4<f32>(mix(g.sky_bottom.rgb, g.sky_top.rgb, t), 1.0);
 }
