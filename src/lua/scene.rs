@@ -465,7 +465,7 @@ fn props_or_none(lua: &Lua, call: &str, props: Value, takes: &str) -> mlua::Resu
     }
 }
 
-/// `scene:sky{ top, bottom }` (or `false`, none): the gradient drawn behind
+/// `scene:sky{ top, bottom, image }` (or `false`, none): the gradient (or picture) drawn behind
 /// every object, by the direction each pixel looks.
 fn sky(lua: &Lua, scene: &mut Scene, assets: &mut Store, props: Value) -> mlua::Result<()> {
     let Some(props) = props_or_none(lua, "sky", props, "{ top, bottom, image }")? else {

@@ -189,11 +189,11 @@ fn misbehaving_renders_get_one_line_and_the_state_still_advances() {
         ),
         (
             "scene:sky({ top = 'blue', bottm = 'red' })",
-            "7: scene:sky: no property `bottm` (it takes top, bottom)",
+            "7: scene:sky: no property `bottm` (it takes top, bottom, image)",
         ),
         (
             "scene:sky(3)",
-            "7: scene:sky: takes { top, bottom }, or false for none, not a number",
+            "7: scene:sky: takes { top, bottom, image }, or false for none, not a number",
         ),
         (
             "while true do end",
