@@ -458,3 +458,33 @@ fn a_wrong_emitter_is_named_at_its_line() {
         );
     }
 }
+
+// rule: H18, H10
+#[test]
+fn particles_past_a_frame_s_bound_are_left_out_and_said_once() {
+    let main = r##"
+return {
+  config = { width = 64, height = 48 },
+  render = function(state, scene, screen)
+    for i = 1, 3 do
+      scene:object(`e{i}`, { particles = { count = 100000, lifetime = 1, time = 5, size = 0.01 } })
+    end
+  end,
+}
+"##;
+    let dir = game(&[("main.luau", main)]);
+    let out = common::moonloop(
+        &[
+            "run",
+            ".",
+            "--headless",
+            "--frames",
+            "3",
+            "--record",
+            "frames",
+        ],
+        dir.path(),
+    );
+    let said = "scene: more than 250000 particles in a frame; the renderer draws the first 250000";
+    assert_eq!(out.stderr.matches(said).count(), 1, "{}", out.stderr);
+}

@@ -82,6 +82,9 @@ pub struct Renderer {
     warnings: Vec<String>,
     told_lights: bool,
     told_shadows: bool,
+    told_particles: bool,
+    /// Particles staged this frame, all emitters together.
+    particles: usize,
     /// The shadow map, the globals alone for the pass that draws it, and
     /// this frame's fit of it (with the index of the light that casts),
     /// when a light casts shadows.
@@ -252,6 +255,8 @@ impl Renderer {
             warnings: Vec::new(),
             told_lights: false,
             told_shadows: false,
+            told_particles: false,
+            particles: 0,
             shadow_map,
             shadow_group,
             fit: None,

@@ -19,7 +19,7 @@ use super::{MAX_DIRECTIONAL, MAX_POINT, Renderer, Target, Vertex, linear, textur
 use crate::assets::Store;
 use crate::assets::gltf::Wrap;
 use crate::color::Rgba;
-use crate::scene::particles::Emitter;
+use crate::scene::particles::{Emitter, MAX_FRAME_PARTICLES};
 use crate::scene::{Light, Mesh, Object, Projection, Scene};
 use crate::viewport::Viewport;
 
@@ -181,6 +181,7 @@ impl Renderer {
     /// those are uploaded it allocates nothing: batches name them by index.
     pub fn batch(&mut self, scene: &Scene, assets: &Store) {
         self.staged.clear();
+        self.particles = 0;
         self.opaque_box = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
         if let Some(id) = scene.sky.and_then(|s| s.image) {
             self.texture(id, assets);
@@ -346,7 +347,14 @@ impl Renderer {
         let tint = object.material.color;
         let world = object.world;
         let staged = &mut self.staged;
+        let drawn = &mut self.particles;
+        let mut over = false;
         emitter.each(|p| {
+            if *drawn >= MAX_FRAME_PARTICLES {
+                over = true;
+                return;
+            }
+            *drawn += 1;
             let at = world.transform_point3(p.position);
             let c = linear(Rgba {
                 r: p.color.r * tint.r,
@@ -376,6 +384,12 @@ impl Renderer {
                 instance,
             });
         });
+        if over && !self.told_particles {
+            self.told_particles = true;
+            self.warnings.push(format!(
+                "scene: more than {MAX_FRAME_PARTICLES} particles in a frame; the renderer draws the first {MAX_FRAME_PARTICLES}"
+            ));
+        }
     }
 
     /// Writes the batched instances into the instance buffer.

@@ -16,6 +16,10 @@ use crate::color::Rgba;
 /// The most particles one emitter keeps alive.
 pub const MAX_PARTICLES: u32 = 100_000;
 
+/// The most particles a frame draws, all emitters together (the rest are
+/// left out, and that is said once).
+pub const MAX_FRAME_PARTICLES: usize = 250_000;
+
 /// An emitter, as `render` posed it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Emitter {
@@ -67,6 +71,10 @@ impl Emitter {
             return;
         }
         let last = last as u64;
+        // However far apart rounding puts the two ends (a lifetime of
+        // 1e-30 makes the rate 1e32, where f64 steps by 1e16), no more
+        // than `count` are alive.
+        let first = first.max(last.saturating_sub(u64::from(self.count)));
         let axis = self.direction.normalize_or(Vec3::Y);
         // A turn from +y to the emitter's direction, for the cone.
         let to_axis = Quat::from_rotation_arc(Vec3::Y, axis);
@@ -167,6 +175,24 @@ mod tests {
         // second) have come back below where they started.
         let fallen = all(&fountain(10.0)).first().unwrap().position.y;
         assert!(fallen < 0.0, "{fallen}");
+    }
+
+    #[test]
+    fn rates_past_float_precision_stay_bounded() {
+        // A lifetime of 1e-30 would otherwise walk 1e16 particles a frame.
+        for (lifetime, time) in [
+            (1e-30, 1.0),
+            (1e-30, 1e30),
+            (1.0, 1e30),
+            (f32::MAX, f32::MAX),
+        ] {
+            let mut e = fountain(time);
+            e.lifetime = lifetime;
+            e.count = MAX_PARTICLES;
+            let mut n = 0u64;
+            e.each(|_| n += 1);
+            assert!(n <= u64::from(MAX_PARTICLES) + 1, "{lifetime} {time}: {n}");
+        }
     }
 
     #[test]
