@@ -830,3 +830,43 @@ fn a_step_past_the_memory_cap_says_so_at_the_author_s_line() {
         "{err}"
     );
 }
+
+// rule: P4
+#[test]
+fn speeds_within_the_documented_bound_are_kept_and_fast_bodies_stop_at_thin_walls() {
+    // rapier capped every body at 400 meters a second (20,000 pixels at the
+    // default scale) without a word; the docs bound velocities at
+    // 10,000,000. And a body 10,000 pixels a step from a 4-pixel wall
+    // stops at it, `bullet` or not: contacts are predicted from velocity.
+    let main = r#"
+local physics = require("@moonloop/physics")
+return {
+	init = function()
+		local world = physics.world({ gravity = { x = 0, y = 0 } })
+		world = physics.add(world, "fast", physics.body({ x = 0, y = 0, vx = 60000, shape = physics.circle(4) }))
+		world = physics.add(world, "bullet", physics.body({ x = 0, y = 100, vx = 600000, bullet = true, shape = physics.circle(4) }))
+		world = physics.add(world, "plain", physics.body({ x = 0, y = 200, vx = 600000, shape = physics.circle(4) }))
+		world = physics.add(world, "wall1", physics.body({ kind = "fixed", x = 5000, y = 100, shape = physics.box(4, 60) }))
+		world = physics.add(world, "wall2", physics.body({ kind = "fixed", x = 5000, y = 200, shape = physics.box(4, 60) }))
+		return { world = world }
+	end,
+	update = function(state, input, dt)
+		return { world = physics.step(state.world, dt, {}) }
+	end,
+}
+"#;
+    let tests = r#"
+test("speeds are kept and walls hold", function()
+	local e = engine.new({ clock = "constant:1/60" })
+	e:advance(3)
+	local b = e.state.world.bodies
+	expect(b.fast.vx).equals(60000)
+	expect(b.fast.x).near(3000, 0.01)
+	expect(b.bullet.x < 5000).is_true()
+	expect(b.plain.x < 5000).is_true()
+end)
+"#;
+    let dir = game(&[("main.luau", main), ("tests/speed.luau", tests)]);
+    let out = moonloop(&["test", "."], dir.path());
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+}

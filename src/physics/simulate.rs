@@ -73,6 +73,11 @@ fn build(read: &read::World, dt: f64) -> Result<Built, Refusal> {
     world.gravity = v(read.gravity[0], read.gravity[1]);
     world.integration_parameters.dt = dt as f32;
     world.integration_parameters.length_unit = read.scale as f32;
+    // rapier caps a body's speed at 400 meters a second (20,000 pixels at
+    // the default scale) without a word; the bound the docs give for
+    // velocities is MAX_COORDINATE, refused by name when a body is read.
+    world.integration_parameters.normalized_max_linear_velocity =
+        (super::fields::MAX_COORDINATE / read.scale) as f32;
     let mut bodies = Vec::with_capacity(read.bodies.len());
     let mut owner = Vec::with_capacity(read.bodies.len());
     for (i, body) in read.bodies.iter().enumerate() {
