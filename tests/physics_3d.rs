@@ -483,3 +483,41 @@ fn the_crates_example_throws_alike_under_every_clock() {
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     assert!(out.stdout.contains("all 4 clocks agree"), "{}", out.stdout);
 }
+
+// rule: P10, T1
+#[test]
+fn strict_code_reads_a_3d_body_s_place_without_or_0_and_blends_its_rotation() {
+    // A body in a world always has x, y and z (a step writes them):
+    // physics.Body3 says so, so strict code needs no `or 0`; what
+    // physics.body takes may leave them out. interpolate.slerp takes the
+    // keyed rotations a 3D world holds.
+    let main = r#"--!strict
+local physics = require("@moonloop/physics")
+local blend = require("@moonloop/interpolate")
+
+local function init(): { world: physics.World3 }
+	local world = physics.world3d({ gravity = { x = 0, y = -9.8, z = 0 } })
+	world = physics.add(world, "ball", physics.body({ y = 2, shape = physics.ball(0.5) }))
+	return { world = world }
+end
+
+local function update(state: { world: physics.World3 }, input: Input, dt: number): { world: physics.World3 }
+	return { world = physics.step(state.world, dt, {}) }
+end
+
+local function render(state: { world: physics.World3 }, scene: Scene, screen: Screen)
+	local ball: physics.Body3 = state.world.bodies.ball
+	local height: number = ball.y + 1
+	local turn = blend.slerp(ball.rotation or { x = 0, y = 0, z = 0, w = 1 }, { x = 0, y = 0, z = 0, w = 1 }, 0.5)
+	scene:object("ball", { mesh = "sphere", position = vector.create(ball.x, height - 1, ball.z), rotation = turn })
+end
+
+local game: Game<{ world: physics.World3 }> = { init = init, update = update, render = render }
+return game
+"#;
+    let dir = game(&[("main.luau", main)]);
+    let out = moonloop(&["check", "."], dir.path());
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let ran = moonloop(&["run", ".", "--headless", "--frames", "10"], dir.path());
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+}
