@@ -870,3 +870,74 @@ end)
     let out = moonloop(&["test", "."], dir.path());
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
 }
+
+// rule: P2
+#[test]
+fn a_contact_that_begins_says_where_which_way_and_how_hard() {
+    // A ball dropped onto a floor: its `began` event has the point on the
+    // ball's surface where they met, the normal from the ball (a) to the
+    // floor (b), down the screen, and an impulse that grows with the
+    // drop. A sensor's has none.
+    let main = r#"
+local physics = require("@moonloop/physics")
+local function drop(height)
+	local world = physics.world({ gravity = { x = 0, y = 600 } })
+	world = physics.add(world, "ball", physics.body({ x = 100, y = 200 - height, shape = physics.circle(10) }))
+	world = physics.add(world, "floor", physics.body({ kind = "fixed", x = 100, y = 220, shape = physics.box(400, 20) }))
+	world = physics.add(world, "zone", physics.body({ kind = "fixed", sensor = true, x = 100, y = 150, shape = physics.box(400, 10) }))
+	return world
+end
+return {
+	init = function()
+		return { low = drop(20), high = drop(150) }
+	end,
+	update = function(state, input, dt)
+		return { low = physics.step(state.low, dt, {}), high = physics.step(state.high, dt, {}) }
+	end,
+}
+"#;
+    let tests = r#"
+local function first_hit(e, which)
+	for _ = 1, 240 do
+		e:advance(1)
+		for _, event in e.state[which].events do
+			if event.kind == "began" and event.b == "floor" then
+				return event
+			end
+		end
+	end
+	error("no hit")
+end
+
+test("a hit says where, which way and how hard", function()
+	local low = first_hit(engine.new({ clock = "constant:1/60" }), "low")
+	expect(low.point.x).near(100, 0.5)
+	expect(low.point.y).near(210, 1)
+	expect(low.normal.x).near(0, 1e-4)
+	expect(low.normal.y).near(1, 1e-4)
+	expect(low.point.z).equals(nil)
+	local high = first_hit(engine.new({ clock = "constant:1/60" }), "high")
+	expect(low.impulse > 0).is_true()
+	expect(high.impulse > 2 * low.impulse).is_true()
+end)
+
+test("a sensor's contact has no point", function()
+	local e = engine.new({ clock = "constant:1/60" })
+	for _ = 1, 240 do
+		e:advance(1)
+		for _, event in e.state.high.events do
+			if event.kind == "began" and event.b == "zone" then
+				expect(event.point).equals(nil)
+				expect(event.impulse).equals(nil)
+				return
+			end
+		end
+	end
+	error("the ball never passed the zone")
+end)
+"#;
+    let dir = game(&[("main.luau", main), ("tests/hits.luau", tests)]);
+    let out = moonloop(&["test", "."], dir.path());
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("2 passed, 0 failed"), "{}", out.stdout);
+}

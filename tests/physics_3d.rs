@@ -521,3 +521,44 @@ return game
     let ran = moonloop(&["run", ".", "--headless", "--frames", "10"], dir.path());
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
 }
+
+// rule: P2, P10
+#[test]
+fn a_3d_contact_that_begins_says_where_which_way_and_how_hard() {
+    let main = r#"
+local physics = require("@moonloop/physics")
+return {
+	init = function()
+		local world = physics.world3d({ gravity = { x = 0, y = -9.8, z = 0 } })
+		world = physics.add(world, "ball", physics.body({ x = 1, y = 3, z = 2, shape = physics.ball(0.5) }))
+		world = physics.add(world, "floor", physics.body({ kind = "fixed", y = -0.5, shape = physics.cuboid(10, 1, 10) }))
+		return { world = world }
+	end,
+	update = function(state, input, dt)
+		return { world = physics.step(state.world, dt, {}) }
+	end,
+}
+"#;
+    let tests = r#"
+test("a 3D hit says where, which way and how hard", function()
+	local e = engine.new({ clock = "constant:1/60" })
+	for _ = 1, 240 do
+		e:advance(1)
+		for _, event in e.state.world.events do
+			if event.kind == "began" then
+				expect(event.point.x).near(1, 0.05)
+				expect(event.point.y).near(0, 0.05)
+				expect(event.point.z).near(2, 0.05)
+				expect(event.normal.y).near(-1, 1e-4)
+				expect(event.impulse > 0).is_true()
+				return
+			end
+		end
+	end
+	error("no hit")
+end)
+"#;
+    let dir = game(&[("main.luau", main), ("tests/hits.luau", tests)]);
+    let out = moonloop(&["test", "."], dir.path());
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+}

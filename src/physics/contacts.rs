@@ -12,6 +12,25 @@ use super::fields::{Id, id_of, text};
 use super::write::Keys;
 use crate::Refusal;
 
+/// Where and how hard two bodies met in the step their contact began: a
+/// point on the first body's surface, the unit normal from the first
+/// body to the second, and the total impulse along it. z is 0 in 2D.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Contact {
+    pub point: [f32; 3],
+    pub normal: [f32; 3],
+    pub impulse: f32,
+}
+
+/// The bytes one event takes in the buffer `PAIRS` reads: kind and the
+/// two bodies (three u32s), whether it has a contact (u32), then the
+/// contact's point, normal and impulse (seven f32s).
+pub const EVENT_BYTES: usize = 44;
+
+/// The pairs whose contact began in a step, sorted, with where and how
+/// hard they met.
+pub type Began = [((usize, usize), Contact)];
+
 /// Pairs touching after a step, sorted, each with where its table is in
 /// the world's `touching` list (counted from 1) where that table names
 /// the lower body first (as a step writes it): a pair still touching
@@ -101,10 +120,10 @@ fn together(
 /// its `touching` would give them.
 pub fn next_world(
     lua: &Lua,
-    keys: &Keys,
+    (keys, three): (&Keys, bool),
     old: &Table,
     (bodies, steps): (Table, f64),
-    (before, now): (Touching, Vec<(usize, usize)>),
+    (before, now, contacts): (Touching, Vec<(usize, usize)>, &Began),
     ids: impl FnOnce() -> mlua::Result<Table>,
 ) -> mlua::Result<(Table, Touching)> {
     let k = |name| keys.get(name);
@@ -130,10 +149,31 @@ pub fn next_world(
     let mut count = 0i32;
     together(&before.pairs, &now, |(a, b), was, is| {
         let slot = was.and_then(|i| before.slots[i]);
-        let event = |kind: u32| [kind, a as u32 + 1, b as u32 + 1].map(u32::to_le_bytes);
+        let event = |out: &mut Vec<u8>, kind: u32, contact: Option<&Contact>| {
+            let head = [
+                kind,
+                a as u32 + 1,
+                b as u32 + 1,
+                u32::from(contact.is_some()),
+            ];
+            out.extend(head.iter().flat_map(|v| v.to_le_bytes()));
+            let c = contact.copied().unwrap_or_default();
+            let tail = [c.point, c.normal].concat();
+            out.extend(
+                tail.iter()
+                    .chain([&c.impulse])
+                    .flat_map(|v| v.to_le_bytes()),
+            );
+        };
         match (was, is) {
-            (Some(_), false) => ended.extend(event(0).concat()),
-            (None, true) => began.extend(event(1).concat()),
+            (Some(_), false) => event(&mut ended, 0, None),
+            (None, true) => {
+                let contact = contacts
+                    .binary_search_by_key(&(a, b), |(pair, _)| *pair)
+                    .ok()
+                    .map(|i| &contacts[i].1);
+                event(&mut began, 1, contact);
+            }
             _ => {}
         }
         if is {
@@ -145,7 +185,7 @@ pub fn next_world(
         }
     });
     // A pair that began is event `ended + k`, where `-k` is its order.
-    let gone = i32::try_from(ended.len() / 12).map_err(mlua::Error::external)?;
+    let gone = i32::try_from(ended.len() / EVENT_BYTES).map_err(mlua::Error::external)?;
     for at in order.chunks_exact_mut(4) {
         let k = i32::from_le_bytes(at.try_into().expect("four bytes"));
         if k < 0 {
@@ -153,7 +193,7 @@ pub fn next_world(
         }
     }
     ended.append(&mut began);
-    let events = ended.len() / 12;
+    let events = ended.len() / EVENT_BYTES;
     let (list, happened): (Table, Table) = keys.pairs.call((
         listed,
         ids()?,
@@ -162,6 +202,7 @@ pub fn next_world(
         now.len(),
         lua.create_buffer(ended)?,
         events,
+        three,
     ))?;
     world.raw_set(k("touching"), list)?;
     world.raw_set(k("events"), happened)?;
@@ -257,6 +298,57 @@ macro_rules! touch_changes {
                 }
 
                 fn handle_soft_body_tear_event(&self, _: &SoftBodySet, _: &SoftBodyTearEvent) {}
+            }
+
+            /// Where and how hard each pair in `now` but not in `before`
+            /// (both sorted) met: the pairs whose contact began, by body,
+            /// sorted; a sensor's has none.
+            pub fn began(
+                world: &PhysicsWorld,
+                bodies: &[RigidBodyHandle],
+                before: &[(usize, usize)],
+                now: &[(usize, usize)],
+            ) -> Vec<((usize, usize), crate::physics::contacts::Contact)> {
+                let mut out = Vec::new();
+                let mut old = before.iter().peekable();
+                for &(a, b) in now {
+                    while old.next_if(|&&p| p < (a, b)).is_some() {}
+                    if old.next_if(|&&p| p == (a, b)).is_some() {
+                        continue;
+                    }
+                    let collider = |i: usize| world.bodies[bodies[i]].colliders().first().copied();
+                    let (Some(ca), Some(cb)) = (collider(a), collider(b)) else {
+                        continue;
+                    };
+                    let Some(pair) = world.narrow_phase.contact_pair(ca, cb) else {
+                        continue;
+                    };
+                    // rapier's normal points from its first collider to
+                    // its second: turned round when that is body b.
+                    let flip = if pair.collider1 == ca { 1.0 } else { -1.0 };
+                    let first = &world.colliders[pair.collider1];
+                    let mut contact = crate::physics::contacts::Contact::default();
+                    let mut found = false;
+                    for manifold in pair.manifolds() {
+                        for point in &manifold.points {
+                            contact.impulse += point.data.impulse;
+                            if !found {
+                                found = true;
+                                let p = first.position().transform_point(point.local_p1);
+                                let n = manifold.data.normal * flip;
+                                let (p, n) = (p.to_array(), n.to_array());
+                                for k in 0..p.len() {
+                                    contact.point[k] = p[k];
+                                    contact.normal[k] = n[k];
+                                }
+                            }
+                        }
+                    }
+                    if found {
+                        out.push(((a, b), contact));
+                    }
+                }
+                out
             }
 
             /// Every pair `world` has that touches, by body, sorted.

@@ -17,6 +17,8 @@ pub struct Stepped {
     pub motions: Vec<[f64; 6]>,
     /// Pairs (by index, lower first) touching in this step, sorted.
     pub touching: Vec<(usize, usize)>,
+    /// Where and how hard the pairs whose contact began this step met.
+    pub began: Vec<((usize, usize), crate::physics::contacts::Contact)>,
     /// Whether each body that walked this step stands on something (P7).
     pub grounded: Vec<Option<bool>>,
     /// The step took no time: the commands applied, nothing moved, the
@@ -251,6 +253,7 @@ pub fn step(
         let stepped = Stepped {
             motions,
             touching: read.touching.pairs.clone(),
+            began: Vec::new(),
             grounded,
             timeless,
         };
@@ -260,9 +263,11 @@ pub fn step(
     let changes = changes.0.into_inner().unwrap_or_default();
     let touching = crate::physics::contacts::after(before, changes, &built.owner);
     debug_assert_eq!(touching, touch::scanned(&built.world, &built.owner));
+    let began = touch::began(&built.world, &built.bodies, before, &touching);
     let stepped = Stepped {
         motions,
         touching,
+        began,
         grounded,
         timeless,
     };

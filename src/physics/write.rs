@@ -27,17 +27,28 @@ pub(super) struct Keys {
 /// (`contacts::next_world`): entry `i` of the list is the old list's
 /// entry `k` where `order` holds `k` > 0 at `i`, else the pair of event
 /// `-k`; event `j` is kind (0 ended, 1 began) then its two bodies'
-/// places in `ids`, three u32s at `12 (j - 1)` of `happened`.
+/// places in `ids`, three u32s at `44 (j - 1)` of `happened`, then whether
+/// a contact follows and its point, normal and impulse
+/// ([`contacts::EVENT_BYTES`]); `three` says whether they have a z.
 const PAIRS: &str = r#"
 local _ = ...
 local i32, u32 = buffer.readi32, buffer.readu32
-return function(old, ids, bodies, order, n, happened, m)
+local f32 = buffer.readf32
+return function(old, ids, bodies, order, n, happened, m, three)
 	local events = table.create(m)
 	for j = 1, m do
-		local at = (j - 1) * 12
+		local at = (j - 1) * 44
 		local a, b = ids[u32(happened, at + 4)], ids[u32(happened, at + 8)]
 		local kind = if u32(happened, at) == 1 then "began" else "ended"
-		events[j] = { kind = kind, a = a, b = b, a_data = bodies[a].data, b_data = bodies[b].data }
+		local event = { kind = kind, a = a, b = b, a_data = bodies[a].data, b_data = bodies[b].data }
+		if u32(happened, at + 12) == 1 then
+			local x, y, z = f32(happened, at + 16), f32(happened, at + 20), f32(happened, at + 24)
+			local nx, ny, nz = f32(happened, at + 28), f32(happened, at + 32), f32(happened, at + 36)
+			event.point = if three then { x = x, y = y, z = z } else { x = x, y = y }
+			event.normal = if three then { x = nx, y = ny, z = nz } else { x = nx, y = ny }
+			event.impulse = f32(happened, at + 40)
+		end
+		events[j] = event
 	end
 	local list = table.create(n)
 	for i = 1, n do
@@ -105,7 +116,7 @@ pub(super) fn after<'a>(
     (old, three): (&Table, bool),
     (id, count): (impl Fn(usize) -> &'a Value, usize),
     rest: Rest<'_>,
-    stepped: (Vec<(usize, usize)>, bool),
+    stepped: (Vec<(usize, usize)>, bool, &contacts::Began),
 ) -> mlua::Result<Table> {
     let keys = Keys::of(lua)?;
     // A world made by hand may have no `bodies` (it reads as none).
@@ -125,16 +136,16 @@ pub(super) fn after<'a>(
     if !moved.is_empty() {
         bodies = moved.write(lua, (bodies, list(rest.ids)?), &keys.fields, three)?;
     }
-    let (now, timeless) = stepped;
+    let (now, timeless, began) = stepped;
     // A step of no time counts none (P2).
     *rest.steps += if timeless { 0.0 } else { 1.0 };
     let before = std::mem::take(rest.touching);
     let (world, touching) = contacts::next_world(
         lua,
-        &keys,
+        (&keys, three),
         old,
         (bodies, *rest.steps),
-        (before, now),
+        (before, now, began),
         || list(rest.ids),
     )?;
     *rest.touching = touching;
@@ -183,7 +194,7 @@ pub(super) fn world(
         (old, false),
         (|i| &read.bodies[i].id, read.bodies.len()),
         rest,
-        (stepped.touching, stepped.timeless),
+        (stepped.touching, stepped.timeless, &stepped.began),
     )?;
     Ok((world, read))
 }

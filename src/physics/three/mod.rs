@@ -163,7 +163,7 @@ fn write(
         (old, true),
         (|i| &read.bodies[i].id, read.bodies.len()),
         rest,
-        (stepped.touching, stepped.timeless),
+        (stepped.touching, stepped.timeless, &stepped.began),
     )?;
     Ok((world, read))
 }
