@@ -250,17 +250,16 @@ fn ten_thousand_cubes_draw_instanced() {
     assert_close("cubes-10000", &render(&main, (160, 120), 1));
 }
 
-/// A `size` x `size` PNG of squares alternating between two colors.
-fn checker(size: u32, a: tiny_skia::Color, b: tiny_skia::Color) -> Vec<u8> {
-    let mut pixmap = Pixmap::new(size, size).unwrap();
-    for y in 0..size {
-        for x in 0..size {
-            let color = if (x + y) % 2 == 0 { a } else { b };
+/// A `width` x `height` PNG whose pixel at (x, y) is `color(x, y)`.
+fn painted(width: u32, height: u32, color: impl Fn(u32, u32) -> tiny_skia::Color) -> Vec<u8> {
+    let mut pixmap = Pixmap::new(width, height).unwrap();
+    for y in 0..height {
+        for x in 0..width {
             let rect = tiny_skia::Rect::from_xywh(x as f32, y as f32, 1.0, 1.0).unwrap();
             pixmap.fill_rect(
                 rect,
                 &tiny_skia::Paint {
-                    shader: tiny_skia::Shader::SolidColor(color),
+                    shader: tiny_skia::Shader::SolidColor(color(x, y)),
                     ..Default::default()
                 },
                 tiny_skia::Transform::identity(),
@@ -269,6 +268,11 @@ fn checker(size: u32, a: tiny_skia::Color, b: tiny_skia::Color) -> Vec<u8> {
         }
     }
     pixmap.encode_png().unwrap()
+}
+
+/// A `size` x `size` PNG of squares alternating between two colors.
+fn checker(size: u32, a: tiny_skia::Color, b: tiny_skia::Color) -> Vec<u8> {
+    painted(size, size, |x, y| if (x + y) % 2 == 0 { a } else { b })
 }
 
 // rule: H2
@@ -987,25 +991,15 @@ fn a_gltf_model_s_metallic_roughness_and_emissive_factors_are_drawn() {
 /// A 64x32 picture of the whole sky: blue above the horizon, brown below,
 /// and a red band up the middle (the heading -z).
 fn sky_image() -> Vec<u8> {
-    let mut pixmap = Pixmap::new(64, 32).unwrap();
-    for y in 0..32u32 {
-        for x in 0..64u32 {
-            let color = if y >= 16 {
-                tiny_skia::Color::from_rgba8(110, 80, 50, 255)
-            } else if (29..35).contains(&x) {
-                tiny_skia::Color::from_rgba8(220, 40, 40, 255)
-            } else {
-                tiny_skia::Color::from_rgba8(60, 110, 220, 255)
-            };
-            let rect = tiny_skia::Rect::from_xywh(x as f32, y as f32, 1.0, 1.0).unwrap();
-            let paint = tiny_skia::Paint {
-                shader: tiny_skia::Shader::SolidColor(color),
-                ..Default::default()
-            };
-            pixmap.fill_rect(rect, &paint, tiny_skia::Transform::identity(), None);
+    painted(64, 32, |x, y| {
+        if y >= 16 {
+            tiny_skia::Color::from_rgba8(110, 80, 50, 255)
+        } else if (29..35).contains(&x) {
+            tiny_skia::Color::from_rgba8(220, 40, 40, 255)
+        } else {
+            tiny_skia::Color::from_rgba8(60, 110, 220, 255)
         }
-    }
-    pixmap.encode_png().unwrap()
+    })
 }
 
 // rule: H2

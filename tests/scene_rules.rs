@@ -258,18 +258,7 @@ return {
 }
 "##;
     let dir = game(&[("main.luau", suns)]);
-    let out = common::moonloop(
-        &[
-            "run",
-            ".",
-            "--headless",
-            "--frames",
-            "5",
-            "--record",
-            "frames",
-        ],
-        dir.path(),
-    );
+    let out = drawn_run(dir.path(), 5, "frames");
     let said = "scene: 2 directional lights cast shadows; the renderer draws the first one's (give the others `shadows = false`)";
     assert_eq!(out.stderr.matches(said).count(), 1, "{}", out.stderr);
     // With the second turned off, nothing is said.
@@ -278,18 +267,7 @@ return {
         "vector.create(1, -1, 0), shadows = false }",
     );
     std::fs::write(dir.path().join("main.luau"), one).unwrap();
-    let out = common::moonloop(
-        &[
-            "run",
-            ".",
-            "--headless",
-            "--frames",
-            "5",
-            "--record",
-            "frames2",
-        ],
-        dir.path(),
-    );
+    let out = drawn_run(dir.path(), 5, "frames2");
     assert_eq!(
         (out.code, out.stderr.contains("shadows")),
         (0, false),
@@ -330,18 +308,7 @@ return {
         1,
     );
     let dir = game(&[("main.luau", main), ("m.gltf", &model)]);
-    let out = common::moonloop(
-        &[
-            "run",
-            ".",
-            "--headless",
-            "--frames",
-            "5",
-            "--record",
-            "frames",
-        ],
-        dir.path(),
-    );
+    let out = drawn_run(dir.path(), 5, "frames");
     let note = "moonloop: note: `m.gltf` uses the glTF extension KHR_draco_mesh_compression, which the host does not support";
     assert_eq!(out.stderr.matches(note).count(), 1, "{}", out.stderr);
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -350,10 +317,7 @@ return {
 // rule: H17
 #[test]
 fn a_wrong_animation_is_named_at_its_line() {
-    let arm = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/assets/arm.gltf"),
-    )
-    .unwrap();
+    let arm = arm_gltf();
     let cases = [
         (
             r#"{ mesh = "arm.gltf", animation = { name = "wave", time = 0 } }"#,
@@ -380,30 +344,16 @@ fn a_wrong_animation_is_named_at_its_line() {
             "`animation` is { name = clip, time = seconds }, or false for none",
         ),
     ];
+    let files = [("arm.gltf", arm), ("tri.gltf", triangle_gltf())];
     for (props, said) in cases {
-        let main = format!(
-            "return {{\n  render = function(state, scene, screen)\n    scene:object(\"a\", {props})\n  end,\n}}\n"
-        );
-        let dir = game(&[
-            ("main.luau", &main),
-            ("arm.gltf", &arm),
-            ("tri.gltf", &triangle_gltf()),
-        ]);
-        let err = engine(dir.path()).advance(1).unwrap_err().to_string();
-        assert!(
-            err.contains("main.luau:3:") && err.contains(said),
-            "{props}: {err}"
-        );
+        refused_at_line_3(&format!("scene:object(\"a\", {props})"), &files, said);
     }
 }
 
 // rule: H17
 #[test]
 fn a_posed_model_is_picked_where_it_is_drawn() {
-    let arm = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/assets/arm.gltf"),
-    )
-    .unwrap();
+    let arm = arm_gltf();
     // As the picture test draws it (tests/images/scene/skinned-arm.png):
     // the arm at x = 2.6 bent a right angle, its forearm lying left.
     let main = r##"
@@ -447,14 +397,10 @@ fn a_wrong_emitter_is_named_at_its_line() {
         ("\"fire\"", "`particles` is { count, lifetime"),
     ];
     for (props, said) in cases {
-        let main = format!(
-            "return {{\n  render = function(state, scene, screen)\n    scene:object(\"e\", {{ particles = {props} }})\n  end,\n}}\n"
-        );
-        let dir = game(&[("main.luau", &main)]);
-        let err = engine(dir.path()).advance(1).unwrap_err().to_string();
-        assert!(
-            err.contains("main.luau:3:") && err.contains(said),
-            "{props}: {err}"
+        refused_at_line_3(
+            &format!("scene:object(\"e\", {{ particles = {props} }})"),
+            &[],
+            said,
         );
     }
 }
@@ -473,18 +419,49 @@ return {
 }
 "##;
     let dir = game(&[("main.luau", main)]);
-    let out = common::moonloop(
+    let out = drawn_run(dir.path(), 3, "frames");
+    let said = "scene: more than 250000 particles in a frame; the renderer draws the first 250000";
+    assert_eq!(out.stderr.matches(said).count(), 1, "{}", out.stderr);
+}
+
+/// Runs the game in `dir` headless for `frames` frames, drawing each (a
+/// recording into `to`): what the renderer says is in its stderr.
+fn drawn_run(dir: &std::path::Path, frames: u32, to: &str) -> common::Outcome {
+    let frames = frames.to_string();
+    common::moonloop(
         &[
             "run",
             ".",
             "--headless",
             "--frames",
-            "3",
+            &frames,
             "--record",
-            "frames",
+            to,
         ],
-        dir.path(),
+        dir,
+    )
+}
+
+/// docs/assets/arm.gltf: a skinned arm with the clips bend and hop.
+fn arm_gltf() -> String {
+    std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/assets/arm.gltf"),
+    )
+    .unwrap()
+}
+
+/// Runs a game whose `render` makes the one call `call` (on its line 3),
+/// beside `files`, and checks that its first frame fails there saying
+/// `said`.
+fn refused_at_line_3(call: &str, files: &[(&str, String)], said: &str) {
+    let main =
+        format!("return {{\n  render = function(state, scene, screen)\n    {call}\n  end,\n}}\n");
+    let mut all: Vec<(&str, &str)> = vec![("main.luau", &main)];
+    all.extend(files.iter().map(|(name, text)| (*name, text.as_str())));
+    let dir = game(&all);
+    let err = engine(dir.path()).advance(1).unwrap_err().to_string();
+    assert!(
+        err.contains("main.luau:3:") && err.contains(said),
+        "{call}: {err}"
     );
-    let said = "scene: more than 250000 particles in a frame; the renderer draws the first 250000";
-    assert_eq!(out.stderr.matches(said).count(), 1, "{}", out.stderr);
 }

@@ -18,10 +18,10 @@ The forearm is orange (COLOR_0), the upper arm blue. No normals: the host
 gives each triangle its own, posed.
 """
 
-import base64
 import json
-import struct
 import sys
+
+from gltf_buffer import Buffer
 
 RINGS = [0.0, 0.5, 1.0, 1.5, 2.0]
 HALF = 0.2
@@ -56,42 +56,25 @@ def main(out):
     indices += [0, 1, 2, 0, 2, 3]
     indices += [top, top + 3, top + 2, top, top + 2, top + 1]
 
-    buf = bytearray()
-    views, accessors = [], []
+    buf = Buffer()
+    add = buf.add
 
-    def add(data, fmt, count, kind, component, extra=None):
-        while len(buf) % 4:
-            buf.append(0)
-        offset = len(buf)
-        for d in data:
-            buf.extend(struct.pack(fmt, *d) if isinstance(d, tuple) else struct.pack(fmt, d))
-        views.append({"buffer": 0, "byteOffset": offset, "byteLength": len(buf) - offset})
-        accessor = {"bufferView": len(views) - 1, "componentType": component, "count": count, "type": kind}
-        accessor.update(extra or {})
-        accessors.append(accessor)
-        return len(accessors) - 1
-
-    pos = add(positions, "<3f", len(positions), "VEC3", 5126, {
+    pos = add(positions, "<3f", "VEC3", 5126, {
         "min": [-HALF, 0.0, -HALF], "max": [HALF, 2.0, HALF]})
-    jnt = add(joints, "<4H", len(joints), "VEC4", 5123)
-    wgt = add(weight_list, "<4f", len(weight_list), "VEC4", 5126)
-    col = add(colors, "<4f", len(colors), "VEC4", 5126)
-    idx = add(indices, "<H", len(indices), "SCALAR", 5123)
+    jnt = add(joints, "<4H", "VEC4", 5123)
+    wgt = add(weight_list, "<4f", "VEC4", 5126)
+    col = add(colors, "<4f", "VEC4", 5126)
+    idx = add(indices, "<H", "SCALAR", 5123)
     identity = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
     down_one = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -1, 0, 1]
-    ibm = add([tuple(identity), tuple(down_one)], "<16f", 2, "MAT4", 5126)
+    ibm = add([tuple(identity), tuple(down_one)], "<16f", "MAT4", 5126)
     s = 0.5 ** 0.5
-    bend_t = add([0.0, 1.0], "<f", 2, "SCALAR", 5126, {"min": [0.0], "max": [1.0]})
-    bend_r = add([(0.0, 0.0, 0.0, 1.0), (0.0, 0.0, s, s)], "<4f", 2, "VEC4", 5126)
-    hop_t = add([0.0, 0.5], "<f", 2, "SCALAR", 5126, {"min": [0.0], "max": [0.5]})
-    hop_v = add([(0.0, 0.0, 0.0), (0.0, 0.5, 0.0)], "<3f", 2, "VEC3", 5126)
+    bend_t = add([0.0, 1.0], "<f", "SCALAR", 5126, {"min": [0.0], "max": [1.0]})
+    bend_r = add([(0.0, 0.0, 0.0, 1.0), (0.0, 0.0, s, s)], "<4f", "VEC4", 5126)
+    hop_t = add([0.0, 0.5], "<f", "SCALAR", 5126, {"min": [0.0], "max": [0.5]})
+    hop_v = add([(0.0, 0.0, 0.0), (0.0, 0.5, 0.0)], "<3f", "VEC3", 5126)
 
-    doc = {
-        "asset": {"version": "2.0", "generator": "moonloop tools/arm_model.py"},
-        "buffers": [{"byteLength": len(buf),
-                     "uri": "data:application/octet-stream;base64," + base64.b64encode(bytes(buf)).decode()}],
-        "bufferViews": views,
-        "accessors": accessors,
+    doc = buf.document("moonloop tools/arm_model.py", {
         "meshes": [{"name": "arm", "primitives": [{
             "attributes": {"POSITION": pos, "JOINTS_0": jnt, "WEIGHTS_0": wgt, "COLOR_0": col},
             "indices": idx}]}],
@@ -109,7 +92,7 @@ def main(out):
         ],
         "scenes": [{"nodes": [0, 1]}],
         "scene": 0,
-    }
+    })
     with open(out, "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")

@@ -11,11 +11,11 @@ emissive so it reads in shadow. No normals: the host gives each face its
 own.
 """
 
-import base64
 import json
 import math
-import struct
 import sys
+
+from gltf_buffer import Buffer
 
 
 def main(out):
@@ -31,20 +31,8 @@ def main(out):
             indices += [len(positions), len(positions) + 1, len(positions) + 2]
             positions += list(tri)
 
-    buf = bytearray()
-    views, accessors = [], []
-
-    def add(data, fmt, kind, component, extra=None):
-        while len(buf) % 4:
-            buf.append(0)
-        offset = len(buf)
-        for d in data:
-            buf.extend(struct.pack(fmt, *d) if isinstance(d, tuple) else struct.pack(fmt, d))
-        views.append({"buffer": 0, "byteOffset": offset, "byteLength": len(buf) - offset})
-        accessor = {"bufferView": len(views) - 1, "componentType": component, "count": len(data), "type": kind}
-        accessor.update(extra or {})
-        accessors.append(accessor)
-        return len(accessors) - 1
+    buf = Buffer()
+    add = buf.add
 
     pos = add(positions, "<3f", "VEC3", 5126, {"min": [-r, -h, -r], "max": [r, h, r]})
     idx = add(indices, "<H", "SCALAR", 5123)
@@ -55,12 +43,7 @@ def main(out):
     heights = [(0.0, y, 0.0) for y in (0.0, 0.06, 0.12, 0.06, 0.0)]
     bob = add(heights, "<3f", "VEC3", 5126)
 
-    doc = {
-        "asset": {"version": "2.0", "generator": "moonloop tools/gem_model.py"},
-        "buffers": [{"byteLength": len(buf),
-                     "uri": "data:application/octet-stream;base64," + base64.b64encode(bytes(buf)).decode()}],
-        "bufferViews": views,
-        "accessors": accessors,
+    doc = buf.document("moonloop tools/gem_model.py", {
         "materials": [{"name": "gold", "pbrMetallicRoughness": {
             "baseColorFactor": [1.0, 0.72, 0.2, 1.0], "metallicFactor": 1.0, "roughnessFactor": 0.35},
             "emissiveFactor": [0.25, 0.15, 0.02]}],
@@ -72,7 +55,7 @@ def main(out):
                                      {"sampler": 1, "target": {"node": 0, "path": "translation"}}]}],
         "scenes": [{"nodes": [0]}],
         "scene": 0,
-    }
+    })
     with open(out, "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")

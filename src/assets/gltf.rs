@@ -612,7 +612,7 @@ struct Images<'a> {
 }
 
 /// The box around `positions`.
-fn bounds(positions: &[[f32; 3]]) -> (Vec3, Vec3) {
+pub fn bounds(positions: &[[f32; 3]]) -> (Vec3, Vec3) {
     positions.iter().fold(
         (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
         |(lo, hi), p| (lo.min(Vec3::from(*p)), hi.max(Vec3::from(*p))),

@@ -25,6 +25,23 @@ pub struct Vertex {
     pub emissive: [f32; 4],
 }
 
+/// A model's vertices, placed at `positions` with `normals` (its own, or
+/// a pose's), with the rest of each from the model.
+pub fn model_vertices<'a>(
+    model: &'a crate::assets::gltf::Model,
+    positions: &'a [[f32; 3]],
+    normals: &'a [[f32; 3]],
+) -> impl Iterator<Item = Vertex> + 'a {
+    (0..model.positions.len()).map(move |v| Vertex {
+        position: positions[v],
+        normal: normals[v],
+        uv: model.uvs[v],
+        color: model.colors[v],
+        surface: model.surfaces[v],
+        emissive: model.emissive[v],
+    })
+}
+
 /// Triangles sharing a vertex list.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Geometry {

@@ -96,21 +96,13 @@ impl Renderer {
             &mut posing.normals,
         );
         posed.vertices_cpu.clear();
-        posed
-            .vertices_cpu
-            .extend((0..model.positions.len()).map(|v| Vertex {
-                position: posing.positions[v],
-                normal: posing.normals[v],
-                uv: model.uvs[v],
-                color: model.colors[v],
-                surface: model.surfaces[v],
-                emissive: model.emissive[v],
-            }));
+        posed.vertices_cpu.extend(super::geometry::model_vertices(
+            model,
+            &posing.positions,
+            &posing.normals,
+        ));
         posed.stale = true;
-        posed.bounds = posing.positions.iter().fold(
-            (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
-            |(lo, hi), p| (lo.min(Vec3::from(*p)), hi.max(Vec3::from(*p))),
-        );
+        posed.bounds = crate::assets::gltf::bounds(&posing.positions);
         posed.model = id;
         posed.key = Some(key);
         slot

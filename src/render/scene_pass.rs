@@ -210,16 +210,12 @@ impl Renderer {
                     bounds = model.bounds;
                     let generation = assets.model_generation(*id);
                     if !self.models.fresh(id.0, generation) {
-                        let vertices: Vec<Vertex> = (0..model.positions.len())
-                            .map(|v| Vertex {
-                                position: model.positions[v],
-                                normal: model.normals[v],
-                                uv: model.uvs[v],
-                                color: model.colors[v],
-                                surface: model.surfaces[v],
-                                emissive: model.emissive[v],
-                            })
-                            .collect();
+                        let vertices: Vec<Vertex> = super::geometry::model_vertices(
+                            model,
+                            &model.positions,
+                            &model.normals,
+                        )
+                        .collect();
                         let uploaded = self.upload_model(model, &vertices);
                         self.models.set(id.0, generation, uploaded);
                     }

@@ -88,10 +88,7 @@ impl Scene {
                             normals.extend_from_slice(&model.normals);
                             let time = rig.clips[pose.clip as usize].at(pose.time, pose.looped);
                             rig.pose(pose.clip as usize, time, scratch, positions, normals);
-                            let (lo, hi) = positions.iter().fold(
-                                (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
-                                |(lo, hi), p| (lo.min(Vec3::from(*p)), hi.max(Vec3::from(*p))),
-                            );
+                            let (lo, hi) = crate::assets::gltf::bounds(positions);
                             ray_box(o, d, lo, hi)
                                 .and_then(|_| ray_triangles(o, d, &model.indices, positions))
                         }
