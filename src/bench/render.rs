@@ -160,6 +160,29 @@ fn frames_of<const K: usize>(
     }))
 }
 
+/// A row of two frame times measured side by side, each named in its
+/// note by its frame rate.
+fn versus(
+    case: &str,
+    (base_name, baseline): (&str, Duration),
+    (name, measured): (&str, Duration),
+    target: Option<f64>,
+) -> Row {
+    Row {
+        case: case.into(),
+        baseline,
+        measured,
+        target,
+        gpu: true,
+        note: Some(format!(
+            "{:.1} fps {name}, {:.1} fps {base_name}",
+            1.0 / measured.as_secs_f64(),
+            1.0 / baseline.as_secs_f64()
+        )),
+        ..Row::default()
+    }
+}
+
 /// Runs the renderer cases; prints the adapter and frame rates.
 ///
 /// # Errors
@@ -211,50 +234,29 @@ pub fn run_render() -> Result<(Vec<Row>, String, bool)> {
         [lit_cubes(1_000, Some(false)), lit_cubes(1_000, Some(true))],
         &[],
     )?;
-    rows.push(Row {
-        case: "1,000 cubes: frame with a sun's shadows vs without".into(),
-        baseline: unshadowed,
-        measured: shadowed,
-        target: Some(1.5),
-        gpu: true,
-        note: Some(format!(
-            "{:.1} fps with shadows, {:.1} fps without",
-            1.0 / shadowed.as_secs_f64(),
-            1.0 / unshadowed.as_secs_f64()
-        )),
-        ..Row::default()
-    });
+    rows.push(versus(
+        "1,000 cubes: frame with a sun's shadows vs without",
+        ("without", unshadowed),
+        ("with shadows", shadowed),
+        Some(1.5),
+    ));
     let [few, many] = frames_of(&mut compositor, [fountain(100), fountain(10_000)], &[])?;
-    rows.push(Row {
-        case: "10,000 particles vs 100: frame time".into(),
-        baseline: few,
-        measured: many,
-        target: None,
-        gpu: true,
-        note: Some(format!(
-            "{:.1} fps with 10,000, {:.1} fps with 100",
-            1.0 / many.as_secs_f64(),
-            1.0 / few.as_secs_f64()
-        )),
-        ..Row::default()
-    });
+    rows.push(versus(
+        "10,000 particles vs 100: frame time",
+        ("with 100", few),
+        ("with 10,000", many),
+        None,
+    ));
     let [rest, posed] = frames_of(
         &mut compositor,
         [arms(false), arms(true)],
         &["docs/assets/arm.gltf"],
     )?;
-    rows.push(Row {
-        case: "100 skinned arms: frame posed anew vs at rest".into(),
-        baseline: rest,
-        measured: posed,
-        target: Some(1.5),
-        gpu: true,
-        note: Some(format!(
-            "{:.1} fps posed, {:.1} fps at rest",
-            1.0 / posed.as_secs_f64(),
-            1.0 / rest.as_secs_f64()
-        )),
-        ..Row::default()
-    });
+    rows.push(versus(
+        "100 skinned arms: frame posed anew vs at rest",
+        ("at rest", rest),
+        ("posed", posed),
+        Some(1.5),
+    ));
     Ok((rows, adapter, software))
 }
