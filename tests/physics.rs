@@ -941,3 +941,63 @@ end)
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     assert!(out.stdout.contains("2 passed, 0 failed"), "{}", out.stdout);
 }
+
+// rule: P2, P4
+#[test]
+fn a_dragged_body_follows_the_point_and_still_collides() {
+    // A mouse joint as a command: each step the puck gets the velocity
+    // that would take it to the pointer in `drag_time`. It reaches a point
+    // in the open, and stops at a wall in the way.
+    let main = r#"
+local physics = require("@moonloop/physics")
+return {
+	config = { width = 400, height = 300 },
+	init = function()
+		local world = physics.world({ gravity = { x = 0, y = 0 } })
+		world = physics.add(world, "puck", physics.body({ x = 100, y = 100, shape = physics.circle(10) }))
+		world = physics.add(world, "wall", physics.body({ kind = "fixed", x = 250, y = 200, shape = physics.box(10, 100) }))
+		return { world = world, target = { x = 200, y = 100 } }
+	end,
+	update = function(state, input, dt)
+		local world = physics.step(state.world, dt, { { id = "puck", drag = state.target } })
+		return { world = world, target = state.target }
+	end,
+}
+"#;
+    let tests = r#"
+local physics = require("@moonloop/physics")
+
+local function aim(e, x, y)
+	e:apply(function(state)
+		return { world = state.world, target = { x = x, y = y } }
+	end)
+end
+
+test("the puck reaches the point in the open", function()
+	local e = engine.new({ clock = "constant:1/60" })
+	e:advance(60)
+	local puck = e.state.world.bodies.puck
+	expect(puck.x).near(200, 0.5)
+	expect(puck.y).near(100, 0.5)
+end)
+
+test("a wall in the way stops it", function()
+	local e = engine.new({ clock = "constant:1/60" })
+	aim(e, 350, 200)
+	e:advance(60)
+	local puck = e.state.world.bodies.puck
+	expect(puck.x < 245 - 9).is_true()
+end)
+
+test("a drag time of 0 is refused by name", function()
+	local e = engine.new()
+	expect(function()
+		physics.step(e.state.world, 1 / 60, { { id = "puck", drag = { x = 0, y = 0 }, drag_time = 0 } })
+	end).errors("drag_time is in seconds, above 0")
+end)
+"#;
+    let dir = game(&[("main.luau", main), ("tests/drag.luau", tests)]);
+    let out = moonloop(&["test", "."], dir.path());
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("3 passed, 0 failed"), "{}", out.stdout);
+}

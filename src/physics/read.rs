@@ -91,6 +91,10 @@ pub struct Command {
     pub spin: Option<f64>,
     pub position: Option<[f64; 2]>,
     pub angle: Option<f64>,
+    /// A point the body is pulled to this step (a mouse joint), and in
+    /// how many seconds it would get there (0.1 unless given).
+    pub drag: Option<[f64; 2]>,
+    pub drag_time: Option<f64>,
     /// A character's walk this step, in pixels (P7).
     pub walk: Option<[f64; 2]>,
     pub gait: super::walk::Gait,
@@ -131,7 +135,18 @@ const BODY_FIELDS: &[&str] = &[
 ];
 const SHAPE_FIELDS: &[&str] = &["kind", "radius", "width", "height", "length", "points"];
 const COMMAND_FIELDS: &[&str] = &[
-    "id", "push", "impulse", "velocity", "spin", "position", "angle", "walk", "slope", "stairs",
+    "id",
+    "push",
+    "impulse",
+    "velocity",
+    "spin",
+    "position",
+    "angle",
+    "walk",
+    "slope",
+    "stairs",
+    "drag",
+    "drag_time",
 ];
 
 /// Reads `table` as a world.
@@ -423,6 +438,10 @@ pub fn commands(value: &Value, world: &World) -> Result<Vec<Command>, Refusal> {
             }
         };
         let walk = vector("walk")?;
+        let drag_time = scalar("drag_time")?;
+        if drag_time.is_some_and(|t| t <= 0.0) {
+            return Err(refuse!("{place}.drag_time is in seconds, above 0 (P4)"));
+        }
         let kinematic = world.bodies[body].kind == Kind::Kinematic;
         let gait = super::walk::gait(&command, &place, walk.is_some(), kinematic, &shown(&id))?;
         out.push(Command {
@@ -435,6 +454,8 @@ pub fn commands(value: &Value, world: &World) -> Result<Vec<Command>, Refusal> {
             spin: scalar("spin")?,
             position: vector("position")?,
             angle: scalar("angle")?,
+            drag: vector("drag")?,
+            drag_time,
         });
     }
     Ok(out)

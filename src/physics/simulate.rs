@@ -174,6 +174,17 @@ pub fn step(
         if let Some([x, y]) = c.impulse {
             body.apply_impulse(v(x, y), true);
         }
+        // A mouse joint: the velocity that would take the body to the
+        // point in `drag_time`, so it follows the pointer, a little
+        // behind, and still collides on the way. A step of no time moves
+        // nothing and pulls nothing.
+        if let Some([x, y]) = c.drag
+            && dt > 0.0
+        {
+            let time = c.drag_time.unwrap_or(0.1).max(dt);
+            let to = v(x, y) - body.translation();
+            body.set_linvel(to / time as f32, true);
+        }
     }
     // Characters walk against the bodies as the step began (what the
     // tick read): each moves this step by what the world allows (P7).
