@@ -34,4 +34,9 @@ mkdir -p target/headless
 cp target/debug/moonloop target/headless/moonloop
 export MOONLOOP_TEST_SH=1
 
+# The type checker, a binary of its own beside moonloop: the tests that
+# run `moonloop check` on a game they make (a new 3D game, strict physics
+# types) need it built.
+cargo build -p moonloop-check
+
 cargo test "$@"
