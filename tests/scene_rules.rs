@@ -465,3 +465,30 @@ fn refused_at_line_3(call: &str, files: &[(&str, String)], said: &str) {
         "{call}: {err}"
     );
 }
+
+// rule: H17, H10
+#[test]
+fn the_renderer_keeps_posed_vertices_for_the_objects_of_the_last_frame_only() {
+    // A game that poses a new name each frame (and removes the last one)
+    // leaves the renderer holding the posed vertices of the last two
+    // frames' objects (a frame lets go of what the one before it did not
+    // pose), not one for every name it ever used.
+    let main = r##"
+return {
+  init = function() return { n = 0 } end,
+  update = function(state, input, dt) return { n = state.n + 1 } end,
+  render = function(state, scene, screen)
+    scene:remove(`arm{state.n - 1}`)
+    scene:object(`arm{state.n}`, { mesh = "arm.gltf", animation = { name = "bend", time = state.n / 10 } })
+  end,
+}
+"##;
+    let dir = game(&[("main.luau", main), ("arm.gltf", &arm_gltf())]);
+    let mut e = engine(dir.path());
+    let mut renderer = moonloop::render::Renderer::headless().expect("a software adapter");
+    for _ in 0..20 {
+        e.advance(1).unwrap();
+        renderer.batch(e.scene(), e.assets());
+    }
+    assert_eq!(renderer.posed_objects(), 2);
+}

@@ -373,6 +373,13 @@ impl Renderer {
         self.queue.present(texture);
     }
 
+    /// Says how many objects' posed vertices the renderer keeps: those of
+    /// the objects the last two frames posed by a clip (a frame lets go of
+    /// what the one before it did not pose).
+    pub fn posed_objects(&self) -> usize {
+        self.posing.kept()
+    }
+
     /// Takes what the renderer met that the author should hear of (more
     /// lights than it shades with).
     pub fn take_warnings(&mut self) -> Vec<String> {

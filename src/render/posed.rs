@@ -28,6 +28,9 @@ pub(super) struct Posed {
     /// when `stale`.
     vertices_cpu: Vec<Vertex>,
     stale: bool,
+    /// Its object's name, and whether the frame being batched posed it.
+    name: String,
+    seen: bool,
 }
 
 /// What posing works in, kept between frames.
@@ -39,6 +42,32 @@ pub(super) struct Posing {
     scratch: rig::Scratch,
     positions: Vec<[f32; 3]>,
     normals: Vec<[f32; 3]>,
+}
+
+impl Posing {
+    /// Lets go of the objects the last frame did not pose (removed,
+    /// renamed, or no longer animated), so a game that poses a new name
+    /// each frame holds two frames' slots, not every name it ever used;
+    /// called before a frame is batched (its slots are the batch's
+    /// indices, so none goes while a frame is staged). Allocates only
+    /// when one goes.
+    pub(super) fn sweep(&mut self) {
+        if self.slots.iter().any(|p| !p.seen) {
+            self.slots.retain(|p| p.seen);
+            self.index.clear();
+            for (slot, posed) in self.slots.iter().enumerate() {
+                self.index.insert(posed.name.clone(), slot as u32);
+            }
+        }
+        for posed in &mut self.slots {
+            posed.seen = false;
+        }
+    }
+
+    /// How many objects' posed vertices are kept.
+    pub(super) fn kept(&self) -> usize {
+        self.slots.len()
+    }
 }
 
 impl Renderer {
@@ -76,11 +105,14 @@ impl Renderer {
                     bounds: model.bounds,
                     vertices_cpu: Vec::new(),
                     stale: false,
+                    name: name.to_string(),
+                    seen: false,
                 });
                 slot
             }
         };
         let posed = &mut posing.slots[slot as usize];
+        posed.seen = true;
         if posed.key == Some(key) {
             return slot;
         }

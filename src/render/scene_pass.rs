@@ -181,6 +181,7 @@ impl Renderer {
     /// those are uploaded it allocates nothing: batches name them by index.
     pub fn batch(&mut self, scene: &Scene, assets: &Store) {
         self.staged.clear();
+        self.posing.sweep();
         self.particles = 0;
         self.opaque_box = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
         if let Some(id) = scene.sky.and_then(|s| s.image) {
