@@ -30,6 +30,17 @@ if cargo tree --no-default-features -e normal -p moonloop --prefix none |
     echo "test.sh: the headless build's tree holds a platform door (above)" >&2
     exit 1
 fi
+# The layers beneath the host (ARCHITECTURE.md): core holds none of the
+# Luau binding, the GPU, the window, the watcher, physics, online play,
+# sound or text; assets none of the first six.
+layer_tree() { cargo tree -e normal -p "$1" --prefix none; }
+if layer_tree moonloop-core |
+    grep -E '^(mlua|wgpu|winit|softbuffer|notify|rapier2d|rapier3d|ggrs|symphonia|cosmic-text) ' ||
+    layer_tree moonloop-assets |
+    grep -E '^(mlua|wgpu|winit|softbuffer|notify|rapier2d|rapier3d|ggrs) '; then
+    echo "test.sh: a layer's tree holds a crate of a layer above it (above)" >&2
+    exit 1
+fi
 mkdir -p target/headless
 cp target/debug/moonloop target/headless/moonloop
 export MOONLOOP_TEST_SH=1

@@ -22,13 +22,13 @@ macro_rules! refuse {
 // The core's modules, as the host's own (crates/core: no Luau, GPU or
 // window in them).
 #[doc(hidden)]
+pub use moonloop_assets as assets;
+#[doc(hidden)]
 pub use moonloop_core::{clock, color, config, cues, viewport};
 
 // The host's modules, public for the fuzz targets, the integration tests
 // and the bench; hidden from the docs, and no promises are made about
 // anything in them.
-#[doc(hidden)]
-pub mod assets;
 #[doc(hidden)]
 pub mod bench;
 #[doc(hidden)]

@@ -6,7 +6,8 @@
 use libfuzzer_sys::fuzz_target;
 use moonloop::color::Rgba;
 use moonloop::screen::Align;
-use moonloop::text::{TextStyle, Typesetter, count_faces};
+use moonloop::assets::faces::count_faces;
+use moonloop::text::{TextStyle, Typesetter};
 use tiny_skia::{Pixmap, Transform};
 
 const TEXTS: [&str; 4] = [

@@ -9,15 +9,12 @@
 
 #[cfg(all(feature = "audio", target_os = "linux"))]
 mod alsa;
-mod clip;
-pub mod decode;
 pub mod device;
 mod mixer;
 mod player;
 mod render;
 pub mod stream;
 mod synth;
-pub mod wav;
 
 pub use player::Player;
 pub use render::WavOut;
@@ -25,7 +22,7 @@ pub use render::WavOut;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-pub use clip::{Clip, MAX_FILE};
+pub use crate::assets::sound::{Clip, MAX_FILE, decode, wav};
 pub use mixer::{Bus, Command, MAX_VOICES, Mixer, Params, RATE, Source, Start};
 pub use synth::{BUILT_IN, built_in};
 
@@ -154,7 +151,8 @@ mod tests {
     }
 
     fn wav(path: &std::path::Path, value: i32) {
-        clip::tests::write_wav(path, 1, 8000, 16, &[value]);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, wav::encode(1, 8000, 16, &[value])).unwrap();
     }
 
     // rule: H7

@@ -21,6 +21,7 @@ use cosmic_text::fontdb::{self, Database, Source};
 use cosmic_text::{Attrs, Buffer, Family, FontSystem, Metrics, Shaping, Wrap};
 use tiny_skia::{Mask, PixmapMut, Transform};
 
+use crate::assets::faces::check_faces;
 use crate::assets::{FontId, Store};
 use crate::color::Rgba;
 use glyphs::Glyphs;
@@ -42,33 +43,6 @@ pub enum Align {
 
 /// The most font files one game uses.
 pub const MAX_FONTS: usize = 64;
-
-/// The most faces one font file may hold (a collection, `.ttc`): a
-/// header can claim millions, and each is set up when it is loaded.
-pub const MAX_FACES: u32 = 16;
-
-/// Refuses a font collection whose header claims more than [`MAX_FACES`]
-/// faces, or more offsets than its bytes hold, before any face is read.
-///
-/// # Errors
-/// One line saying how many it claims.
-pub fn check_faces(bytes: &[u8]) -> Result<(), Refusal> {
-    if bytes.get(..4) != Some(b"ttcf") {
-        return Ok(());
-    }
-    let count = bytes
-        .get(8..12)
-        .map_or(0, |b| u32::from_be_bytes(b.try_into().expect("4 bytes")));
-    if count > MAX_FACES {
-        return Err(refuse!(
-            "the font collection claims {count} faces; a font file holds at most {MAX_FACES} (H10)"
-        ));
-    }
-    if 12 + 4 * count as usize > bytes.len() {
-        return Err("the font collection is cut short".into());
-    }
-    Ok(())
-}
 
 /// The family name the embedded font is known by.
 const EMBEDDED: &str = "DejaVu Sans";
@@ -153,19 +127,6 @@ impl Default for Typesetter {
     fn default() -> Self {
         Typesetter::new()
     }
-}
-
-/// Counts the font faces in `bytes` (0: not a font file).
-pub fn count_faces(bytes: &[u8]) -> usize {
-    if check_faces(bytes).is_err() {
-        return 0;
-    }
-    crate::error::contain_panic(|| {
-        let mut db = Database::new();
-        db.load_font_data(bytes.to_vec());
-        db.len()
-    })
-    .unwrap_or(0)
 }
 
 impl Typesetter {
@@ -506,6 +467,7 @@ fn natural_line_height(system: &mut FontSystem, id: fontdb::ID) -> Option<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::assets::faces::{MAX_FACES, count_faces};
 
     /// A collection header claiming `claimed` faces, with `offsets`
     /// offsets, and a font's bytes after it.

@@ -18,6 +18,7 @@ macro_rules! refuse {
 pub mod clock;
 pub mod color;
 pub mod config;
+pub mod contain;
 pub mod cues;
 pub mod input;
 mod number;

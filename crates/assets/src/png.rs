@@ -4,7 +4,7 @@
 //! 100000x100000 header asked for 40 GB and aborted the host), so the size
 //! is read and checked before the pixels are decoded.
 
-use crate::Refusal;
+use moonloop_core::Refusal;
 use std::path::Path;
 
 use tiny_skia::Pixmap;
@@ -24,7 +24,7 @@ pub const MAX_FILE: u64 = 64 << 20;
 /// The door refuses the name, or the file is not a PNG within the limits.
 pub fn load(root: Option<&Path>, name: &str) -> Result<Pixmap, Refusal> {
     let bytes = super::read(root, name, "image", MAX_FILE)?;
-    decode(&bytes).map_err(|why| refuse!("`{}` {why}", crate::terminal::escape(name)))
+    decode(&bytes).map_err(|why| refuse!("`{}` {why}", moonloop_door::escape(name)))
 }
 
 /// Reads the width and height PNG `bytes` claim, from the header alone
@@ -57,7 +57,7 @@ pub fn decode(bytes: &[u8]) -> Result<Pixmap, Refusal> {
             "is {w}x{h} pixels; images are at most {MAX_SIDE} on a side and {MAX_PIXELS} pixels in all (H10)"
         ));
     }
-    crate::error::contain_panic(|| Pixmap::decode_png(bytes))
+    moonloop_core::contain::contain_panic(|| Pixmap::decode_png(bytes))
         .unwrap_or_else(|| Err(std::io::Error::other("the decoder failed on it").into()))
         .map_err(|e| not_png(e.to_string()))
 }

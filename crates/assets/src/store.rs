@@ -12,8 +12,9 @@
 //! renderer a test's pictures share) never takes another store's asset
 //! of the same id and generation for its own.
 
-use crate::Refusal;
+use moonloop_core::Refusal;
 use std::collections::HashMap;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -105,7 +106,7 @@ impl<T> Shelf<T> {
             if self.held + bytes > cap {
                 return Err(refuse!(
                     "`{}` does not fit: the game's {what} would hold more than {} (H10)",
-                    crate::terminal::escape(name),
+                    moonloop_door::escape(name),
                     super::bytes(cap)
                 ));
             }
@@ -422,13 +423,13 @@ impl Store {
 
 fn load_font(root: Option<&Path>, name: &str) -> Result<(Vec<u8>, u64), Refusal> {
     let bytes = super::read(root, name, "font", MAX_FONT_FILE)?;
-    crate::text::check_faces(&bytes)
-        .map_err(|why| refuse!("`{}`: {why}", crate::terminal::escape(name)))?;
-    let faces = crate::text::count_faces(&bytes);
+    crate::faces::check_faces(&bytes)
+        .map_err(|why| refuse!("`{}`: {why}", moonloop_door::escape(name)))?;
+    let faces = crate::faces::count_faces(&bytes);
     if faces == 0 {
         return Err(refuse!(
             "`{}` is not a font (a TrueType or OpenType file)",
-            crate::terminal::escape(name)
+            moonloop_door::escape(name)
         ));
     }
     let held = bytes.len() as u64;
@@ -442,7 +443,7 @@ fn load_sound(root: Option<&Path>, name: &str) -> Result<Clip, Refusal> {
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase)
         .unwrap_or_default();
-    Clip::decode(&bytes, &ext).map_err(|why| refuse!("`{}`: {why}", crate::terminal::escape(name)))
+    Clip::decode(&bytes, &ext).map_err(|why| refuse!("`{}`: {why}", moonloop_door::escape(name)))
 }
 
 /// Says what a model uses that the host does not draw, once as it loads.
@@ -451,7 +452,9 @@ fn load_sound(root: Option<&Path>, name: &str) -> Result<Clip, Refusal> {
 /// model).
 fn say_notes(notes: Vec<String>) {
     for note in notes {
-        crate::terminal::tell!("moonloop: note: {}", crate::terminal::line(&note));
+        let line = format!("moonloop: note: {}", moonloop_door::line(&note));
+        // Dropped if stderr has closed: a note must not end the run.
+        let _ = writeln!(std::io::stderr(), "{}", moonloop_door::escape_lines(&line));
     }
 }
 

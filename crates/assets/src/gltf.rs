@@ -13,7 +13,7 @@
 //! (times its `COLOR_0` vertex colors), all baked into one list of
 //! triangles, so the scene draws and picks the model as its artist made it.
 
-use crate::Refusal;
+use moonloop_core::Refusal;
 use std::path::Path;
 
 use base64::Engine as _;
@@ -79,8 +79,9 @@ pub struct Model {
 /// A run of a model's triangles drawn with one base color texture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Part {
-    /// Its first index, and how many.
+    /// Its first index.
     pub first: u32,
+    /// How many indices it holds.
     pub count: u32,
     /// An index into [`Model::images`]; none draws white (the vertex
     /// colors alone).
@@ -132,7 +133,7 @@ impl Model {
 pub fn load(root: Option<&Path>, name: &str) -> Result<Model, Refusal> {
     let bytes = super::read(root, name, "model", MAX_MODEL_BYTES)?;
     let base = Path::new(name).parent().unwrap_or(Path::new(""));
-    let decoded = crate::error::contain_panic(|| {
+    let decoded = moonloop_core::contain::contain_panic(|| {
         let gltf = gltf::Gltf::from_slice(&bytes).map_err(|e| Broken(e.to_string()))?;
         let mut budget = MAX_MODEL_BYTES.saturating_sub(bytes.len() as u64);
         let mut buffers = Vec::new();
@@ -234,7 +235,7 @@ fn buffer_from_uri(
         return Err(Refused(format!(
             "the URI `{}` is not a file beside the model; a model's buffers and \
              images are files in the game folder or data: URIs (H10)",
-            crate::terminal::escape(uri)
+            moonloop_door::escape(uri)
         )));
     }
     let path = percent_decode(uri).map_err(Broken)?;
@@ -256,7 +257,7 @@ fn percent_decode(uri: &str) -> Result<String, String> {
                 .ok_or_else(|| {
                     format!(
                         "the URI `{}` has a bad %-escape",
-                        crate::terminal::escape(uri)
+                        moonloop_door::escape(uri)
                     )
                 })?;
             out.push(hex);
@@ -589,7 +590,7 @@ fn add_primitive(
 
 /// Says `what` about the model once (in its notes).
 fn note(model: &mut Model, what: String) {
-    let line = format!("`{}` {what}", crate::terminal::escape(&model.name));
+    let line = format!("`{}` {what}", moonloop_door::escape(&model.name));
     if !model.notes.contains(&line) {
         model.notes.push(line);
     }
@@ -879,7 +880,7 @@ fn unsupported(document: &gltf::Document, model: &mut Model) {
             model,
             format!(
                 "uses the glTF extension {}, which the host does not support",
-                crate::terminal::escape(extension)
+                moonloop_door::escape(extension)
             ),
         );
     }
@@ -1127,7 +1128,7 @@ mod tests {
     // rule: H17
     #[test]
     fn a_skinned_arm_bends_and_hops_as_its_clips_say() {
-        let dir = folder(&[("arm.gltf", include_bytes!("../../docs/assets/arm.gltf"))]);
+        let dir = folder(&[("arm.gltf", include_bytes!("../../../docs/assets/arm.gltf"))]);
         let model = load(Some(dir.path()), "arm.gltf").unwrap();
         assert!(model.notes.is_empty(), "{:?}", model.notes);
         let rig = model.rig.as_ref().unwrap();

@@ -1,6 +1,6 @@
 //! Clips: sounds decoded into memory, from WAV, Ogg Vorbis or FLAC files.
 
-use crate::Refusal;
+use moonloop_core::Refusal;
 use std::path::Path;
 
 /// A decoded sound: samples from -1 to 1, interleaved when stereo.
@@ -50,7 +50,7 @@ impl Clip {
                 MAX_FILE >> 20
             ));
         }
-        let bytes = crate::assets::read_path(path, &path.to_string_lossy(), MAX_FILE)?;
+        let bytes = crate::read_path(path, &path.to_string_lossy(), MAX_FILE)?;
         let ext = path
             .extension()
             .and_then(|e| e.to_str())
@@ -100,9 +100,9 @@ pub(crate) mod tests {
     use super::*;
 
     /// Writes a WAV file of whole-number samples.
-    pub(crate) fn write_wav(path: &Path, channels: u16, rate: u32, bits: u16, samples: &[i32]) {
+    fn write_wav(path: &Path, channels: u16, rate: u32, bits: u16, samples: &[i32]) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        let bytes = crate::sound::wav::encode(channels, rate, bits, samples);
+        let bytes = super::super::wav::encode(channels, rate, bits, samples);
         std::fs::write(path, bytes).unwrap();
     }
 
@@ -124,7 +124,7 @@ pub(crate) mod tests {
     fn ogg_vorbis_files_load_as_samples_from_minus_one_to_one() {
         // A quarter second at 22,050 Hz: 440 Hz at 0.5 on the left, 660 Hz
         // at 0.25 on the right (written by libsndfile).
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sounds/tone.ogg");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/sounds/tone.ogg");
         let clip = Clip::load(&path).unwrap();
         assert_eq!((clip.rate, clip.channels), (22_050, 2));
         assert_eq!(clip.frames(), 5512);
@@ -144,7 +144,7 @@ pub(crate) mod tests {
     fn an_ogg_comment_header_that_lies_about_its_lengths_is_refused() {
         // tone.ogg with its vendor string's length set to nearly 4 GB:
         // symphonia would allocate that before reading it.
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sounds/tone.ogg");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/sounds/tone.ogg");
         let bytes = std::fs::read(path).unwrap();
         let at = bytes.windows(7).position(|w| w == b"\x03vorbis").unwrap() + 7;
         let mut forged = bytes.clone();

@@ -6,7 +6,7 @@
 //! comment headers claim: symphonia allocates a comment's claimed length
 //! before reading it, and a file may claim 4 GB (H10).
 
-use crate::Refusal;
+use moonloop_core::Refusal;
 use std::io::Cursor;
 
 use symphonia::core::audio::SampleBuffer;
@@ -65,14 +65,13 @@ impl Decoder {
     /// mono or stereo at a sane rate.
     pub fn open(source: Box<dyn MediaSource>, ext: &str) -> Result<Decoder, Refusal> {
         let what = describe(ext)?;
-        crate::error::contain_panic(|| Decoder::open_unguarded(source, ext, what)).unwrap_or_else(
-            || {
+        moonloop_core::contain::contain_panic(|| Decoder::open_unguarded(source, ext, what))
+            .unwrap_or_else(|| {
                 Err(refuse!(
                     "{} file that is broken",
                     what.replacen("a", "A", 1)
                 ))
-            },
-        )
+            })
     }
 
     fn open_unguarded(
@@ -135,7 +134,7 @@ impl Decoder {
     /// # Errors
     /// The file is broken past its headers.
     pub fn next(&mut self, out: &mut Vec<f32>) -> Result<bool, Refusal> {
-        crate::error::contain_panic(|| self.next_unguarded(out))
+        moonloop_core::contain::contain_panic(|| self.next_unguarded(out))
             .unwrap_or_else(|| Err("the sound file is broken".into()))
     }
 
@@ -211,7 +210,7 @@ impl Decoder {
     /// The file cannot seek.
     pub fn rewind(&mut self) -> Result<(), Refusal> {
         let track = self.track;
-        let seeked = crate::error::contain_panic(|| {
+        let seeked = moonloop_core::contain::contain_panic(|| {
             self.format.seek(
                 SeekMode::Accurate,
                 SeekTo::TimeStamp {
@@ -279,7 +278,7 @@ pub fn check_headers(bytes: &[u8], ext: &str, whole: bool) -> Result<(), Refusal
                 "{} file whose headers run past its first {} (a picture in them?); \
                  the host reads no further before playing it",
                 describe(ext)?,
-                crate::assets::bytes(bytes.len() as u64)
+                crate::bytes(bytes.len() as u64)
             ));
         }
     };

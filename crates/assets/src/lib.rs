@@ -7,15 +7,26 @@
 //! reads are capped before a byte is allocated. Third-party loaders are
 //! handed bytes that came through this door, never a path.
 
+#![warn(missing_docs)]
+
+/// `Err(refuse!("..."))`: a [`Refusal`] made with `format!`.
+macro_rules! refuse {
+    ($($arg:tt)*) => {
+        moonloop_core::Refusal::from(format!($($arg)*))
+    };
+}
+
+pub mod faces;
 pub mod gltf;
 pub mod kinds;
 pub mod png;
 pub mod rig;
+pub mod sound;
 mod store;
 
 pub use store::{FontId, ImageId, ModelId, Store};
 
-use crate::Refusal;
+use moonloop_core::Refusal;
 use std::path::{Component, Path, PathBuf};
 
 /// The longest name a game may give a file, in bytes.
@@ -42,7 +53,7 @@ pub fn check_name(name: &str) -> Result<&Path, Refusal> {
     {
         return Err(refuse!(
             "`{}` is not a path inside the game folder (write it like \"sprites/ship.png\")",
-            crate::terminal::escape(name)
+            moonloop_door::escape(name)
         ));
     }
     Ok(rel)
@@ -66,7 +77,7 @@ pub fn find(root: Option<&Path>, name: &str, kind: &str) -> Result<PathBuf, Refu
 /// # Errors
 /// As [`find`].
 pub fn find_rel(root: &Path, rel: &Path, kind: &str) -> Result<PathBuf, Refusal> {
-    let shown = || crate::terminal::escape(&rel.to_string_lossy()).into_owned();
+    let shown = || moonloop_door::escape(&rel.to_string_lossy()).into_owned();
     let real = match moonloop_door::inside(root, rel) {
         Ok(real) => real,
         Err(moonloop_door::Refusal::Outside) => {
@@ -89,7 +100,7 @@ pub fn find_rel(root: &Path, rel: &Path, kind: &str) -> Result<PathBuf, Refusal>
 /// `root` (links resolved).
 pub fn find_folder(root: &Path, name: &str) -> Result<PathBuf, Refusal> {
     let rel = check_name(name)?;
-    let shown = crate::terminal::escape(name);
+    let shown = moonloop_door::escape(name);
     match (root.join(rel).canonicalize(), root.canonicalize()) {
         (Ok(real), Ok(root)) if !real.starts_with(&root) => {
             Err(refuse!("`{shown}` leads outside the game folder"))
@@ -109,7 +120,7 @@ pub fn read(
     name: &str,
     kind: &str,
     limit: u64,
-) -> Result<Vec<u8>, crate::Refusal> {
+) -> Result<Vec<u8>, moonloop_core::Refusal> {
     let path = find(root, name, kind)?;
     Ok(read_path(&path, name, limit)?)
 }
@@ -138,8 +149,8 @@ impl From<Unreadable> for String {
     }
 }
 
-impl From<Unreadable> for crate::Refusal {
-    fn from(why: Unreadable) -> crate::Refusal {
+impl From<Unreadable> for moonloop_core::Refusal {
+    fn from(why: Unreadable) -> moonloop_core::Refusal {
         why.line.into()
     }
 }
@@ -156,7 +167,7 @@ impl From<Unreadable> for std::io::Error {
 /// # Errors
 /// The file is too big or cannot be read.
 pub fn read_path(path: &Path, name: &str, limit: u64) -> Result<Vec<u8>, Unreadable> {
-    let shown = crate::terminal::escape(name);
+    let shown = moonloop_door::escape(name);
     // Links were resolved where the path was found (inside the folder,
     // for a game's file) or are the person's own (a command line's);
     // the real path is opened, and a link swapped in since is refused.
@@ -198,7 +209,7 @@ pub use moonloop_door::bytes;
 /// outside the game folder, or the target is a link.
 pub fn output(root: &Path, name: &str) -> Result<PathBuf, Refusal> {
     let rel = check_name(name)?;
-    let shown = crate::terminal::escape(name);
+    let shown = moonloop_door::escape(name);
     let real_root = root
         .canonicalize()
         .map_err(|e| format!("the game folder cannot be opened ({e})"))?;
