@@ -32,15 +32,19 @@ if cargo tree --no-default-features -e normal -p moonloop --prefix none |
 fi
 # The layers beneath the host (ARCHITECTURE.md): core holds none of the
 # Luau binding, the GPU, the window, the watcher, physics, online play,
-# sound or text; assets none of the first six.
+# sound or text; assets, draw and scene none of the first six.
 layer_tree() { cargo tree -e normal -p "$1" --prefix none; }
-if layer_tree moonloop-core |
-    grep -E '^(mlua|wgpu|winit|softbuffer|notify|rapier2d|rapier3d|ggrs|symphonia|cosmic-text) ' ||
-    layer_tree moonloop-assets |
-    grep -E '^(mlua|wgpu|winit|softbuffer|notify|rapier2d|rapier3d|ggrs) '; then
-    echo "test.sh: a layer's tree holds a crate of a layer above it (above)" >&2
+above='mlua|wgpu|winit|softbuffer|notify|rapier2d|rapier3d|ggrs'
+if layer_tree moonloop-core | grep -E "^($above|symphonia|cosmic-text) "; then
+    echo "test.sh: core's tree holds a crate of a layer above it (above)" >&2
     exit 1
 fi
+for layer in moonloop-assets moonloop-draw moonloop-scene; do
+    if layer_tree $layer | grep -E "^($above) "; then
+        echo "test.sh: $layer's tree holds a crate of a layer above it (above)" >&2
+        exit 1
+    fi
+done
 mkdir -p target/headless
 cp target/debug/moonloop target/headless/moonloop
 export MOONLOOP_TEST_SH=1

@@ -25,6 +25,10 @@ macro_rules! refuse {
 pub use moonloop_assets as assets;
 #[doc(hidden)]
 pub use moonloop_core::{clock, color, config, cues, viewport};
+#[doc(hidden)]
+pub use moonloop_draw::{screen, skia, text};
+#[doc(hidden)]
+pub use moonloop_scene as scene;
 
 // The host's modules, public for the fuzz targets, the integration tests
 // and the bench; hidden from the docs, and no promises are made about
@@ -91,15 +95,9 @@ pub mod save;
 #[doc(hidden)]
 pub mod scaffold;
 #[doc(hidden)]
-pub mod scene;
-#[doc(hidden)]
-pub mod screen;
-#[doc(hidden)]
 pub mod seek;
 #[doc(hidden)]
 pub mod session;
-#[doc(hidden)]
-pub mod skia;
 #[doc(hidden)]
 pub mod soak;
 #[doc(hidden)]
@@ -112,8 +110,6 @@ pub mod synctest;
 pub mod tally;
 #[doc(hidden)]
 pub mod terminal;
-#[doc(hidden)]
-pub mod text;
 #[cfg(feature = "window")]
 #[doc(hidden)]
 pub mod window;

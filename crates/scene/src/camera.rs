@@ -1,10 +1,10 @@
 //! The camera: where it is, where it looks, how it projects; and what it
 //! was at the last step 7, which the next frame's pointer is cast through.
 
-use crate::Refusal;
 use glam::camera::rh::proj::directx as proj;
 use glam::camera::rh::view::look_at_mat4;
 use glam::{Mat4, Vec3};
+use moonloop_core::Refusal;
 
 /// How the camera projects.
 #[derive(Debug, Clone, Copy, PartialEq)]

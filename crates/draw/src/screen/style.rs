@@ -3,8 +3,8 @@
 
 use tiny_skia::{LineCap, LineJoin};
 
-use crate::color::Rgba;
 use crate::text::Align;
+use moonloop_core::color::Rgba;
 
 /// How an area or a line is painted.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -5,13 +5,22 @@
 //! Objects live across frames and are found by name. Coordinates are
 //! right-handed, y up; angles are radians; sizes are world units.
 
-use crate::Refusal;
+#![warn(missing_docs)]
+
+use moonloop_core::Refusal;
 use std::collections::HashMap;
 
 use glam::{Mat4, Quat, Vec3};
 
-use crate::assets::{ImageId, ModelId};
-use crate::color::Rgba;
+use moonloop_assets::{ImageId, ModelId};
+use moonloop_core::color::Rgba;
+
+/// `Err(refuse!("..."))`: a [`Refusal`] made with `format!`.
+macro_rules! refuse {
+    ($($arg:tt)*) => {
+        moonloop_core::Refusal::from(format!($($arg)*))
+    };
+}
 
 mod camera;
 pub mod particles;
@@ -113,7 +122,7 @@ pub struct Object {
     seen: u32,
     /// Where `render` named a parent that was not in the scene yet
     /// (`file:line: `), for step 7's error if it never comes.
-    pub(crate) parent_named_at: Option<String>,
+    pub parent_named_at: Option<String>,
 }
 
 impl Object {
@@ -185,7 +194,7 @@ pub enum Light {
 
 /// Where picking poses a posed model, kept between picks so picking
 /// allocates only the first time.
-type PickPosing = std::cell::RefCell<(crate::assets::rig::Scratch, Vec<[f32; 3]>, Vec<[f32; 3]>)>;
+type PickPosing = std::cell::RefCell<(moonloop_assets::rig::Scratch, Vec<[f32; 3]>, Vec<[f32; 3]>)>;
 
 /// The retained scene of one game.
 #[derive(Debug, Default)]
@@ -332,14 +341,14 @@ impl Scene {
 
     /// Says whether the object called `name` names a parent the scene
     /// does not hold.
-    pub(crate) fn parent_missing(&self, name: &str) -> bool {
+    pub fn parent_missing(&self, name: &str) -> bool {
         self.get(name)
             .and_then(|o| o.parent.as_deref())
             .is_some_and(|parent| !self.index.contains_key(parent))
     }
 
     /// Keeps where `render` named the missing parent of `name`.
-    pub(crate) fn note_parent_place(&mut self, name: &str, at: String) {
+    pub fn note_parent_place(&mut self, name: &str, at: String) {
         if let Some(&i) = self.index.get(name) {
             self.objects[i].parent_named_at = Some(at);
         }

@@ -1,8 +1,8 @@
 //! The core's values as tiny-skia takes them: a color, and the viewport's
 //! transform (the core knows no rasterizer).
 
-use crate::color::Rgba;
-use crate::viewport::Viewport;
+use moonloop_core::color::Rgba;
+use moonloop_core::viewport::Viewport;
 
 /// A core color as tiny-skia's.
 pub trait SkiaColor {

@@ -6,8 +6,8 @@
 //! ([`Screen::rasterize`]), so a headless run that records nothing never
 //! rasterizes. The list's storage is kept from frame to frame.
 
-use crate::Refusal;
-use crate::terminal::Number;
+use moonloop_core::Number;
+use moonloop_core::Refusal;
 use std::ops::Range;
 
 use tiny_skia::Transform;
@@ -23,10 +23,10 @@ pub use sprites::{Sheet, Sprite, SpriteSpec};
 mod style;
 pub use style::{Fill, PathOp, Style, TextSpec};
 
-use crate::assets::{ImageId, Store};
-use crate::color::Rgba;
 pub use crate::text::Align;
 use crate::text::{LayoutId, TextStyle, Typesetter};
+use moonloop_assets::{ImageId, Store};
+use moonloop_core::color::Rgba;
 
 #[derive(Debug, Clone)]
 enum Shape {
@@ -218,7 +218,7 @@ impl Screen {
             return Err(refuse!(
                 "this frame has drawn more than {} (H10: the host holds at most that much \
                  drawing a frame; look for a loop that draws without end)",
-                crate::assets::bytes(MAX_FRAME_BYTES as u64)
+                moonloop_assets::bytes(MAX_FRAME_BYTES as u64)
             ));
         }
         Ok(())

@@ -9,7 +9,7 @@
 //! minutes to draw (twenty thousand full-screen rectangles took more than
 //! five, before).
 
-use crate::Refusal;
+use moonloop_core::Refusal;
 use tiny_skia::Transform;
 
 use super::{Command, PathOp, Screen, Shape, Style};
@@ -161,8 +161,8 @@ impl Screen {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::color::Rgba;
     use crate::screen::Fill;
+    use moonloop_core::color::Rgba;
 
     fn filled() -> Style {
         Style {

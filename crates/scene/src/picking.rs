@@ -4,7 +4,7 @@
 use glam::{Vec3, Vec4};
 
 use super::{Mesh, Object, Scene, Seen};
-use crate::assets::Store;
+use moonloop_assets::Store;
 
 impl Scene {
     /// Reads the camera into the view the next pointer ray uses (step 7),
@@ -88,7 +88,7 @@ impl Scene {
                             normals.extend_from_slice(&model.normals);
                             let time = rig.clips[pose.clip as usize].at(pose.time, pose.looped);
                             rig.pose(pose.clip as usize, time, scratch, positions, normals);
-                            let (lo, hi) = crate::assets::gltf::bounds(positions);
+                            let (lo, hi) = moonloop_assets::gltf::bounds(positions);
                             ray_box(o, d, lo, hi)
                                 .and_then(|_| ray_triangles(o, d, &model.indices, positions))
                         }
@@ -173,7 +173,7 @@ fn ray_sphere(origin: Vec3, direction: Vec3, radius: f32) -> Option<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scene::Projection;
+    use crate::Projection;
 
     #[test]
     fn a_world_point_projects_where_the_pointer_ray_would_pick_it() {
@@ -205,7 +205,7 @@ mod tests {
 
     #[test]
     fn a_model_is_picked_by_its_triangles_not_its_box() {
-        let model = crate::assets::gltf::Model {
+        let model = moonloop_assets::gltf::Model {
             name: "tri".into(),
             positions: vec![[-1.0, -1.0, 0.0], [1.0, -1.0, 0.0], [-1.0, 1.0, 0.0]],
             normals: vec![[0.0, 0.0, 1.0]; 3],

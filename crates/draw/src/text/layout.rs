@@ -7,7 +7,7 @@
 //! layouts pass their caps at a frame's start, only those the last frame
 //! used stay.
 
-use crate::Refusal;
+use moonloop_core::Refusal;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 

@@ -17,7 +17,7 @@ use cosmic_text::{CacheKey, CacheKeyFlags, Command, FontSystem, SwashCache, Swas
 use tiny_skia::{FillRule, Mask, Paint, Path, PathBuilder, PixmapMut, Shader, Transform};
 
 use super::layout::Placed;
-use crate::color::Rgba;
+use moonloop_core::color::Rgba;
 
 /// Glyphs larger than this many device pixels are filled from outlines:
 /// their masks would cost more memory than they save time.
@@ -185,7 +185,7 @@ impl Glyphs {
             // draws: a broken font's glyph can span millions of pixels on
             // a side (a fuzz finding took 4.5 GB). Its outline is measured
             // first, and a glyph past the bound is not drawn.
-            let too_big = crate::error::contain_panic(|| {
+            let too_big = moonloop_core::contain::contain_panic(|| {
                 swash
                     .get_outline_commands_uncached(system, key)
                     .is_some_and(|commands| outline_area(&commands) > MAX_GLYPH_AREA)
@@ -196,28 +196,29 @@ impl Glyphs {
                 self.images.insert(key, None);
                 return None;
             }
-            let made = crate::error::contain_panic(|| swash.get_image_uncached(system, key))
-                .flatten()
-                .and_then(|image| {
-                    let p = image.placement;
-                    let n = p.width as usize * p.height as usize;
-                    let coverage = match image.content {
-                        SwashContent::Mask if image.data.len() == n => image.data,
-                        // A color glyph (emoji) is drawn in the text's
-                        // color, from its alpha.
-                        SwashContent::Color if image.data.len() == 4 * n => {
-                            image.data.chunks_exact(4).map(|px| px[3]).collect()
-                        }
-                        _ => return None,
-                    };
-                    Some(Image {
-                        left: p.left,
-                        top: p.top,
-                        width: p.width,
-                        height: p.height,
-                        coverage,
-                    })
-                });
+            let made =
+                moonloop_core::contain::contain_panic(|| swash.get_image_uncached(system, key))
+                    .flatten()
+                    .and_then(|image| {
+                        let p = image.placement;
+                        let n = p.width as usize * p.height as usize;
+                        let coverage = match image.content {
+                            SwashContent::Mask if image.data.len() == n => image.data,
+                            // A color glyph (emoji) is drawn in the text's
+                            // color, from its alpha.
+                            SwashContent::Color if image.data.len() == 4 * n => {
+                                image.data.chunks_exact(4).map(|px| px[3]).collect()
+                            }
+                            _ => return None,
+                        };
+                        Some(Image {
+                            left: p.left,
+                            top: p.top,
+                            width: p.width,
+                            height: p.height,
+                            coverage,
+                        })
+                    });
             self.rasterized += 1;
             self.image_bytes += made.as_ref().map_or(0, |i| i.coverage.len()) + 64;
             self.images.insert(key, made);
@@ -239,7 +240,7 @@ impl Glyphs {
                 g.weight,
                 g.flags | CacheKeyFlags::DISABLE_HINTING,
             );
-            let path = crate::error::contain_panic(|| {
+            let path = moonloop_core::contain::contain_panic(|| {
                 let commands = swash.get_outline_commands_uncached(system, key)?;
                 to_path(&commands)
             })

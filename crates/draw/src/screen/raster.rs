@@ -10,10 +10,10 @@ use tiny_skia::{
 
 use super::bands::Bands;
 use super::{Command, Fill, PathOp, Screen, Shape, Sprite, Style};
-use crate::assets::Store;
-use crate::color::Rgba;
 use crate::text::Band;
-use crate::viewport::Viewport;
+use moonloop_assets::Store;
+use moonloop_core::color::Rgba;
+use moonloop_core::viewport::Viewport;
 
 /// The longest one frame's drawing may take: the commands after are not
 /// drawn, and the frame says so (H9). Counting pixels bounds drawing in
@@ -59,7 +59,7 @@ impl Screen {
                         self.typesetter.prepare(*layout, *at, *smooth, transform);
                     }
                 }
-                let drawn = crate::error::contain_panic(|| {
+                let drawn = moonloop_core::contain::contain_panic(|| {
                     self.draw_in_bands(pixmap, next..run, view, clip.as_ref(), bounds, assets)
                 });
                 match drawn {
@@ -72,7 +72,7 @@ impl Screen {
             let mut columns = std::mem::take(&mut self.columns);
             let (transform, command) = &self.commands[next];
             let transform = view.pre_concat(*transform);
-            let drawn = crate::error::contain_panic(|| match command {
+            let drawn = moonloop_core::contain::contain_panic(|| match command {
                 Command::Shape(shape, style) => draw_shape(
                     pixmap,
                     shape,

@@ -9,13 +9,13 @@
 //! any order of rows comes out the same byte for byte, and pixel art stays
 //! crisp at any integer scale.
 
-use crate::Refusal;
-use crate::terminal::Number;
+use moonloop_core::Number;
+use moonloop_core::Refusal;
 use tiny_skia::{Pixmap, PixmapMut, Transform};
 
 use super::{Screen, finite};
-use crate::assets::ImageId;
-use crate::color::Rgba;
+use moonloop_assets::ImageId;
+use moonloop_core::color::Rgba;
 
 /// How a sheet is cut into frames.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -11,7 +11,7 @@
 
 use glam::{Quat, Vec3};
 
-use crate::color::Rgba;
+use moonloop_core::color::Rgba;
 
 /// The most particles one emitter keeps alive.
 pub const MAX_PARTICLES: u32 = 100_000;
@@ -50,7 +50,9 @@ pub struct Emitter {
 pub struct Particle {
     /// Where it is, in the object's space.
     pub position: Vec3,
+    /// Its width and height, in world units, at its age.
     pub size: f32,
+    /// Its colour at its age.
     pub color: Rgba,
 }
 

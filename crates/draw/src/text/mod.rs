@@ -14,18 +14,18 @@
 mod glyphs;
 mod layout;
 
-use crate::Refusal;
+use moonloop_core::Refusal;
 use std::sync::Arc;
 
 use cosmic_text::fontdb::{self, Database, Source};
 use cosmic_text::{Attrs, Buffer, Family, FontSystem, Metrics, Shaping, Wrap};
 use tiny_skia::{Mask, PixmapMut, Transform};
 
-use crate::assets::faces::check_faces;
-use crate::assets::{FontId, Store};
-use crate::color::Rgba;
 use glyphs::Glyphs;
 use layout::{Key, Layouts, Placed};
+use moonloop_assets::faces::check_faces;
+use moonloop_assets::{FontId, Store};
+use moonloop_core::color::Rgba;
 
 pub use glyphs::Band;
 pub use layout::MAX_FRAME_GLYPHS;
@@ -187,7 +187,7 @@ impl Typesetter {
         if self.faces.len() > MAX_FONTS {
             return Err(refuse!(
                 "`{}` would be font file {}; a game uses at most {MAX_FONTS} (H10)",
-                crate::terminal::escape(name),
+                moonloop_door::escape(name),
                 self.faces.len()
             ));
         }
@@ -245,7 +245,7 @@ impl Typesetter {
         let bytes: Arc<dyn AsRef<[u8]> + Send + Sync> = bytes;
         let db = self.system.db_mut();
         let mut ids = Vec::new();
-        let loaded = crate::error::contain_panic(|| {
+        let loaded = moonloop_core::contain::contain_panic(|| {
             let mut scratch = Database::new();
             scratch.load_font_source(Source::Binary(bytes));
             scratch.faces().cloned().collect::<Vec<_>>()
@@ -259,9 +259,10 @@ impl Typesetter {
             return Err("the font file holds no face the host can read".into());
         }
         let system = &mut self.system;
-        let line_height = crate::error::contain_panic(|| natural_line_height(system, ids[0]))
-            .flatten()
-            .unwrap_or(1.2);
+        let line_height =
+            moonloop_core::contain::contain_panic(|| natural_line_height(system, ids[0]))
+                .flatten()
+                .unwrap_or(1.2);
         Ok(Face {
             file,
             family,
@@ -292,8 +293,9 @@ impl Typesetter {
         }
         let family = face.family.as_str();
         let (buffer, system) = (&mut self.buffer, &mut self.system);
-        let shaped =
-            crate::error::contain_panic(|| shape(buffer, system, text, style, family, line_height));
+        let shaped = moonloop_core::contain::contain_panic(|| {
+            shape(buffer, system, text, style, family, line_height)
+        });
         let Some((placed, width, height)) = shaped else {
             // A panic may leave the font system half-changed: start afresh.
             *self = Typesetter::new();
@@ -467,7 +469,7 @@ fn natural_line_height(system: &mut FontSystem, id: fontdb::ID) -> Option<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::assets::faces::{MAX_FACES, count_faces};
+    use moonloop_assets::faces::{MAX_FACES, count_faces};
 
     /// A collection header claiming `claimed` faces, with `offsets`
     /// offsets, and a font's bytes after it.
