@@ -96,22 +96,10 @@ pub enum Error {
     },
 
     #[cfg(feature = "gpu")]
-    /// No graphics adapter could be found.
-    #[error(
-        "no graphics adapter found; install Mesa's software renderer \
-         (apt-get install mesa-vulkan-drivers libvulkan1) or run without pictures"
-    )]
-    NoAdapter(#[from] wgpu::RequestAdapterError),
-
-    #[cfg(feature = "gpu")]
-    /// The graphics adapter refused the device the host asked for.
-    #[error("the graphics adapter {adapter} refused a device")]
-    Device {
-        /// The adapter, named.
-        adapter: String,
-        /// The cause.
-        source: wgpu::RequestDeviceError,
-    },
+    /// The renderer could not start: no graphics adapter, or a device
+    /// refused.
+    #[error(transparent)]
+    Gpu(#[from] moonloop_render::GpuError),
 
     #[cfg(feature = "gpu")]
     /// A window's surface could not be made.
@@ -236,7 +224,7 @@ impl Error {
             | Error::Record { .. }
             | Error::Unbuilt { .. } => EXIT_MACHINE,
             #[cfg(feature = "gpu")]
-            Error::NoAdapter(_) | Error::Device { .. } | Error::Surface(_) => EXIT_MACHINE,
+            Error::Gpu(_) | Error::Surface(_) => EXIT_MACHINE,
             #[cfg(feature = "window")]
             Error::EventLoop(_) | Error::Window(_) => EXIT_MACHINE,
             #[cfg(feature = "watch")]

@@ -27,6 +27,9 @@ pub use moonloop_assets as assets;
 pub use moonloop_core::{clock, color, config, cues, viewport};
 #[doc(hidden)]
 pub use moonloop_draw::{screen, skia, text};
+#[cfg(feature = "gpu")]
+#[doc(hidden)]
+pub use moonloop_render as render;
 #[doc(hidden)]
 pub use moonloop_scene as scene;
 
@@ -83,9 +86,6 @@ pub mod playback;
 pub mod record;
 #[doc(hidden)]
 pub mod reload;
-#[cfg(feature = "gpu")]
-#[doc(hidden)]
-pub mod render;
 #[doc(hidden)]
 pub mod replay;
 #[doc(hidden)]

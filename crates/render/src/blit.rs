@@ -7,8 +7,8 @@
 use wgpu::util::DeviceExt;
 
 use super::{FRAME_FORMAT, Renderer, Target, pipelines};
-use crate::color::Rgba;
-use crate::viewport::Viewport;
+use moonloop_core::color::Rgba;
+use moonloop_core::viewport::Viewport;
 
 /// A pipeline drawing onto views of one format, the rectangle it covers,
 /// and the bind group for the target it was last given.

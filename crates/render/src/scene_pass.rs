@@ -16,12 +16,12 @@ use tiny_skia::Pixmap;
 use wgpu::util::DeviceExt;
 
 use super::{MAX_DIRECTIONAL, MAX_POINT, Renderer, Target, Vertex, linear, texture_groups};
-use crate::assets::Store;
-use crate::assets::gltf::Wrap;
-use crate::color::Rgba;
-use crate::scene::particles::{Emitter, MAX_FRAME_PARTICLES};
-use crate::scene::{Light, Mesh, Object, Projection, Scene};
-use crate::viewport::Viewport;
+use moonloop_assets::Store;
+use moonloop_assets::gltf::Wrap;
+use moonloop_core::color::Rgba;
+use moonloop_core::viewport::Viewport;
+use moonloop_scene::particles::{Emitter, MAX_FRAME_PARTICLES};
+use moonloop_scene::{Light, Mesh, Object, Projection, Scene};
 
 #[repr(C)]
 #[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
@@ -323,7 +323,7 @@ impl Renderer {
 
     /// Uploads image `id` the first time, or again after a reload changed
     /// it.
-    fn texture(&mut self, id: crate::assets::ImageId, assets: &Store) {
+    fn texture(&mut self, id: moonloop_assets::ImageId, assets: &Store) {
         let generation = assets.image_generation(id);
         if !self.textures.fresh(id.0, generation) {
             let group = self.upload_texture(assets.image_at(id));
@@ -425,7 +425,7 @@ impl Renderer {
     /// group for each part's image with the part's sampler.
     fn upload_model(
         &mut self,
-        model: &crate::assets::gltf::Model,
+        model: &moonloop_assets::gltf::Model,
         vertices: &[Vertex],
     ) -> GpuModel {
         let mesh = self.upload_mesh(vertices, &model.indices);

@@ -28,7 +28,7 @@ pub struct Vertex {
 /// A model's vertices, placed at `positions` with `normals` (its own, or
 /// a pose's), with the rest of each from the model.
 pub fn model_vertices<'a>(
-    model: &'a crate::assets::gltf::Model,
+    model: &'a moonloop_assets::gltf::Model,
     positions: &'a [[f32; 3]],
     normals: &'a [[f32; 3]],
 ) -> impl Iterator<Item = Vertex> + 'a {

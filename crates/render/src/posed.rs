@@ -1,5 +1,5 @@
 //! Posed models: an object whose model a clip poses has vertices of its
-//! own, posed on the CPU ([`crate::assets::rig`]) while the frame is
+//! own, posed on the CPU ([`moonloop_assets::rig`]) while the frame is
 //! batched and written into a vertex buffer it keeps before the frame is
 //! drawn. It is posed again only when its model, clip or time changed,
 //! and once its buffers are big enough posing allocates nothing. The
@@ -8,9 +8,9 @@
 use glam::Vec3;
 
 use super::{Renderer, Vertex};
-use crate::assets::gltf::Model;
-use crate::assets::rig;
-use crate::scene::Pose;
+use moonloop_assets::gltf::Model;
+use moonloop_assets::rig;
+use moonloop_scene::Pose;
 
 /// One object's posed vertices on the GPU.
 pub(super) struct Posed {
@@ -134,7 +134,7 @@ impl Renderer {
             &posing.normals,
         ));
         posed.stale = true;
-        posed.bounds = crate::assets::gltf::bounds(&posing.positions);
+        posed.bounds = moonloop_assets::gltf::bounds(&posing.positions);
         posed.model = id;
         posed.key = Some(key);
         slot

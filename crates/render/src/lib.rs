@@ -9,6 +9,9 @@
 //! back. One path for both is what lets golden tests stand for what a
 //! player sees. The order of the steps lives in `compositor.rs`.
 
+#![warn(missing_docs)]
+#![warn(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
+
 mod blit;
 mod geometry;
 mod layers;
@@ -20,7 +23,7 @@ mod target;
 
 use blit::Blit;
 
-use crate::terminal::tell;
+use std::io::Write as _;
 use tiny_skia::Pixmap;
 use wgpu::util::DeviceExt;
 
@@ -28,12 +31,36 @@ pub use geometry::{Geometry, Vertex};
 pub use layers::Layer;
 pub use target::Target;
 
-use crate::assets::Store;
-use crate::color::Rgba;
-use crate::error::{Error, Result};
-use crate::scene::Scene;
-use crate::viewport::Viewport;
+use moonloop_assets::Store;
+use moonloop_core::color::Rgba;
+use moonloop_core::viewport::Viewport;
+use moonloop_scene::Scene;
 use pipelines::Pipelines;
+
+/// What the renderer's start can fail with: the machine has no graphics
+/// adapter, or the one it has refused a device.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GpuError {
+    /// No graphics adapter could be found.
+    #[error(
+        "no graphics adapter found; install Mesa's software renderer \
+         (apt-get install mesa-vulkan-drivers libvulkan1) or run without pictures"
+    )]
+    NoAdapter(#[from] wgpu::RequestAdapterError),
+
+    /// The graphics adapter refused the device the renderer asked for.
+    #[error("the graphics adapter {adapter} refused a device")]
+    Device {
+        /// The adapter, named.
+        adapter: String,
+        /// The cause.
+        source: wgpu::RequestDeviceError,
+    },
+}
+
+/// The renderer's results.
+pub type Result<T, E = GpuError> = std::result::Result<T, E>;
 use scene_pass::{GpuMesh, GpuModel, Instance, Staged, Uploaded};
 
 /// The format of the frame texture. Its sRGB twin is the scene's view.
@@ -66,7 +93,7 @@ pub struct Renderer {
     /// Objects whose models clips pose, each with vertices of its own.
     posing: posed::Posing,
     /// The samplers models' textures ask for, made the first time.
-    samplers: std::collections::HashMap<crate::assets::gltf::Sampler, wgpu::Sampler>,
+    samplers: std::collections::HashMap<moonloop_assets::gltf::Sampler, wgpu::Sampler>,
     /// Each texture's bind groups: blended, and whole pixels.
     textures: Uploaded<[wgpu::BindGroup; 2]>,
     instances: wgpu::Buffer,
@@ -154,7 +181,7 @@ impl Renderer {
                 wgpu::Limits::downlevel_webgl2_defaults().using_resolution(adapter.limits()),
             ..Default::default()
         }))
-        .map_err(|source| Error::Device {
+        .map_err(|source| GpuError::Device {
             adapter: info.clone(),
             source,
         })?;
@@ -164,10 +191,12 @@ impl Renderer {
         let said = std::sync::atomic::AtomicBool::new(false);
         device.on_uncaptured_error(std::sync::Arc::new(move |e: wgpu::Error| {
             if !said.swap(true, std::sync::atomic::Ordering::Relaxed) {
-                tell!(
+                let line = format!(
                     "moonloop: the GPU refused a frame: {}",
-                    crate::terminal::line(&gpu_error_line(&e))
+                    moonloop_door::line(&gpu_error_line(&e))
                 );
+                // Dropped if stderr has closed: the game goes on.
+                let _ = writeln!(std::io::stderr(), "{}", moonloop_door::escape_lines(&line));
             }
         }));
         let mut renderer = Renderer::with_device(device, queue, info);
