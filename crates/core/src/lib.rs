@@ -2,7 +2,8 @@
 //!
 //! The clocks (rules K1-K3), the input a frame sees and the scripts that
 //! feed it (H6), the cues and sound actions `update` logs (H7, H13), a
-//! game's config as data, and the letterboxed viewport (frame step 3).
+//! game's config as data, the letterboxed viewport (frame step 3), and
+//! history: every frame of a session, kept so any can be built again (R1).
 //! Nothing here knows Luau, the GPU, a window or a file: the layers above
 //! read these from the outside world and hand them in (ARCHITECTURE.md).
 #![warn(missing_docs)]
@@ -20,6 +21,7 @@ pub mod color;
 pub mod config;
 pub mod contain;
 pub mod cues;
+pub mod history;
 pub mod input;
 mod number;
 mod refusal;

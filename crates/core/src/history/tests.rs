@@ -3,17 +3,16 @@
 use super::*;
 use crate::input::Key;
 
+type History = super::History<String>;
+type Keyframe = super::Keyframe<String>;
+
 fn key(frame: u64, state: &str) -> Keyframe {
     Keyframe {
         frame,
         time: frame as f64,
         last_dt: 1.0,
         input: InputFrame::default(),
-        kept: Kept {
-            state: state.into(),
-            random: 0,
-            physics: Default::default(),
-        },
+        kept: state.into(),
     }
 }
 
@@ -180,4 +179,47 @@ fn the_cap_drops_the_oldest_keyframe_first() {
     assert!(oldest > 999_000, "only the newest frames stay: {oldest}");
     assert_eq!(history.events(oldest + 1).count(), 1);
     assert_eq!(history.events(oldest).count(), 0, "before the window");
+}
+
+/// A kept state that holds more than its text: worlds kept beside it.
+#[derive(Debug, Clone)]
+struct Beside {
+    state: String,
+    worlds: usize,
+}
+
+impl Keep for Beside {
+    fn bytes(&self) -> usize {
+        self.state.len() + self.worlds
+    }
+}
+
+// rule: R1
+#[test]
+fn what_a_keyframe_holds_is_counted_out_as_it_was_counted_in() {
+    let key = |frame: u64| super::Keyframe {
+        frame,
+        time: frame as f64,
+        last_dt: 1.0,
+        input: InputFrame::default(),
+        kept: Beside {
+            state: "{}".into(),
+            worlds: 100_000,
+        },
+    };
+    let mut history = super::History::new(key(0), usize::MAX, 0);
+    let empty = history.bytes();
+    for f in 1..=600 {
+        history.record(f, 1.0 / 60.0, [], Hovered::NotAsked, None);
+        if history.wants_keyframe(f) {
+            history.push_keyframe(key(f));
+        }
+    }
+    // A fork drops the keyframes after frame 0, and a tail taken out and
+    // put back leaves the count where it was: every byte counted in when
+    // a keyframe came is counted out when it goes, worlds included.
+    let tail = history.split_off_after(100);
+    history.put_back(tail);
+    history.truncate_after(0);
+    assert_eq!(history.bytes(), empty);
 }

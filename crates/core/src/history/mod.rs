@@ -44,32 +44,18 @@ pub const MAX_NAMES: usize = 4096;
 /// What history may hold by default, in bytes (256 MiB).
 pub const DEFAULT_CAP: usize = 256 << 20;
 
-/// A state encoded outside the game's VM, with what else `update` reads
-/// that the state does not hold.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Kept {
-    /// The state's canonical JSON (S7).
-    pub state: String,
-    /// The random generator's state (H11).
-    pub random: u64,
-    /// Rapier's worlds beside the physics worlds in the state (P3).
-    pub physics: crate::physics::Apart,
+/// What a keyframe keeps of the state: whatever the game's layer encodes
+/// it as (the Luau game keeps its canonical JSON, the random generator
+/// and the physics worlds beside it). History asks it only what it costs.
+pub trait Keep: std::fmt::Debug + Clone {
+    /// About what it holds, in bytes: what the cap counts.
+    fn bytes(&self) -> usize;
 }
 
-impl Kept {
-    /// About what it holds, in bytes.
-    pub fn bytes(&self) -> usize {
-        self.state.len() + self.physics.bytes()
-    }
-}
-
-/// A state held as the game holds it (shared tables cost nothing twice),
-/// while the host shows or walks through a stretch of the past.
-pub struct Held(pub Box<dyn std::any::Any>);
-
-impl std::fmt::Debug for Held {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Held(..)")
+/// A state kept as text (its canonical encoding) and nothing beside it.
+impl Keep for String {
+    fn bytes(&self) -> usize {
+        self.len()
     }
 }
 
@@ -107,7 +93,7 @@ pub enum Hovered<'a> {
 
 /// A frame's state kept whole, and what the engine had at its end.
 #[derive(Debug, Clone)]
-pub struct Keyframe {
+pub struct Keyframe<K> {
     /// The frame it is the end of (0: the state `init` made).
     pub frame: u64,
     /// Simulated time at its end.
@@ -117,20 +103,20 @@ pub struct Keyframe {
     /// The input after the frame closed (held keys, the pointer).
     pub input: InputFrame,
     /// The state and the generator.
-    pub kept: Kept,
+    pub kept: K,
 }
 
 /// The session's frames: keyframes and, between them, what each frame was
 /// given.
 #[derive(Debug)]
-pub struct History {
+pub struct History<K> {
     entries: VecDeque<Entry>,
     /// The frame number of `entries[0]`.
     first: u64,
     events: VecDeque<InputEvent>,
     /// The event number of `events[0]`.
     first_event: u64,
-    keyframes: VecDeque<Keyframe>,
+    keyframes: VecDeque<Keyframe<K>>,
     /// Object names `input:hover()` answered, each once.
     names: Vec<Box<str>>,
     cap: usize,
@@ -145,15 +131,15 @@ pub struct History {
 /// The frames after some frame, taken out of history to be put back if
 /// what replaces them fails (R3).
 #[derive(Debug)]
-pub struct Tail {
+pub struct Tail<K> {
     after: u64,
     entries: Vec<Entry>,
     events: Vec<InputEvent>,
-    keyframes: Vec<Keyframe>,
+    keyframes: Vec<Keyframe<K>>,
     spans: Vec<Span>,
 }
 
-impl Tail {
+impl<K> Tail<K> {
     /// The frames it holds: their number, from the frame after `after`.
     pub fn frames(&self) -> std::ops::RangeInclusive<u64> {
         self.after + 1..=self.after + self.entries.len() as u64
@@ -170,11 +156,11 @@ impl Tail {
     }
 }
 
-impl History {
+impl<K: Keep> History<K> {
     /// Starts a history at `key`, the frame it begins with, that holds at
     /// most `cap` bytes, its frames run by code of `generation` until
     /// [`History::enter`] says otherwise.
-    pub fn new(key: Keyframe, cap: usize, generation: u32) -> Self {
+    pub fn new(key: Keyframe<K>, cap: usize, generation: u32) -> Self {
         let mut history = History {
             entries: VecDeque::with_capacity(4096),
             first: key.frame + 1,
@@ -216,7 +202,7 @@ impl History {
 
     /// Takes every frame after `frame` out (their entries, events,
     /// keyframes and spans), leaving history to end at `frame`.
-    pub fn split_off_after(&mut self, frame: u64) -> Tail {
+    pub fn split_off_after(&mut self, frame: u64) -> Tail<K> {
         let keep = frame.saturating_sub(self.first - 1) as usize;
         let entries: Vec<Entry> = if keep < self.entries.len() {
             self.entries.drain(keep..).collect()
@@ -233,7 +219,7 @@ impl History {
         let mut keyframes = Vec::new();
         while self.keyframes.len() > 1 && self.keyframes.back().is_some_and(|k| k.frame > frame) {
             let key = self.keyframes.pop_back().expect("more than one");
-            self.held -= key.kept.state.len();
+            self.held -= key.kept.bytes();
             keyframes.push(key);
         }
         keyframes.reverse();
@@ -248,7 +234,7 @@ impl History {
 
     /// Puts `tail` back where it was taken from, dropping whatever was
     /// recorded after its frame since.
-    pub fn put_back(&mut self, tail: Tail) {
+    pub fn put_back(&mut self, tail: Tail<K>) {
         self.truncate_after(tail.after);
         self.entries.extend(tail.entries);
         self.events.extend(tail.events);
@@ -281,7 +267,7 @@ impl History {
     pub fn bytes(&self) -> usize {
         self.entries.len() * size_of::<Entry>()
             + self.events.len() * size_of::<InputEvent>()
-            + self.keyframes.len() * size_of::<Keyframe>()
+            + self.keyframes.len() * size_of::<Keyframe<K>>()
             + self.held
     }
 
@@ -395,7 +381,7 @@ impl History {
     /// Keeps `key`, the end of the last recorded frame, then drops the
     /// oldest history while it holds more than the cap (one keyframe, the
     /// newest, always stays).
-    pub fn push_keyframe(&mut self, key: Keyframe) {
+    pub fn push_keyframe(&mut self, key: Keyframe<K>) {
         self.held += key.kept.bytes();
         self.keyframes.push_back(key);
         while self.bytes() > self.cap && self.keyframes.len() > 1 {
@@ -427,7 +413,7 @@ impl History {
         self.spans.truncate_after(frame);
         while self.keyframes.len() > 1 && self.keyframes.back().is_some_and(|k| k.frame > frame) {
             let key = self.keyframes.pop_back().expect("more than one");
-            self.held -= key.kept.state.len();
+            self.held -= key.kept.bytes();
         }
         let keep = frame.saturating_sub(self.first - 1) as usize;
         if keep < self.entries.len() {
@@ -438,7 +424,7 @@ impl History {
     }
 
     /// Returns the keyframe at or before `frame`.
-    pub fn keyframe_before(&self, frame: u64) -> Option<&Keyframe> {
+    pub fn keyframe_before(&self, frame: u64) -> Option<&Keyframe<K>> {
         self.keyframes.iter().rev().find(|k| k.frame <= frame)
     }
 
