@@ -13,7 +13,7 @@ use std::path::Path;
 use crate::engine::Engine;
 use crate::error::Result;
 use crate::lua::{Limits, LuaGame};
-use crate::replay::{self, Replay};
+use crate::replay;
 use crate::save::Saves;
 use crate::terminal::tell;
 
@@ -39,7 +39,7 @@ pub struct Playback {
 /// The log does not read, or was recorded from another game; the game
 /// does not load.
 pub fn open(game: &Path, shown: String, path: &Path, limits: Limits) -> Result<Playback> {
-    let replay = Replay::load(path)?;
+    let replay = replay::load(path)?;
     let limits = Limits {
         seed: replay.seed,
         ..limits
@@ -48,11 +48,15 @@ pub fn open(game: &Path, shown: String, path: &Path, limits: Limits) -> Result<P
     if let Some(notice) = loaded.take_save_notice() {
         tell!("moonloop: {}", crate::terminal::line(&notice));
     }
-    replay.check_game(path, replay::game_name(crate::Game::config(&loaded)))?;
+    replay::check_game(
+        &replay,
+        path,
+        replay::game_name(crate::Game::config(&loaded)),
+    )?;
     if let Some(line) = crate::report::check_files(game, path) {
         tell!("moonloop: {}", crate::terminal::line(&line));
     }
-    let cut_short = match replay.cut_warning(path) {
+    let cut_short = match replay::cut_warning(&replay, path) {
         Some(warning) => {
             tell!("moonloop: {warning}");
             true

@@ -114,8 +114,7 @@ fn a_shrunk_plan_is_minimal_no_step_of_it_can_go() {
         &["--runs", "64", "--frames", "600", "-j", "1"],
     );
     assert_eq!(out.code, 1, "{}", out.stdout);
-    let replay =
-        moonloop::replay::Replay::load(&dir.path().join("moonloop-explore/replay.txt")).unwrap();
+    let replay = moonloop::replay::load(&dir.path().join("moonloop-explore/replay.txt")).unwrap();
     let steps: Vec<Step> = replay
         .script
         .frame_events()

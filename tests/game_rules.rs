@@ -8,7 +8,7 @@ use std::time::Duration;
 use common::{engine, game, json, load_error};
 use moonloop::Engine;
 use moonloop::LuaGame;
-use moonloop::replay::{Replay, ReplayWriter};
+use moonloop::replay::ReplayWriter;
 use moonloop::{ClockSpec, ConstantClock};
 use moonloop::{InputEvent, Key, input::Script};
 
@@ -412,7 +412,7 @@ fn a_replay_reaches_the_same_state_hash() {
     e.flush().unwrap();
     let recorded = e.game().state_hash().unwrap();
     // Play it back under the log's own clock and input.
-    let replay = Replay::load(&log).unwrap();
+    let replay = moonloop::replay::load(&log).unwrap();
     let mut again = Engine::new(LuaGame::load(dir.path()).unwrap(), Box::new(replay.clock()));
     again.set_script(replay.script.clone());
     again.advance(40).unwrap();

@@ -12,8 +12,9 @@ use std::rc::Rc;
 
 use mlua::{Lua, Table, Value};
 
-/// The seed `math.random` starts from unless the run gives another.
-pub const DEFAULT_SEED: u64 = 0;
+/// The seed `math.random` starts from unless the run gives another (the
+/// one a replay log without a `seed` line was recorded from).
+pub use moonloop_core::replay::DEFAULT_SEED;
 
 const PCG32_INC: u64 = 105;
 

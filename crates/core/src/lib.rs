@@ -25,6 +25,7 @@ pub mod history;
 pub mod input;
 mod number;
 mod refusal;
+pub mod replay;
 pub mod viewport;
 
 pub use number::Number;
