@@ -3,6 +3,10 @@
 //! `?frames=N&clock=SPEC`, says `frame N: HASH` in `#moonloop-status`:
 //! the hash the same game reaches on Linux.
 //!
+//! Played in the page (rule B4): keys sent to the page at the frames an
+//! input script names reach the hash Linux reaches for that script, and
+//! keys pressed through the browser's own input move the game.
+//!
 //! Needs the runtime `tools/cross.sh web` builds, and Debian's chromium;
 //! `MOONLOOP_CROSS_WEB=1` makes a missing one a failure, elsewhere these
 //! rows say they were skipped.
@@ -203,4 +207,306 @@ fn a_page_runs_an_input_script_beside_it() {
         status(&dom).contains("name a file beside the page"),
         "{dom}"
     );
+}
+
+/// A page beside the game's that plays it in a frame and, at the frames
+/// `plan` names, sends the browser's key events to it (`keydown` or
+/// `keyup`, a `KeyboardEvent.code`), as a keyboard would; at frame `stop`
+/// it ends the loop and writes `frame N: HASH` into its own status.
+fn driver(plan: &[(u64, &str, &str)], stop: u64) -> String {
+    let plan: Vec<String> = plan
+        .iter()
+        .map(|(frame, kind, code)| format!("[{frame}, \"{kind}\", \"{code}\"]"))
+        .collect();
+    let plan = plan.join(", ");
+    format!(
+        r#"<!doctype html>
+<html><body>
+<iframe id="game" src="index.html?clock=constant:1/60" width="400" height="300"></iframe>
+<p id="moonloop-status">driving</p>
+<script>
+"use strict";
+const plan = [{plan}];
+const stop = {stop};
+const frame = document.getElementById("game");
+const status = document.getElementById("moonloop-status");
+function step() {{
+  const inner = frame.contentWindow;
+  const page = inner && inner.moonloopPage;
+  if (!page) {{
+    const said = inner && inner.document.getElementById("moonloop-status");
+    if (said && said.textContent.startsWith("moonloop:")) {{
+      status.textContent = said.textContent;
+      return;
+    }}
+    requestAnimationFrame(step);
+    return;
+  }}
+  const at = page.frames();
+  while (plan.length > 0 && plan[0][0] <= at) {{
+    const [, kind, code] = plan.shift();
+    inner.dispatchEvent(new inner.KeyboardEvent(kind, {{ code, bubbles: true }}));
+  }}
+  if (at >= stop) {{
+    page.stop();
+    status.textContent = `frame ${{at}}: ${{page.hash()}}`;
+    return;
+  }}
+  requestAnimationFrame(step);
+}}
+requestAnimationFrame(step);
+</script>
+</body></html>
+"#
+    )
+}
+
+// rule: B4
+#[test]
+fn a_page_plays_the_game_with_the_keys_a_person_presses() {
+    if !ready() {
+        return;
+    }
+    let site = site("games/pong");
+    // Keys sent before frame N+1 runs are the frame's, as an input
+    // script's `N+1 press w` is.
+    let plan = [
+        (30, "keydown", "KeyW"),
+        (90, "keyup", "KeyW"),
+        (120, "keydown", "ArrowDown"),
+        (200, "keyup", "ArrowDown"),
+    ];
+    std::fs::write(site.path().join("drive.html"), driver(&plan, 240)).unwrap();
+    let script = "31 press w\n91 release w\n121 press down\n201 release down\n";
+    std::fs::write(site.path().join("moves.txt"), script).unwrap();
+    let input = site.path().join("moves.txt");
+    let linux = common::headless(
+        repo(),
+        "games/pong",
+        "constant:1/60",
+        240,
+        &["--input", input.to_str().unwrap(), "--state-hash"],
+    );
+    assert_eq!(linux.code, 0, "{}", linux.stderr);
+    let still = common::headless(
+        repo(),
+        "games/pong",
+        "constant:1/60",
+        240,
+        &["--state-hash"],
+    );
+    assert_ne!(linux.stdout, still.stdout, "the keys move a paddle");
+    let address = serve(site.path().to_path_buf());
+    let mut browser = Browser::open(&format!("http://{address}/drive.html"));
+    let said = browser.wait_for(
+        "(() => { const s = document.getElementById('moonloop-status').textContent; \
+         return s === 'driving' ? '' : s; })()",
+    );
+    assert_eq!(said, format!("frame 240: {}", linux.stdout.trim()));
+}
+
+// rule: B4
+#[test]
+fn keys_pressed_in_the_browser_reach_the_game_and_the_canvas_shows_it() {
+    if !ready() {
+        return;
+    }
+    let site = site("games/pong");
+    let address = serve(site.path().to_path_buf());
+    let mut browser = Browser::open(&format!("http://{address}/index.html?clock=constant:1/60"));
+    browser.wait_for("window.moonloopPage && moonloopPage.frames() >= 10 ? 'yes' : ''");
+    // Pressed as a keyboard presses it: through the browser's input, to
+    // the page's listeners, to the game.
+    browser.key("keyDown", "KeyW", "w", 87);
+    let until = browser.eval("moonloopPage.frames() + 60");
+    browser.wait_for(&format!("moonloopPage.frames() >= {until} ? 'yes' : ''"));
+    browser.key("keyUp", "KeyW", "w", 87);
+    let hash = browser.wait_for("(moonloopPage.stop(), moonloopPage.hash())");
+    let frames = browser.eval("moonloopPage.frames()");
+    let frames = frames.as_f64().expect("a number of frames") as u64;
+    let still = common::headless(
+        repo(),
+        "games/pong",
+        "constant:1/60",
+        frames,
+        &["--state-hash"],
+    );
+    assert_eq!(still.code, 0, "{}", still.stderr);
+    assert_ne!(
+        hash,
+        still.stdout.trim(),
+        "frame {frames}: holding w moved the paddle, so the state is not the untouched game's"
+    );
+    // The picture is the game's: the page's canvas holds more than its
+    // background, and the error line under it is empty.
+    assert_eq!(
+        browser.eval("document.getElementById('moonloop-status').textContent"),
+        ""
+    );
+    let shot = browser.screenshot();
+    let out = repo().join("target/web-page.png");
+    std::fs::write(&out, &shot).unwrap();
+    let decoder = png::Decoder::new(std::io::Cursor::new(shot));
+    let mut reader = decoder.read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut pixels).unwrap();
+    let step = info.color_type.samples();
+    let colours: std::collections::HashSet<&[u8]> =
+        pixels[..info.buffer_size()].chunks(step).collect();
+    assert!(
+        colours.len() > 3,
+        "the page shows the game's picture ({}): {} colours",
+        out.display(),
+        colours.len()
+    );
+}
+
+/// Headless Chromium, driven through its DevTools protocol (JSON over a
+/// WebSocket on 127.0.0.1): the page runs in real time, as a person's
+/// does, and the test reads values from it, presses keys into it and
+/// takes its picture. Closed when dropped.
+struct Browser {
+    chromium: std::process::Child,
+    socket: tungstenite::WebSocket<tungstenite::stream::MaybeTlsStream<std::net::TcpStream>>,
+    next: u64,
+    session: String,
+    _profile: tempfile::TempDir,
+}
+
+impl Browser {
+    /// Opens `url` in a new headless Chromium.
+    fn open(url: &str) -> Browser {
+        let profile = tempfile::tempdir().unwrap();
+        let mut chromium = Command::new("chromium")
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--window-size=800,600",
+                "--remote-debugging-address=127.0.0.1",
+                "--remote-debugging-port=0",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg("about:blank")
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("chromium runs");
+        let mut lines = BufReader::new(chromium.stderr.take().unwrap()).lines();
+        let endpoint = lines
+            .by_ref()
+            .take(200)
+            .find_map(|line| {
+                let line = line.ok()?;
+                Some(
+                    line.split("DevTools listening on ")
+                        .nth(1)?
+                        .trim()
+                        .to_string(),
+                )
+            })
+            .expect("chromium says where its DevTools listen");
+        // The rest of what it says is read and dropped, so it never waits
+        // on a full pipe.
+        std::thread::spawn(move || lines.for_each(drop));
+        let (socket, _) = tungstenite::connect(endpoint.as_str()).expect("DevTools answer");
+        let mut browser = Browser {
+            chromium,
+            socket,
+            next: 0,
+            session: String::new(),
+            _profile: profile,
+        };
+        let target = browser.call("Target.createTarget", serde_json::json!({ "url": url }));
+        let target = target["targetId"].clone();
+        let attached = browser.call(
+            "Target.attachToTarget",
+            serde_json::json!({ "targetId": target, "flatten": true }),
+        );
+        browser.session = attached["sessionId"].as_str().unwrap().to_string();
+        browser
+    }
+
+    /// Sends one command (to the page once attached) and returns its
+    /// result, skipping the events that come between.
+    fn call(&mut self, method: &str, params: serde_json::Value) -> serde_json::Value {
+        self.next += 1;
+        let id = self.next;
+        let mut message = serde_json::json!({ "id": id, "method": method, "params": params });
+        if !self.session.is_empty() {
+            message["sessionId"] = self.session.clone().into();
+        }
+        self.socket
+            .send(tungstenite::Message::Text(message.to_string().into()))
+            .unwrap();
+        loop {
+            let tungstenite::Message::Text(text) = self.socket.read().unwrap() else {
+                continue;
+            };
+            let answer: serde_json::Value = serde_json::from_str(&text).unwrap();
+            if answer["id"] == id {
+                assert!(answer.get("error").is_none(), "{method}: {answer}");
+                return answer["result"].clone();
+            }
+        }
+    }
+
+    /// The value of the JavaScript expression `expression` in the page.
+    fn eval(&mut self, expression: &str) -> serde_json::Value {
+        let result = self.call(
+            "Runtime.evaluate",
+            serde_json::json!({ "expression": expression, "returnByValue": true }),
+        );
+        result["result"]["value"].clone()
+    }
+
+    /// Asks `expression` until it is a string other than empty (at most a
+    /// minute), and returns it.
+    fn wait_for(&mut self, expression: &str) -> String {
+        for _ in 0..1200 {
+            if let Some(said) = self.eval(expression).as_str()
+                && !said.is_empty()
+            {
+                return said.to_string();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        panic!("the page never answered `{expression}`");
+    }
+
+    /// Presses or lets go of a key (`keyDown`, `keyUp`) as the keyboard
+    /// would: `code` as KeyboardEvent.code says it.
+    fn key(&mut self, kind: &str, code: &str, key: &str, windows_code: u32) {
+        self.call(
+            "Input.dispatchKeyEvent",
+            serde_json::json!({
+                "type": kind,
+                "code": code,
+                "key": key,
+                "windowsVirtualKeyCode": windows_code,
+            }),
+        );
+    }
+
+    /// The page's picture, as a PNG.
+    fn screenshot(&mut self) -> Vec<u8> {
+        use base64::Engine as _;
+        let shot = self.call(
+            "Page.captureScreenshot",
+            serde_json::json!({ "format": "png" }),
+        );
+        base64::engine::general_purpose::STANDARD
+            .decode(shot["data"].as_str().unwrap())
+            .unwrap()
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.chromium.kill();
+        let _ = self.chromium.wait();
+    }
 }

@@ -81,7 +81,8 @@ windows)
 web)
     # wasm32-unknown-emscripten, with Debian's emscripten as the C++
     # compiler and linker; Luau's C++ exceptions as wasm exceptions. The
-    # headless host (no default features): the page runs games headless
+    # headless host (no default features), whose page door
+    # (src/platform/page.rs) the page's script plays the game through
     # (docs/shipping.md says what it does and does not do yet).
     triple=wasm32-unknown-emscripten
     out="target/cross/web"
@@ -94,7 +95,7 @@ web)
     export CXXFLAGS_wasm32_unknown_emscripten="-fwasm-exceptions"
     link=""
     for arg in -fwasm-exceptions -sMODULARIZE=1 -sEXPORT_NAME=moonloop -sINVOKE_RUN=0 \
-        -sEXPORTED_RUNTIME_METHODS=callMain,FS -sALLOW_MEMORY_GROWTH=1 -sTOTAL_STACK=8388608 \
+        -sEXPORTED_RUNTIME_METHODS=callMain,FS,ccall,UTF8ToString,HEAPU8 -sALLOW_MEMORY_GROWTH=1 -sTOTAL_STACK=8388608 \
         -sENVIRONMENT=web,node; do
         link="$link -C link-arg=$arg"
     done

@@ -7,3 +7,6 @@
 //! file watcher) are Cargo features; ARCHITECTURE.md lists them.
 
 pub mod folders;
+/// Play in a web page: the page's script owns the loop and calls in.
+#[cfg(target_os = "emscripten")]
+pub mod page;

@@ -1,20 +1,50 @@
-// moonloop's web page: loads the runtime and the game beside it, and runs
-// the game headless on the page's asking (?frames=N&clock=SPEC&input=FILE),
-// saying `frame N: HASH` in #moonloop-status and in the title, as
-// `moonloop run GAME --headless --state-hash` says it on a desktop.
+// moonloop's web page: loads the runtime and the game beside it (game.zip)
+// and plays it in the page: a canvas, the keyboard, the pointer and touch,
+// one frame each time the browser draws (requestAnimationFrame).
+//
+// ?frames=N&clock=SPEC (and &input=FILE, a file beside the page) runs the
+// game headless instead and says `frame N: HASH` in #moonloop-status and
+// in the title, as `moonloop run GAME --headless --state-hash` does on a
+// desktop. ?clock=SPEC alone plays under that clock (constant:1/60 steps
+// a fixed delta a frame) rather than the page's own time.
+//
+// While it plays, window.moonloopPage is { frames(), hash(), stop() }:
+// the frames delivered, the state hash (as --state-hash prints it), and
+// an end to the loop, for a page that embeds the game.
 "use strict";
+
+// The browser's key codes (KeyboardEvent.code) by moonloop's key names.
+const KEYS = (() => {
+  const keys = {
+    Space: "space", Enter: "enter", NumpadEnter: "enter", Escape: "escape", Tab: "tab",
+    Backspace: "backspace", ArrowLeft: "left", ArrowRight: "right", ArrowUp: "up",
+    ArrowDown: "down", ShiftLeft: "shift", ShiftRight: "shift", ControlLeft: "ctrl",
+    ControlRight: "ctrl", AltLeft: "alt", AltRight: "alt", Minus: "minus", Equal: "equals",
+    Comma: "comma", Period: "period", Slash: "slash", Semicolon: "semicolon", Quote: "quote",
+    BracketLeft: "lbracket", BracketRight: "rbracket", Backslash: "backslash",
+    Backquote: "backquote", Home: "home", End: "end", PageUp: "pageup", PageDown: "pagedown",
+    Insert: "insert", Delete: "delete",
+  };
+  for (let c = 65; c <= 90; c++) {
+    const letter = String.fromCharCode(c);
+    keys[`Key${letter}`] = letter.toLowerCase();
+  }
+  for (let d = 0; d <= 9; d++) keys[`Digit${d}`] = `${d}`;
+  for (let f = 1; f <= 12; f++) keys[`F${f}`] = `f${f}`;
+  return keys;
+})();
+
+// Mouse buttons (PointerEvent.button) by moonloop's names; a touch is the
+// left button.
+const BUTTONS = { 0: "mouse_left", 1: "mouse_middle", 2: "mouse_right" };
 
 (async () => {
   const status = document.getElementById("moonloop-status");
   const say = (text) => {
     status.textContent = text;
-    document.title = text;
   };
   try {
     const asked = new URLSearchParams(location.search);
-    const frames = asked.get("frames") || "600";
-    const clock = asked.get("clock") || "constant:1/60";
-    const input = asked.get("input");
     const fetched = async (name) => {
       const response = await fetch(name);
       if (!response.ok) {
@@ -27,30 +57,128 @@
     const runtime = await moonloop({
       noInitialRun: true,
       print: (line) => printed.push(line),
-      printErr: (line) => errors.push(line),
+      printErr: (line) => {
+        errors.push(line);
+        say(line);
+      },
     });
     runtime.FS.writeFile("/game.zip", await fetched("game.zip"));
-    const args = ["run", "/game.zip", "--headless", "--clock", clock, "--frames", frames, "--state-hash"];
-    if (input) {
-      if (!/^[A-Za-z0-9_.-]+$/.test(input)) {
-        throw new Error(`input=${input}: name a file beside the page`);
-      }
-      runtime.FS.writeFile("/input.txt", await fetched(input));
-      args.push("--input", "/input.txt");
-    }
-    let code = 0;
-    try {
-      code = runtime.callMain(args);
-    } catch (thrown) {
-      code = thrown && thrown.status !== undefined ? thrown.status : 1;
-    }
-    const hash = printed.filter((line) => /^[0-9a-f]{16}$/.test(line)).pop();
-    if (code === 0 && hash) {
-      say(`frame ${frames}: ${hash}`);
+    if (asked.has("frames")) {
+      await headless(runtime, asked, fetched, printed, errors, say);
     } else {
-      say(errors.join(" ") || `moonloop: the run ended with code ${code}`);
+      play(runtime, asked.get("clock") || "", say);
     }
   } catch (failed) {
     say(`moonloop: ${failed.message || failed}`);
   }
 })();
+
+// Runs the game headless to a frame and says its state hash.
+async function headless(runtime, asked, fetched, printed, errors, say) {
+  const frames = asked.get("frames");
+  const clock = asked.get("clock") || "constant:1/60";
+  const input = asked.get("input");
+  const args = ["run", "/game.zip", "--headless", "--clock", clock, "--frames", frames, "--state-hash"];
+  if (input) {
+    if (!/^[A-Za-z0-9_.-]+$/.test(input)) {
+      throw new Error(`input=${input}: name a file beside the page`);
+    }
+    runtime.FS.writeFile("/input.txt", await fetched(input));
+    args.push("--input", "/input.txt");
+  }
+  let code = 0;
+  try {
+    code = runtime.callMain(args);
+  } catch (thrown) {
+    code = thrown && thrown.status !== undefined ? thrown.status : 1;
+  }
+  const hash = printed.filter((line) => /^[0-9a-f]{16}$/.test(line)).pop();
+  const line = code === 0 && hash
+    ? `frame ${frames}: ${hash}`
+    : errors.join(" ") || `moonloop: the run ended with code ${code}`;
+  say(line);
+  document.title = line;
+}
+
+// Plays the game in a canvas, a frame each time the page is drawn.
+function play(runtime, clock, say) {
+  if (runtime.ccall("moonloop_page_start", "number", ["string", "string"], ["/game.zip", clock]) !== 0) {
+    return; // the reason was printed, and shown
+  }
+  say("");
+  const canvas = document.createElement("canvas");
+  canvas.id = "moonloop-canvas";
+  canvas.tabIndex = 0;
+  document.getElementById("moonloop-game").appendChild(canvas);
+  canvas.focus();
+  const context = canvas.getContext("2d");
+  const input = (line) => runtime.ccall("moonloop_page_input", "number", ["string"], [line]);
+
+  window.addEventListener("keydown", (event) => {
+    const key = KEYS[event.code];
+    if (!key) return;
+    event.preventDefault(); // arrows and space would scroll the page
+    if (!event.repeat) input(`press ${key}`);
+  });
+  window.addEventListener("keyup", (event) => {
+    const key = KEYS[event.code];
+    if (!key) return;
+    event.preventDefault();
+    input(`release ${key}`);
+  });
+  // Where the pointer is, in the picture's pixels (the canvas may be
+  // shown larger or smaller than it is).
+  const at = (event) => {
+    const box = canvas.getBoundingClientRect();
+    const x = ((event.clientX - box.left) * canvas.width) / Math.max(box.width, 1);
+    const y = ((event.clientY - box.top) * canvas.height) / Math.max(box.height, 1);
+    return `move ${x} ${y}`;
+  };
+  canvas.addEventListener("pointermove", (event) => input(at(event)));
+  canvas.addEventListener("pointerdown", (event) => {
+    canvas.focus();
+    canvas.setPointerCapture(event.pointerId);
+    input(at(event));
+    const button = BUTTONS[event.button];
+    if (button) input(`press ${button}`);
+    event.preventDefault();
+  });
+  canvas.addEventListener("pointerup", (event) => {
+    input(at(event));
+    const button = BUTTONS[event.button];
+    if (button) input(`release ${button}`);
+  });
+  canvas.addEventListener("pointerleave", () => input("leave"));
+  canvas.addEventListener("contextmenu", (event) => event.preventDefault());
+
+  let running = true;
+  window.moonloopPage = {
+    frames: () => runtime._moonloop_page_frames(),
+    hash: () => runtime.UTF8ToString(runtime._moonloop_page_hash()),
+    stop: () => {
+      running = false;
+    },
+  };
+  const frame = () => {
+    if (!running) return;
+    const ended = runtime._moonloop_page_frame();
+    const width = runtime._moonloop_page_width();
+    const height = runtime._moonloop_page_height();
+    const pixels = runtime._moonloop_page_pixels();
+    if (width > 0 && height > 0 && pixels !== 0) {
+      if (canvas.width !== width || canvas.height !== height) {
+        canvas.width = width;
+        canvas.height = height;
+      }
+      const bytes = new Uint8ClampedArray(runtime.HEAPU8.buffer, pixels, width * height * 4);
+      context.putImageData(new ImageData(bytes.slice(), width, height), 0, 0);
+    }
+    if (ended !== 0) {
+      running = false;
+      say("the game ended");
+      return;
+    }
+    requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+}

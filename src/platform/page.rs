@@ -1,0 +1,220 @@
+//! Page: play in a web page (rule B4). The browser's door for a game a
+//! person plays, beside the headless run the page can also ask for.
+//!
+//! A page cannot block, so it does not hand the host a loop: the page's
+//! script owns the loop (one `requestAnimationFrame` a frame) and calls in
+//! through these few C functions, which the runtime exports:
+//!
+//! - `moonloop_page_start(zip, clock)` loads the zipped game, as
+//!   `moonloop run game.zip` would, under `clock` (a clock SPEC, or empty
+//!   for the wall clock: the page's own time);
+//! - `moonloop_page_input(line)` hands the game an input event in the
+//!   scripted input syntax (`press left`, `move 10 20`), which is what the
+//!   page turns the browser's keys and pointer into;
+//! - `moonloop_page_frame()` runs one tick and draws its picture, which
+//!   `moonloop_page_pixels()` (RGBA, premultiplied) and
+//!   `moonloop_page_width()`/`moonloop_page_height()` hand back;
+//! - `moonloop_page_hash()` says the state hash, as `--state-hash` does.
+//!
+//! What goes wrong is printed (the page shows it) and the game goes on on
+//! what it had, as in a window. The screen layer is drawn; a scene needs
+//! the GPU this build lacks, and its frame says so. Sound and saves that
+//! outlast the page are not here yet: sound plays nowhere (cues are still
+//! looked up) and saves last as long as the page.
+
+use std::cell::RefCell;
+use std::ffi::{CStr, CString, c_char};
+use std::path::Path;
+use std::str::FromStr as _;
+use std::time::Instant;
+
+use tiny_skia::Pixmap;
+
+use crate::clock::ClockSpec;
+use crate::engine::Engine;
+use crate::input::InputEvent;
+use crate::lua::{Limits, LuaGame};
+use crate::package::Unpacked;
+use crate::save::Saves;
+use crate::session::Session;
+use crate::terminal::tell;
+
+/// A game being played in the page.
+struct Page {
+    session: Session<LuaGame>,
+    /// The last frame's picture, at the surface's size.
+    pixels: Pixmap,
+    /// The state hash last asked for, kept for the page to read.
+    hash: CString,
+    /// The private copy the game runs from; removed when the page goes.
+    _unpacked: Unpacked,
+}
+
+thread_local! {
+    static PAGE: RefCell<Option<Page>> = const { RefCell::new(None) };
+}
+
+/// Reads a string the page passed in.
+///
+/// # Safety
+/// `text` is null or points at a NUL-terminated string that stays valid
+/// for the call (emscripten's `ccall` with a `string` argument).
+unsafe fn text<'a>(text: *const c_char) -> Option<&'a str> {
+    if text.is_null() {
+        return None;
+    }
+    // SAFETY: non-null, and NUL-terminated and valid for the call by the
+    // function's contract.
+    unsafe { CStr::from_ptr(text) }.to_str().ok()
+}
+
+/// Starts the game in the zip at `zip` under `clock` (a clock SPEC; empty
+/// or null: the wall clock). Returns 0, or 1 with the reason printed.
+///
+/// # Safety
+/// Both are null or NUL-terminated strings valid for the call.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn moonloop_page_start(zip: *const c_char, clock: *const c_char) -> i32 {
+    // SAFETY: passed on from this function's contract.
+    let (zip, clock) = unsafe { (text(zip), text(clock)) };
+    match start(zip.unwrap_or("/game.zip"), clock.unwrap_or("")) {
+        Ok(page) => {
+            PAGE.set(Some(page));
+            0
+        }
+        Err(err) => {
+            tell!("moonloop: {}", err.chain());
+            1
+        }
+    }
+}
+
+fn start(zip: &str, clock: &str) -> crate::Result<Page> {
+    let unpacked = crate::package::open_zip(Path::new(zip))?;
+    let game = LuaGame::load_shown(
+        unpacked.game(),
+        "game.zip".into(),
+        Limits::default(),
+        Saves::memory(None),
+    )?;
+    let spec = if clock.is_empty() {
+        ClockSpec::Wall {
+            max_secs: crate::clock::DEFAULT_WALL_MAX_SECS,
+        }
+    } else {
+        ClockSpec::from_str(clock)?
+    };
+    let engine = Engine::new(game, spec.build());
+    let bank = crate::sound::Bank::new(engine.config().sounds.clone());
+    let sound = Some(crate::sound::Player::open("off", bank));
+    let viewport = *engine.viewport();
+    let pixels = Pixmap::new(viewport.surface.0.max(1), viewport.surface.1.max(1))
+        .expect("a non-empty surface");
+    Ok(Page {
+        session: Session::new(engine).sound(sound),
+        pixels,
+        hash: CString::default(),
+        _unpacked: unpacked,
+    })
+}
+
+/// Hands the game one input event, a line in the scripted input syntax.
+/// Returns 0, or 1 when the line does not read (said once, printed).
+///
+/// # Safety
+/// `line` is null or a NUL-terminated string valid for the call.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn moonloop_page_input(line: *const c_char) -> i32 {
+    // SAFETY: passed on from this function's contract.
+    let Some(line) = (unsafe { text(line) }) else {
+        return 1;
+    };
+    PAGE.with_borrow_mut(|page| {
+        let Some(page) = page else { return 1 };
+        let engine = page.session.engine_mut();
+        let actions = engine.config().actions.clone();
+        match InputEvent::parse_line(line, &actions) {
+            Ok(events) => {
+                for event in events {
+                    engine.input_mut().push(event);
+                }
+                0
+            }
+            Err(why) => {
+                tell!("moonloop: page input `{line}`: {why}");
+                1
+            }
+        }
+    })
+}
+
+/// Runs one tick at the page's time and draws the frame's picture.
+/// Returns 0 to go on, 1 when the game asked to end, 2 when no game runs.
+#[unsafe(no_mangle)]
+pub extern "C" fn moonloop_page_frame() -> i32 {
+    PAGE.with_borrow_mut(|page| {
+        let Some(page) = page else { return 2 };
+        let turn = page.session.tick(Instant::now(), false);
+        if let Some(trouble) = &turn.trouble {
+            tell!("{trouble}");
+        }
+        let engine = page.session.engine_mut();
+        let surface = engine.viewport().surface;
+        if (page.pixels.width(), page.pixels.height()) != surface
+            && let Some(resized) = Pixmap::new(surface.0.max(1), surface.1.max(1))
+        {
+            page.pixels = resized;
+        }
+        crate::compositor::screen_picture_into(engine, &mut page.pixels);
+        i32::from(turn.quit)
+    })
+}
+
+/// The last frame's pixels: RGBA, premultiplied, rows top to bottom.
+#[unsafe(no_mangle)]
+pub extern "C" fn moonloop_page_pixels() -> *const u8 {
+    PAGE.with_borrow(|page| {
+        page.as_ref()
+            .map_or(std::ptr::null(), |p| p.pixels.data().as_ptr())
+    })
+}
+
+/// The last frame's picture's width, in pixels.
+#[unsafe(no_mangle)]
+pub extern "C" fn moonloop_page_width() -> u32 {
+    PAGE.with_borrow(|page| page.as_ref().map_or(0, |p| p.pixels.width()))
+}
+
+/// The last frame's picture's height, in pixels.
+#[unsafe(no_mangle)]
+pub extern "C" fn moonloop_page_height() -> u32 {
+    PAGE.with_borrow(|page| page.as_ref().map_or(0, |p| p.pixels.height()))
+}
+
+/// The frames delivered so far.
+#[unsafe(no_mangle)]
+pub extern "C" fn moonloop_page_frames() -> f64 {
+    PAGE.with_borrow(|page| {
+        page.as_ref()
+            .map_or(0.0, |p| p.session.engine().frame() as f64)
+    })
+}
+
+/// The state's hash now, as `--state-hash` prints it (empty when no game
+/// runs or the state does not hash), valid until the next call.
+#[unsafe(no_mangle)]
+pub extern "C" fn moonloop_page_hash() -> *const c_char {
+    PAGE.with_borrow_mut(|page| {
+        let Some(page) = page else {
+            return c"".as_ptr();
+        };
+        let hash = page
+            .session
+            .engine()
+            .game()
+            .state_hash()
+            .unwrap_or_default();
+        page.hash = CString::new(hash).unwrap_or_default();
+        page.hash.as_ptr()
+    })
+}
