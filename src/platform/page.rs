@@ -14,17 +14,20 @@
 //! - `moonloop_page_frame()` runs one tick and draws its picture, which
 //!   `moonloop_page_pixels()` (RGBA, premultiplied) and
 //!   `moonloop_page_width()`/`moonloop_page_height()` hand back;
-//! - `moonloop_page_hash()` says the state hash, as `--state-hash` does.
+//! - `moonloop_page_hash()` says the state hash, as `--state-hash` does;
+//! - `moonloop_page_sound(frames)` mixes the next `frames` stereo frames
+//!   of the game's sound (at `moonloop_page_sound_rate()`), which the
+//!   page's audio callback (Web Audio) plays: the page's sound door.
 //!
 //! What goes wrong is printed (the page shows it) and the game goes on on
 //! what it had, as in a window. The screen layer is drawn; a scene needs
-//! the GPU this build lacks, and its frame says so. Sound and saves that
-//! outlast the page are not here yet: sound plays nowhere (cues are still
-//! looked up) and saves last as long as the page.
+//! the GPU this build lacks, and its frame says so. Saves that outlast the
+//! page are not here yet: they last as long as the page.
 
 use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char};
 use std::path::Path;
+use std::rc::Rc;
 use std::str::FromStr as _;
 use std::time::Instant;
 
@@ -37,6 +40,8 @@ use crate::lua::{Limits, LuaGame};
 use crate::package::Unpacked;
 use crate::save::Saves;
 use crate::session::Session;
+use crate::sound::device::Device;
+use crate::sound::{Command, Mixer, RATE};
 use crate::terminal::tell;
 
 /// A game being played in the page.
@@ -46,6 +51,10 @@ struct Page {
     pixels: Pixmap,
     /// The state hash last asked for, kept for the page to read.
     hash: CString,
+    /// The game's sound, mixed when the page's audio callback asks.
+    mixer: Rc<RefCell<Mixer>>,
+    /// The last block of sound mixed: stereo frames, left then right.
+    sound: Vec<f32>,
     /// The private copy the game runs from; removed when the page goes.
     _unpacked: Unpacked,
 }
@@ -106,7 +115,11 @@ fn start(zip: &str, clock: &str) -> crate::Result<Page> {
     };
     let engine = Engine::new(game, spec.build());
     let bank = crate::sound::Bank::new(engine.config().sounds.clone());
-    let sound = Some(crate::sound::Player::open("off", bank));
+    let mixer = Rc::new(RefCell::new(Mixer::default()));
+    let sound = Some(crate::sound::Player::on(
+        Box::new(PageSound(Rc::clone(&mixer))),
+        bank,
+    ));
     let viewport = *engine.viewport();
     let pixels = Pixmap::new(viewport.surface.0.max(1), viewport.surface.1.max(1))
         .expect("a non-empty surface");
@@ -114,8 +127,54 @@ fn start(zip: &str, clock: &str) -> crate::Result<Page> {
         session: Session::new(engine).sound(sound),
         pixels,
         hash: CString::default(),
+        mixer,
+        sound: Vec::new(),
         _unpacked: unpacked,
     })
+}
+
+/// The page's sound door: the mixer lives on the page's one thread, and
+/// what the game plays reaches it at once; the page's audio callback
+/// pulls the samples ([`moonloop_page_sound`]).
+struct PageSound(Rc<RefCell<Mixer>>);
+
+impl Device for PageSound {
+    fn name(&self) -> String {
+        "the page (Web Audio)".into()
+    }
+
+    fn send(&self, command: Command) {
+        self.0.borrow_mut().apply(command);
+    }
+
+    fn failure(&self) -> Option<String> {
+        None
+    }
+}
+
+/// The most stereo frames one call to [`moonloop_page_sound`] mixes.
+const MAX_SOUND_FRAMES: u32 = 16_384;
+
+/// Mixes the next `frames` stereo frames of the game's sound (at most
+/// 16,384) and returns them, left and right interleaved, from -1 to 1;
+/// null when no game runs. Valid until the next call.
+#[unsafe(no_mangle)]
+pub extern "C" fn moonloop_page_sound(frames: u32) -> *const f32 {
+    PAGE.with_borrow_mut(|page| {
+        let Some(page) = page else {
+            return std::ptr::null();
+        };
+        let samples = frames.min(MAX_SOUND_FRAMES) as usize * 2;
+        page.sound.resize(samples, 0.0);
+        page.mixer.borrow_mut().fill(&mut page.sound);
+        page.sound.as_ptr()
+    })
+}
+
+/// The rate [`moonloop_page_sound`] mixes at, in frames a second.
+#[unsafe(no_mangle)]
+pub extern "C" fn moonloop_page_sound_rate() -> u32 {
+    RATE
 }
 
 /// Hands the game one input event, a line in the scripted input syntax.

@@ -77,17 +77,23 @@ impl Player {
     /// Opens the sound device `device` ("default" is the system's choice; "off"
     /// opens none).
     pub fn open(device: &str, bank: Bank) -> Player {
-        let (out, status) = if device == "off" {
-            (Out::None, "off".to_string())
-        } else {
-            match device::open(device) {
-                Ok(output) => {
-                    let name = output.name();
-                    (Out::Device(output), name)
-                }
-                Err(why) => (Out::None, format!("none ({why})")),
-            }
-        };
+        if device == "off" {
+            return Player::with(Out::None, "off".to_string(), bank);
+        }
+        match device::open(device) {
+            Ok(output) => Player::on(output, bank),
+            Err(why) => Player::with(Out::None, format!("none ({why})"), bank),
+        }
+    }
+
+    /// Plays through `device`, a door its caller opened (the web page's,
+    /// whose mixer the page's audio callback pulls from).
+    pub fn on(device: Box<dyn Device>, bank: Bank) -> Player {
+        let name = device.name();
+        Player::with(Out::Device(device), name, bank)
+    }
+
+    fn with(out: Out, status: String, bank: Bank) -> Player {
         Player {
             bank,
             out,

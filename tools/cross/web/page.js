@@ -8,9 +8,14 @@
 // desktop. ?clock=SPEC alone plays under that clock (constant:1/60 steps
 // a fixed delta a frame) rather than the page's own time.
 //
-// While it plays, window.moonloopPage is { frames(), hash(), stop() }:
-// the frames delivered, the state hash (as --state-hash prints it), and
-// an end to the loop, for a page that embeds the game.
+// Sound goes through Web Audio: the game's mixer runs in the runtime and
+// the page's audio callback pulls its samples. A browser lets a page make
+// sound only after a person's key, click or touch: the first one starts it.
+//
+// While it plays, window.moonloopPage is { frames(), hash(), stop(),
+// level() }: the frames delivered, the state hash (as --state-hash prints
+// it), an end to the loop, and the loudest sample of the last block of
+// sound played (0 before sound starts), for a page that embeds the game.
 "use strict";
 
 // The browser's key codes (KeyboardEvent.code) by moonloop's key names.
@@ -113,8 +118,10 @@ function play(runtime, clock, say) {
   canvas.focus();
   const context = canvas.getContext("2d");
   const input = (line) => runtime.ccall("moonloop_page_input", "number", ["string"], [line]);
+  const sound = startSound(runtime);
 
   window.addEventListener("keydown", (event) => {
+    sound.start();
     const key = KEYS[event.code];
     if (!key) return;
     event.preventDefault(); // arrows and space would scroll the page
@@ -136,6 +143,7 @@ function play(runtime, clock, say) {
   };
   canvas.addEventListener("pointermove", (event) => input(at(event)));
   canvas.addEventListener("pointerdown", (event) => {
+    sound.start();
     canvas.focus();
     canvas.setPointerCapture(event.pointerId);
     input(at(event));
@@ -158,6 +166,7 @@ function play(runtime, clock, say) {
     stop: () => {
       running = false;
     },
+    level: () => sound.level,
   };
   const frame = () => {
     if (!running) return;
@@ -181,4 +190,44 @@ function play(runtime, clock, say) {
     requestAnimationFrame(frame);
   };
   requestAnimationFrame(frame);
+}
+
+// The page's sound: a Web Audio graph of one node whose callback mixes the
+// next block of the game's sound in the runtime. Started by start(), from
+// a person's gesture; `level` is the loudest sample of the last block.
+function startSound(runtime) {
+  const sound = { level: 0, context: null, start: () => {} };
+  const Context = window.AudioContext || window.webkitAudioContext;
+  if (!Context) return sound; // a browser without Web Audio: silence
+  sound.start = () => {
+    if (sound.context) {
+      if (sound.context.state === "suspended") sound.context.resume();
+      return;
+    }
+    const context = new Context({ sampleRate: runtime._moonloop_page_sound_rate() });
+    const node = context.createScriptProcessor(2048, 0, 2);
+    node.onaudioprocess = (event) => {
+      const out = event.outputBuffer;
+      const frames = out.length;
+      const at = runtime._moonloop_page_sound(frames);
+      const left = out.getChannelData(0);
+      const right = out.getChannelData(1);
+      if (at === 0) {
+        left.fill(0);
+        right.fill(0);
+        return;
+      }
+      const samples = new Float32Array(runtime.HEAPU8.buffer, at, frames * 2);
+      let level = 0;
+      for (let i = 0; i < frames; i++) {
+        left[i] = samples[2 * i];
+        right[i] = samples[2 * i + 1];
+        level = Math.max(level, Math.abs(left[i]), Math.abs(right[i]));
+      }
+      sound.level = level;
+    };
+    node.connect(context.destination);
+    sound.context = context;
+  };
+  return sound;
 }
