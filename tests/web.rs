@@ -129,6 +129,39 @@ fn status(dom: &str) -> String {
     rest[..rest.find('<').unwrap_or(rest.len())].to_string()
 }
 
+/// The state hash pong reaches on Linux after `frames` frames of
+/// `constant:1/60` with nothing pressed.
+fn untouched_pong(frames: u64) -> String {
+    let run = common::headless(
+        repo(),
+        "games/pong",
+        "constant:1/60",
+        frames,
+        &["--state-hash"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.stdout.trim().to_string()
+}
+
+/// The state hash pong reaches on Linux after `frames` frames of
+/// `constant:1/60` under the input script `script`, written beside the
+/// page in `site` as moves.txt; the script must move the game.
+fn pong_on_linux(site: &Path, script: &str, frames: u64) -> String {
+    let input = site.join("moves.txt");
+    std::fs::write(&input, script).unwrap();
+    let run = common::headless(
+        repo(),
+        "games/pong",
+        "constant:1/60",
+        frames,
+        &["--input", input.to_str().unwrap(), "--state-hash"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let hash = run.stdout.trim().to_string();
+    assert_ne!(hash, untouched_pong(frames), "the script moves a paddle");
+    hash
+}
+
 // rule: B3
 #[test]
 fn a_page_says_the_hash_linux_reaches() {
@@ -172,33 +205,12 @@ fn a_page_runs_an_input_script_beside_it() {
     }
     let site = site("games/pong");
     let script = "0.5s press w\n1.5s release w\n2s press down\n3s release down\n";
-    std::fs::write(site.path().join("moves.txt"), script).unwrap();
-    let input = site.path().join("moves.txt");
-    let linux = common::headless(
-        repo(),
-        "games/pong",
-        "constant:1/60",
-        300,
-        &["--input", input.to_str().unwrap(), "--state-hash"],
-    );
-    assert_eq!(linux.code, 0, "{}", linux.stderr);
-    let still = common::headless(
-        repo(),
-        "games/pong",
-        "constant:1/60",
-        300,
-        &["--state-hash"],
-    );
-    assert_ne!(linux.stdout, still.stdout, "the script moves a paddle");
+    let linux = pong_on_linux(site.path(), script, 300);
     let address = serve(site.path().to_path_buf());
     let dom = dump_dom(&format!(
         "http://{address}/index.html?frames=300&clock=constant:1/60&input=moves.txt"
     ));
-    assert_eq!(
-        status(&dom),
-        format!("frame 300: {}", linux.stdout.trim()),
-        "{dom}"
-    );
+    assert_eq!(status(&dom), format!("frame 300: {linux}"), "{dom}");
     // A name that is not a file beside the page is refused, in the status.
     let dom = dump_dom(&format!(
         "http://{address}/index.html?frames=3&input=../../etc/passwd"
@@ -278,31 +290,14 @@ fn a_page_plays_the_game_with_the_keys_a_person_presses() {
     ];
     std::fs::write(site.path().join("drive.html"), driver(&plan, 240)).unwrap();
     let script = "31 press w\n91 release w\n121 press down\n201 release down\n";
-    std::fs::write(site.path().join("moves.txt"), script).unwrap();
-    let input = site.path().join("moves.txt");
-    let linux = common::headless(
-        repo(),
-        "games/pong",
-        "constant:1/60",
-        240,
-        &["--input", input.to_str().unwrap(), "--state-hash"],
-    );
-    assert_eq!(linux.code, 0, "{}", linux.stderr);
-    let still = common::headless(
-        repo(),
-        "games/pong",
-        "constant:1/60",
-        240,
-        &["--state-hash"],
-    );
-    assert_ne!(linux.stdout, still.stdout, "the keys move a paddle");
+    let linux = pong_on_linux(site.path(), script, 240);
     let address = serve(site.path().to_path_buf());
     let mut browser = Browser::open(&format!("http://{address}/drive.html"));
     let said = browser.wait_for(
         "(() => { const s = document.getElementById('moonloop-status').textContent; \
          return s === 'driving' ? '' : s; })()",
     );
-    assert_eq!(said, format!("frame 240: {}", linux.stdout.trim()));
+    assert_eq!(said, format!("frame 240: {linux}"));
 }
 
 // rule: B4
@@ -328,17 +323,9 @@ fn keys_pressed_in_the_browser_reach_the_game_its_sound_plays_and_the_canvas_sho
     let hash = browser.wait_for("(moonloopPage.stop(), moonloopPage.hash())");
     let frames = browser.eval("moonloopPage.frames()");
     let frames = frames.as_f64().expect("a number of frames") as u64;
-    let still = common::headless(
-        repo(),
-        "games/pong",
-        "constant:1/60",
-        frames,
-        &["--state-hash"],
-    );
-    assert_eq!(still.code, 0, "{}", still.stderr);
     assert_ne!(
         hash,
-        still.stdout.trim(),
+        untouched_pong(frames),
         "frame {frames}: holding w moved the paddle, so the state is not the untouched game's"
     );
     // The picture is the game's: the page's canvas holds more than its

@@ -220,6 +220,7 @@ impl Store {
     }
 
     /// Returns the generation: it moves whenever a reload changes an asset.
+    #[inline]
     pub fn generation(&self) -> u64 {
         self.generation
     }
@@ -242,11 +243,13 @@ impl Store {
     }
 
     /// Returns a loaded image.
+    #[inline]
     pub fn image_at(&self, id: ImageId) -> &Pixmap {
         &self.images.entries[id.0 as usize].value
     }
 
     /// Returns the generation image `id` was last loaded at.
+    #[inline]
     pub fn image_generation(&self, id: ImageId) -> u64 {
         self.images.entries[id.0 as usize].generation
     }
@@ -274,11 +277,13 @@ impl Store {
     }
 
     /// Returns a loaded model.
+    #[inline]
     pub fn model_at(&self, id: ModelId) -> &Model {
         &self.models.entries[id.0 as usize].value
     }
 
     /// Returns the generation model `id` was last loaded at.
+    #[inline]
     pub fn model_generation(&self, id: ModelId) -> u64 {
         self.models.entries[id.0 as usize].generation
     }
@@ -325,6 +330,7 @@ impl Store {
     }
 
     /// Returns the generation font `id` was last loaded at.
+    #[inline]
     pub fn font_generation(&self, id: FontId) -> u64 {
         self.fonts.entries[id.0 as usize].generation
     }

@@ -38,6 +38,7 @@ impl Spans {
 
     /// Says that frame `frame` (the next to be recorded) runs
     /// `generation`, migrated first when `migrated`.
+    #[inline]
     pub fn enter(&mut self, frame: u64, generation: u32, migrated: bool) {
         let last = self.0.back().copied();
         if last.is_some_and(|s| s.generation == generation && !migrated) {
@@ -54,6 +55,7 @@ impl Spans {
     }
 
     /// The span frame `frame` is in.
+    #[inline]
     pub fn of(&self, frame: u64) -> Span {
         self.0
             .iter()
