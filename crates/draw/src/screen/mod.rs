@@ -107,6 +107,7 @@ pub const MAX_STACK: usize = 256;
 /// The largest font size, in logical pixels.
 pub const MAX_TEXT_SIZE: f32 = 4096.0;
 
+#[inline]
 fn finite(name: &str, v: f64) -> Result<f32, Refusal> {
     if v.is_finite() {
         Ok(v as f32)
@@ -213,6 +214,7 @@ impl Screen {
     }
 
     /// Checks that `more` bytes still fit in the frame's display list.
+    #[inline]
     fn room(&self, more: usize) -> Result<(), Refusal> {
         if self.held() + more > MAX_FRAME_BYTES {
             return Err(refuse!(

@@ -201,6 +201,7 @@ impl Screen {
     /// A number is not finite, a scale is negative, the frame's display
     /// list is full, or this frame's sprites already cover more than
     /// [`MAX_COVER`](super::MAX_COVER) screens.
+    #[inline]
     pub fn sprite(&mut self, spec: &SpriteSpec) -> Result<(), Refusal> {
         let x = finite("x", spec.at.0)?;
         let y = finite("y", spec.at.1)?;
@@ -231,6 +232,7 @@ impl Screen {
 
     /// Counts the logical pixels a `w` by `h` area at `(x, y)` covers on
     /// the screen, under the current transform, against the frame's limit.
+    #[inline]
     fn cover(&mut self, x: f32, y: f32, w: f32, h: f32) -> Result<(), Refusal> {
         let area = self.box_area(self.transform, [x, y, w, h], 0.0);
         self.charge_area(area)
