@@ -98,21 +98,25 @@ fn serve(root: PathBuf) -> String {
     address
 }
 
+/// How every test runs Chromium: headless, on no GPU, asking nothing of
+/// the network but the page.
+const HEADLESS: [&str; 7] = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+];
+
 /// Opens `url` in headless Chromium and returns the page's DOM once its
 /// scripts have run.
 fn dump_dom(url: &str) -> String {
     let profile = tempfile::tempdir().unwrap();
     let out = Command::new("chromium")
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--virtual-time-budget=120000",
-        ])
+        .args(HEADLESS)
+        .arg("--virtual-time-budget=120000")
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .args(["--dump-dom", url])
         .output()
@@ -369,14 +373,8 @@ impl Browser {
     fn open(url: &str) -> Browser {
         let profile = tempfile::tempdir().unwrap();
         let mut chromium = Command::new("chromium")
+            .args(HEADLESS)
             .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
                 "--window-size=800,600",
                 "--remote-debugging-address=127.0.0.1",
                 "--remote-debugging-port=0",

@@ -191,8 +191,7 @@ pub unsafe extern "C" fn moonloop_page_input(line: *const c_char) -> i32 {
     PAGE.with_borrow_mut(|page| {
         let Some(page) = page else { return 1 };
         let engine = page.session.engine_mut();
-        let actions = engine.config().actions.clone();
-        match InputEvent::parse_line(line, &actions) {
+        match InputEvent::parse_line(line, &engine.config().actions) {
             Ok(events) => {
                 for event in events {
                     engine.input_mut().push(event);
