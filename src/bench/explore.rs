@@ -89,6 +89,10 @@ pub fn rows() -> Result<Vec<Row>> {
             ..Row::default()
         });
     }
+    let plinko = Path::new(env!("CARGO_MANIFEST_DIR")).join("games/plinko");
+    if plinko.join("main.luau").is_file() {
+        rows.push(a_property_on_physics(&plinko)?);
+    }
     let deep = TempGame::new("explore-deep", DEEP)?;
     std::fs::create_dir_all(deep.0.join("tests")).map_err(|e| crate::Error::io(&deep.0, e))?;
     std::fs::write(deep.0.join("tests/props.luau"), DEEP_PROPERTIES)
@@ -120,4 +124,47 @@ pub fn rows() -> Result<Vec<Row>> {
         ..Row::default()
     });
     Ok(rows)
+}
+
+/// What one property that reads nothing costs a search of a physics game,
+/// whose state holds a world of some seventy bodies that is new each
+/// frame (X1: a property costs about what it does, not a copy of the
+/// world). Plinko's own folder is searched without one; a copy of its
+/// main script, with a test file declaring it, with one. Alternated, the
+/// median of three each.
+fn a_property_on_physics(plinko: &Path) -> Result<Row> {
+    let main = std::fs::read_to_string(plinko.join("main.luau"))
+        .map_err(|e| crate::Error::io(plinko, e))?;
+    let with = TempGame::new("explore-property", &main)?;
+    std::fs::create_dir_all(with.0.join("tests")).map_err(|e| crate::Error::io(&with.0, e))?;
+    std::fs::write(
+        with.0.join("tests/props.luau"),
+        "property(\"t\", function() return true end)\n",
+    )
+    .map_err(|e| crate::Error::io(&with.0, e))?;
+    let without = TempGame::new("explore-no-property", &main)?;
+    let per_frame = |game: &Path| -> Result<Duration> {
+        let started = Instant::now();
+        let found = search(&options(game, 1, 8, 1200, true))?;
+        Ok(started.elapsed() / found.frames.max(1) as u32)
+    };
+    let (mut base, mut measured) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        base.push(per_frame(&without.0)?);
+        measured.push(per_frame(&with.0)?);
+    }
+    base.sort();
+    measured.sort();
+    Ok(Row {
+        case: "plinko: a frame explored with one property vs with none".into(),
+        baseline: base[1],
+        measured: measured[1],
+        target: Some(1.5),
+        note: Some(format!(
+            "{:.0} frames a second with it, {:.0} without (1 worker)",
+            1.0 / measured[1].as_secs_f64(),
+            1.0 / base[1].as_secs_f64()
+        )),
+        ..Row::default()
+    })
 }

@@ -28,7 +28,7 @@ use std::collections::HashMap;
 use std::ffi::c_void;
 use std::fmt::Write as _;
 
-use mlua::{Lua, Table, Value};
+use mlua::{IntoLua, Lua, Table, Value};
 
 use super::{MAX_DEPTH, PLAIN_DATA, is_identifier, type_of};
 
@@ -380,9 +380,10 @@ fn hash_number(h: &mut blake3::Hasher, n: f64) {
 /// The value is not plain data; the message names the path.
 pub fn copy(value: &Value, into: &Lua) -> Result<Value, Refusal> {
     let mut tables = Tables {
-        now: HashMap::new(),
-        last: HashMap::new(),
+        now: Copies::default(),
+        last: Copies::default(),
         freeze: false,
+        spare: Vec::new(),
     };
     copy_at(value, into, &Place::Root, 0, &mut tables)
 }
@@ -397,7 +398,8 @@ pub fn copy(value: &Value, into: &Lua) -> Result<Value, Refusal> {
 /// if it turns up under a new one).
 #[derive(Default)]
 pub struct Copier {
-    last: HashMap<*const c_void, (Table, Table)>,
+    last: Copies,
+    spare: Vec<Vec<(Value, Value)>>,
 }
 
 impl Copier {
@@ -405,25 +407,53 @@ impl Copier {
     ///
     /// # Errors
     /// The value is not plain data; the message names the path.
+    ///
+    /// While it copies, `into`'s memory cap is lifted and checked once at
+    /// the end instead: under a cap, mlua guards every field set and
+    /// string made with a protected call of its own, which was most of a
+    /// copy's cost. The copy's size is bounded anyway by the source's own
+    /// cap, and a copy that leaves `into` over its cap is refused.
     pub fn copy(&mut self, value: &Value, into: &Lua) -> Result<Value, Refusal> {
         let mut tables = Tables {
-            now: HashMap::with_capacity(self.last.len()),
+            now: Copies::with_capacity_and_hasher(self.last.len(), Default::default()),
             last: std::mem::take(&mut self.last),
             freeze: true,
+            spare: std::mem::take(&mut self.spare),
         };
+        let cap = into.set_memory_limit(0).unwrap_or(0);
         let copied = copy_at(value, into, &Place::Root, 0, &mut tables);
+        let _ = into.set_memory_limit(cap);
         self.last = tables.now;
+        self.spare = tables.spare;
+        if cap != 0 && into.used_memory() > cap {
+            // What this copy made is garbage once nothing holds it.
+            drop(copied);
+            self.last.clear();
+            let _ = into.gc_collect();
+            return Err(refuse!(
+                "state is larger than the {:.1} MiB a copy of it may hold",
+                cap as f64 / f64::from(1 << 20)
+            ));
+        }
         copied
     }
 }
 
+/// Copies of tables by their source's address, each with its source.
+/// Looked up once a table copied, so the hash is a fast one.
+/// Each holds whether the source was frozen when it was copied: only
+/// such a copy is reused by a later copy.
+type Copies = rustc_hash::FxHashMap<*const c_void, (Table, Table, bool)>;
+
 /// The tables of one copy: those copied (or reused) so far, by the
 /// source's address, and those the last copy made.
 struct Tables {
-    now: HashMap<*const c_void, (Table, Table)>,
-    last: HashMap<*const c_void, (Table, Table)>,
+    now: Copies,
+    last: Copies,
     /// Whether copies are frozen as they are made.
     freeze: bool,
+    /// Lists of a table's pairs, emptied, for the next table read.
+    spare: Vec<Vec<(Value, Value)>>,
 }
 
 /// Where a value is in the state, written out only for an error message
@@ -461,6 +491,17 @@ fn copy_at(
     tables: &mut Tables,
 ) -> Result<Value, Refusal> {
     Ok(match value {
+        Value::Table(t) => {
+            let at = copy_table(t, into, place, depth, tables)?;
+            Value::Table(tables.now[&at].1.clone())
+        }
+        other => copy_plain(other, into, place)?,
+    })
+}
+
+/// Copies a value that is not a table.
+fn copy_plain(value: &Value, into: &Lua, place: &Place<'_>) -> Result<Value, Refusal> {
+    Ok(match value {
         Value::Nil => Value::Nil,
         Value::Boolean(b) => Value::Boolean(*b),
         Value::Integer(i) => Value::Integer(*i),
@@ -470,48 +511,6 @@ fn copy_at(
             into.create_string(s.as_bytes())
                 .map_err(|e| e.to_string())?,
         ),
-        Value::Table(t) => {
-            let at = t.to_pointer();
-            if let Some((_, done)) = tables.now.get(&at) {
-                return Ok(Value::Table(done.clone()));
-            }
-            if t.is_readonly()
-                && let Some((source, done)) = tables.last.remove(&at)
-            {
-                let copy = done.clone();
-                tables.now.insert(at, (source, done));
-                return Ok(Value::Table(copy));
-            }
-            if depth == MAX_DEPTH {
-                return Err(refuse!(
-                    "{} nests more than {MAX_DEPTH} tables deep (S5)",
-                    place.shown()
-                ));
-            }
-            if t.metatable().is_some() {
-                return Err(refuse!("{} has a metatable ({PLAIN_DATA})", place.shown()));
-            }
-            let out = into.create_table().map_err(|e| e.to_string())?;
-            for pair in t.pairs::<Value, Value>() {
-                let (k, v) = pair.map_err(|e| e.to_string())?;
-                if !matches!(k, Value::String(_) | Value::Integer(_) | Value::Number(_)) {
-                    return Err(refuse!(
-                        "{} has a key that is a {} (S5: keys are strings or numbers)",
-                        place.shown(),
-                        type_of(&k)
-                    ));
-                }
-                let child = Place::Field(place, &k);
-                let key = copy_at(&k, into, &child, depth + 1, tables)?;
-                let v = copy_at(&v, into, &child, depth + 1, tables)?;
-                out.raw_set(key, v).map_err(|e| e.to_string())?;
-            }
-            if tables.freeze {
-                out.set_readonly(true);
-            }
-            tables.now.insert(at, (t.clone(), out.clone()));
-            Value::Table(out)
-        }
         other => {
             return Err(refuse!(
                 "{} is a {} ({PLAIN_DATA})",
@@ -520,6 +519,98 @@ fn copy_at(
             ));
         }
     })
+}
+
+/// Copies table `t` (or finds its copy, made in this copy or, when it is
+/// frozen, the last) and answers its source's address, under which
+/// `tables.now` holds the copy. Fields are set straight from the source's
+/// keys and the copies' own handles: a handle made and dropped for each
+/// key and value was most of the cost of a table whose values are copies
+/// reused.
+fn copy_table(
+    t: &Table,
+    into: &Lua,
+    place: &Place<'_>,
+    depth: usize,
+    tables: &mut Tables,
+) -> Result<*const c_void, Refusal> {
+    let at = t.to_pointer();
+    if tables.now.contains_key(&at) {
+        return Ok(at);
+    }
+    // Frozen when it was copied, frozen still: Luau has no way to thaw.
+    if let Some(kept) = tables.last.remove(&at)
+        && kept.2
+    {
+        tables.now.insert(at, kept);
+        return Ok(at);
+    }
+    if depth == MAX_DEPTH {
+        return Err(refuse!(
+            "{} nests more than {MAX_DEPTH} tables deep (S5)",
+            place.shown()
+        ));
+    }
+    if t.metatable().is_some() {
+        return Err(refuse!("{} has a metatable ({PLAIN_DATA})", place.shown()));
+    }
+    // Made at its size: a table grown key by key rehashes as it goes.
+    let listed = t.raw_len();
+    let mut pairs = tables.spare.pop().unwrap_or_default();
+    t.for_each::<Value, Value>(|k, v| {
+        pairs.push((k, v));
+        Ok(())
+    })
+    .map_err(|e| e.to_string())?;
+    let out = into
+        .create_table_with_capacity(listed, pairs.len().saturating_sub(listed))
+        .map_err(|e| e.to_string())?;
+    for (k, v) in pairs.drain(..) {
+        let (k, v) = (&k, &v);
+        if !matches!(k, Value::String(_) | Value::Integer(_) | Value::Number(_)) {
+            return Err(refuse!(
+                "{} has a key that is a {} (S5: keys are strings or numbers)",
+                place.shown(),
+                type_of(k)
+            ));
+        }
+        let child = Place::Field(place, k);
+        let set = match v {
+            Value::Table(inner) => {
+                let inner = copy_table(inner, into, &child, depth + 1, tables)?;
+                set_field(&out, (k, into), &tables.now[&inner].1)
+            }
+            v => set_field(&out, (k, into), copy_plain(v, into, &child)?),
+        };
+        set?;
+    }
+    tables.spare.push(pairs);
+    if tables.freeze {
+        out.set_readonly(true);
+    }
+    tables.now.insert(at, (t.clone(), out, t.is_readonly()));
+    Ok(at)
+}
+
+/// Sets `out[key] = value`, `key` being a key (a string or a number) of
+/// the source table, in VM `into`: a string key is pushed from its bytes,
+/// never made into a handle first.
+fn set_field(out: &Table, (key, into): (&Value, &Lua), value: impl IntoLua) -> Result<(), Refusal> {
+    let set = match key {
+        Value::String(s) => {
+            let bytes = s.as_bytes();
+            match std::str::from_utf8(&bytes) {
+                Ok(text) => out.raw_set(text, value),
+                Err(_) => into
+                    .create_string(&*bytes)
+                    .and_then(|key| out.raw_set(key, value)),
+            }
+        }
+        Value::Integer(i) => out.raw_set(*i, value),
+        Value::Number(n) => out.raw_set(*n, value),
+        _ => Ok(()),
+    };
+    set.map_err(|e| refuse!("{e}"))
 }
 
 #[cfg(test)]

@@ -276,3 +276,38 @@ fn a_copier_copies_what_is_new_and_reuses_the_copies_of_frozen_tables() {
     };
     assert_eq!((n(&c), n(&d)), (1, 5));
 }
+
+// rule: X1
+#[test]
+fn a_copy_that_would_pass_the_memory_cap_is_refused_and_the_cap_stays() {
+    let from = Lua::new();
+    let into = Lua::new();
+    let big: Table = from
+        .load("local t = {} for i = 1, 200 do t[`key{i}`] = string.rep('\\xff', 10000) .. i end return table.freeze(t)")
+        .eval()
+        .unwrap();
+    let cap = into.used_memory() + 1024 * 1024;
+    into.set_memory_limit(cap).unwrap();
+    let mut copier = Copier::default();
+    let refused = copier
+        .copy(&Value::Table(big), &into)
+        .expect_err("a copy past the cap");
+    assert!(refused.line().contains("larger than"), "{}", refused.line());
+    assert_eq!(into.set_memory_limit(cap).unwrap(), cap, "the cap is back");
+    // What fits still copies, keys of every kind kept apart.
+    let small: Table = from
+        .load("return table.freeze({ [1] = 'a', ['1'] = 'b', ['\\xff'] = 'c', [2.5] = 'd' })")
+        .eval()
+        .unwrap();
+    let Value::Table(copy) = copier.copy(&Value::Table(small), &into).unwrap() else {
+        panic!("a table");
+    };
+    assert_eq!(copy.get::<String>(1).unwrap(), "a");
+    assert_eq!(copy.get::<String>("1").unwrap(), "b");
+    assert_eq!(
+        copy.get::<String>(into.create_string(b"\xff").unwrap())
+            .unwrap(),
+        "c"
+    );
+    assert_eq!(copy.get::<String>(2.5).unwrap(), "d");
+}
