@@ -89,10 +89,13 @@ impl<G: Game> Engine<G> {
                 for warning in self.cues.take_warnings() {
                     self.errors.push(Error::Script(warning));
                 }
+                // History closes the frame before render moves the scene:
+                // a hover it asked is answered again from the scene that
+                // frame saw, the one drawn last (H6).
+                self.close_history(refused);
                 // 6 and 7. render runs; world matrices and the camera follow.
                 self.render_layers();
                 self.check_hash();
-                self.close_history(refused);
                 // 11. The input frame closes.
                 self.input.close();
                 self.keyframe();
