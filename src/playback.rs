@@ -40,6 +40,35 @@ pub struct Playback {
 /// does not load.
 pub fn open(game: &Path, shown: String, path: &Path, limits: Limits) -> Result<Playback> {
     let replay = replay::load(path)?;
+    let name = replay.game.clone();
+    let cut_short = replay::cut_warning(&replay, path);
+    let playback = start(game, shown, replay, limits)?;
+    let playing = replay::game_name(playback.engine.config());
+    replay::check_game(name.as_deref(), path, playing)?;
+    if let Some(line) = crate::report::check_files(game, path) {
+        tell!("moonloop: {}", crate::terminal::line(&line));
+    }
+    if let Some(warning) = &cut_short {
+        tell!("moonloop: {warning}");
+    }
+    Ok(Playback {
+        cut_short: cut_short.is_some(),
+        ..playback
+    })
+}
+
+/// Builds the game in `game` (shown as `shown` in errors) to play
+/// `replay`, a log already read and checked (one online play kept: its
+/// frames drawn again for `--record`).
+///
+/// # Errors
+/// The game does not load.
+pub fn start(
+    game: &Path,
+    shown: String,
+    replay: replay::Replay,
+    limits: Limits,
+) -> Result<Playback> {
     let limits = Limits {
         seed: replay.seed,
         ..limits
@@ -48,21 +77,6 @@ pub fn open(game: &Path, shown: String, path: &Path, limits: Limits) -> Result<P
     if let Some(notice) = loaded.take_save_notice() {
         tell!("moonloop: {}", crate::terminal::line(&notice));
     }
-    replay::check_game(
-        &replay,
-        path,
-        replay::game_name(crate::Game::config(&loaded)),
-    )?;
-    if let Some(line) = crate::report::check_files(game, path) {
-        tell!("moonloop: {}", crate::terminal::line(&line));
-    }
-    let cut_short = match replay::cut_warning(&replay, path) {
-        Some(warning) => {
-            tell!("moonloop: {warning}");
-            true
-        }
-        None => false,
-    };
     let frames = replay.deltas.len() as u64;
     let properties = replay.properties;
     let mut engine = Engine::new(loaded, Box::new(replay.clock()));
@@ -73,6 +87,6 @@ pub fn open(game: &Path, shown: String, path: &Path, limits: Limits) -> Result<P
         frames,
         seed: limits.seed,
         properties,
-        cut_short,
+        cut_short: false,
     })
 }

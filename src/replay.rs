@@ -158,13 +158,14 @@ pub fn cut_warning(replay: &Replay, path: &Path) -> Option<String> {
     })
 }
 
-/// Checks that the log was recorded from the game named `name` (its
+/// Checks that the log at `path`, whose `game` line says it was
+/// `recorded` from that game, is a log of the game named `name` (its
 /// [`game_name`]); a log from before the `game` line fits any game.
 ///
 /// # Errors
 /// It was recorded from another game: a usage error naming both.
-pub fn check_game(replay: &Replay, path: &Path, name: &str) -> Result {
-    match &replay.game {
+pub fn check_game(recorded: Option<&str>, path: &Path, name: &str) -> Result {
+    match recorded {
         Some(recorded) if recorded != name => Err(Error::Usage(format!(
             "{}: this replay was recorded from the game `{recorded}`, not `{name}` (its config.id, or its title)",
             path.display()

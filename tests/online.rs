@@ -502,6 +502,72 @@ fn each_side_records_its_session_and_replays_it_to_the_same_hash() {
 
 // rule: N3
 #[test]
+fn each_side_records_the_picture_of_its_session_as_its_replay_draws_it() {
+    // The duel, drawn: each player's bar grows as they hold `go`.
+    let drawn = DUEL.replace(
+        "    end,\n}",
+        "    end,\n    render = function(state, scene, screen)\n        \
+         screen:rect(0, 10, state.a % 100, 10, { fill = \"#e0a040\" })\n        \
+         screen:rect(0, 50, state.b % 100, 10, { fill = \"#40a0e0\" })\n    end,\n}",
+    );
+    assert!(drawn.contains("render"), "the duel has a render now");
+    let dir = game(&[("g/main.luau", &drawn), ("one.txt", ONE), ("two.txt", TWO)]);
+    let address = format!("127.0.0.1:{}", free_port());
+    let host = host_headless(
+        dir.path(),
+        &address,
+        &["--record-input", "host.replay", "--record", "host-frames"],
+    );
+    let args = ["join", &address, "g", "--headless", "--input", "two.txt"];
+    let more = ["--frames", "300", "--wait", "30", "--record", "join.gif"];
+    let join = spawn(dir.path(), &[&args[..], &more].concat());
+    let (_, host_err, join_err) = both_play_300(host, join);
+    assert!(
+        host_err.contains("recorded 300 frames to host-frames"),
+        "{host_err}"
+    );
+    assert!(
+        join_err.contains("recorded 300 frames to join.gif"),
+        "{join_err}"
+    );
+    let gif = std::fs::read(dir.path().join("join.gif")).unwrap();
+    assert!(gif.starts_with(b"GIF89a"), "a GIF");
+    // The host's frames are what its replay draws, frame by frame.
+    let again = common::moonloop(
+        &[
+            "run",
+            "g",
+            "--headless",
+            "--replay",
+            "host.replay",
+            "--record",
+            "again",
+        ],
+        dir.path(),
+    );
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    let frames = |name: &str| {
+        let mut files: Vec<_> = std::fs::read_dir(dir.path().join(name))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        files
+            .iter()
+            .map(|f| std::fs::read(f).unwrap())
+            .collect::<Vec<_>>()
+    };
+    let (online, replayed) = (frames("host-frames"), frames("again"));
+    assert_eq!(online.len(), 300);
+    assert!(online == replayed, "the same pictures");
+    assert!(
+        online[0] != online[299],
+        "the bars grew between the first frame and the last"
+    );
+}
+
+// rule: N3
+#[test]
 fn a_peer_with_other_files_is_refused_saying_why() {
     // The same name (config.id), another version of the files.
     let named = DUEL.replace("config = {", "config = { id = \"duel\",");

@@ -51,6 +51,13 @@ pub(super) struct PeerArgs {
     /// `moonloop run GAME --replay FILE` plays to the same hashes.
     #[arg(long, value_name = "FILE")]
     record_input: Option<PathBuf>,
+    /// Records the picture of this side's session when it ends, to a
+    /// folder of PNGs, a .gif or an animated .png: every frame whose input
+    /// is known for good (up to --frames), drawn again headless from the
+    /// session's replay, as `moonloop run GAME --replay LOG --record PATH`
+    /// draws it.
+    #[arg(long, value_name = "PATH")]
+    record: Option<PathBuf>,
     /// Prints the state of frame N (--frames) as JSON when the session
     /// ends.
     #[arg(long, requires = "frames")]
@@ -84,6 +91,13 @@ pub(super) struct WatchArgs {
     /// `moonloop run GAME --replay FILE` plays to the same hashes.
     #[arg(long, value_name = "FILE")]
     record_input: Option<PathBuf>,
+    /// Records the picture of this side's session when it ends, to a
+    /// folder of PNGs, a .gif or an animated .png: every frame whose input
+    /// is known for good (up to --frames), drawn again headless from the
+    /// session's replay, as `moonloop run GAME --replay LOG --record PATH`
+    /// draws it.
+    #[arg(long, value_name = "PATH")]
+    record: Option<PathBuf>,
     /// Prints the state of frame N (--frames) as JSON when the session
     /// ends.
     #[arg(long, requires = "frames")]

@@ -71,6 +71,7 @@ pub(in crate::cli) fn spectate(address: &str, game: PathBuf, args: WatchArgs) ->
             frames: args.frames,
             audio: args.audio.clone(),
             record_input: args.record_input.clone(),
+            record: args.record.clone(),
             print_state: args.print_state,
         },
     };
@@ -128,6 +129,27 @@ fn resolve(text: &str) -> Result<SocketAddr> {
 impl Peer {
     fn wait(&self) -> Duration {
         Duration::from_secs_f64(self.args.wait)
+    }
+
+    /// Draws the frames of `replay` (this side's session) again, headless,
+    /// into a recording at `path`. Returns whether every frame came out
+    /// as it did online (its hash); one that did not is said.
+    ///
+    /// # Errors
+    /// The game does not load again, or the recording cannot be written.
+    fn record(&self, replay: crate::replay::Replay, path: &std::path::Path) -> Result<bool> {
+        let shown = self
+            .game
+            .to_string_lossy()
+            .trim_end_matches('/')
+            .to_string();
+        let playback = crate::playback::start(&self.game, shown, replay, Limits::default())?;
+        let capture = crate::capture::Capture::start(path, true)?;
+        let mut session = Session::new(playback.engine).capture(Some(capture));
+        crate::headless::run(&mut session, Some(playback.frames));
+        let (_, tally) = session.finish()?;
+        tally.summarize();
+        Ok(tally.is_empty())
     }
 
     /// Loads the game with `seed` and says which game it is; online play
@@ -218,12 +240,16 @@ impl Peer {
                 say!("{}", engine.with_state_at(n, |g| g.state_json())??);
             }
         }
-        if let Some(path) = &self.args.record_input {
-            // Only frames whose input is known for good: the last few
-            // may have been played on a guess of the other's.
-            let until = self.args.frames.map_or(confirmed, |n| n.min(confirmed));
+        // Only frames whose input is known for good: the last few may
+        // have been played on a guess of the other's.
+        let until = self.args.frames.map_or(confirmed, |n| n.min(confirmed));
+        let kept = if self.args.record_input.is_some() || self.args.record.is_some() {
             let name = crate::replay::game_name(engine.config()).to_string();
-            let replay = engine.history_replay_until(seed, &name, None, until)?;
+            Some(engine.history_replay_until(seed, &name, None, until)?)
+        } else {
+            None
+        };
+        if let (Some(path), Some(replay)) = (&self.args.record_input, &kept) {
             crate::files::write(path, replay.to_text(), crate::files::Readers::All)?;
             tell!(
                 "online: wrote this side's {until} frames to {} (moonloop run GAME --replay \
@@ -231,7 +257,11 @@ impl Peer {
                 path.display()
             );
         }
-        Ok(if ended.is_some() || !tally.is_empty() {
+        let mut drawn = true;
+        if let (Some(path), Some(replay)) = (&self.args.record, kept) {
+            drawn = self.record(replay, path)?;
+        }
+        Ok(if ended.is_some() || !tally.is_empty() || !drawn {
             ExitCode::FAILURE
         } else {
             ExitCode::SUCCESS
