@@ -5,7 +5,9 @@
 //!
 //! Played in the page (rule B4): keys sent to the page at the frames an
 //! input script names reach the hash Linux reaches for that script, and
-//! keys pressed through the browser's own input move the game.
+//! keys pressed through the browser's own input move the game; what they
+//! type is the game's text, its save outlasts the page, and see-through
+//! pixels show as drawn.
 //!
 //! Needs the runtime `tools/cross.sh web` builds, and Debian's chromium;
 //! `MOONLOOP_CROSS_WEB=1` makes a missing one a failure, elsewhere these
@@ -356,6 +358,143 @@ fn keys_pressed_in_the_browser_reach_the_game_its_sound_plays_and_the_canvas_sho
     );
 }
 
+/// A game that keeps what was typed in its save, and draws a see-through
+/// red square, and a green one once "ab" was typed.
+const TYPIST: &str = r##"
+return {
+    config = { id = "web-typist", width = 40, height = 20, background = "#00000000" },
+    init = function(saved) return { name = if saved then saved.name else "" } end,
+    update = function(state, input, dt)
+        local typed = input:text()
+        if typed == "" then
+            return state
+        end
+        local name = state.name .. typed
+        input:save({ name = name })
+        return { name = name }
+    end,
+    render = function(state, scene, screen)
+        screen:rect(0, 0, 20, 20, { fill = "#ff000080" })
+        if state.name == "ab" then
+            screen:rect(20, 0, 20, 20, { fill = "#00ff00" })
+        end
+    end,
+}
+"##;
+
+/// The canvas's pixel at `(x, y)` as `r,g,b,a`, as the page drew it.
+fn canvas_pixel(x: u32, y: u32) -> String {
+    format!(
+        "(() => {{ const c = document.getElementById('moonloop-canvas'); \
+         return c && c.width > 0 ? Array.from(c.getContext('2d').getImageData({x} * c.width / 40, \
+         {y} * c.height / 20, 1, 1).data).join(',') : ''; }})()"
+    )
+}
+
+// rule: B4, H12
+#[test]
+fn a_page_keeps_its_save_takes_typed_text_and_shows_see_through_pixels_as_drawn() {
+    if !ready() {
+        return;
+    }
+    let game = tempfile::tempdir().unwrap();
+    std::fs::write(game.path().join("main.luau"), TYPIST).unwrap();
+    let site = site(game.path().to_str().unwrap());
+    let address = serve(site.path().to_path_buf());
+    let mut browser = Browser::open(&format!("http://{address}/index.html"));
+    browser.wait_for("window.moonloopPage && moonloopPage.frames() >= 5 ? 'yes' : ''");
+    // A half-see-through red over nothing is shown as drawn: red at half
+    // alpha, not the darker red premultiplied pixels would show.
+    let red = browser.wait_for(&canvas_pixel(5, 5));
+    let red: Vec<i32> = red.split(',').map(|c| c.parse().unwrap()).collect();
+    assert!(
+        red[0] >= 250 && red[1] == 0 && red[2] == 0 && (126..=130).contains(&red[3]),
+        "{red:?}"
+    );
+    assert_eq!(browser.wait_for(&canvas_pixel(25, 5)), "0,0,0,0");
+    // Typed through the browser's keyboard: the game's text, saved.
+    for (code, key, windows) in [("KeyA", "a", 65), ("KeyB", "b", 66)] {
+        browser.key("keyDown", code, key, windows);
+        browser.key("keyUp", code, key, windows);
+    }
+    let green = format!("{} === '0,255,0,255' ? 'yes' : ''", canvas_pixel(25, 5));
+    browser.wait_for(&green);
+    // Written back to the browser's storage within a second or two.
+    let synced = browser.eval("moonloopPage.synced()").as_f64().unwrap();
+    browser.wait_for(&format!("moonloopPage.synced() > {synced} ? 'yes' : ''"));
+    // The page opened again starts from the save: "ab", green at once.
+    browser.eval("window.before = true");
+    browser.call("Page.reload", serde_json::json!({}));
+    browser.wait_for(
+        "!window.before && window.moonloopPage && moonloopPage.frames() >= 2 ? 'yes' : ''",
+    );
+    browser.wait_for(&green);
+    assert_eq!(
+        browser.eval("document.getElementById('moonloop-status').textContent"),
+        ""
+    );
+}
+
+/// A game that shows pad 1's south button (a green square) and its left
+/// stick pushed right (a blue one).
+const PADDED: &str = r##"
+return {
+    config = { width = 40, height = 20, background = "#000000" },
+    init = function() return { south = false, x = 0 } end,
+    update = function(state, input, dt)
+        return { south = input:down("pad1:south"), x = input:axis("pad1:leftx") }
+    end,
+    render = function(state, scene, screen)
+        if state.south then
+            screen:rect(0, 0, 20, 20, { fill = "#00ff00" })
+        end
+        if state.x > 0.5 then
+            screen:rect(20, 0, 20, 20, { fill = "#0000ff" })
+        end
+    end,
+}
+"##;
+
+/// Stands in for the browser's gamepads: `window.pads` is what
+/// `navigator.getGamepads()` answers, and `window.pad(south, x)` one
+/// standard pad with its south button and left stick so.
+const FAKE_PADS: &str = "window.pads = []; \
+    Object.defineProperty(navigator, 'getGamepads', { value: () => window.pads }); \
+    window.pad = (south, x) => ({ index: 0, id: 'test pad', connected: true, \
+      mapping: 'standard', axes: [x, 0, 0, 0], \
+      buttons: Array.from({ length: 17 }, (_, i) => ({ pressed: i === 0 && south, \
+        value: i === 0 && south ? 1 : 0 })) });";
+
+// rule: B4
+#[test]
+fn a_pad_in_the_browser_is_the_game_s_pad() {
+    if !ready() {
+        return;
+    }
+    let game = tempfile::tempdir().unwrap();
+    std::fs::write(game.path().join("main.luau"), PADDED).unwrap();
+    let site = site(game.path().to_str().unwrap());
+    let address = serve(site.path().to_path_buf());
+    let mut browser = Browser::open_with(&format!("http://{address}/index.html"), FAKE_PADS);
+    browser.wait_for("window.moonloopPage && moonloopPage.frames() >= 5 ? 'yes' : ''");
+    let shows = |x, colour: &str| format!("{} === '{colour}' ? 'yes' : ''", canvas_pixel(x, 5));
+    browser.wait_for(&shows(5, "0,0,0,255"));
+    // Plugged in with south held and the stick pushed right.
+    browser.eval("window.pads = [window.pad(true, 0.9)]");
+    browser.wait_for(&shows(5, "0,255,0,255"));
+    browser.wait_for(&shows(25, "0,0,255,255"));
+    // South let go, the stick inside the dead zone.
+    browser.eval("window.pads = [window.pad(false, 0.1)]");
+    browser.wait_for(&shows(5, "0,0,0,255"));
+    browser.wait_for(&shows(25, "0,0,0,255"));
+    // Pulled out while held: what it held is let go.
+    browser.eval("window.pads = [window.pad(true, 0.9)]");
+    browser.wait_for(&shows(5, "0,255,0,255"));
+    browser.eval("window.pads = []");
+    browser.wait_for(&shows(5, "0,0,0,255"));
+    browser.wait_for(&shows(25, "0,0,0,255"));
+}
+
 /// Headless Chromium, driven through its DevTools protocol (JSON over a
 /// WebSocket on 127.0.0.1): the page runs in real time, as a person's
 /// does, and the test reads values from it, presses keys into it and
@@ -371,6 +510,12 @@ struct Browser {
 impl Browser {
     /// Opens `url` in a new headless Chromium.
     fn open(url: &str) -> Browser {
+        Browser::open_with(url, "")
+    }
+
+    /// Opens `url` in a new headless Chromium, running `script` in every
+    /// document it loads before the document's own scripts.
+    fn open_with(url: &str, script: &str) -> Browser {
         let profile = tempfile::tempdir().unwrap();
         let mut chromium = Command::new("chromium")
             .args(HEADLESS)
@@ -409,13 +554,24 @@ impl Browser {
             session: String::new(),
             _profile: profile,
         };
-        let target = browser.call("Target.createTarget", serde_json::json!({ "url": url }));
+        let target = browser.call(
+            "Target.createTarget",
+            serde_json::json!({ "url": "about:blank" }),
+        );
         let target = target["targetId"].clone();
         let attached = browser.call(
             "Target.attachToTarget",
             serde_json::json!({ "targetId": target, "flatten": true }),
         );
         browser.session = attached["sessionId"].as_str().unwrap().to_string();
+        if !script.is_empty() {
+            browser.call("Page.enable", serde_json::json!({}));
+            browser.call(
+                "Page.addScriptToEvaluateOnNewDocument",
+                serde_json::json!({ "source": script }),
+            );
+        }
+        browser.call("Page.navigate", serde_json::json!({ "url": url }));
         browser
     }
 

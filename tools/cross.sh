@@ -96,7 +96,7 @@ web)
     link=""
     for arg in -fwasm-exceptions -sMODULARIZE=1 -sEXPORT_NAME=moonloop -sINVOKE_RUN=0 \
         -sEXPORTED_RUNTIME_METHODS=callMain,FS,ccall,UTF8ToString,HEAPU8 -sALLOW_MEMORY_GROWTH=1 -sTOTAL_STACK=8388608 \
-        -sENVIRONMENT=web,node; do
+        -sENVIRONMENT=web,node -lidbfs.js; do
         link="$link -C link-arg=$arg"
     done
     export CARGO_TARGET_WASM32_UNKNOWN_EMSCRIPTEN_RUSTFLAGS="$link"

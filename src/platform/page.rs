@@ -12,7 +12,7 @@
 //!   scripted input syntax (`press left`, `move 10 20`), which is what the
 //!   page turns the browser's keys and pointer into;
 //! - `moonloop_page_frame()` runs one tick and draws its picture, which
-//!   `moonloop_page_pixels()` (RGBA, premultiplied) and
+//!   `moonloop_page_pixels()` (RGBA, straight alpha) and
 //!   `moonloop_page_width()`/`moonloop_page_height()` hand back;
 //! - `moonloop_page_hash()` says the state hash, as `--state-hash` does;
 //! - `moonloop_page_sound(frames)` mixes the next `frames` stereo frames
@@ -21,8 +21,12 @@
 //!
 //! What goes wrong is printed (the page shows it) and the game goes on on
 //! what it had, as in a window. The screen layer is drawn; a scene needs
-//! the GPU this build lacks, and its frame says so. Saves that outlast the
-//! page are not here yet: they last as long as the page.
+//! the GPU this build lacks, and its frame says so.
+//!
+//! Saves go where a window's go, a file a game under [`SAVES`]; the page
+//! mounts the browser's storage there (IndexedDB, through emscripten's
+//! IDBFS), reads it in before the game starts and writes it back while it
+//! plays. A page that mounted nothing (the headless check) saves in memory.
 
 use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char};
@@ -44,11 +48,17 @@ use crate::sound::device::Device;
 use crate::sound::{Command, Mixer, RATE};
 use crate::terminal::tell;
 
+/// Where the page mounts the browser's storage for saves.
+pub const SAVES: &str = "/saves";
+
 /// A game being played in the page.
 struct Page {
     session: Session<LuaGame>,
     /// The last frame's picture, at the surface's size.
     pixels: Pixmap,
+    /// The same picture with straight alpha, as a canvas's ImageData
+    /// takes it: RGBA, rows top to bottom.
+    straight: Vec<u8>,
     /// The state hash last asked for, kept for the page to read.
     hash: CString,
     /// The game's sound, mixed when the page's audio callback asks.
@@ -100,12 +110,16 @@ pub unsafe extern "C" fn moonloop_page_start(zip: *const c_char, clock: *const c
 
 fn start(zip: &str, clock: &str) -> crate::Result<Page> {
     let unpacked = crate::package::open_zip(Path::new(zip))?;
-    let game = LuaGame::load_shown(
-        unpacked.game(),
-        "game.zip".into(),
-        Limits::default(),
-        Saves::memory(None),
-    )?;
+    let saves = if Path::new(SAVES).is_dir() {
+        Saves::disk(SAVES.into())
+    } else {
+        Saves::memory(None)
+    };
+    let mut game =
+        LuaGame::load_shown(unpacked.game(), "game.zip".into(), Limits::default(), saves)?;
+    if let Some(notice) = game.take_save_notice() {
+        tell!("moonloop: {}", crate::terminal::line(&notice));
+    }
     let spec = if clock.is_empty() {
         ClockSpec::Wall {
             max_secs: crate::clock::DEFAULT_WALL_MAX_SECS,
@@ -126,6 +140,7 @@ fn start(zip: &str, clock: &str) -> crate::Result<Page> {
     Ok(Page {
         session: Session::new(engine).sound(sound),
         pixels,
+        straight: Vec::new(),
         hash: CString::default(),
         mixer,
         sound: Vec::new(),
@@ -224,16 +239,28 @@ pub extern "C" fn moonloop_page_frame() -> i32 {
             page.pixels = resized;
         }
         crate::compositor::screen_picture_into(engine, &mut page.pixels);
+        straighten(&page.pixels, &mut page.straight);
         i32::from(turn.quit)
     })
 }
 
-/// The last frame's pixels: RGBA, premultiplied, rows top to bottom.
+/// Writes `picture`'s pixels into `out` with straight alpha: what the
+/// screen draws is premultiplied, and a canvas shown premultiplied pixels
+/// would darken every see-through edge.
+fn straighten(picture: &Pixmap, out: &mut Vec<u8>) {
+    out.clear();
+    out.extend(picture.pixels().iter().flat_map(|p| {
+        let c = p.demultiply();
+        [c.red(), c.green(), c.blue(), c.alpha()]
+    }));
+}
+
+/// The last frame's pixels: RGBA with straight alpha, rows top to bottom.
 #[unsafe(no_mangle)]
 pub extern "C" fn moonloop_page_pixels() -> *const u8 {
-    PAGE.with_borrow(|page| {
-        page.as_ref()
-            .map_or(std::ptr::null(), |p| p.pixels.data().as_ptr())
+    PAGE.with_borrow(|page| match page {
+        Some(page) if !page.straight.is_empty() => page.straight.as_ptr(),
+        _ => std::ptr::null(),
     })
 }
 

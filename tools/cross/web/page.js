@@ -1,6 +1,7 @@
 // moonloop's web page: loads the runtime and the game beside it (game.zip)
-// and plays it in the page: a canvas, the keyboard, the pointer and touch,
-// one frame each time the browser draws (requestAnimationFrame).
+// and plays it in the page: a canvas, the keyboard (keys and typed text),
+// the pointer and touch, one frame each time the browser draws
+// (requestAnimationFrame).
 //
 // ?frames=N&clock=SPEC (and &input=FILE, a file beside the page) runs the
 // game headless instead and says `frame N: HASH` in #moonloop-status and
@@ -12,10 +13,16 @@
 // the page's audio callback pulls its samples. A browser lets a page make
 // sound only after a person's key, click or touch: the first one starts it.
 //
+// Saves outlast the page: the browser's storage (IndexedDB) is mounted
+// where the runtime keeps saves (/saves), read in before the game starts,
+// and written back each second the game plays and when the page is hidden.
+//
 // While it plays, window.moonloopPage is { frames(), hash(), stop(),
-// level() }: the frames delivered, the state hash (as --state-hash prints
-// it), an end to the loop, and the loudest sample of the last block of
-// sound played (0 before sound starts), for a page that embeds the game.
+// level(), synced() }: the frames delivered, the state hash (as
+// --state-hash prints it), an end to the loop, the loudest sample of the
+// last block of sound played (0 before sound starts), and how many times
+// saves were written back to the browser's storage, for a page that
+// embeds the game.
 "use strict";
 
 // The browser's key codes (KeyboardEvent.code) by moonloop's key names.
@@ -42,6 +49,17 @@ const KEYS = (() => {
 // Mouse buttons (PointerEvent.button) by moonloop's names; a touch is the
 // left button.
 const BUTTONS = { 0: "mouse_left", 1: "mouse_middle", 2: "mouse_right" };
+
+// A pad's buttons in the browser's standard layout (Gamepad.buttons, by
+// index) and its sticks (Gamepad.axes), by moonloop's names; the triggers
+// are buttons with a value, read as axes too.
+const PAD_BUTTONS = [
+  "south", "east", "west", "north", "leftshoulder", "rightshoulder", "lefttrigger",
+  "righttrigger", "back", "start", "leftstick", "rightstick", "dpad_up", "dpad_down",
+  "dpad_left", "dpad_right", "guide",
+];
+const PAD_STICKS = ["leftx", "lefty", "rightx", "righty"];
+const PADS = 4;
 
 (async () => {
   const status = document.getElementById("moonloop-status");
@@ -71,7 +89,8 @@ const BUTTONS = { 0: "mouse_left", 1: "mouse_middle", 2: "mouse_right" };
     if (asked.has("frames")) {
       await headless(runtime, asked, fetched, printed, errors, say);
     } else {
-      play(runtime, asked.get("clock") || "", say);
+      const saves = await mountSaves(runtime);
+      play(runtime, asked.get("clock") || "", say, saves);
     }
   } catch (failed) {
     say(`moonloop: ${failed.message || failed}`);
@@ -105,8 +124,48 @@ async function headless(runtime, asked, fetched, printed, errors, say) {
   document.title = line;
 }
 
+// Mounts the browser's storage at /saves and reads it in. Returns what
+// writes it back: write() (once at a time; a write asked meanwhile runs
+// after) and synced(), the writes done. A browser without IndexedDB (or
+// that refuses it, as some private windows do) saves for the page's life.
+async function mountSaves(runtime) {
+  const saves = { write: () => {}, synced: () => 0 };
+  const { FS } = runtime;
+  const IDBFS = FS.filesystems && FS.filesystems.IDBFS;
+  if (!IDBFS || !window.indexedDB) return saves;
+  try {
+    FS.mkdir("/saves");
+    FS.mount(IDBFS, {}, "/saves");
+    await new Promise((done, failed) => FS.syncfs(true, (e) => (e ? failed(e) : done())));
+  } catch (refused) {
+    console.warn("moonloop: saves last while the page is open:", refused);
+    return saves;
+  }
+  let writing = false;
+  let again = false;
+  let done = 0;
+  saves.write = () => {
+    if (writing) {
+      again = true;
+      return;
+    }
+    writing = true;
+    FS.syncfs(false, (failed) => {
+      writing = false;
+      if (failed) console.warn("moonloop: saves were not written:", failed);
+      else done += 1;
+      if (again) {
+        again = false;
+        saves.write();
+      }
+    });
+  };
+  saves.synced = () => done;
+  return saves;
+}
+
 // Plays the game in a canvas, a frame each time the page is drawn.
-function play(runtime, clock, say) {
+function play(runtime, clock, say, saves) {
   if (runtime.ccall("moonloop_page_start", "number", ["string", "string"], ["/game.zip", clock]) !== 0) {
     return; // the reason was printed, and shown
   }
@@ -122,8 +181,16 @@ function play(runtime, clock, say) {
 
   window.addEventListener("keydown", (event) => {
     sound.start();
+    // What the key types, as a window's typed text (input:text()): one
+    // character, with the keyboard's layout and Shift, repeats included;
+    // not while Ctrl, Alt or Meta make it a shortcut.
+    const typed = [...event.key].length === 1 && !event.ctrlKey && !event.altKey && !event.metaKey;
+    if (typed) input(`text "${event.key.replace(/[\\"]/g, (c) => `\\${c}`)}"`);
     const key = KEYS[event.code];
-    if (!key) return;
+    if (!key) {
+      if (typed) event.preventDefault();
+      return;
+    }
     event.preventDefault(); // arrows and space would scroll the page
     if (!event.repeat) input(`press ${key}`);
   });
@@ -159,6 +226,8 @@ function play(runtime, clock, say) {
   canvas.addEventListener("pointerleave", () => input("leave"));
   canvas.addEventListener("contextmenu", (event) => event.preventDefault());
 
+  const pads = gamepads(input);
+
   let running = true;
   window.moonloopPage = {
     frames: () => runtime._moonloop_page_frames(),
@@ -167,9 +236,17 @@ function play(runtime, clock, say) {
       running = false;
     },
     level: () => sound.level,
+    synced: () => saves.synced(),
   };
+  setInterval(() => {
+    if (running) saves.write();
+  }, 1000);
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden") saves.write();
+  });
   const frame = () => {
     if (!running) return;
+    pads.poll();
     const ended = runtime._moonloop_page_frame();
     const width = runtime._moonloop_page_width();
     const height = runtime._moonloop_page_height();
@@ -190,6 +267,77 @@ function play(runtime, clock, say) {
     requestAnimationFrame(frame);
   };
   requestAnimationFrame(frame);
+}
+
+// The browser's gamepads as moonloop's pads: up to four, numbered as they
+// are first seen (pad1 the first) and keeping their number while they
+// stay connected; each poll (once a frame, before it runs) hands the game
+// what changed since the last as input lines: `press pad1:south`,
+// `axis pad1:leftx 0.5`. A pad that goes releases what it held and
+// centres its sticks. Only pads the browser lays out in its standard
+// layout are read: another layout's buttons mean nothing by index.
+function gamepads(input) {
+  const slots = new Array(PADS).fill(null); // { index, held: Set, axes: [] }
+  const said = new Set();
+  const forget = (n) => {
+    const slot = slots[n];
+    for (const name of slot.held) input(`release pad${n + 1}:${name}`);
+    slot.axes.forEach((value, i) => {
+      if (value !== 0) input(`axis pad${n + 1}:${slot.names[i]} 0`);
+    });
+    slots[n] = null;
+  };
+  const poll = () => {
+    const seen = navigator.getGamepads ? [...navigator.getGamepads()].filter((p) => p && p.connected) : [];
+    slots.forEach((slot, n) => {
+      if (slot && !seen.some((p) => p.index === slot.index)) forget(n);
+    });
+    for (const pad of seen) {
+      if (pad.mapping !== "standard") {
+        if (!said.has(pad.id)) {
+          said.add(pad.id);
+          console.warn(`moonloop: the pad "${pad.id}" has no standard layout; it is not read`);
+        }
+        continue;
+      }
+      let n = slots.findIndex((slot) => slot && slot.index === pad.index);
+      if (n < 0) {
+        n = slots.indexOf(null);
+        if (n < 0) continue; // four pads are played already
+        slots[n] = {
+          index: pad.index,
+          held: new Set(),
+          names: [...PAD_STICKS, "lefttrigger", "righttrigger"],
+          axes: [0, 0, 0, 0, 0, 0],
+        };
+      }
+      const slot = slots[n];
+      PAD_BUTTONS.forEach((name, i) => {
+        const button = pad.buttons[i];
+        const down = !!button && (button.pressed || button.value > 0.5);
+        if (down && !slot.held.has(name)) {
+          slot.held.add(name);
+          input(`press pad${n + 1}:${name}`);
+        } else if (!down && slot.held.has(name)) {
+          slot.held.delete(name);
+          input(`release pad${n + 1}:${name}`);
+        }
+      });
+      const values = [
+        ...PAD_STICKS.map((_, i) => pad.axes[i] || 0),
+        (pad.buttons[6] && pad.buttons[6].value) || 0,
+        (pad.buttons[7] && pad.buttons[7].value) || 0,
+      ];
+      values.forEach((raw, i) => {
+        const value = Math.max(-1, Math.min(1, Number.isFinite(raw) ? raw : 0));
+        if (value !== slot.axes[i]) {
+          slot.axes[i] = value;
+          input(`axis pad${n + 1}:${slot.names[i]} ${value}`);
+        }
+      });
+    }
+  };
+  return { poll };
 }
 
 // The page's sound: a Web Audio graph of one node whose callback mixes the
