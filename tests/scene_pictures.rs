@@ -1035,3 +1035,97 @@ fn a_sky_image_wraps_all_the_way_round() {
     let behind = draw("vector.create(0, 0.3, 1)");
     assert!(!red(behind.pixel(80, 30).unwrap()), "no band behind");
 }
+
+/// A glTF square facing the camera (UVs 0 to 1, v down the picture),
+/// white, with `normals` (a PNG) as its normal map at `scale`, sampled as
+/// whole pixels.
+fn normal_mapped_square(normals: &[u8], scale: f32) -> String {
+    let floats: [f32; 20] = [
+        -1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0, -1.0, 0.0, -1.0, -1.0, 0.0, // corners
+        0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0, // their UVs
+    ];
+    let mut bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+    bytes.extend([0u16, 3, 2, 0, 2, 1].iter().flat_map(|i| i.to_le_bytes()));
+    let encode = |b: &[u8]| base64::Engine::encode(&base64::engine::general_purpose::STANDARD, b);
+    let (buffer, png) = (encode(&bytes), encode(normals));
+    format!(
+        r#"{{"asset":{{"version":"2.0"}},
+        "buffers":[{{"byteLength":{len},"uri":"data:application/octet-stream;base64,{buffer}"}}],
+        "bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":48}},{{"buffer":0,"byteOffset":48,"byteLength":32}},
+            {{"buffer":0,"byteOffset":80,"byteLength":12}}],
+        "accessors":[
+            {{"bufferView":0,"componentType":5126,"count":4,"type":"VEC3","min":[-1,-1,0],"max":[1,1,0]}},
+            {{"bufferView":1,"componentType":5126,"count":4,"type":"VEC2"}},
+            {{"bufferView":2,"componentType":5123,"count":6,"type":"SCALAR"}}],
+        "images":[{{"uri":"data:image/png;base64,{png}"}}],
+        "samplers":[{{"magFilter":9728,"minFilter":9728}}],
+        "textures":[{{"source":0,"sampler":0}}],
+        "materials":[{{"normalTexture":{{"index":0,"scale":{scale}}}}}],
+        "meshes":[{{"primitives":[{{"attributes":{{"POSITION":0,"TEXCOORD_0":1}},"indices":2,"material":0}}]}}],
+        "nodes":[{{"mesh":0}}],
+        "scenes":[{{"nodes":[0]}}]}}"#,
+        len = bytes.len()
+    )
+}
+
+// rule: H2
+#[test]
+fn a_normal_map_bends_the_light_as_its_picture_says() {
+    // Four quadrants, each a normal tilted 45 degrees: up left to the
+    // right (+x), up right to the left, down left up the picture (+y),
+    // down right down it.
+    let tilt = |x: f32, y: f32| {
+        let byte = |v: f32| ((v * 0.5 + 0.5) * 255.0).round() as u8;
+        let s = std::f32::consts::FRAC_1_SQRT_2;
+        tiny_skia::Color::from_rgba8(byte(x * s), byte(y * s), byte(s), 255)
+    };
+    let normals = painted(2, 2, |x, y| match (x, y) {
+        (0, 0) => tilt(1.0, 0.0),
+        (1, 0) => tilt(-1.0, 0.0),
+        (0, _) => tilt(0.0, 1.0),
+        _ => tilt(0.0, -1.0),
+    });
+    let main = scene_game(
+        "width = 160, height = 160, background = \"#101010\"",
+        r##"
+    scene:camera({ position = vector.create(0, 0, 3), target = vector.zero, fov = math.rad(60) })
+    scene:light("sky", { kind = "ambient", color = "#202020" })
+    -- From the right, a little from above, and in front.
+    scene:light("sun", { kind = "directional", direction = vector.create(-2, -1, -2), shadows = false })
+    scene:object("square", { mesh = "square.gltf" })
+"##,
+    );
+    let dir = game(&[
+        ("main.luau", &main),
+        ("square.gltf", &normal_mapped_square(&normals, 1.0)),
+    ]);
+    let picture = render_folder(&dir, (160, 160), 1);
+    let light = |x, y| i32::from(picture.pixel(x, y).unwrap().red());
+    let (right, left, up, down) = (
+        light(60, 60),
+        light(100, 60),
+        light(60, 100),
+        light(100, 100),
+    );
+    // Light falls on them by how far each faces it: the one turned right
+    // most (0.94), up (0.71), down (0.24), left not at all (the ambient).
+    assert!(
+        right > up + 10 && up > down + 40 && down > left + 20,
+        "right {right}, up {up}, down {down}, left {left}"
+    );
+    assert_close("normal-map", &picture);
+    // A scale of 0 flattens the map: the four quadrants shade alike.
+    let flat = game(&[
+        ("main.luau", &main),
+        ("square.gltf", &normal_mapped_square(&normals, 0.0)),
+    ]);
+    let picture = render_folder(&flat, (160, 160), 1);
+    let shades: Vec<u8> = [(60, 60), (100, 60), (60, 100), (100, 100)]
+        .iter()
+        .map(|&(x, y)| picture.pixel(x, y).unwrap().red())
+        .collect();
+    assert!(
+        shades.iter().all(|s| s.abs_diff(shades[0]) <= 2),
+        "{shades:?}"
+    );
+}

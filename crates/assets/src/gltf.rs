@@ -88,6 +88,11 @@ pub struct Part {
     pub image: Option<u32>,
     /// How the image is sampled.
     pub sampler: Sampler,
+    /// Its normal map, an index into [`Model::images`]: a tangent-space
+    /// normal a texel (x right, y up in the picture, z out of the
+    /// surface), its material's `scale` already applied; none keeps the
+    /// surface's own normal.
+    pub normal: Option<u32>,
 }
 
 /// How a texture is sampled: a glTF sampler's filter and wrap.
@@ -163,6 +168,7 @@ pub fn load(root: Option<&Path>, name: &str) -> Result<Model, Refusal> {
             buffers: &buffers,
             budget,
             decoded: std::collections::HashMap::new(),
+            normals: std::collections::HashMap::new(),
             runs: (gltf.document.animations().next().is_some()
                 || gltf.document.skins().next().is_some())
             .then(Vec::new),
@@ -567,15 +573,25 @@ fn add_primitive(
     model.emissive.extend(std::iter::repeat_n(emissive, added));
     model.opaque &= colors.iter().all(|c| c[3] >= 1.0);
     let (image, sampler) = base_texture(model, &primitive.material(), images);
+    let (normal, normal_sampler) = normal_map(model, &primitive.material(), images);
+    // One sampler a part: the base texture's, else the normal map's.
+    let sampler = if image.is_none() && normal.is_some() {
+        normal_sampler
+    } else {
+        sampler
+    };
     let count = (model.indices.len() - first) as u32;
     match model.parts.last_mut() {
-        // Runs that share a texture draw as one.
-        Some(last) if (last.image, last.sampler) == (image, sampler) => last.count += count,
+        // Runs that share their textures draw as one.
+        Some(last) if (last.image, last.sampler, last.normal) == (image, sampler, normal) => {
+            last.count += count;
+        }
         _ => model.parts.push(Part {
             first: first as u32,
             count,
             image,
             sampler,
+            normal,
         }),
     }
     for p in &positions {
@@ -607,6 +623,9 @@ struct Images<'a> {
     /// By glTF image index: its place in the model's images, or none when
     /// it could not be drawn (said in the notes).
     decoded: std::collections::HashMap<usize, Option<u32>>,
+    /// The same for images read as normal maps, by glTF image index and
+    /// the scale applied to them (its bits).
+    normals: std::collections::HashMap<(usize, u32), Option<u32>>,
     /// The runs of vertices each node places, kept where the model has
     /// clips or skins.
     runs: Option<Vec<rig::Run>>,
@@ -815,22 +834,42 @@ fn base_texture(
         );
     }
     let texture = info.texture();
+    let sampler = sampler_of(&texture);
+    let image = texture.source();
+    let index = image.index();
+    if let Some(&known) = images.decoded.get(&index) {
+        return (known, sampler);
+    }
+    let decoded = decode_image(model, &image, images, |pixmap| pixmap);
+    images.decoded.insert(index, decoded);
+    (decoded, sampler)
+}
+
+/// How `texture` is sampled, as its glTF sampler says.
+fn sampler_of(texture: &gltf::Texture<'_>) -> Sampler {
     let sampler = texture.sampler();
     let wrap = |mode: gltf::texture::WrappingMode| match mode {
         gltf::texture::WrappingMode::ClampToEdge => Wrap::Clamp,
         gltf::texture::WrappingMode::MirroredRepeat => Wrap::Mirror,
         gltf::texture::WrappingMode::Repeat => Wrap::Repeat,
     };
-    let sampler = Sampler {
+    Sampler {
         nearest: sampler.mag_filter() == Some(gltf::texture::MagFilter::Nearest),
         wrap: [wrap(sampler.wrap_s()), wrap(sampler.wrap_t())],
-    };
-    let image = texture.source();
-    let index = image.index();
-    if let Some(&known) = images.decoded.get(&index) {
-        return (known, sampler);
     }
-    let decoded = match image_bytes(&image, images).and_then(|bytes| {
+}
+
+/// Decodes `image` into the model's images through `then` (which may
+/// change its pixels), and answers its place there; none when it cannot
+/// be drawn, which the notes say.
+fn decode_image(
+    model: &mut Model,
+    image: &gltf::Image<'_>,
+    images: &mut Images<'_>,
+    then: impl FnOnce(Pixmap) -> Pixmap,
+) -> Option<u32> {
+    let index = image.index();
+    match image_bytes(image, images).and_then(|bytes| {
         if bytes.starts_with(&[0xff, 0xd8]) {
             return Err("is a JPEG; the host decodes PNG images".into());
         }
@@ -838,16 +877,69 @@ fn base_texture(
     }) {
         Ok(pixmap) => {
             images.budget = images.budget.saturating_sub(pixmap.data().len() as u64);
-            model.images.push(pixmap);
+            model.images.push(then(pixmap));
             Some(model.images.len() as u32 - 1)
         }
         Err(why) => {
             note(model, format!("image {index} {why}: drawn without it"));
             None
         }
+    }
+}
+
+/// The normal map of `material`, decoded the first time with its
+/// `scale` applied (the normal's x and y scaled, then made unit again),
+/// and its sampler; none when it has none or it cannot be drawn, which
+/// the notes say.
+fn normal_map(
+    model: &mut Model,
+    material: &gltf::Material<'_>,
+    images: &mut Images<'_>,
+) -> (Option<u32>, Sampler) {
+    let Some(info) = material.normal_texture() else {
+        return (None, Sampler::default());
     };
-    images.decoded.insert(index, decoded);
+    if info.tex_coord() != 0 {
+        note(
+            model,
+            format!(
+                "has a normal map on UV set {}; the host reads UV set 0",
+                info.tex_coord()
+            ),
+        );
+    }
+    let scale = info.scale();
+    let sampler = sampler_of(&info.texture());
+    let image = info.texture().source();
+    let key = (image.index(), scale.to_bits());
+    if let Some(&known) = images.normals.get(&key) {
+        return (known, sampler);
+    }
+    let decoded = decode_image(model, &image, images, |pixmap| {
+        scaled_normals(pixmap, scale)
+    });
+    images.normals.insert(key, decoded);
     (decoded, sampler)
+}
+
+/// A normal map's texels with `scale` applied to each normal's x and y,
+/// opaque (a normal map's alpha means nothing, and the premultiplied
+/// pixmap would darken the normal by it).
+fn scaled_normals(mut pixmap: Pixmap, scale: f32) -> Pixmap {
+    for p in pixmap.pixels_mut() {
+        let c = p.demultiply();
+        let unit = |v: u8| f32::from(v) / 255.0 * 2.0 - 1.0;
+        let n = Vec3::new(
+            unit(c.red()) * scale,
+            unit(c.green()) * scale,
+            unit(c.blue()),
+        );
+        let n = n.try_normalize().unwrap_or(Vec3::Z);
+        let byte = |v: f32| ((v * 0.5 + 0.5) * 255.0).round().clamp(0.0, 255.0) as u8;
+        *p = tiny_skia::PremultipliedColorU8::from_rgba(byte(n.x), byte(n.y), byte(n.z), 255)
+            .expect("an opaque pixel is premultiplied");
+    }
+    pixmap
 }
 
 /// Reads an image's bytes: from a buffer view, a `data:` URI or a file
@@ -894,7 +986,6 @@ fn unsupported(document: &gltf::Document, model: &mut Model) {
     for material in document.materials() {
         let pbr = material.pbr_metallic_roughness();
         let unused = [
-            ("normal", material.normal_texture().is_some()),
             ("occlusion", material.occlusion_texture().is_some()),
             ("emissive", material.emissive_texture().is_some()),
             (
@@ -918,7 +1009,8 @@ fn unsupported(document: &gltf::Document, model: &mut Model) {
         note(
             model,
             format!(
-                "has {} textures, which the host does not draw (it draws base color textures)",
+                "has {} textures, which the host does not draw (it draws base color textures \
+                 and normal maps)",
                 maps.join(", ")
             ),
         );
@@ -1069,7 +1161,7 @@ mod tests {
   "images": [ {{ "uri": "data:image/jpeg;base64,{jpeg}" }} ],
   "textures": [ {{ "source": 0 }} ],
   "materials": [ {{ "pbrMetallicRoughness": {{ "baseColorTexture": {{ "index": 0 }} }},
-                   "normalTexture": {{ "index": 0 }} }} ],
+                   "occlusionTexture": {{ "index": 0 }} }} ],
   "meshes": [ {{ "primitives": [ {{ "attributes": {{ "POSITION": 0 }}, "material": 0 }},
                                  {{ "attributes": {{ "POSITION": 0 }}, "mode": 1 }} ] }} ] }}"#
         );
@@ -1081,7 +1173,8 @@ mod tests {
                 "`m.gltf` image 0 is a JPEG; the host decodes PNG images: drawn without it",
                 "`m.gltf` has lines primitives; the host draws triangles only",
                 "`m.gltf` uses the glTF extension KHR_materials_clearcoat, which the host does not support",
-                "`m.gltf` has normal textures, which the host does not draw (it draws base color textures)",
+                "`m.gltf` has occlusion textures, which the host does not draw (it draws base \
+                 color textures and normal maps)",
             ]
         );
         // The triangle is drawn all the same, untextured.
@@ -1092,7 +1185,8 @@ mod tests {
                 first: 0,
                 count: 3,
                 image: None,
-                sampler: Sampler::default()
+                sampler: Sampler::default(),
+                normal: None,
             }]
         );
     }

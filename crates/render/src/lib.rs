@@ -88,6 +88,10 @@ pub struct Renderer {
     linear: wgpu::Sampler,
     nearest: wgpu::Sampler,
     white: wgpu::BindGroup,
+    /// A white texel (sRGB) and a flat normal (linear): what a part
+    /// without its own base texture or normal map samples.
+    white_view: wgpu::TextureView,
+    flat: wgpu::TextureView,
     builtin: Vec<GpuMesh>,
     models: Uploaded<GpuModel>,
     /// Objects whose models clips pose, each with vertices of its own.
@@ -253,14 +257,13 @@ impl Renderer {
             sampler(wgpu::FilterMode::Linear),
             sampler(wgpu::FilterMode::Nearest),
         );
-        let [white, _] = texture_groups(
+        let white_view = upload_rgba(&device, &queue, 1, 1, &[255; 4]);
+        let flat = upload_normals(&device, &queue, 1, 1, &[128, 128, 255, 255]);
+        let white = texture_group(
             &device,
-            &queue,
             &pipelines.texture_layout,
-            [&linear, &nearest],
-            1,
-            1,
-            &[255; 4],
+            [&white_view, &flat],
+            &linear,
         );
         let instances = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("instances"),
@@ -270,6 +273,8 @@ impl Renderer {
         });
         let mut renderer = Renderer {
             white,
+            white_view,
+            flat,
             builtin: Vec::new(),
             models: Uploaded::new(),
             samplers: std::collections::HashMap::new(),
@@ -422,14 +427,14 @@ impl Renderer {
 fn texture_groups<const N: usize>(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
-    layout: &wgpu::BindGroupLayout,
+    (layout, flat): (&wgpu::BindGroupLayout, &wgpu::TextureView),
     samplers: [&wgpu::Sampler; N],
     width: u32,
     height: u32,
     rgba: &[u8],
 ) -> [wgpu::BindGroup; N] {
     let view = upload_rgba(device, queue, width, height, rgba);
-    samplers.map(|sampler| texture_group(device, layout, &view, sampler))
+    samplers.map(|sampler| texture_group(device, layout, [&view, flat], sampler))
 }
 
 /// Uploads a straight-alpha sRGB image as a texture.
@@ -438,6 +443,34 @@ fn upload_rgba(
     queue: &wgpu::Queue,
     width: u32,
     height: u32,
+    rgba: &[u8],
+) -> wgpu::TextureView {
+    upload(device, queue, (width, height), FRAME_SRGB, rgba)
+}
+
+/// Uploads a normal map (each texel a normal, 0 to 255 for -1 to 1: not
+/// a color, so not sRGB) as a texture.
+fn upload_normals(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    width: u32,
+    height: u32,
+    rgba: &[u8],
+) -> wgpu::TextureView {
+    upload(
+        device,
+        queue,
+        (width, height),
+        wgpu::TextureFormat::Rgba8Unorm,
+        rgba,
+    )
+}
+
+fn upload(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    (width, height): (u32, u32),
+    format: wgpu::TextureFormat,
     rgba: &[u8],
 ) -> wgpu::TextureView {
     let texture = device.create_texture_with_data(
@@ -452,7 +485,7 @@ fn upload_rgba(
             mip_level_count: 1,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
-            format: FRAME_SRGB,
+            format,
             usage: wgpu::TextureUsages::TEXTURE_BINDING,
             view_formats: &[],
         },
@@ -462,11 +495,12 @@ fn upload_rgba(
     texture.create_view(&Default::default())
 }
 
-/// A material's bind group: a texture and how it is sampled.
+/// A material's bind group: its base color texture and normal map
+/// (`views`), sampled by `sampler`.
 fn texture_group(
     device: &wgpu::Device,
     layout: &wgpu::BindGroupLayout,
-    view: &wgpu::TextureView,
+    [view, normals]: [&wgpu::TextureView; 2],
     sampler: &wgpu::Sampler,
 ) -> wgpu::BindGroup {
     device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -480,6 +514,10 @@ fn texture_group(
             wgpu::BindGroupEntry {
                 binding: 1,
                 resource: wgpu::BindingResource::Sampler(sampler),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: wgpu::BindingResource::TextureView(normals),
             },
         ],
     })

@@ -89,7 +89,7 @@ impl Pipelines {
         });
         let texture_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("material texture"),
-            entries: &[texture_entry(0), sampler_entry(1)],
+            entries: &[texture_entry(0), sampler_entry(1), texture_entry(2)],
         });
         let composite_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("layer"),

@@ -413,7 +413,7 @@ impl Renderer {
         texture_groups(
             &self.device,
             &self.queue,
-            &self.pipelines.texture_layout,
+            (&self.pipelines.texture_layout, &self.flat),
             [&self.linear, &self.nearest],
             pixmap.width(),
             pixmap.height(),
@@ -429,22 +429,37 @@ impl Renderer {
         vertices: &[Vertex],
     ) -> GpuModel {
         let mesh = self.upload_mesh(vertices, &model.indices);
-        let views: Vec<wgpu::TextureView> = model
-            .images
-            .iter()
-            .map(|image| {
-                super::upload_rgba(
-                    &self.device,
-                    &self.queue,
-                    image.width(),
-                    image.height(),
-                    &straight(image),
-                )
-            })
-            .collect();
+        // Each image as the parts use it: a color (sRGB), a normal map
+        // (not), or both.
+        let upload = |i: u32, normals: bool| {
+            let image = &model.images[i as usize];
+            let upload = if normals {
+                super::upload_normals
+            } else {
+                super::upload_rgba
+            };
+            upload(
+                &self.device,
+                &self.queue,
+                image.width(),
+                image.height(),
+                &straight(image),
+            )
+        };
+        let mut colors = std::collections::HashMap::new();
+        let mut normals = std::collections::HashMap::new();
+        for part in &model.parts {
+            if let Some(i) = part.image {
+                colors.entry(i).or_insert_with(|| upload(i, false));
+            }
+            if let Some(i) = part.normal {
+                normals.entry(i).or_insert_with(|| upload(i, true));
+            }
+        }
         let mut parts = Vec::with_capacity(model.parts.len());
         for part in &model.parts {
-            let group = part.image.map(|i| {
+            let textured = part.image.is_some() || part.normal.is_some();
+            let group = textured.then(|| {
                 let sampler = self.samplers.entry(part.sampler).or_insert_with(|| {
                     let address = |wrap| match wrap {
                         Wrap::Repeat => wgpu::AddressMode::Repeat,
@@ -464,10 +479,12 @@ impl Renderer {
                         ..Default::default()
                     })
                 });
+                let color = part.image.map_or(&self.white_view, |i| &colors[&i]);
+                let normal = part.normal.map_or(&self.flat, |i| &normals[&i]);
                 super::texture_group(
                     &self.device,
                     &self.pipelines.texture_layout,
-                    &views[i as usize],
+                    [color, normal],
                     sampler,
                 )
             });

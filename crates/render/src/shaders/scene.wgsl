@@ -37,6 +37,9 @@ struct Globals {
 @group(0) @binding(2) var shadow_sampler: sampler_comparison;
 @group(1) @binding(0) var base_texture: texture_2d<f32>;
 @group(1) @binding(1) var base_sampler: sampler;
+// Tangent-space normals (0 to 1 for -1 to 1; x right and y up in the
+// picture); a flat texel (0.5, 0.5, 1) leaves the surface's normal.
+@group(1) @binding(2) var normal_texture: texture_2d<f32>;
 
 struct VertexIn {
     @location(0) position: vec3<f32>,
@@ -155,16 +158,45 @@ fn highlight(n: vec3<f32>, to_light: vec3<f32>, to_eye: vec3<f32>, roughness: f3
     return smoothness * normalize_energy * pow(max(dot(n, h), 0.0), shininess) * max(dot(n, to_light), 0.0);
 }
 
+// The surface's normal at a fragment, bent by the normal map: the map's
+// tangent frame comes from how the position and the texture coordinates
+// change across the screen (no tangents needed in the mesh). A flat texel
+// (to within a bend of half a degree, which 8 bits cannot say exactly),
+// or a surface whose coordinates do not change, keeps the normal.
+fn bent(in: VertexOut, mapped: vec3<f32>) -> vec3<f32> {
+    let n = normalize(in.normal);
+    let dp1 = dpdx(in.world);
+    let dp2 = dpdy(in.world);
+    let duv1 = dpdx(in.uv);
+    let duv2 = dpdy(in.uv);
+    let dp2perp = cross(dp2, n);
+    let dp1perp = cross(n, dp1);
+    // Along u, and along v (down the picture), each times the area the
+    // pixel's two steps span seen along the normal: negative where they
+    // turn clockwise about it (the screen's y runs down).
+    let t = dp2perp * duv1.x + dp1perp * duv2.x;
+    let b = dp2perp * duv1.y + dp1perp * duv2.y;
+    let area = dot(n, cross(dp1, dp2));
+    let size = max(dot(t, t), dot(b, b));
+    if (size < 1e-20 || abs(area) < 1e-20 || dot(mapped.xy, mapped.xy) < 1e-4) {
+        return n;
+    }
+    let scale = inverseSqrt(size) * sign(area);
+    // The map's y is up the picture: against v.
+    return normalize(t * scale * mapped.x - b * scale * mapped.y + n * mapped.z);
+}
+
 // The base color lit (or not), with the base alpha: diffuse light (half
 // of it on a metal, which stands for what a metal would mirror of its
 // surroundings), highlights (a metal's take its color, anything else's
 // the light's), and what the surface gives off itself.
 fn shade(in: VertexOut) -> vec4<f32> {
     let base = in.color * textureSample(base_texture, base_sampler, in.uv);
+    let mapped = textureSample(normal_texture, base_sampler, in.uv).xyz * 2.0 - 1.0;
+    let n = bent(in, mapped);
     if (in.lit < 0.5) {
         return vec4<f32>(base.rgb + in.emissive, base.a);
     }
-    let n = normalize(in.normal);
     let to_eye = normalize(g.camera.xyz - in.world);
     let metallic = clamp(in.surface.x, 0.0, 1.0);
     let roughness = in.surface.y;
