@@ -382,6 +382,19 @@ return {
 }
 "##;
 
+/// The game whose `main.luau` is `main`, built as a page, served and
+/// playing in a new Chromium (`script` run in it first) for five frames;
+/// with the page's folder, which lasts as long as it is held.
+fn playing(main: &str, script: &str) -> (Browser, tempfile::TempDir) {
+    let game = tempfile::tempdir().unwrap();
+    std::fs::write(game.path().join("main.luau"), main).unwrap();
+    let site = site(game.path().to_str().unwrap());
+    let address = serve(site.path().to_path_buf());
+    let mut browser = Browser::open_with(&format!("http://{address}/index.html"), script);
+    browser.wait_for("window.moonloopPage && moonloopPage.frames() >= 5 ? 'yes' : ''");
+    (browser, site)
+}
+
 /// The canvas's pixel at `(x, y)` as `r,g,b,a`, as the page drew it.
 fn canvas_pixel(x: u32, y: u32) -> String {
     format!(
@@ -397,12 +410,7 @@ fn a_page_keeps_its_save_takes_typed_text_and_shows_see_through_pixels_as_drawn(
     if !ready() {
         return;
     }
-    let game = tempfile::tempdir().unwrap();
-    std::fs::write(game.path().join("main.luau"), TYPIST).unwrap();
-    let site = site(game.path().to_str().unwrap());
-    let address = serve(site.path().to_path_buf());
-    let mut browser = Browser::open(&format!("http://{address}/index.html"));
-    browser.wait_for("window.moonloopPage && moonloopPage.frames() >= 5 ? 'yes' : ''");
+    let (mut browser, _site) = playing(TYPIST, "");
     // A half-see-through red over nothing is shown as drawn: red at half
     // alpha, not the darker red premultiplied pixels would show.
     let red = browser.wait_for(&canvas_pixel(5, 5));
@@ -471,12 +479,7 @@ fn a_pad_in_the_browser_is_the_game_s_pad() {
     if !ready() {
         return;
     }
-    let game = tempfile::tempdir().unwrap();
-    std::fs::write(game.path().join("main.luau"), PADDED).unwrap();
-    let site = site(game.path().to_str().unwrap());
-    let address = serve(site.path().to_path_buf());
-    let mut browser = Browser::open_with(&format!("http://{address}/index.html"), FAKE_PADS);
-    browser.wait_for("window.moonloopPage && moonloopPage.frames() >= 5 ? 'yes' : ''");
+    let (mut browser, _site) = playing(PADDED, FAKE_PADS);
     let shows = |x, colour: &str| format!("{} === '{colour}' ? 'yes' : ''", canvas_pixel(x, 5));
     browser.wait_for(&shows(5, "0,0,0,255"));
     // Plugged in with south held and the stick pushed right.

@@ -66,6 +66,9 @@ use scene_pass::{GpuMesh, GpuModel, Instance, Staged, Uploaded};
 /// The format of the frame texture. Its sRGB twin is the scene's view.
 const FRAME_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 const FRAME_SRGB: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+
+/// A normal map's texels: not colors, so not sRGB.
+const NORMALS: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 /// The most directional and point lights a frame shades with.
@@ -258,7 +261,7 @@ impl Renderer {
             sampler(wgpu::FilterMode::Nearest),
         );
         let white_view = upload_rgba(&device, &queue, 1, 1, &[255; 4]);
-        let flat = upload_normals(&device, &queue, 1, 1, &[128, 128, 255, 255]);
+        let flat = upload(&device, &queue, (1, 1), NORMALS, &[128, 128, 255, 255]);
         let white = texture_group(
             &device,
             &pipelines.texture_layout,
@@ -448,24 +451,8 @@ fn upload_rgba(
     upload(device, queue, (width, height), FRAME_SRGB, rgba)
 }
 
-/// Uploads a normal map (each texel a normal, 0 to 255 for -1 to 1: not
-/// a color, so not sRGB) as a texture.
-fn upload_normals(
-    device: &wgpu::Device,
-    queue: &wgpu::Queue,
-    width: u32,
-    height: u32,
-    rgba: &[u8],
-) -> wgpu::TextureView {
-    upload(
-        device,
-        queue,
-        (width, height),
-        wgpu::TextureFormat::Rgba8Unorm,
-        rgba,
-    )
-}
-
+/// Uploads an image as a texture of `format`: a color's sRGB, or a
+/// normal map's plain 8 bits (each texel a normal, 0 to 255 for -1 to 1).
 fn upload(
     device: &wgpu::Device,
     queue: &wgpu::Queue,

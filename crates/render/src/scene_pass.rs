@@ -433,18 +433,13 @@ impl Renderer {
         // (not), or both.
         let upload = |i: u32, normals: bool| {
             let image = &model.images[i as usize];
-            let upload = if normals {
-                super::upload_normals
+            let format = if normals {
+                super::NORMALS
             } else {
-                super::upload_rgba
+                super::FRAME_SRGB
             };
-            upload(
-                &self.device,
-                &self.queue,
-                image.width(),
-                image.height(),
-                &straight(image),
-            )
+            let size = (image.width(), image.height());
+            super::upload(&self.device, &self.queue, size, format, &straight(image))
         };
         let mut colors = std::collections::HashMap::new();
         let mut normals = std::collections::HashMap::new();
