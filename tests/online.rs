@@ -564,6 +564,26 @@ fn each_side_records_the_picture_of_its_session_as_its_replay_draws_it() {
         online[0] != online[299],
         "the bars grew between the first frame and the last"
     );
+    // A path that names no recording format is refused before anyone
+    // waits for a player.
+    let refused = common::moonloop(
+        &[
+            "host",
+            "g",
+            "--headless",
+            "--wait",
+            "30",
+            "--record",
+            "duel.mp4",
+        ],
+        dir.path(),
+    );
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("duel.mp4") && !refused.stderr.contains("waiting for a player"),
+        "{}",
+        refused.stderr
+    );
 }
 
 // rule: N3

@@ -153,8 +153,12 @@ impl Peer {
     }
 
     /// Loads the game with `seed` and says which game it is; online play
-    /// starts from no save on both sides.
+    /// starts from no save on both sides. A `--record` path that names no
+    /// recording format is refused here, before anyone waits or plays.
     fn load(&self, seed: u64) -> Result<(LuaGame, GameId)> {
+        if let Some(path) = &self.args.record {
+            crate::record::Format::from_path(path)?;
+        }
         let limits = Limits {
             seed,
             ..Limits::default()
