@@ -873,6 +873,17 @@ fn decode_image(
         if bytes.starts_with(&[0xff, 0xd8]) {
             return Err("is a JPEG; the host decodes PNG images".into());
         }
+        // Counted from its header before a pixel is decoded: the images a
+        // model decodes (one a texture, one a normal map and scale) share
+        // its budget, however its materials name them.
+        let (w, h) = super::png::size(&bytes).map_err(String::from)?;
+        if u64::from(w) * u64::from(h) * 4 > images.budget {
+            return Err(format!(
+                "is {w}x{h} pixels, past what is left of the model's {} MiB with its other \
+                 images",
+                MAX_MODEL_BYTES >> 20
+            ));
+        }
         super::png::decode(&bytes).map_err(String::from)
     }) {
         Ok(pixmap) => {
@@ -1144,6 +1155,56 @@ mod tests {
         ]);
         let err = load(Some(dir.path()), "m.gltf").unwrap_err();
         assert!(err.contains("holds 20 bytes where it declares 36"), "{err}");
+    }
+
+    // rule: H10
+    #[test]
+    fn the_images_a_model_decodes_share_its_budget_however_its_materials_name_them() {
+        // One 2048x2048 PNG (16 MiB decoded, a few KiB as a file), read
+        // as a normal map at eight scales by eight materials: each scale
+        // is a picture of its own, until the model's 64 MiB are spent.
+        let png = tiny_skia::Pixmap::new(2048, 2048)
+            .unwrap()
+            .encode_png()
+            .unwrap();
+        let encode = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
+        let (corners, png) = (encode(&corners()), encode(&png));
+        let materials: Vec<String> = (1..=8)
+            .map(|n| format!(r#"{{ "normalTexture": {{ "index": 0, "scale": {n} }} }}"#))
+            .collect();
+        let primitives: Vec<String> = (0..8)
+            .map(|n| format!(r#"{{ "attributes": {{ "POSITION": 0 }}, "material": {n} }}"#))
+            .collect();
+        let gltf = format!(
+            r#"{{ "asset": {{ "version": "2.0" }},
+  "buffers": [ {{ "uri": "data:application/octet-stream;base64,{corners}", "byteLength": 36 }} ],
+  "bufferViews": [ {{ "buffer": 0, "byteLength": 36 }} ],
+  "accessors": [ {{ "bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+                   "min": [0, 0, 0], "max": [1, 1, 0] }} ],
+  "images": [ {{ "uri": "data:image/png;base64,{png}" }} ],
+  "textures": [ {{ "source": 0 }} ],
+  "materials": [ {} ],
+  "meshes": [ {{ "primitives": [ {} ] }} ] }}"#,
+            materials.join(", "),
+            primitives.join(", ")
+        );
+        let dir = folder(&[("m.gltf", gltf.as_bytes())]);
+        let model = load(Some(dir.path()), "m.gltf").unwrap();
+        let decoded: usize = model.images.iter().map(|i| i.data().len()).sum();
+        assert!(decoded as u64 <= MAX_MODEL_BYTES, "{decoded} bytes decoded");
+        assert_eq!(
+            model.images.len(),
+            3,
+            "three fit beside the model's own bytes"
+        );
+        assert!(
+            model
+                .notes
+                .iter()
+                .any(|n| n.contains("image 0 is 2048x2048 pixels, past what is left")),
+            "{:?}",
+            model.notes
+        );
     }
 
     // rule: H2
