@@ -608,7 +608,8 @@ fn set_field(out: &Table, (key, into): (&Value, &Lua), value: impl IntoLua) -> R
         }
         Value::Integer(i) => out.raw_set(*i, value),
         Value::Number(n) => out.raw_set(*n, value),
-        _ => Ok(()),
+        // The caller refuses these first, naming the place.
+        other => return Err(refuse!("a key that is a {} (S5)", type_of(other))),
     };
     set.map_err(|e| refuse!("{e}"))
 }
