@@ -151,3 +151,64 @@ fn a_replay_recorded_on_linux_verifies_on_windows() {
     );
     assert_eq!(windows.trim(), linux.stdout.trim());
 }
+
+/// A game that hums from its first frame to its last.
+const HUMMING: &str = r##"
+return {
+    config = { title = "humming", width = 160, height = 100, pause_on_blur = false },
+    update = function(state, input, dt)
+        if not state.on then input:play("hum", { sound = "blip", loop = true }) end
+        return { on = true }
+    end,
+}
+"##;
+
+// rule: H7
+#[test]
+fn a_built_game_in_a_window_is_heard_through_wasapi() {
+    if !ready() {
+        return;
+    }
+    // Wine's WASAPI plays through ALSA; ALSA's default device here is a
+    // file, so what the game played can be read back.
+    let dir = common::game(&[("main.luau", HUMMING)]);
+    let heard = dir.path().join("heard.raw");
+    let conf = dir.path().join("asound.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "pcm.!default {{ type file\n slave.pcm \"null\"\n file \"{}\"\n format \"raw\" }}\n",
+            heard.display()
+        ),
+    )
+    .unwrap();
+    let exe = build(dir.path().to_str().unwrap(), dir.path());
+    let x = common::Xvfb::start();
+    let prefix = cross().join("wine/prefix");
+    std::fs::create_dir_all(&prefix).unwrap();
+    let out = x
+        .command("wine")
+        .arg(&exe)
+        .args(["--no-watch", "--clock", "paced:60", "--frames", "120"])
+        .current_dir(dir.path())
+        .env("WINEPREFIX", &prefix)
+        .env("WINEDEBUG", "-all")
+        .env("WINEDLLOVERRIDES", "bcryptprimitives=n,b;mscoree,mshtml=")
+        .env(
+            "ALSA_CONFIG_PATH",
+            format!("/usr/share/alsa/alsa.conf:{}", conf.display()),
+        )
+        .output()
+        .expect("wine runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{:?}\n{stderr}", out.status);
+    assert!(!stderr.contains("no sound"), "{stderr}");
+    let bytes = std::fs::read(&heard).unwrap_or_default();
+    let sounding = bytes.iter().filter(|b| **b != 0).count();
+    // Two seconds at 60 frames a second; the blip, looped, all along.
+    assert!(
+        bytes.len() > 48_000 && sounding > bytes.len() / 4,
+        "{} bytes heard, {sounding} not silent\n{stderr}",
+        bytes.len()
+    );
+}

@@ -62,7 +62,8 @@ pub(super) struct PeerArgs {
     /// ends.
     #[arg(long, requires = "frames")]
     print_state: bool,
-    /// The ALSA device that plays sound in a window ("off" for none).
+    /// The sound device that plays in a window ("default": ALSA's on Linux,
+    /// WASAPI's default endpoint on Windows; "off" for none).
     #[arg(long, value_name = "DEVICE", default_value = "default")]
     audio: String,
 }
@@ -102,7 +103,8 @@ pub(super) struct WatchArgs {
     /// ends.
     #[arg(long, requires = "frames")]
     print_state: bool,
-    /// The ALSA device that plays sound in a window ("off" for none).
+    /// The sound device that plays in a window ("default": ALSA's on Linux,
+    /// WASAPI's default endpoint on Windows; "off" for none).
     #[arg(long, value_name = "DEVICE", default_value = "default")]
     audio: String,
 }

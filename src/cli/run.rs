@@ -63,7 +63,8 @@ pub(super) struct RunArgs {
     /// Does not watch the game folder.
     #[arg(long)]
     no_watch: bool,
-    /// The ALSA device that plays sound in a window ("off" for none), or a
+    /// The sound device a window plays through ("default": ALSA's on
+    /// Linux, WASAPI's default endpoint on Windows; "off" for none), or a
     /// .wav file the mix is rendered into, in step with simulated time.
     #[arg(long, value_name = "DEVICE|FILE.wav", default_value = "default")]
     audio: String,

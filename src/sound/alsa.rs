@@ -12,7 +12,7 @@ use std::thread::JoinHandle;
 
 use super::mixer::{Command, Mixer, RATE};
 #[cfg(test)]
-use super::{Clip, mixer::Params};
+use {super::mixer::Params, crate::assets::sound::Clip};
 
 /// Frames mixed and written at a time: 10 ms.
 const PERIOD: usize = RATE as usize / 100;

@@ -10,11 +10,18 @@
 #[cfg(all(feature = "audio", target_os = "linux"))]
 mod alsa;
 pub mod device;
+// The mixer a pulling device fills its buffers from (Windows'); tested
+// on every machine.
+#[cfg(any(test, all(feature = "audio", windows)))]
+mod feed;
 mod mixer;
+mod output;
 mod player;
 mod render;
 pub mod stream;
 mod synth;
+#[cfg(all(feature = "audio", windows))]
+mod wasapi;
 
 pub use player::Player;
 pub use render::WavOut;

@@ -6,7 +6,7 @@ use std::hash::{Hash, Hasher};
 use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
 
-use super::device::{self, Device};
+use super::device::Device;
 use super::mixer::{Bus, Command, Params, Source, Start};
 use super::{Bank, WavOut, decode, stream};
 use crate::assets::Store;
@@ -80,7 +80,7 @@ impl Player {
         if device == "off" {
             return Player::with(Out::None, "off".to_string(), bank);
         }
-        match device::open(device) {
+        match super::output::open(device) {
             Ok(output) => Player::on(output, bank),
             Err(why) => Player::with(Out::None, format!("none ({why})"), bank),
         }
@@ -106,8 +106,9 @@ impl Player {
     }
 
     /// The player a window plays through: `--audio`'s `audio` ("" is
-    /// ALSA's default device, "off" none, a `.wav` name renders into that
-    /// file, anything else names an ALSA device). A device that cannot
+    /// the system's default device, "off" none, a `.wav` name renders
+    /// into that file, anything else names a device: ALSA's on Linux, a
+    /// WASAPI endpoint on Windows). A device that cannot
     /// open says so once on stderr, and the game runs on silently (the
     /// overlay says why too).
     ///

@@ -1,5 +1,6 @@
 //! Gamepads in a window (rule H6), read from Linux's evdev devices
-//! (`/dev/input/event*`) with plain system calls.
+//! (`/dev/input/event*`) with plain system calls, and on Windows from
+//! XInput ([`xinput`]).
 //!
 //! gilrs, the usual crate, links libudev, which needs `libudev-dev` at build
 //! time and would break the README's play command on a fresh machine. So
@@ -26,6 +27,7 @@
 use std::time::{Duration, Instant};
 
 pub mod padmap;
+pub mod xinput;
 
 use crate::input::{Axis, InputEvent, Key, PADS};
 use padmap::{ABS_CODES, ABS_HAT0X, Binds, Target};
@@ -247,6 +249,8 @@ pub fn decode_bytes(decoder: &mut Decoder, bytes: &[u8], push: &mut impl FnMut(I
 pub struct Pads {
     #[cfg(all(target_os = "linux", feature = "pads"))]
     devices: Vec<evdev::Device>,
+    #[cfg(all(windows, feature = "pads"))]
+    slots: xinput::Slots,
     last_scan: Option<Instant>,
 }
 
@@ -256,6 +260,8 @@ impl Pads {
         Pads {
             #[cfg(all(target_os = "linux", feature = "pads"))]
             devices: Vec::new(),
+            #[cfg(all(windows, feature = "pads"))]
+            slots: xinput::Slots::default(),
             last_scan: None,
         }
     }
@@ -273,6 +279,8 @@ impl Pads {
             }
             self.devices.retain_mut(|device| device.read(&mut push));
         }
+        #[cfg(all(windows, feature = "pads"))]
+        self.slots.poll(rescan, &mut push);
         if rescan {
             self.last_scan = Some(now);
         }
