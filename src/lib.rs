@@ -63,7 +63,7 @@ pub mod history;
 #[doc(hidden)]
 pub mod input;
 #[doc(hidden)]
-pub mod interrupt;
+pub use moonloop_platform::interrupt;
 #[cfg(feature = "window")]
 #[doc(hidden)]
 pub mod live;

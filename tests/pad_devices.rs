@@ -1,5 +1,5 @@
 //! Gamepads through the kernel (rule H6): the host's evdev half, the part
-//! the decoder tests in src/input/pads/mod.rs cannot reach (the ioctls that
+//! the decoder tests in crates/platform/src/pads/mod.rs cannot reach (the ioctls that
 //! tell a pad from a keyboard and name it, the axis ranges, reading a
 //! device, hot-plug), run against virtual pads made by Linux's uinput.
 //!

@@ -1,13 +1,12 @@
 //! Input: the frame's keys, buttons, pointer and actions, with edges that
 //! close at frame step 11 (rule H6), and the scripted input files that feed
-//! it in headless runs; gamepads read from the kernel and mapped by the
-//! community's controller database (pads/).
+//! it in headless runs.
 //!
 //! The input itself (keys, events, the frame, scripts as text) is the core
-//! crate's; what is here reads it from the outside world: script files
-//! through the asset door, pads from the kernel.
+//! crate's, and the pads' door (evdev, XInput) the platform crate's; what
+//! is here reads script files through the asset door.
 
-pub mod pads;
+pub use moonloop_platform::pads;
 
 use std::path::Path;
 

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 pub mod padmap;
 pub mod xinput;
 
-use crate::input::{Axis, InputEvent, Key, PADS};
+use moonloop_core::input::{Axis, InputEvent, Key, PADS};
 use padmap::{ABS_CODES, ABS_HAT0X, Binds, Target};
 
 /// How often the device folder is looked at for new pads.
@@ -103,7 +103,7 @@ pub struct Decoder {
     held: [bool; 17],
 }
 
-/// The triggers' place in [`crate::input::PAD_AXES`] and in the buttons:
+/// The triggers' place in [`moonloop_core::input::PAD_AXES`] and in the buttons:
 /// an analog trigger also presses its button when pulled past half way.
 const TRIGGER_AXES: usize = 4;
 const TRIGGER_BUTTONS: usize = 6;

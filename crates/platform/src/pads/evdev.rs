@@ -9,8 +9,8 @@ use super::padmap::{self, Binds, Caps, STANDARD_AXES, STANDARD_BUTTONS};
 use super::{
     ABS_CODES, CODE_AT, Decoder, EV_ABS, EV_KEY, EV_SYN, EVENT_SIZE, KIND_AT, PADS, Range,
 };
-use crate::input::InputEvent;
-use crate::terminal::{escape, tell};
+use moonloop_core::input::InputEvent;
+use moonloop_door::escape;
 
 const DEVICES: &str = "/dev/input";
 /// The most devices looked at in one scan (a machine has a few dozen).

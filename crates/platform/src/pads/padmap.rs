@@ -25,8 +25,8 @@
 
 use std::sync::OnceLock;
 
-use crate::input::{PAD_AXES, PAD_BUTTONS};
-use crate::terminal::{escape, tell};
+use moonloop_core::input::{PAD_AXES, PAD_BUTTONS};
+use moonloop_door::escape;
 
 /// The database's Linux lines.
 const DATABASE: &str = include_str!("gamecontrollerdb.txt");
@@ -329,7 +329,7 @@ fn guid(text: &str) -> Option<[u8; 16]> {
 
 /// Reads one mapping line. `Ok(None)` for a comment, a blank line or
 /// another platform's line; `Err` says what is wrong with a bad one.
-pub fn parse(line: &str) -> Result<Option<Mapping>, crate::Refusal> {
+pub fn parse(line: &str) -> Result<Option<Mapping>, moonloop_core::Refusal> {
     let line = line.trim();
     if line.is_empty() || line.starts_with('#') {
         return Ok(None);

@@ -15,7 +15,7 @@
 
 use super::padmap::{ABS_CODES, Binds, Target};
 use super::{Decoder, Range};
-use crate::input::InputEvent;
+use moonloop_core::input::InputEvent;
 
 /// One pad's state as XInput reports it (`XINPUT_GAMEPAD`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -29,7 +29,7 @@ pub struct XPad {
 }
 
 /// Each button's bit in `wButtons` and its place in
-/// [`crate::input::PAD_BUTTONS`] (the triggers' buttons come from their
+/// [`moonloop_core::input::PAD_BUTTONS`] (the triggers' buttons come from their
 /// axes). The guide button is XInput's to keep: Windows opens its own
 /// bar with it.
 const BUTTONS: [(u16, usize); 14] = [
@@ -125,7 +125,7 @@ impl Slots {
                 thumbs: [g.sThumbLX, g.sThumbLY, g.sThumbRX, g.sThumbRY],
             };
             let (decoder, was, packet) = slot.get_or_insert_with(|| {
-                crate::terminal::tell!(
+                tell!(
                     "moonloop: pad{} is the XInput controller in slot {} (read as the standard layout)",
                     index + 1,
                     index + 1
