@@ -506,17 +506,6 @@ fn f11_fills_the_screen_and_gives_the_window_back_its_size() {
     );
 }
 
-/// A loop that plays from the first frame.
-const HUMMING: &str = r##"
-return {
-    config = { title = "humming", width = 160, height = 100, pause_on_blur = false },
-    update = function(state, input, dt)
-        if not state.on then input:play("hum", { sound = "blip", loop = true }) end
-        return { on = true }
-    end,
-}
-"##;
-
 /// The length a WAV's header gives its data, and the data's real length.
 fn wav_lengths(path: &Path) -> (u32, usize) {
     let bytes = std::fs::read(path).unwrap();
@@ -530,7 +519,7 @@ fn wav_lengths(path: &Path) -> (u32, usize) {
 fn a_window_renders_its_mix_in_step_with_simulated_time() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let x = Xvfb::start();
-    let dir = game(&[("main.luau", HUMMING)]);
+    let dir = game(&[("main.luau", common::HUMMING)]);
     let child = spawn(
         &x,
         dir.path(),
@@ -560,7 +549,7 @@ fn a_window_renders_its_mix_in_step_with_simulated_time() {
 #[test]
 fn ctrl_c_while_rendering_sound_leaves_a_valid_wav() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = game(&[("main.luau", HUMMING)]);
+    let dir = game(&[("main.luau", common::HUMMING)]);
     let child = spawn_headless(dir.path(), &["--audio", "out.wav"]);
     until("the sound file to start", || {
         dir.path().join("out.wav").exists()

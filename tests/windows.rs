@@ -152,17 +152,6 @@ fn a_replay_recorded_on_linux_verifies_on_windows() {
     assert_eq!(windows.trim(), linux.stdout.trim());
 }
 
-/// A game that hums from its first frame to its last.
-const HUMMING: &str = r##"
-return {
-    config = { title = "humming", width = 160, height = 100, pause_on_blur = false },
-    update = function(state, input, dt)
-        if not state.on then input:play("hum", { sound = "blip", loop = true }) end
-        return { on = true }
-    end,
-}
-"##;
-
 // rule: H7
 #[test]
 fn a_built_game_in_a_window_is_heard_through_wasapi() {
@@ -171,7 +160,7 @@ fn a_built_game_in_a_window_is_heard_through_wasapi() {
     }
     // Wine's WASAPI plays through ALSA; ALSA's default device here is a
     // file, so what the game played can be read back.
-    let dir = common::game(&[("main.luau", HUMMING)]);
+    let dir = common::game(&[("main.luau", common::HUMMING)]);
     let heard = dir.path().join("heard.raw");
     let conf = dir.path().join("asound.conf");
     std::fs::write(

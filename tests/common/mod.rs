@@ -10,6 +10,18 @@ use moonloop::Engine;
 use moonloop::LuaGame;
 use tiny_skia::Pixmap;
 
+/// A game that hums (the built-in blip, looped) from its first frame to
+/// its last.
+pub const HUMMING: &str = r##"
+return {
+    config = { title = "humming", width = 160, height = 100, pause_on_blur = false },
+    update = function(state, input, dt)
+        if not state.on then input:play("hum", { sound = "blip", loop = true }) end
+        return { on = true }
+    end,
+}
+"##;
+
 /// A game folder holding `files` (`(relative path, source)`).
 pub fn game(files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
