@@ -160,7 +160,8 @@ fn a_built_game_in_a_window_is_heard_through_wasapi() {
     }
     // Wine's WASAPI plays through ALSA; ALSA's default device here is a
     // file, so what the game played can be read back.
-    let dir = common::game(&[("main.luau", common::HUMMING)]);
+    let game = common::game(&[("main.luau", common::HUMMING)]);
+    let dir = tempfile::tempdir().unwrap();
     let heard = dir.path().join("heard.raw");
     let conf = dir.path().join("asound.conf");
     std::fs::write(
@@ -171,7 +172,7 @@ fn a_built_game_in_a_window_is_heard_through_wasapi() {
         ),
     )
     .unwrap();
-    let exe = build(dir.path().to_str().unwrap(), dir.path());
+    let exe = build(game.path().to_str().unwrap(), dir.path());
     let x = common::Xvfb::start();
     let prefix = cross().join("wine/prefix");
     std::fs::create_dir_all(&prefix).unwrap();
