@@ -32,15 +32,15 @@ if cargo tree --no-default-features -e normal -p moonloop --prefix none |
 fi
 # The layers beneath the host (ARCHITECTURE.md): core holds none of the
 # Luau binding, the GPU, the window, the watcher, physics, online play,
-# sound or text; assets, draw, scene, render and platform none of the
-# first eight (render holds wgpu, the door it is).
+# sound or text; assets, draw, scene, render, platform and sound none of
+# the first eight (render holds wgpu, the door it is).
 layer_tree() { cargo tree -e normal -p "$1" --prefix none; }
 above='mlua|wgpu|winit|softbuffer|notify|rapier2d|rapier3d|ggrs'
 if layer_tree moonloop-core | grep -E "^($above|symphonia|cosmic-text) "; then
     echo "test.sh: core's tree holds a crate of a layer above it (above)" >&2
     exit 1
 fi
-for layer in moonloop-assets moonloop-draw moonloop-scene moonloop-render moonloop-platform; do
+for layer in moonloop-assets moonloop-draw moonloop-scene moonloop-render moonloop-platform moonloop-sound; do
     # The renderer is the GPU's door: wgpu is its own.
     allowed="$above"
     [ "$layer" = moonloop-render ] && allowed='mlua|winit|softbuffer|notify|rapier2d|rapier3d|ggrs'

@@ -2,6 +2,15 @@
 
 use std::path::PathBuf;
 
+impl From<crate::sound::WriteError> for Error {
+    fn from(e: crate::sound::WriteError) -> Error {
+        Error::Write {
+            path: e.path,
+            source: e.source,
+        }
+    }
+}
+
 /// All the ways a command, a game or a frame can fail.
 ///
 /// Messages are read by game authors: each names the place (a path, or

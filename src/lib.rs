@@ -101,7 +101,7 @@ pub mod session;
 #[doc(hidden)]
 pub mod soak;
 #[doc(hidden)]
-pub mod sound;
+pub use moonloop_sound as sound;
 #[doc(hidden)]
 pub mod state;
 #[doc(hidden)]

@@ -382,7 +382,7 @@ impl<G: Game> Session<G> {
                     }
                 }
                 if let Err(refused) = player.render_to(self.engine.time()) {
-                    faults.push(refused);
+                    faults.push(refused.into());
                 }
                 faults.extend(player.faults().into_iter().map(crate::Error::Asset));
             }

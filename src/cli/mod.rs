@@ -542,11 +542,3 @@ pub(super) fn windowless() -> crate::Error {
         advice: "; add --headless",
     }
 }
-
-/// The WAV file `--audio` names, if it names one rather than a device.
-pub fn audio_file(audio: &str) -> Option<&std::path::Path> {
-    audio
-        .to_ascii_lowercase()
-        .ends_with(".wav")
-        .then(|| std::path::Path::new(audio))
-}

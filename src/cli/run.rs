@@ -19,7 +19,8 @@ use crate::replay::ReplayWriter;
 use crate::save::Saves;
 use crate::session::Session;
 
-use super::{audio_file, parse_budget};
+use super::parse_budget;
+use crate::sound::audio_file;
 
 #[derive(Debug, Args)]
 pub(super) struct RunArgs {

@@ -6,11 +6,12 @@ use std::hash::{Hash, Hasher};
 use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
 
+use super::WriteError;
 use super::device::Device;
 use super::mixer::{Bus, Command, Params, Source, Start};
 use super::{Bank, WavOut, decode, stream};
-use crate::assets::Store;
-use crate::cues::{Action, Cue};
+use moonloop_assets::Store;
+use moonloop_core::cues::{Action, Cue};
 
 /// How much of a streamed file's start its headers are checked in.
 const HEADER_PREFIX: u64 = 4 << 20;
@@ -114,18 +115,18 @@ impl Player {
     ///
     /// # Errors
     /// The WAV file cannot be written.
-    pub fn for_device(audio: &str, bank: Bank) -> crate::Result<Player> {
+    pub fn for_device(audio: &str, bank: Bank) -> Result<Player, WriteError> {
         let device = match audio {
             "" => "default",
             named => named,
         };
-        if let Some(path) = crate::cli::audio_file(device) {
+        if let Some(path) = crate::audio_file(device) {
             return Player::to_file(path, bank);
         }
         let player = Player::open(device, bank);
         if !player.is_playing() && device != "off" {
             // Said once, then the game runs on silently (F1 says it too).
-            crate::terminal::tell!(
+            crate::tell!(
                 "moonloop: no sound: {}; the game runs on silently (--audio off says nothing)",
                 player.status()
             );
@@ -137,7 +138,7 @@ impl Player {
     ///
     /// # Errors
     /// The file cannot be written.
-    pub fn to_file(path: &Path, bank: Bank) -> crate::Result<Player> {
+    pub fn to_file(path: &Path, bank: Bank) -> Result<Player, WriteError> {
         Ok(Player {
             bank,
             out: Out::File(Box::new(WavOut::create(path)?)),
@@ -177,7 +178,7 @@ impl Player {
         let mut lines = Vec::new();
         self.streams.retain(|(name, watch)| {
             if let Some(why) = watch.take_fault() {
-                lines.push(format!("sound `{}`: {why}", crate::terminal::escape(name)));
+                lines.push(format!("sound `{}`: {why}", moonloop_door::escape(name)));
             }
             watch.alive()
         });
@@ -364,7 +365,7 @@ impl Player {
     ///
     /// # Errors
     /// The disk refused the file (once; the file stays valid).
-    pub fn render_to(&mut self, seconds: f64) -> crate::Result {
+    pub fn render_to(&mut self, seconds: f64) -> Result<(), WriteError> {
         match &mut self.out {
             Out::File(file) => file.render_to(seconds),
             _ => Ok(()),
@@ -376,7 +377,7 @@ impl Player {
     ///
     /// # Errors
     /// The disk refused the file: it holds the sound up to where it did.
-    pub fn finish(&mut self) -> crate::Result<Option<(PathBuf, f64)>> {
+    pub fn finish(&mut self) -> Result<Option<(PathBuf, f64)>, WriteError> {
         match std::mem::replace(&mut self.out, Out::None) {
             Out::File(file) => file.finish().map(Some),
             _ => Ok(None),
@@ -392,9 +393,12 @@ impl Player {
 
 /// Opens sound file `name` in the game folder `root` to decode packet by
 /// packet, its headers checked first (H10).
-fn open_decoder(root: Option<&Path>, name: &str) -> Result<decode::Decoder, crate::Refusal> {
-    let path = crate::assets::find(root, name, "sound")?;
-    let shown = crate::terminal::escape(name);
+fn open_decoder(
+    root: Option<&Path>,
+    name: &str,
+) -> Result<decode::Decoder, moonloop_core::Refusal> {
+    let path = moonloop_assets::find(root, name, "sound")?;
+    let shown = moonloop_door::escape(name);
     let fail = |e: std::io::Error| refuse!("cannot read `{shown}` ({e})");
     let mut file =
         moonloop_door::open_regular(&path).map_err(|e| refuse!("cannot read `{shown}` ({e})"))?;
@@ -408,7 +412,7 @@ fn open_decoder(root: Option<&Path>, name: &str) -> Result<decode::Decoder, crat
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase)
         .unwrap_or_default();
-    let named = |why: crate::Refusal| refuse!("`{shown}`: {why}");
+    let named = |why: moonloop_core::Refusal| refuse!("`{shown}`: {why}");
     let whole = (prefix.len() as u64) < HEADER_PREFIX;
     decode::check_headers(&prefix, &ext, whole).map_err(named)?;
     file.rewind().map_err(fail)?;

@@ -6,7 +6,7 @@
 //! mixer lives on the page's thread.)
 
 use super::device::Device;
-use crate::Refusal;
+use moonloop_core::Refusal;
 
 /// Opens the device `name` ("default": the system's choice).
 ///
@@ -21,12 +21,12 @@ pub fn open(name: &str) -> Result<Box<dyn Device>, Refusal> {
     #[cfg(all(feature = "audio", not(any(target_os = "linux", windows))))]
     return Err(refuse!(
         "this moonloop has no sound output on this platform yet (`{}` was not opened)",
-        crate::terminal::escape(name)
+        moonloop_door::escape(name)
     ));
     #[cfg(not(feature = "audio"))]
     Err(refuse!(
         "this moonloop has no sound output: it was built without the Cargo feature `audio` \
          (`{}` was not opened)",
-        crate::terminal::escape(name)
+        moonloop_door::escape(name)
     ))
 }

@@ -3,7 +3,7 @@
 //! moonloop needs no ALSA headers, and a machine without ALSA, or without a
 //! sound card, runs games the same, silently.
 
-use crate::Refusal;
+use moonloop_core::Refusal;
 use std::ffi::{CStr, CString, c_char, c_int, c_long, c_uint, c_ulong, c_void};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
@@ -12,7 +12,7 @@ use std::thread::JoinHandle;
 
 use super::mixer::{Command, Mixer, RATE};
 #[cfg(test)]
-use {super::mixer::Params, crate::assets::sound::Clip};
+use {super::mixer::Params, moonloop_assets::sound::Clip};
 
 /// Frames mixed and written at a time: 10 ms.
 const PERIOD: usize = RATE as usize / 100;

@@ -14,7 +14,7 @@ use cpal::{FromSample, SampleFormat, SizedSample, StreamConfig};
 
 use super::feed::Feed;
 use super::mixer::{Command, RATE};
-use crate::Refusal;
+use moonloop_core::Refusal;
 
 /// Cues waiting for the device's thread; more in one frame are dropped.
 const QUEUE: usize = 64;
@@ -45,13 +45,13 @@ impl Output {
             host.output_devices()
                 .map_err(|e| refuse!("the sound devices cannot be listed: {e}"))?
                 .find(|d| d.description().is_ok_and(|d| d.name() == name))
-                .ok_or_else(|| refuse!("no sound device `{}`", crate::terminal::escape(name)))?
+                .ok_or_else(|| refuse!("no sound device `{}`", moonloop_door::escape(name)))?
         };
         let label = device
             .description()
             .map_or_else(|_| name.to_string(), |d| d.name().to_string());
         let failed =
-            |e: cpal::Error| refuse!("sound device `{}`: {e}", crate::terminal::escape(&label));
+            |e: cpal::Error| refuse!("sound device `{}`: {e}", moonloop_door::escape(&label));
         let (format, config) = match stereo_at_our_rate(&device) {
             Some(config) => (SampleFormat::F32, config),
             None => {
@@ -70,7 +70,7 @@ impl Output {
             other => {
                 return Err(refuse!(
                     "sound device `{}` plays {other} samples, which moonloop does not write",
-                    crate::terminal::escape(&label)
+                    moonloop_door::escape(&label)
                 ));
             }
         }

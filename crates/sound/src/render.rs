@@ -12,6 +12,7 @@ use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use super::WriteError;
 use super::mixer::{Command, Mixer, RATE};
 use super::stream::Feeder;
 
@@ -44,8 +45,8 @@ impl WavOut {
     /// # Errors
     /// The file cannot be made: its path is a folder, a device or a pipe,
     /// or the disk refused.
-    pub fn create(path: &Path) -> crate::Result<WavOut> {
-        let fail = |source| crate::Error::Write {
+    pub fn create(path: &Path) -> Result<WavOut, WriteError> {
+        let fail = |source| WriteError {
             path: path.to_path_buf(),
             source,
         };
@@ -82,7 +83,7 @@ impl WavOut {
     /// The disk refused the file (full, or a file-size limit): said once,
     /// at the frame it happened; the file then ends as a valid WAV of the
     /// sound that reached it, and later frames write nothing.
-    pub fn render_to(&mut self, seconds: f64) -> crate::Result {
+    pub fn render_to(&mut self, seconds: f64) -> Result<(), WriteError> {
         let Some(file) = self.file.as_mut() else {
             return Ok(());
         };
@@ -126,7 +127,7 @@ impl WavOut {
     /// samples under a header that says so, the buffer is let go (it
     /// would be written on drop, past the header), and nothing more is
     /// written. Returns the frame's error.
-    fn refuse(&mut self, why: std::io::Error) -> crate::Error {
+    fn refuse(&mut self, why: std::io::Error) -> WriteError {
         let mut kept = 0;
         if let Some(out) = self.file.take() {
             let (mut file, _unwritten) = out.into_parts();
@@ -137,7 +138,7 @@ impl WavOut {
             let _ = file.sync_all();
         }
         let seconds = kept as f64 / f64::from(RATE);
-        let err = crate::Error::Write {
+        let err = WriteError {
             path: self.path.clone(),
             source: std::io::Error::new(
                 why.kind(),
@@ -153,7 +154,7 @@ impl WavOut {
     /// # Errors
     /// The disk refused the file, now or before: the file holds the sound
     /// up to where it did, as a valid WAV.
-    pub fn finish(mut self) -> crate::Result<(PathBuf, f64)> {
+    pub fn finish(mut self) -> Result<(PathBuf, f64), WriteError> {
         let done = self.write_header().and_then(|()| match &self.file {
             Some(out) => out.get_ref().sync_all(),
             None => Ok(()),
@@ -162,7 +163,7 @@ impl WavOut {
             self.refuse(e);
         }
         match self.refused.take() {
-            Some((seconds, why)) => Err(crate::Error::Write {
+            Some((seconds, why)) => Err(WriteError {
                 path: self.path.clone(),
                 source: std::io::Error::new(
                     why.kind(),

@@ -6,6 +6,30 @@
 //! `sounds/NAME.ogg` in the game folder, then a built-in sound of that name.
 //! Only a window plays sound; headless runs and tests read the cue log. No
 //! device is not an error: the cues are still logged.
+//!
+//! The layer holds the mixer, the player that turns a frame's cues into
+//! its commands, the WAV a run renders its mix into, and the doors to
+//! the machine's sound: ALSA (loaded at run time) on Linux, WASAPI on
+//! Windows, behind [`device::Device`] (the web page's door implements it
+//! too). It stands on core and assets (ARCHITECTURE.md).
+
+/// `Err(refuse!("..."))`: a [`Refusal`] made with `format!`.
+macro_rules! refuse {
+    ($($arg:tt)*) => {
+        moonloop_core::Refusal::from(format!($($arg)*))
+    };
+}
+
+/// Prints a line to stderr, escaped as all game-named text is, dropping
+/// it if stderr has closed.
+macro_rules! tell {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let text = format!($($arg)*);
+        let _ = writeln!(std::io::stderr(), "{}", moonloop_door::escape_lines(&text));
+    }};
+}
+pub(crate) use tell;
 
 #[cfg(all(feature = "audio", target_os = "linux"))]
 mod alsa;
@@ -27,20 +51,23 @@ pub use player::Player;
 pub use render::WavOut;
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use crate::assets::sound::{Clip, MAX_FILE, decode, wav};
+use moonloop_core::Refusal;
+
 pub use mixer::{Bus, Command, MAX_VOICES, Mixer, Params, RATE, Source, Start};
+pub use moonloop_assets::sound::{Clip, MAX_FILE, decode, wav};
 pub use synth::{BUILT_IN, built_in};
 
-use crate::assets::Store;
+use moonloop_assets::Store;
 
 /// Where each cue name's sound comes from, found on first play: files
 /// come from the game's asset store, which decodes each once and bounds
 /// what all of them hold.
 pub struct Bank {
     aliases: Vec<(String, String)>,
-    clips: HashMap<String, Result<Arc<Clip>, crate::Refusal>>,
+    clips: HashMap<String, Result<Arc<Clip>, Refusal>>,
 }
 
 impl Bank {
@@ -58,13 +85,13 @@ impl Bank {
     /// # Errors
     /// No sound has that name, or its file is missing or broken; the same
     /// error comes back each time until [`Bank::forget`]. (A cue name is
-    /// one of at most [`crate::cues::MAX_NAMES`], so the bank is bounded.)
+    /// one of at most [`moonloop_core::cues::MAX_NAMES`], so the bank is bounded.)
     pub fn get(&mut self, name: &str, assets: &mut Store) -> Result<&Arc<Clip>, &str> {
         if !self.clips.contains_key(name) {
             let found = self.find(name, assets);
             self.clips.insert(name.to_string(), found);
         }
-        self.clips[name].as_ref().map_err(crate::Refusal::line)
+        self.clips[name].as_ref().map_err(Refusal::line)
     }
 
     /// Says whether cue `name`'s sound is loaded (or refused) already.
@@ -94,7 +121,7 @@ impl Bank {
         self.aliases = aliases;
     }
 
-    fn find(&self, name: &str, assets: &mut Store) -> Result<Arc<Clip>, crate::Refusal> {
+    fn find(&self, name: &str, assets: &mut Store) -> Result<Arc<Clip>, Refusal> {
         if let Some((_, to)) = self.aliases.iter().find(|(from, _)| from == name) {
             return if is_sound_file(to) {
                 assets.sound(to)
@@ -122,6 +149,25 @@ impl Bank {
     }
 }
 
+/// A sound file a run renders its mix into could not be written; what
+/// reached it is a valid WAV.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write {path}")]
+pub struct WriteError {
+    /// The file.
+    pub path: PathBuf,
+    /// The cause.
+    pub source: std::io::Error,
+}
+
+/// The WAV file `--audio` names, if it names one rather than a device.
+pub fn audio_file(audio: &str) -> Option<&Path> {
+    audio
+        .to_ascii_lowercase()
+        .ends_with(".wav")
+        .then(|| Path::new(audio))
+}
+
 /// Whether a `config.sounds` entry names a file rather than a built-in.
 pub fn is_sound_file(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
@@ -140,12 +186,12 @@ fn not_built_in(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cues::Cue;
+    use moonloop_core::cues::Cue;
 
     fn cue(name: &str) -> Cue {
         Cue {
             frame: 1,
-            action: crate::cues::Action::Cue,
+            action: moonloop_core::cues::Action::Cue,
             name: name.into(),
             sound: None,
             looped: false,

@@ -8,7 +8,7 @@
 //! allocating); rendering `--audio`, the renderer pumps every feeder before
 //! each block it mixes, so the same run gives the same bytes.
 
-use crate::Refusal;
+use moonloop_core::Refusal;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, Weak};
 
