@@ -128,7 +128,7 @@ pub enum Error {
     /// A zipped game, or the game a built executable carries, could not
     /// be opened.
     #[error(transparent)]
-    Package(#[from] crate::package::Refused),
+    Package(#[from] crate::package::unpack::Refused),
     #[cfg(feature = "net")]
     /// Online play did not start: no link, or no session (N1-N3).
     #[error(transparent)]

@@ -20,7 +20,14 @@
 use std::collections::HashSet;
 use std::io::Read as _;
 
-use crate::package::MAX_ENTRIES;
+/// The most entries a package may hold.
+pub const MAX_ENTRIES: usize = 10_000;
+
+/// The most bytes a package may unpack to, all files together.
+pub const MAX_UNPACKED: u64 = 1 << 30;
+
+/// The largest package read, in bytes of the zip.
+pub const MAX_ARCHIVE: u64 = 1 << 30;
 
 /// The most folders an entry's path may pass through.
 pub const MAX_DEPTH: usize = 32;

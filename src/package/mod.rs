@@ -18,22 +18,14 @@
 
 pub mod archive;
 pub mod ignore;
-mod unpack;
+pub mod unpack;
 
+pub use archive::{MAX_ARCHIVE, MAX_ENTRIES, MAX_UNPACKED};
 pub use unpack::{Refused, Unpacked, open_zip, unpack};
 
 use crate::Refusal;
 use std::io::{Read as _, Seek as _, Write as _};
 use std::path::{Path, PathBuf};
-
-/// The most entries a package may hold.
-pub const MAX_ENTRIES: usize = 10_000;
-
-/// The most bytes a package may unpack to, all files together.
-pub const MAX_UNPACKED: u64 = 1 << 30;
-
-/// The largest package read, in bytes of the zip.
-pub const MAX_ARCHIVE: u64 = 1 << 30;
 
 /// The last bytes of a built executable.
 pub const MAGIC: &[u8; 8] = b"MLGAME02";

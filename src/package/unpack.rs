@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{MAX_ARCHIVE, MAX_UNPACKED, archive};
+use super::archive::{self, MAX_ARCHIVE, MAX_UNPACKED};
 use crate::platform::folders;
 
 /// A game unpacked from a package; its folder goes when this is dropped.
