@@ -376,3 +376,59 @@ fn an_ignore_file_keeps_source_art_tests_and_notes_out_of_the_build() {
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
+
+// rule: B3
+#[test]
+fn a_game_that_poses_a_scene_is_refused_for_the_web_in_one_line() {
+    let dir = game(&[
+        (
+            "cubes/main.luau",
+            r#"return {
+    update = function(state, input, dt) return { t = (state.t or 0) + dt } end,
+    render = function(state, scene, screen)
+        if state.t and state.t > 0.5 then
+            scene:object("cube", { mesh = "cube" })
+        end
+        screen:text("hello", 4, 4)
+    end,
+}"#,
+        ),
+        (
+            "flat/main.luau",
+            r#"return { render = function(state, scene, screen) screen:text("hello", 4, 4) end }"#,
+        ),
+    ]);
+    // The runtime is never looked for: the refusal comes first, whatever
+    // is built here.
+    let out = moonloop(
+        &["build", "cubes", "--target", "web", "-o", "site"],
+        dir.path(),
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert_eq!(
+        out.stderr.trim(),
+        "moonloop: cubes: the game poses a 3D scene (frame 31), which a web page cannot draw \
+         yet: the page draws the screen layer alone; ship it as an executable (--target here \
+         or windows)"
+    );
+    assert!(!dir.path().join("site").exists());
+    // A game that draws only its screen layer gets past the look: what
+    // stops it here, if anything, is the runtime.
+    let out = moonloop(
+        &[
+            "build",
+            "flat",
+            "--target",
+            "web",
+            "-o",
+            "site",
+            "--runtime",
+            "no-such-runtime",
+        ],
+        dir.path(),
+    );
+    assert!(!out.stderr.contains("3D scene"), "{}", out.stderr);
+    // Executables carry a scene's renderer: no look is made.
+    let out = moonloop(&["build", "cubes", "-o", "cubes.bin"], dir.path());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+}

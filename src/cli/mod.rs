@@ -47,8 +47,10 @@ enum Command {
         /// Lists every file packed (what .moonloopignore leaves out is not).
         #[arg(short, long)]
         verbose: bool,
-        /// The platform the executable runs on: this one, or windows (on
-        /// the runtime `tools/cross.sh windows` builds).
+        /// The platform the game runs on: this one, windows (on the
+        /// runtime `tools/cross.sh windows` builds), or web (a page folder,
+        /// on the runtime `tools/cross.sh web` builds; a game that poses a
+        /// 3D scene is refused).
         #[arg(long, value_enum, default_value = "here")]
         target: crate::package::Target,
         /// The moonloop runtime to build on (default: this executable, or

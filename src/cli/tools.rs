@@ -87,9 +87,12 @@ pub(super) fn build(
     (target, runtime): (crate::package::Target, Option<&Path>),
     verbose: bool,
 ) -> Result<ExitCode> {
-    let runtime = target.runtime(runtime)?;
     // A game that does not load is not worth shipping: say so now.
     let loaded = LuaGame::load(game)?;
+    if target == crate::package::Target::Web {
+        refuse_a_scene(game)?;
+    }
+    let runtime = target.runtime(runtime)?;
     let config = crate::Game::config(&loaded);
     let about = crate::package::About {
         title: config.title.clone(),
@@ -121,6 +124,32 @@ pub(super) fn build(
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// How long a game is played, headless and untouched, to see whether it
+/// poses a 3D scene before it goes into a web page: two seconds.
+const SCENE_LOOK_FRAMES: u64 = 120;
+
+/// Refuses a game that poses a 3D scene in its first
+/// [`SCENE_LOOK_FRAMES`] frames (no input, a constant clock, its saves in
+/// memory): the page draws the screen layer alone, and a game whose
+/// picture is mostly its scene would ship as an empty page (B3).
+fn refuse_a_scene(game: &Path) -> Result<()> {
+    let clock = Box::new(crate::ConstantClock::new(1.0 / 60.0));
+    let mut engine = crate::Engine::new(LuaGame::load(game)?, clock);
+    for frame in 1..=SCENE_LOOK_FRAMES {
+        // A frame that fails is the game's to show; the look goes on.
+        let _ = engine.advance(1);
+        if !crate::compositor::flat(&engine) {
+            return Err(Error::Usage(format!(
+                "{}: the game poses a 3D scene (frame {frame}), which a web page cannot draw \
+                 yet: the page draws the screen layer alone; ship it as an executable \
+                 (--target here or windows)",
+                crate::terminal::escape(&game.to_string_lossy())
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// `moonloop explore`'s arguments.
