@@ -31,6 +31,7 @@ mod rollback;
 mod screen_cases;
 mod sprites;
 mod startup;
+mod web;
 #[cfg(feature = "window")]
 mod window;
 
@@ -346,9 +347,9 @@ pub fn reload_latency(rounds: usize) -> Result<(Duration, Duration)> {
 }
 
 /// The groups of cases `moonloop bench --only` picks from.
-pub const GROUPS: [&str; 10] = [
+pub const GROUPS: [&str; 11] = [
     "frame", "history", "screen", "record", "budget", "render", "explore", "physics", "rollback",
-    "window",
+    "window", "web",
 ];
 
 /// Runs every case (or only those of `only`'s group) and returns the

@@ -103,7 +103,7 @@ fn bad_arguments_get_one_line_and_exit_2() {
         ),
         (
             &["bench", "--only", "balls"],
-            "moonloop: invalid value 'balls' for '--only <GROUP>' [possible values: frame, history, screen, record, budget, render, explore, physics, rollback, window] (see moonloop --help)",
+            "moonloop: invalid value 'balls' for '--only <GROUP>' [possible values: frame, history, screen, record, budget, render, explore, physics, rollback, window, web] (see moonloop --help)",
         ),
         (
             &["run", "file.luau", "--headless"],

@@ -20,6 +20,8 @@ pub struct Report {
     pub reload: Option<(Duration, Duration)>,
     /// Why the window rows are missing, when they are.
     pub no_window: Option<String>,
+    /// Why the web page's rows are missing, when they are.
+    pub no_web: Option<String>,
 }
 
 /// What `--check` makes of a row with a target.
@@ -63,6 +65,12 @@ impl Report {
             match super::window::rows() {
                 Ok(rows) => report.rows.extend(rows),
                 Err(why) => report.no_window = Some(why.chain()),
+            }
+        }
+        if want("web") {
+            match super::web::rows() {
+                Ok(rows) => report.rows.extend(rows),
+                Err(why) => report.no_web = Some(why.chain()),
             }
         }
         Ok(report)
@@ -127,6 +135,9 @@ impl Report {
         }
         if let Some(why) = &self.no_window {
             say!("window rows: skipped, {why}");
+        }
+        if let Some(why) = &self.no_web {
+            say!("web rows: skipped, {why}");
         }
         match self.reload {
             Some((reload, frame)) => say!(

@@ -227,9 +227,10 @@ enum Command {
         #[arg(long)]
         json: bool,
         /// Runs one group of cases only: frame, history, screen, record,
-        /// budget, render, explore, physics, rollback or window (a game
+        /// budget, render, explore, physics, rollback, window (a game
         /// in a real window: needs a display; hot reload latency is
-        /// measured with frame).
+        /// measured with frame) or web (a game in a web page: needs
+        /// `tools/cross.sh web` and chromium).
         #[arg(long, value_name = "GROUP", value_parser = clap::builder::PossibleValuesParser::new(crate::bench::GROUPS))]
         only: Option<String>,
     },

@@ -17,6 +17,12 @@
 // where the runtime keeps saves (/saves), read in before the game starts,
 // and written back each second the game plays and when the page is hidden.
 //
+// ?bench=N (`moonloop bench --only web`) plays N frames as a player
+// would see them, then asks the page's server for
+// `bench-result?first=MS&work=MS&interval=MS`: when the first frame was
+// on the canvas (since the page was asked for), the median time one
+// frame took to run and draw, and the median time between frames.
+//
 // While it plays, window.moonloopPage is { frames(), hash(), stop(),
 // level(), synced() }: the frames delivered, the state hash (as
 // --state-hash prints it), an end to the loop, the loudest sample of the
@@ -90,7 +96,7 @@ const PADS = 4;
       await headless(runtime, asked, fetched, printed, errors, say);
     } else {
       const saves = await mountSaves(runtime);
-      play(runtime, asked.get("clock") || "", say, saves);
+      play(runtime, asked.get("clock") || "", say, saves, Number(asked.get("bench")) || 0);
     }
   } catch (failed) {
     say(`moonloop: ${failed.message || failed}`);
@@ -165,7 +171,7 @@ async function mountSaves(runtime) {
 }
 
 // Plays the game in a canvas, a frame each time the page is drawn.
-function play(runtime, clock, say, saves) {
+function play(runtime, clock, say, saves, bench) {
   if (runtime.ccall("moonloop_page_start", "number", ["string", "string"], ["/game.zip", clock]) !== 0) {
     return; // the reason was printed, and shown
   }
@@ -244,8 +250,21 @@ function play(runtime, clock, say, saves) {
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "hidden") saves.write();
   });
+  const benched = { work: [], at: [] };
+  const measure = (began) => {
+    const now = performance.now();
+    benched.work.push(now - began);
+    benched.at.push(now);
+    if (benched.at.length < bench) return;
+    running = false;
+    const median = (values) => values.slice().sort((a, b) => a - b)[values.length >> 1];
+    const gaps = benched.at.slice(1).map((t, i) => t - benched.at[i]);
+    const query = `first=${benched.at[0]}&work=${median(benched.work)}&interval=${median(gaps)}`;
+    fetch(`bench-result?${query}`).catch(() => {});
+  };
   const frame = () => {
     if (!running) return;
+    const began = performance.now();
     pads.poll();
     const ended = runtime._moonloop_page_frame();
     const width = runtime._moonloop_page_width();
@@ -264,6 +283,7 @@ function play(runtime, clock, say, saves) {
       say("the game ended");
       return;
     }
+    if (bench > 0) measure(began);
     requestAnimationFrame(frame);
   };
   requestAnimationFrame(frame);
