@@ -35,6 +35,18 @@ pub enum Error {
     #[error("{0}")]
     Usage(String),
 
+    /// A rule of the contract refused what a frame, a run or a command
+    /// asked (R1: a frame of the past that came out differently; R2: a
+    /// rewind past history's start; N1: a sync test's frame): the rule a
+    /// field, shown as `R1: what`.
+    #[error("{rule}: {what}")]
+    Rule {
+        /// The rule.
+        rule: Rule,
+        /// What it refused, and why.
+        what: String,
+    },
+
     /// Luau code failed: a syntax error, an error thrown, a rule refused.
     ///
     /// The message already starts with `file:line` where Luau knows it.
@@ -158,7 +170,7 @@ pub enum Error {
     },
 }
 
-pub use moonloop_core::Refusal;
+pub use moonloop_core::{Refusal, Rule};
 
 /// The host's result type.
 pub type Result<T = (), E = Error> = std::result::Result<T, E>;
@@ -205,6 +217,7 @@ impl Error {
             | Error::Game { .. }
             | Error::Usage(_)
             | Error::Script(_)
+            | Error::Rule { .. }
             | Error::Stopped(_)
             | Error::OutOfMemory(_)
             | Error::Asset(_)
@@ -255,6 +268,14 @@ impl Error {
             cause = c.source();
         }
         text
+    }
+
+    /// `rule` refused: `what` says what, and why.
+    pub fn rule(rule: Rule, what: impl Into<String>) -> Self {
+        Error::Rule {
+            rule,
+            what: what.into(),
+        }
     }
 
     /// Wraps an I/O failure with the path it happened at.

@@ -73,8 +73,13 @@ pub fn run(options: &Options) -> Result<Outcome> {
         let engine = session.engine();
         match result {
             Ok(()) => {}
-            Err(Error::Script(line)) if line.starts_with("N1:") => {
-                return Ok(Outcome::Failed(line));
+            Err(
+                failed @ Error::Rule {
+                    rule: crate::Rule::N1,
+                    ..
+                },
+            ) => {
+                return Ok(Outcome::Failed(failed.to_string()));
             }
             Err(other) => {
                 return Ok(Outcome::Failed(format!(

@@ -393,7 +393,20 @@ fn history_holds_its_cap_over_a_long_run_of_a_real_game() {
         .unwrap();
     assert!(at.contains(&format!("\"n\": {}", oldest + 30)), "{at}");
     assert_eq!(e.game().state_json().unwrap(), now);
-    let err = e.rewind(20_000 - oldest + 1).unwrap_err().to_string();
+    let err = e.rewind(20_000 - oldest + 1).unwrap_err();
+    // The rule is the error's, not only its text's.
+    assert!(
+        matches!(
+            err,
+            moonloop::Error::Rule {
+                rule: moonloop::Rule::R1,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let err = err.to_string();
+    assert!(err.starts_with("R1: show frame "), "{err}");
     assert!(
         err.contains("older frames were dropped to stay within its memory cap"),
         "{err}"

@@ -403,10 +403,10 @@ fn property_check(game: &Path) -> Result<crate::session::Check<LuaGame>> {
     Ok(Box::new(move |engine: &Engine<LuaGame>| {
         match properties.broken(engine.game().state(), engine.frame()) {
             Ok(None) => None,
-            Ok(Some((name, why))) => Some(Error::Script(format!(
-                "X1: {}",
-                crate::explore::Broke::Property(name, why).describe()
-            ))),
+            Ok(Some((name, why))) => Some(Error::rule(
+                crate::Rule::X1,
+                crate::explore::Broke::Property(name, why).describe(),
+            )),
             Err(err) => Some(err),
         }
     }))

@@ -162,13 +162,16 @@ impl Compositor {
 /// time bound (H9), or commands the rasterizer had to skip (H10).
 fn faults(screen: &crate::screen::Screen) -> Option<Error> {
     if screen.late() > 0 {
-        return Some(Error::Script(format!(
-            "H9: the frame's drawing ran past {} s and was cut short: {} drawing command(s) \
+        return Some(Error::rule(
+            crate::Rule::H9,
+            format!(
+                "the frame's drawing ran past {} s and was cut short: {} drawing command(s) \
              were not drawn (draw less, or smaller: each logical pixel is many on a large \
              screen)",
-            crate::screen::MAX_RASTER_TIME.as_secs(),
-            screen.late()
-        )));
+                crate::screen::MAX_RASTER_TIME.as_secs(),
+                screen.late()
+            ),
+        ));
     }
     let count = screen.skipped();
     (count > 0).then(|| {

@@ -168,7 +168,7 @@ pub trait Past {
     /// The state does not decode. Default: always.
     fn restore(&mut self, kept: &Kept) -> Result {
         let _ = kept;
-        Err(Error::Script("R1: this game keeps no history".into()))
+        Err(Error::rule(crate::Rule::R1, "this game keeps no history"))
     }
 
     /// Holds the current state as the game holds it. Default: none.
@@ -182,7 +182,7 @@ pub trait Past {
     /// The state was not one this game held. Default: always.
     fn put(&mut self, held: &Held) -> Result {
         let _ = held;
-        Err(Error::Script("R1: this game keeps no history".into()))
+        Err(Error::rule(crate::Rule::R1, "this game keeps no history"))
     }
 
     /// Says where the current state differs from `held` (one the game
@@ -238,9 +238,10 @@ pub trait Reload {
         if generation == self.generation() {
             Ok(())
         } else {
-            Err(Error::Script(format!(
-                "R1: the code that ran these frames (reload {generation}) is gone"
-            )))
+            Err(Error::rule(
+                crate::Rule::R1,
+                format!("the code that ran these frames (reload {generation}) is gone"),
+            ))
         }
     }
 
@@ -251,7 +252,10 @@ pub trait Reload {
     /// # Errors
     /// There is no reload to take back. Default: always.
     fn undo_reload(&mut self) -> Result {
-        Err(Error::Script("R3: there is no reload to take back".into()))
+        Err(Error::rule(
+            crate::Rule::R3,
+            "there is no reload to take back",
+        ))
     }
 
     /// Runs the new code's `reload(state)` on the current state, as a

@@ -99,11 +99,14 @@ impl Logs {
             && self.diverged.is_none()
         {
             self.diverged = Some(frame);
-            errors.push(Error::Script(format!(
-                "H11: the replay diverged: frame {frame}'s state hash is {hash}, the replay \
+            errors.push(Error::rule(
+                crate::Rule::H11,
+                format!(
+                    "the replay diverged: frame {frame}'s state hash is {hash}, the replay \
                  recorded {recorded} (the game's code or files changed, or it reads something \
                  that differs between runs)"
-            )));
+                ),
+            ));
         }
     }
 

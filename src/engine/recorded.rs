@@ -79,12 +79,15 @@ impl<G: Game> Engine<G> {
             return;
         };
         if first_error.is_none() && self.game.digest() != Some(want) {
-            *first_error = Some(Error::Script(format!(
-                "R1: frame {} came out differently when run again (its state differs from the \
+            *first_error = Some(Error::rule(
+                crate::Rule::R1,
+                format!(
+                    "frame {} came out differently when run again (its state differs from the \
                  one recorded): the game reads something that differs between runs (a table \
                  used as a key, iterated with pairs?)",
-                self.frame
-            )));
+                    self.frame
+                ),
+            ));
         }
     }
 

@@ -27,7 +27,7 @@ impl<G: Game> Engine<G> {
         let kept = self
             .game
             .keep()
-            .ok_or_else(|| Error::Script("R1: this game keeps no history".into()))?;
+            .ok_or_else(|| Error::rule(crate::Rule::R1, "this game keeps no history"))?;
         let generation = self.game.generation();
         self.history = Some(History::new(self.keyframe_of(kept), cap, generation));
         self.running = generation;
@@ -230,27 +230,32 @@ impl<G: Game> Engine<G> {
     /// when it is not.
     pub(super) fn check_kept(&self, frame: u64, asked: &str) -> Result<&History> {
         if self.logs.writing() {
-            return Err(Error::Script(format!(
-                "R2: {asked}: this run writes --record-input, whose log only goes forward"
-            )));
+            return Err(Error::rule(
+                crate::Rule::R2,
+                format!("{asked}: this run writes --record-input, whose log only goes forward"),
+            ));
         }
         let Some(history) = &self.history else {
-            return Err(Error::Script(format!(
-                "R1: {asked}: this run keeps no history"
-            )));
+            return Err(Error::rule(
+                crate::Rule::R1,
+                format!("{asked}: this run keeps no history"),
+            ));
         };
         let frames = history.frames();
         if !frames.contains(&frame) {
-            return Err(Error::Script(format!(
-                "R1: {asked}: frame {frame} is not in history, which holds frames {} to {}{}",
-                frames.start(),
-                frames.end(),
-                if frame < *frames.start() && *frames.start() > 0 {
-                    " (older frames were dropped to stay within its memory cap)"
-                } else {
-                    ""
-                }
-            )));
+            return Err(Error::rule(
+                crate::Rule::R1,
+                format!(
+                    "{asked}: frame {frame} is not in history, which holds frames {} to {}{}",
+                    frames.start(),
+                    frames.end(),
+                    if frame < *frames.start() && *frames.start() > 0 {
+                        " (older frames were dropped to stay within its memory cap)"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
         }
         Ok(history)
     }
@@ -266,10 +271,13 @@ impl<G: Game> Engine<G> {
     pub fn rewind(&mut self, frames: u64) -> Result {
         let Some(target) = self.frame.checked_sub(frames) else {
             let oldest = self.history.as_ref().map_or(0, |h| *h.frames().start());
-            return Err(Error::Script(format!(
-                "R2: rewind({frames}) from frame {} goes past the start of history (frame {oldest})",
-                self.frame
-            )));
+            return Err(Error::rule(
+                crate::Rule::R2,
+                format!(
+                    "rewind({frames}) from frame {} goes past the start of history (frame {oldest})",
+                    self.frame
+                ),
+            ));
         };
         self.show(target)
     }
@@ -414,7 +422,7 @@ impl<G: Game> Engine<G> {
         let state = self
             .game
             .hold()
-            .ok_or_else(|| Error::Script("R1: this game keeps no history".into()))?;
+            .ok_or_else(|| Error::rule(crate::Rule::R1, "this game keeps no history"))?;
         Ok(Moment {
             frame: self.frame,
             time: self.time,

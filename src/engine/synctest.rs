@@ -169,11 +169,14 @@ fn differs(frame: u64, from: u64, places: &[String], recorded: &Recorded) -> Err
             .collect::<Vec<_>>()
             .join(", ")
     };
-    Error::Script(format!(
-        "N1: frame {frame} came out differently when run again from frame {from} (first run -> \
+    Error::rule(
+        crate::Rule::N1,
+        format!(
+            "frame {frame} came out differently when run again from frame {from} (first run -> \
          again: {places}); its input: {input}, dt {}. Something update reads is not in the state \
          or the input: a table used as a key and iterated with pairs, or a module-level variable \
          update changes",
-        crate::terminal::Number(recorded.dt)
-    ))
+            crate::terminal::Number(recorded.dt)
+        ),
+    )
 }

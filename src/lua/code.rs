@@ -134,7 +134,10 @@ impl Generations {
     /// There is no reload to take back, or its code is no longer held.
     pub(super) fn undo(&mut self) -> Result<(Rc<Code>, Taken)> {
         let Some(undo) = self.undo.take() else {
-            return Err(Error::Script("R3: there is no reload to take back".into()));
+            return Err(Error::rule(
+                crate::Rule::R3,
+                "there is no reload to take back",
+            ));
         };
         let previous = Rc::clone(self.code_of(undo.previous)?);
         self.list.retain(|(g, _)| *g <= undo.previous);
@@ -149,10 +152,13 @@ impl Generations {
             .find(|(g, _)| *g == generation)
             .map(|(_, code)| code)
             .ok_or_else(|| {
-                Error::Script(format!(
-                    "R1: the code that ran these frames (reload {generation}) is no longer \
+                Error::rule(
+                    crate::Rule::R1,
+                    format!(
+                        "the code that ran these frames (reload {generation}) is no longer \
                      held: a game holds its last {MAX_GENERATIONS} reloads' code"
-                ))
+                    ),
+                )
             })
     }
 }

@@ -375,8 +375,9 @@ impl LuaGame {
     /// The value is refused (S4, S5); the state is kept.
     pub fn set_state(&mut self, value: Value) -> Result {
         if value.is_nil() {
-            return Err(Error::Script(
-                "S4: the transition returned nil; return the next state (the host kept the state it had)".into(),
+            return Err(Error::rule(
+                crate::Rule::S4,
+                "the transition returned nil; return the next state (the host kept the state it had)",
             ));
         }
         state::take(&self.lua, &value)

@@ -31,8 +31,12 @@ pub(super) fn kept(lua: &Lua, state: &Value) -> Option<Kept> {
 /// # Errors
 /// It does not read back.
 pub(super) fn read_back(lua: &Lua, kept: &Kept) -> Result<Value> {
-    state::from_json(lua, &kept.state)
-        .map_err(|why| Error::Script(format!("R1: a kept state does not read back: {why}")))
+    state::from_json(lua, &kept.state).map_err(|why| {
+        Error::rule(
+            crate::Rule::R1,
+            format!("a kept state does not read back: {why}"),
+        )
+    })
 }
 
 /// Puts back the rest of `kept` beside `state`, its state read back.
@@ -60,7 +64,7 @@ pub(super) fn put_back<'h>(lua: &Lua, held: &'h Held) -> Result<&'h Value> {
     let moment = held
         .0
         .downcast_ref::<Moment>()
-        .ok_or_else(|| Error::Script("R1: a held state is not this game's".into()))?;
+        .ok_or_else(|| Error::rule(crate::Rule::R1, "a held state is not this game's"))?;
     crate::physics::put(lua, &moment.physics);
     super::determinism::set_random_state(lua, moment.random);
     Ok(&moment.state)

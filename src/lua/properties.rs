@@ -152,7 +152,7 @@ impl Properties {
         self.copier
             .borrow_mut()
             .copy(value, &self.lua)
-            .map_err(|e| Error::Script(format!("X1: the state does not copy: {e}")))
+            .map_err(|e| Error::rule(crate::Rule::X1, format!("the state does not copy: {e}")))
     }
 
     /// Asks every property of `state` (a value of the game's VM) at
@@ -198,7 +198,7 @@ impl Properties {
             .load(NOTING)
             .set_name("=read_by")
             .eval()
-            .map_err(|e| Error::Script(format!("X1: {e}")))?;
+            .map_err(|e| Error::rule(crate::Rule::X1, format!("{e}")))?;
         let paths = self.budget.guard(Call::Test, || {
             let (stand_in, reads): (Value, Table) = noting.call(copied)?;
             let _ = holds.call::<Value>((stand_in, frame));

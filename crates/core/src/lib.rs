@@ -26,7 +26,9 @@ pub mod input;
 mod number;
 mod refusal;
 pub mod replay;
+mod rule;
 pub mod viewport;
 
 pub use number::Number;
 pub use refusal::Refusal;
+pub use rule::Rule;
