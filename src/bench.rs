@@ -31,7 +31,7 @@ mod rollback;
 mod screen_cases;
 mod sprites;
 mod startup;
-mod web;
+pub mod web;
 #[cfg(feature = "window")]
 mod window;
 

@@ -15,8 +15,7 @@
 
 mod common;
 
-use std::io::{BufRead as _, BufReader, Write as _};
-use std::net::TcpListener;
+use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -58,59 +57,14 @@ fn site(game: &str) -> tempfile::TempDir {
 }
 
 /// Serves the files of `root` on 127.0.0.1 until the test ends; returns
-/// the address. A plain static server: GET of a file beside the page.
+/// the address. The bench's static server (the page's own files).
 fn serve(root: PathBuf) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let address = listener.local_addr().unwrap().to_string();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().take(10_000) {
-            let Ok(mut stream) = stream else { continue };
-            let mut request = String::new();
-            if BufReader::new(&stream).read_line(&mut request).is_err() {
-                continue;
-            }
-            let path = request.split_whitespace().nth(1).unwrap_or("/");
-            let name = path.split('?').next().unwrap_or("").trim_start_matches('/');
-            let name = if name.is_empty() { "index.html" } else { name };
-            let file = (!name.contains("..") && !name.contains('/'))
-                .then(|| std::fs::read(root.join(name)).ok())
-                .flatten();
-            let kind = match name.rsplit('.').next() {
-                Some("html") => "text/html",
-                Some("js") => "text/javascript",
-                Some("wasm") => "application/wasm",
-                _ => "application/octet-stream",
-            };
-            let _ = match file {
-                Some(body) => stream
-                    .write_all(
-                        format!(
-                            "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                            body.len()
-                        )
-                        .as_bytes(),
-                    )
-                    .and_then(|()| stream.write_all(&body)),
-                None => stream.write_all(
-                    b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-                ),
-            };
-        }
-    });
-    address
+    let (address, _) = moonloop::bench::web::serve(&root).unwrap();
+    address.to_string()
 }
 
-/// How every test runs Chromium: headless, on no GPU, asking nothing of
-/// the network but the page.
-const HEADLESS: [&str; 7] = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-];
+/// How every test runs Chromium: as the bench does.
+const HEADLESS: [&str; 7] = moonloop::bench::web::HEADLESS;
 
 /// Opens `url` in headless Chromium and returns the page's DOM once its
 /// scripts have run.

@@ -108,29 +108,44 @@ fn gzipped_size(bytes: &[u8]) -> u64 {
     gz.finish().map_or(0, |out| out.len() as u64)
 }
 
-/// Serves `site` on 127.0.0.1, opens its page in headless Chromium with
-/// `?bench=FRAMES`, and waits for the page's `bench-result`.
-fn play(site: &Path) -> Result<Played> {
+/// How Chromium is run headless: on no GPU, asking nothing of the
+/// network but the page (the web tests run it so too).
+pub const HEADLESS: [&str; 7] = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+];
+
+/// Serves the files of `site` on 127.0.0.1 from a thread of its own (a
+/// plain static server: a GET of one file beside the page); returns the
+/// address, and what the page's `bench-result` requests asked.
+///
+/// # Errors
+/// No port on the loopback could be had.
+pub fn serve(site: &Path) -> Result<(std::net::SocketAddr, mpsc::Receiver<String>)> {
     let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| Error::io("127.0.0.1", e))?;
     let address = listener
         .local_addr()
         .map_err(|e| Error::io("127.0.0.1", e))?;
     let (tell, heard) = mpsc::channel();
     let root = site.to_path_buf();
-    std::thread::spawn(move || serve(&listener, &root, &tell));
+    std::thread::spawn(move || answer(&listener, &root, &tell));
+    Ok((address, heard))
+}
+
+/// Serves `site`, opens its page in headless Chromium with
+/// `?bench=FRAMES`, and waits for the page's `bench-result`.
+fn play(site: &Path) -> Result<Played> {
+    let (address, heard) = serve(site)?;
     let profile = TempGame(
         std::env::temp_dir().join(format!("moonloop-bench-{}-chromium", std::process::id())),
     );
     let mut chromium = Command::new("chromium")
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-        ])
+        .args(HEADLESS)
         .arg(format!("--user-data-dir={}", profile.0.display()))
         .arg(format!("http://{address}/index.html?bench={FRAMES}"))
         .stdout(Stdio::null())
@@ -163,10 +178,10 @@ fn play(site: &Path) -> Result<Played> {
 }
 
 /// Answers GETs of the files in `root` (one name, no folders) and hands
-/// the query of `bench-result` to `tell`; ends when `tell`'s receiver has
-/// gone or after a bounded number of requests.
-fn serve(listener: &TcpListener, root: &Path, tell: &mpsc::Sender<String>) {
-    for stream in listener.incoming().take(1_000) {
+/// the query of `bench-result` to `tell`; ends after a bounded number of
+/// requests.
+fn answer(listener: &TcpListener, root: &Path, tell: &mpsc::Sender<String>) {
+    for stream in listener.incoming().take(10_000) {
         let Ok(mut stream) = stream else { continue };
         let mut request = String::new();
         if BufReader::new(&stream).read_line(&mut request).is_err() {
@@ -177,9 +192,7 @@ fn serve(listener: &TcpListener, root: &Path, tell: &mpsc::Sender<String>) {
         let name = name.trim_start_matches('/');
         if name == "bench-result" {
             let _ = stream.write_all(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n");
-            if tell.send(query.to_string()).is_err() {
-                return;
-            }
+            let _ = tell.send(query.to_string());
             continue;
         }
         let file: Option<PathBuf> =

@@ -16,6 +16,19 @@ mod escape;
 mod read;
 mod write;
 
+/// Prints a line to stderr, every control character in it but its line
+/// breaks and tabs escaped (no piece of game text reaches the terminal
+/// raw), dropping it if stderr has closed: a run that is recording keeps
+/// going and ends its file properly.
+#[macro_export]
+macro_rules! tell {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let text = format!($($arg)*);
+        let _ = writeln!(std::io::stderr(), "{}", $crate::escape_lines(&text));
+    }};
+}
+
 pub use escape::{MAX_MESSAGE, escape, escape_lines, line};
 pub use read::{MAX_SOURCE, Refusal, bytes, inside, open_regular, read, sizes};
 pub use write::{Readers, create, write_whole};

@@ -3,6 +3,8 @@
 //! moonloop needs no ALSA headers, and a machine without ALSA, or without a
 //! sound card, runs games the same, silently.
 
+use moonloop_core::refuse;
+
 use moonloop_core::Refusal;
 use std::ffi::{CStr, CString, c_char, c_int, c_long, c_uint, c_ulong, c_void};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -13,23 +13,7 @@
 //! Windows, behind [`device::Device`] (the web page's door implements it
 //! too). It stands on core and assets (ARCHITECTURE.md).
 
-/// `Err(refuse!("..."))`: a [`Refusal`] made with `format!`.
-macro_rules! refuse {
-    ($($arg:tt)*) => {
-        moonloop_core::Refusal::from(format!($($arg)*))
-    };
-}
-
-/// Prints a line to stderr, escaped as all game-named text is, dropping
-/// it if stderr has closed.
-macro_rules! tell {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let text = format!($($arg)*);
-        let _ = writeln!(std::io::stderr(), "{}", moonloop_door::escape_lines(&text));
-    }};
-}
-pub(crate) use tell;
+use moonloop_core::refuse;
 
 #[cfg(all(feature = "audio", target_os = "linux"))]
 mod alsa;

@@ -19,12 +19,12 @@ pub fn open(name: &str) -> Result<Box<dyn Device>, Refusal> {
     #[cfg(all(feature = "audio", windows))]
     return Ok(Box::new(super::wasapi::Output::open(name)?));
     #[cfg(all(feature = "audio", not(any(target_os = "linux", windows))))]
-    return Err(refuse!(
+    return Err(moonloop_core::refuse!(
         "this moonloop has no sound output on this platform yet (`{}` was not opened)",
         moonloop_door::escape(name)
     ));
     #[cfg(not(feature = "audio"))]
-    Err(refuse!(
+    Err(moonloop_core::refuse!(
         "this moonloop has no sound output: it was built without the Cargo feature `audio` \
          (`{}` was not opened)",
         moonloop_door::escape(name)

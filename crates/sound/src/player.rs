@@ -2,6 +2,9 @@
 //! commands and sent to the audio device or rendered into `--audio`'s
 //! file (rules H7, H13).
 
+use moonloop_core::refuse;
+use moonloop_door::tell;
+
 use std::hash::{Hash, Hasher};
 use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
@@ -126,7 +129,7 @@ impl Player {
         let player = Player::open(device, bank);
         if !player.is_playing() && device != "off" {
             // Said once, then the game runs on silently (F1 says it too).
-            crate::tell!(
+            tell!(
                 "moonloop: no sound: {}; the game runs on silently (--audio off says nothing)",
                 player.status()
             );

@@ -6,6 +6,8 @@
 //! its own; the callback fills it from a [`Feed`], the mixer the game's
 //! frames send their commands to.
 
+use moonloop_core::refuse;
+
 use std::sync::mpsc::{SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
 

@@ -2,6 +2,8 @@
 //! opened, asked what they are, and read, with plain system calls. Tested
 //! against the kernel by tests/pad_devices.rs (uinput pads in a VM).
 
+use moonloop_door::tell;
+
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt as _;
 

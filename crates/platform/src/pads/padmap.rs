@@ -23,6 +23,9 @@
 //! (`gamecontrollerdb.txt`, zlib licence); `SDL_GAMECONTROLLERCONFIG`,
 //! the variable SDL reads, adds lines of a player's own, which come first.
 
+use moonloop_core::refuse;
+use moonloop_door::tell;
+
 use std::sync::OnceLock;
 
 use moonloop_core::input::{PAD_AXES, PAD_BUTTONS};

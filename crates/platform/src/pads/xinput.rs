@@ -125,7 +125,7 @@ impl Slots {
                 thumbs: [g.sThumbLX, g.sThumbLY, g.sThumbRX, g.sThumbRY],
             };
             let (decoder, was, packet) = slot.get_or_insert_with(|| {
-                tell!(
+                moonloop_door::tell!(
                     "moonloop: pad{} is the XInput controller in slot {} (read as the standard layout)",
                     index + 1,
                     index + 1
