@@ -80,6 +80,10 @@ fn dump_dom(url: &str) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// What the line under the canvas says until a person's gesture lets the
+/// page sound.
+const SOUND_HINT: &str = "Sound plays after the first key, click or touch.";
+
 /// What `#moonloop-status` says in `dom`.
 fn status(dom: &str) -> String {
     let at = dom
@@ -270,6 +274,11 @@ fn keys_pressed_in_the_browser_reach_the_game_its_sound_plays_and_the_canvas_sho
     let address = serve(site.path().to_path_buf());
     let mut browser = Browser::open(&format!("http://{address}/index.html?clock=constant:1/60"));
     browser.wait_for("window.moonloopPage && moonloopPage.frames() >= 10 ? 'yes' : ''");
+    // Before a person's gesture the page may not sound, and says so.
+    assert_eq!(
+        browser.eval("document.getElementById('moonloop-status').textContent"),
+        SOUND_HINT
+    );
     // Pressed as a keyboard presses it: through the browser's input, to
     // the page's listeners, to the game.
     browser.key("keyDown", "KeyW", "w", 87);
@@ -289,7 +298,8 @@ fn keys_pressed_in_the_browser_reach_the_game_its_sound_plays_and_the_canvas_sho
         "frame {frames}: holding w moved the paddle, so the state is not the untouched game's"
     );
     // The picture is the game's: the page's canvas holds more than its
-    // background, and the error line under it is empty.
+    // background, and the line under it is empty (the key let sound
+    // start, and no error came).
     assert_eq!(
         browser.eval("document.getElementById('moonloop-status').textContent"),
         ""
@@ -391,9 +401,11 @@ fn a_page_keeps_its_save_takes_typed_text_and_shows_see_through_pixels_as_drawn(
         "!window.before && window.moonloopPage && moonloopPage.frames() >= 2 ? 'yes' : ''",
     );
     browser.wait_for(&green);
+    // No error under it: only the sound's hint, as no key was pressed
+    // since the reload.
     assert_eq!(
         browser.eval("document.getElementById('moonloop-status').textContent"),
-        ""
+        SOUND_HINT
     );
 }
 

@@ -11,7 +11,8 @@
 //
 // Sound goes through Web Audio: the game's mixer runs in the runtime and
 // the page's audio callback pulls its samples. A browser lets a page make
-// sound only after a person's key, click or touch: the first one starts it.
+// sound only after a person's key, click or touch: the first one starts it,
+// and until then the line under the canvas says so.
 //
 // Saves outlast the page: the browser's storage (IndexedDB) is mounted
 // where the runtime keeps saves (/saves), read in before the game starts,
@@ -175,7 +176,10 @@ function play(runtime, clock, say, saves, bench) {
   if (runtime.ccall("moonloop_page_start", "number", ["string", "string"], ["/game.zip", clock]) !== 0) {
     return; // the reason was printed, and shown
   }
-  say("");
+  // A browser lets a page sound only after a person's gesture: say so
+  // until the first one (an error said meanwhile stays).
+  const hint = "Sound plays after the first key, click or touch.";
+  say(hint);
   const canvas = document.createElement("canvas");
   canvas.id = "moonloop-canvas";
   canvas.tabIndex = 0;
@@ -183,7 +187,10 @@ function play(runtime, clock, say, saves, bench) {
   canvas.focus();
   const context = canvas.getContext("2d");
   const input = (line) => runtime.ccall("moonloop_page_input", "number", ["string"], [line]);
-  const sound = startSound(runtime);
+  const sound = startSound(runtime, () => {
+    const status = document.getElementById("moonloop-status");
+    if (status.textContent === hint) say("");
+  });
 
   window.addEventListener("keydown", (event) => {
     sound.start();
@@ -362,12 +369,14 @@ function gamepads(input) {
 
 // The page's sound: a Web Audio graph of one node whose callback mixes the
 // next block of the game's sound in the runtime. Started by start(), from
-// a person's gesture; `level` is the loudest sample of the last block.
-function startSound(runtime) {
+// a person's gesture (which calls `started`); `level` is the loudest
+// sample of the last block.
+function startSound(runtime, started) {
   const sound = { level: 0, context: null, start: () => {} };
   const Context = window.AudioContext || window.webkitAudioContext;
   if (!Context) return sound; // a browser without Web Audio: silence
   sound.start = () => {
+    started();
     if (sound.context) {
       if (sound.context.state === "suspended") sound.context.resume();
       return;
