@@ -987,6 +987,67 @@ fn a_peer_that_closes_says_goodbye_and_the_other_ends_at_once() {
 
 // rule: N3
 #[test]
+fn the_side_that_stops_first_at_the_last_frame_leaves_the_other_to_play_it() {
+    // Both stop at frame 120. With input delay, a side that is ahead
+    // (the other stalled a moment at frame 110) has both inputs of frame
+    // 120 a frame or two before the other has played it, and closes at
+    // once (a window does not linger): its goodbye comes in with its last
+    // input. The other has every input it needs and plays to 120; the
+    // goodbye is not the other player leaving early.
+    for first in [0, 1] {
+        let link = wire(1, 0, 0);
+        let until = |o: &mut Options| o.until = Some(120);
+        let (_a, one) = peer_with(DUEL, 0, ONE, &link, until);
+        let (_b, two) = peer_with(DUEL, 1, TWO, &link, until);
+        let mut peers = [Some(one), Some(two)];
+        let mut stalled = 0;
+        let base = Instant::now();
+        let started = Instant::now();
+        while peers[first].is_some() {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "never got there"
+            );
+            let tick = {
+                let mut w = link.borrow_mut();
+                w.tick += 1;
+                w.tick
+            };
+            let now = base + Duration::from_micros(16_667 * tick);
+            for i in [first, 1 - first] {
+                let Some(p) = peers[i].as_mut() else { continue };
+                if i != first && p.engine.frame() == 110 && stalled < 4 {
+                    stalled += 1;
+                    continue;
+                }
+                p.online.tick(&mut p.engine, now);
+                p.engine.cues_mut().drain().for_each(drop);
+                assert_eq!(Driver::<LuaGame>::ended(&p.online), None);
+                if i == first && Driver::<LuaGame>::confirmed(&p.online) >= Some(120) {
+                    // It closes, saying goodbye, before the other's turn.
+                    peers[i] = None;
+                }
+            }
+        }
+        let mut other = peers[1 - first].take().unwrap();
+        assert!(
+            other.engine.frame() < 120,
+            "the race is not set up: the other is at frame {} already",
+            other.engine.frame()
+        );
+        run_for(&mut [&mut other], &link, 60);
+        assert_eq!(Driver::<LuaGame>::ended(&other.online), None);
+        assert!(
+            Driver::<LuaGame>::confirmed(&other.online) >= Some(120),
+            "{:?}",
+            other.online.stats()
+        );
+        assert!(other.engine.frame() >= 120);
+    }
+}
+
+// rule: N3
+#[test]
 fn a_spectator_that_sends_inputs_ends_nothing_for_the_players() {
     // The spectator at(2) sends, beside what it should, every input the
     // second player sends, under its own magic number: as a player would.

@@ -180,6 +180,12 @@ pub struct Online<S: NonBlockingSocket<SocketAddr>> {
     /// Whether the session is over as it should be: both played to
     /// `options.until` and the other side stopped.
     finished: bool,
+    /// Whether the other player has gone (its goodbye, or its silence).
+    /// The frames its last inputs reach are still played: a side that
+    /// stops at `options.until` says goodbye as soon as it has both
+    /// inputs of that frame, which can be before this side has played
+    /// it.
+    left: bool,
 }
 
 impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
@@ -230,6 +236,7 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
             last_frame: None,
             apart: None,
             finished: false,
+            left: false,
             options,
             sampler: None,
             script: None,
@@ -283,14 +290,10 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
                 GgrsEvent::Disconnected { .. } if self.played_out() => {
                     self.finished = true;
                 }
-                GgrsEvent::Disconnected { .. } => {
-                    self.end(format!(
-                        "online: the other player left at frame {} (their game closed, or the \
-                         link was silent for {} s); the session ends",
-                        engine.frame(),
-                        self.options.timeout.as_secs_f64()
-                    ));
-                }
+                // Its inputs end where it left: the frame that needs the
+                // first it never sent ends the session (`advance`).
+                GgrsEvent::Disconnected { .. } if self.synchronized => self.left = true,
+                GgrsEvent::Disconnected { .. } => self.end_left(engine.frame()),
                 GgrsEvent::NetworkInterrupted { addr, .. } if addr == self.options.remote => {
                     tell!("online: the other player is silent; waiting for them");
                 }
@@ -439,6 +442,15 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
         )
     }
 
+    /// Ends the session on the other player leaving after `frame`.
+    fn end_left(&mut self, frame: u64) {
+        self.end(format!(
+            "online: the other player left at frame {frame} (their game closed, or the link \
+             was silent for {} s); the session ends",
+            self.options.timeout.as_secs_f64()
+        ));
+    }
+
     /// Goes back to frame `frame`'s snapshot.
     fn load<G: Game>(&mut self, engine: &mut Engine<G>, frame: i32) {
         let back = engine.frame().saturating_sub(frame as u64);
@@ -464,16 +476,14 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Online<S> {
             .get(remote)
             .is_some_and(|(_, status)| *status == InputStatus::Disconnected)
         {
-            // The other player said it left (its inputs mark it so): the
-            // game is not played on alone.
-            if self.played_out() {
+            // The other player has left and sent no input for this
+            // frame: the game is not played on alone. Every frame asked
+            // for was played on both players' inputs: that is the end.
+            if self.options.until.is_some_and(|n| engine.frame() >= n) {
                 self.finished = true;
-                return;
+            } else {
+                self.end_left(engine.frame());
             }
-            self.end(format!(
-                "online: the other player left at frame {}; the session ends",
-                engine.frame()
-            ));
             return;
         }
         let resimulating = engine.frame() < self.furthest;

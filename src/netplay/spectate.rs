@@ -42,6 +42,10 @@ pub struct Spectating<S: NonBlockingSocket<SocketAddr>> {
     next: Option<Instant>,
     synchronized: bool,
     finished: bool,
+    /// Whether the host has gone: the frames its last inputs reach are
+    /// still shown, then watching ends (they can come in with its
+    /// goodbye).
+    left: bool,
     ended: Option<String>,
 }
 
@@ -86,6 +90,7 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Spectating<S> {
             next: None,
             synchronized: false,
             finished: false,
+            left: false,
             ended: None,
         })
     }
@@ -132,6 +137,15 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Spectating<S> {
         }
     }
 
+    /// Ends watching on the host leaving after `frame`.
+    fn end_left(&mut self, frame: u64) {
+        self.end(format!(
+            "online: the host left at frame {frame} (its game closed, or the link was silent \
+             for {} s); watching ends",
+            self.timeout.as_secs_f64()
+        ));
+    }
+
     fn events(&mut self, frame: u64) {
         let events: Vec<GgrsEvent<NetConfig>> = self.session.events().collect();
         for event in events {
@@ -143,11 +157,8 @@ impl<S: NonBlockingSocket<SocketAddr> + 'static> Spectating<S> {
                 GgrsEvent::Disconnected { .. } if self.until.is_some_and(|n| frame >= n) => {
                     self.finished = true;
                 }
-                GgrsEvent::Disconnected { .. } => self.end(format!(
-                    "online: the host left at frame {frame} (its game closed, or the link was \
-                     silent for {} s); watching ends",
-                    self.timeout.as_secs_f64()
-                )),
+                GgrsEvent::Disconnected { .. } if self.synchronized => self.left = true,
+                GgrsEvent::Disconnected { .. } => self.end_left(frame),
                 GgrsEvent::NetworkInterrupted { .. } => {
                     tell!("online: the host is silent; waiting for it");
                 }
@@ -193,8 +204,16 @@ impl<G: Game, S: NonBlockingSocket<SocketAddr> + 'static> Driver<G> for Spectati
         };
         let requests = match advanced {
             Ok(requests) => requests,
-            // The host's inputs for the next frame are not here yet.
-            Err(GgrsError::PredictionThreshold) => return Tick::Declined,
+            // The host's inputs for the next frame are not here yet, and
+            // never will be if it has left.
+            Err(GgrsError::PredictionThreshold) => {
+                if self.left && self.until.is_some_and(|n| engine.frame() >= n) {
+                    self.finished = true;
+                } else if self.left {
+                    self.end_left(engine.frame());
+                }
+                return Tick::Declined;
+            }
             Err(e) => {
                 self.end(format!("N3: watching ends: {e}"));
                 return Tick::Declined;
