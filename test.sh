@@ -58,4 +58,7 @@ export MOONLOOP_TEST_SH=1
 # types) need it built.
 cargo build -p moonloop-check
 
+# The benchmarks' own tests (crates/bench, a development tool beside the
+# host: the default members leave it out).
+cargo test -p moonloop-bench
 cargo test "$@"

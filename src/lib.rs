@@ -5,7 +5,7 @@
 //! stepping a [`Game`] (a [`LuaGame`] folder, or one written in Rust) by
 //! a [`Clock`], its pictures made by a [`Compositor`], shown in a window
 //! by [`run_window`]. The modules themselves are not the API: the fuzz
-//! targets, the integration tests and the bench reach into them, and no
+//! targets, the integration tests and the bench (crates/bench) reach into them, and no
 //! promises are made about them (they are hidden from these docs).
 #![warn(missing_docs)]
 // Every unsafe block says what makes it sound, and every unsafe fn what
@@ -36,8 +36,6 @@ pub use moonloop_scene as scene;
 // The host's modules, public for the fuzz targets, the integration tests
 // and the bench; hidden from the docs, and no promises are made about
 // anything in them.
-#[doc(hidden)]
-pub mod bench;
 #[doc(hidden)]
 pub mod capture;
 #[doc(hidden)]

@@ -102,8 +102,8 @@ fn bad_arguments_get_one_line_and_exit_2() {
             "moonloop: the following required arguments were not provided: --check-dt <SCENARIO> (see moonloop --help)",
         ),
         (
-            &["bench", "--only", "balls"],
-            "moonloop: invalid value 'balls' for '--only <GROUP>' [possible values: frame, history, screen, record, budget, render, explore, physics, rollback, window, web] (see moonloop --help)",
+            &["bench", "--only", "web"],
+            "moonloop: bench: the benchmarks are a development tool, not part of this program: in moonloop's repository run `cargo run --release -p moonloop-bench -- --only web`",
         ),
         (
             &["run", "file.luau", "--headless"],

@@ -59,12 +59,12 @@ fn site(game: &str) -> tempfile::TempDir {
 /// Serves the files of `root` on 127.0.0.1 until the test ends; returns
 /// the address. The bench's static server (the page's own files).
 fn serve(root: PathBuf) -> String {
-    let (address, _) = moonloop::bench::web::serve(&root).unwrap();
+    let (address, _) = common::site::serve(&root).unwrap();
     address.to_string()
 }
 
 /// How every test runs Chromium: as the bench does.
-const HEADLESS: [&str; 7] = moonloop::bench::web::HEADLESS;
+const HEADLESS: [&str; 7] = common::site::HEADLESS;
 
 /// Opens `url` in headless Chromium and returns the page's DOM once its
 /// scripts have run.

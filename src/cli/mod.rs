@@ -217,22 +217,13 @@ enum Command {
         #[arg(long, value_name = "EXPR")]
         when: String,
     },
-    /// Measures the host's speed as ratios against in-process baselines.
+    /// Says where the benchmarks are: a development tool apart from the
+    /// host (`cargo run --release -p moonloop-bench` in the repository).
+    #[command(hide = true, disable_help_flag = true)]
     Bench {
-        /// Exits 1 when a CPU target is missed (renderer targets on a
-        /// software adapter are reported as needing a GPU, not failed).
-        #[arg(long)]
-        check: bool,
-        /// Prints the rows as JSON.
-        #[arg(long)]
-        json: bool,
-        /// Runs one group of cases only: frame, history, screen, record,
-        /// budget, render, explore, physics, rollback, window (a game
-        /// in a real window: needs a display; hot reload latency is
-        /// measured with frame) or web (a game in a web page: needs
-        /// `tools/cross.sh web` and chromium).
-        #[arg(long, value_name = "GROUP", value_parser = clap::builder::PossibleValuesParser::new(crate::bench::GROUPS))]
-        only: Option<String>,
+        /// Whatever was given after it.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+        rest: Vec<String>,
     },
     /// Runs a game for a long time with reloads and recordings, and
     /// reports memory (a test of the host, not part of the normal tests).
@@ -492,20 +483,11 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             })
         }
         Command::Seek { game, replay, when } => crate::seek::run(&game, &replay, &when),
-        Command::Bench { check, json, only } => {
-            crate::bench::Report::run(only.as_deref()).map(|report| {
-                if json {
-                    say!("{}", report.json());
-                } else {
-                    report.print();
-                }
-                if check && !report.holds() {
-                    ExitCode::FAILURE
-                } else {
-                    ExitCode::SUCCESS
-                }
-            })
-        }
+        Command::Bench { rest } => Err(crate::Error::Usage(format!(
+            "bench: the benchmarks are a development tool, not part of this program: in \
+             moonloop's repository run `cargo run --release -p moonloop-bench --{}`",
+            rest.iter().map(|a| format!(" {a}")).collect::<String>()
+        ))),
     };
     match outcome {
         Ok(code) => code,

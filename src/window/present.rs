@@ -1,7 +1,7 @@
 //! Step 10 for a window: the frame goes to the screen through the GPU's
 //! surface, or, on a software adapter, as CPU pixels (softbuffer over X11
 //! shared memory or a Wayland buffer). Measured under Xvfb on lavapipe
-//! (docs/troubleshooting.md, `moonloop bench --only window`): a software
+//! (docs/troubleshooting.md, `moonloop-bench --only window`): a software
 //! GPU spent more on uploading, compositing and presenting a 2D frame
 //! than tiny-skia spent drawing it, so there a 2D frame is drawn on the
 //! CPU and handed to the window as it is.
@@ -22,7 +22,7 @@ use crate::record::Recorder;
 use crate::render::Renderer;
 
 /// Where a window's frames spent their time, summed: what
-/// `moonloop bench --only window` reads (`MOONLOOP_FRAME_TIMES`).
+/// `moonloop-bench --only window` reads (`MOONLOOP_FRAME_TIMES`).
 #[derive(Debug, Default, Clone)]
 pub struct FrameTimes {
     /// Frames drawn.

@@ -2,6 +2,8 @@
 //! folders, and engines stepping them under scripted clocks.
 #![allow(dead_code)]
 
+pub mod site;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

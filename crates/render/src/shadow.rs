@@ -12,7 +12,7 @@
 //!
 //! The map is 1024 texels a side: on a software adapter (lavapipe) a 2048
 //! map made 1,000 cubes' frame 1.63 times as slow as without shadows, a
-//! 1024 one 1.37 times (`moonloop bench --only render`), and a fitted
+//! 1024 one 1.37 times (`moonloop-bench --only render`), and a fitted
 //! small scene's texels are still under a centimetre.
 
 use glam::camera::rh::proj::directx as proj;

@@ -18,7 +18,7 @@
 // where the runtime keeps saves (/saves), read in before the game starts,
 // and written back each second the game plays and when the page is hidden.
 //
-// ?bench=N (`moonloop bench --only web`) plays N frames as a player
+// ?bench=N (`moonloop-bench --only web`) plays N frames as a player
 // would see them, then asks the page's server for
 // `bench-result?first=MS&work=MS&interval=MS`: when the first frame was
 // on the canvas (since the page was asked for), the median time one

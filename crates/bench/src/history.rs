@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::{BALLS, GAME_TABLE, Row, TempGame, interleaved};
-use crate::error::Result;
+use moonloop::error::Result;
 
 /// A game of the repository's, when the games are beside the binary.
 fn example(name: &str) -> Option<PathBuf> {

@@ -4,10 +4,10 @@
 use std::time::Duration;
 
 use super::{Row, TempGame, interleaved};
-use crate::clock::ConstantClock;
-use crate::engine::Engine;
-use crate::error::Result;
-use crate::lua::LuaGame;
+use moonloop::clock::ConstantClock;
+use moonloop::engine::Engine;
+use moonloop::error::Result;
+use moonloop::lua::LuaGame;
 
 /// A game of `n` lit cubes turning on a grid.
 fn cubes(n: usize) -> String {
@@ -55,23 +55,25 @@ return {{
 /// renderer, without and with a recording (which drops rather than waits,
 /// as in a window, so the loop's own cost is what is timed).
 fn cubes_case(
-    compositor: &mut crate::compositor::Compositor,
+    compositor: &mut moonloop::compositor::Compositor,
     n: usize,
 ) -> Result<(Duration, Duration, u64)> {
     let dir = TempGame::new(&format!("cubes{n}"), &cubes(n))?;
     let game = LuaGame::load(&dir.0)?;
-    let mut engine =
-        crate::session::Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0))));
+    let mut engine = moonloop::session::Session::new(Engine::new(
+        game,
+        Box::new(ConstantClock::new(1.0 / 60.0)),
+    ));
     engine.engine_mut().set_surface(1280, 720);
     let out = dir.0.join("out.png");
-    let mut recorder = crate::record::Recorder::start(&out, false)?;
+    let mut recorder = moonloop::record::Recorder::start(&out, false)?;
     let [plain, recording] = interleaved(|case, k| {
         for _ in 0..k {
             engine.advance(1).expect("the game runs");
             let record = (case == 1).then_some(&mut recorder);
             compositor.frame(
                 engine.engine_mut(),
-                crate::compositor::Steps {
+                moonloop::compositor::Steps {
                     record,
                     ..Default::default()
                 },
@@ -131,7 +133,7 @@ return {{
 /// Frame times of the games `mains` at 1280x720, interleaved, each game's
 /// folder holding copies of `files` (paths in this repository).
 fn frames_of<const K: usize>(
-    compositor: &mut crate::compositor::Compositor,
+    compositor: &mut moonloop::compositor::Compositor,
     mains: [String; K],
     files: &[&str],
 ) -> Result<[Duration; K]> {
@@ -142,7 +144,7 @@ fn frames_of<const K: usize>(
         for file in files {
             let from = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
             let to = dir.0.join(from.file_name().unwrap_or_default());
-            std::fs::copy(&from, &to).map_err(|e| crate::error::Error::io(&to, e))?;
+            std::fs::copy(&from, &to).map_err(|e| moonloop::error::Error::io(&to, e))?;
         }
         let game = LuaGame::load(&dir.0)?;
         dirs.push(dir);
@@ -188,7 +190,7 @@ fn versus(
 /// # Errors
 /// No adapter, or a game fails.
 pub fn run_render() -> Result<(Vec<Row>, String, bool)> {
-    let mut compositor = crate::compositor::Compositor::headless()?;
+    let mut compositor = moonloop::compositor::Compositor::headless()?;
     let adapter = compositor.renderer().adapter().to_string();
     let software = compositor.renderer().is_software();
     let mut rows = Vec::new();

@@ -8,11 +8,11 @@
 use std::path::Path;
 
 use super::{BALLS, Row, TempGame, interleaved};
-use crate::clock::ConstantClock;
-use crate::engine::Engine;
-use crate::error::Result;
-use crate::history::DEFAULT_CAP;
-use crate::lua::LuaGame;
+use moonloop::clock::ConstantClock;
+use moonloop::engine::Engine;
+use moonloop::error::Result;
+use moonloop::history::DEFAULT_CAP;
+use moonloop::lua::LuaGame;
 
 /// Frames rolled back each frame.
 const DEPTH: u64 = 8;
@@ -82,7 +82,6 @@ pub fn rows() -> Result<Vec<Row>> {
         &format!("{BALLS}return {{ init = init, update = update }}\n"),
     )?;
     rows.push(row("1,000 balls", &balls.0, false)?);
-    #[cfg(feature = "net")]
     rows.extend(super::online::row()?);
     Ok(rows)
 }

@@ -12,13 +12,13 @@ use std::time::{Duration, Instant};
 use ggrs::{Message, NonBlockingSocket};
 
 use super::Row;
-use crate::clock::ConstantClock;
-use crate::engine::Engine;
-use crate::error::{Error, Result};
-use crate::input::Script;
-use crate::lua::LuaGame;
-use crate::netplay::{Online, Options, link};
-use crate::session::Driver;
+use moonloop::clock::ConstantClock;
+use moonloop::engine::Engine;
+use moonloop::error::{Error, Result};
+use moonloop::input::Script;
+use moonloop::lua::LuaGame;
+use moonloop::netplay::{Online, Options, link};
+use moonloop::session::Driver;
 
 /// Frames played.
 const FRAMES: u64 = 1200;

@@ -5,10 +5,10 @@
 use std::time::Duration;
 
 use super::{TempGame, interleaved};
-use crate::clock::ConstantClock;
-use crate::engine::Engine;
-use crate::error::Result;
-use crate::lua::LuaGame;
+use moonloop::clock::ConstantClock;
+use moonloop::engine::Engine;
+use moonloop::error::Result;
+use moonloop::lua::LuaGame;
 
 const DRAWING: &str = r##"
 local TEXT = "the quick brown fox jumps over the lazy dog"
@@ -35,7 +35,7 @@ return {
 /// Draws the same frame as [`DRAWING`] with tiny-skia called from Rust.
 fn draw_directly(
     pixmap: &mut tiny_skia::Pixmap,
-    text: &mut (crate::text::Typesetter, crate::text::LayoutId),
+    text: &mut (moonloop::text::Typesetter, moonloop::text::LayoutId),
 ) {
     use tiny_skia::{FillRule, Paint, PathBuilder, Rect, Stroke, Transform};
     pixmap.fill(tiny_skia::Color::BLACK);
@@ -91,12 +91,12 @@ fn draw_directly(
 }
 
 /// The bench's line of text laid out at `size`, for drawing from outlines.
-fn outlined_text(size: f32) -> (crate::text::Typesetter, crate::text::LayoutId) {
-    let mut typesetter = crate::text::Typesetter::new();
+fn outlined_text(size: f32) -> (moonloop::text::Typesetter, moonloop::text::LayoutId) {
+    let mut typesetter = moonloop::text::Typesetter::new();
     let layout = typesetter
         .layout(
             "the quick brown fox jumps over the lazy dog",
-            &crate::text::TextStyle::plain(size),
+            &moonloop::text::TextStyle::plain(size),
         )
         .expect("the bench's text lays out");
     (typesetter, layout)
@@ -109,15 +109,17 @@ pub fn drawing_case() -> Result<(Duration, Duration)> {
     let mut text = outlined_text(14.0);
     let dir = TempGame::new("drawing", DRAWING)?;
     let game = LuaGame::load(&dir.0)?;
-    let mut engine =
-        crate::session::Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0))));
+    let mut engine = moonloop::session::Session::new(Engine::new(
+        game,
+        Box::new(ConstantClock::new(1.0 / 60.0)),
+    ));
     let [direct, through_luau] = interleaved(|case, n| {
         for _ in 0..n {
             if case == 0 {
                 draw_directly(&mut pixmap, &mut text);
             } else {
                 engine.advance(1).expect("the game runs");
-                crate::compositor::screen_picture_into(engine.engine_mut(), &mut pixmap);
+                moonloop::compositor::screen_picture_into(engine.engine_mut(), &mut pixmap);
             }
         }
     });
@@ -142,8 +144,8 @@ return {
 /// Lays out [`TEXT_LINES`]' hundred lines on `typesetter`, each with where
 /// it is drawn.
 pub fn hundred_lines(
-    typesetter: &mut crate::text::Typesetter,
-) -> Vec<(crate::text::LayoutId, [f32; 2])> {
+    typesetter: &mut moonloop::text::Typesetter,
+) -> Vec<(moonloop::text::LayoutId, [f32; 2])> {
     (1..=100)
         .map(|i| {
             let line = format!("{i:3}  the quick brown fox jumps over the lazy dog");
@@ -152,7 +154,7 @@ pub fn hundred_lines(
                 ((i - 1) % 50 * 14) as f32,
             ];
             let layout = typesetter
-                .layout(&line, &crate::text::TextStyle::plain(12.0))
+                .layout(&line, &moonloop::text::TextStyle::plain(12.0))
                 .expect("the bench's text lays out");
             (layout, at)
         })
@@ -164,15 +166,17 @@ pub fn hundred_lines(
 /// filled by tiny-skia every frame, as the host drew text before H14.
 pub fn text_case() -> Result<(Duration, Duration)> {
     let mut pixmap = tiny_skia::Pixmap::new(1280, 720).expect("a 1280x720 pixmap");
-    let mut typesetter = crate::text::Typesetter::new();
+    let mut typesetter = moonloop::text::Typesetter::new();
     let layouts = hundred_lines(&mut typesetter);
     let mut paint = tiny_skia::Paint::default();
     paint.set_color_rgba8(255, 255, 128, 255);
     paint.anti_alias = true;
     let dir = TempGame::new("text", TEXT_LINES)?;
     let game = LuaGame::load(&dir.0)?;
-    let mut engine =
-        crate::session::Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0))));
+    let mut engine = moonloop::session::Session::new(Engine::new(
+        game,
+        Box::new(ConstantClock::new(1.0 / 60.0)),
+    ));
     let [outlines, cached] = interleaved(|case, n| {
         for _ in 0..n {
             if case == 0 {
@@ -184,7 +188,7 @@ pub fn text_case() -> Result<(Duration, Duration)> {
                 }
             } else {
                 engine.advance(1).expect("the game runs");
-                crate::compositor::screen_picture_into(engine.engine_mut(), &mut pixmap);
+                moonloop::compositor::screen_picture_into(engine.engine_mut(), &mut pixmap);
             }
         }
     });

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use rapier2d::prelude::*;
 
 use super::{Row, TempGame, interleaved};
-use crate::error::Result;
+use moonloop::error::Result;
 
 /// Balls in a grid, 40 across and 25 down, falling into a box: contacts
 /// with the floor, the walls and one another within a second.

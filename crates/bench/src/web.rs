@@ -10,15 +10,19 @@
 //! Needs the web runtime (`tools/cross.sh web`) and Chromium: without
 //! either the rows are skipped, and the report says why.
 
-use std::io::{BufRead as _, BufReader, Write as _};
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
+use std::io::Write as _;
+use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
+use moonloop::error::{Error, Result};
+
 use super::{Row, TempGame, sprites};
-use crate::error::{Error, Result};
+
+/// The page's static server and Chromium's flags, shared with the web
+/// tests.
+#[path = "../../../tests/common/site.rs"]
+mod site;
 
 /// Frames the page plays (three seconds at 60 a second).
 const FRAMES: u32 = 180;
@@ -41,7 +45,7 @@ struct Played {
 
 /// The rows, or why they cannot be measured here.
 pub fn rows() -> Result<Vec<Row>> {
-    let runtime = crate::package::Target::Web.runtime(None)?;
+    let runtime = moonloop::package::Target::Web.runtime(None)?;
     Command::new("chromium")
         .arg("--version")
         .stdout(Stdio::null())
@@ -57,21 +61,21 @@ pub fn rows() -> Result<Vec<Row>> {
     let site = TempGame(
         std::env::temp_dir().join(format!("moonloop-bench-{}-web-site", std::process::id())),
     );
-    let about = crate::package::About {
+    let about = moonloop::package::About {
         title: "bench".into(),
         version: None,
     };
-    crate::package::build_web(&game.0, &site.0, &about, &runtime)?;
+    moonloop::package::build_web(&game.0, &site.0, &about, &runtime)?;
     let played = play(&site.0)?;
     let (_, native) = sprites::case()?;
     let wasm = std::fs::read(&runtime).map_err(|e| Error::io(&runtime, e))?;
     let gzipped = gzipped_size(&wasm);
-    let exe = crate::package::Target::Windows
+    let exe = moonloop::package::Target::Windows
         .runtime(None)
         .ok()
         .and_then(|exe| std::fs::metadata(exe).ok())
         .map_or("not built (tools/cross.sh windows)".to_string(), |m| {
-            crate::assets::bytes(m.len())
+            moonloop::assets::bytes(m.len())
         });
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let mut fails = Vec::new();
@@ -93,8 +97,8 @@ pub fn rows() -> Result<Vec<Row>> {
             ms(played.work),
             ms(played.interval),
             ms(played.first),
-            crate::assets::bytes(wasm.len() as u64),
-            crate::assets::bytes(gzipped),
+            moonloop::assets::bytes(wasm.len() as u64),
+            moonloop::assets::bytes(gzipped),
         )),
         fails: (!fails.is_empty()).then(|| fails.join("; ")),
         ..Row::default()
@@ -108,44 +112,15 @@ fn gzipped_size(bytes: &[u8]) -> u64 {
     gz.finish().map_or(0, |out| out.len() as u64)
 }
 
-/// How Chromium is run headless: on no GPU, asking nothing of the
-/// network but the page (the web tests run it so too).
-pub const HEADLESS: [&str; 7] = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-];
-
-/// Serves the files of `site` on 127.0.0.1 from a thread of its own (a
-/// plain static server: a GET of one file beside the page); returns the
-/// address, and what the page's `bench-result` requests asked.
-///
-/// # Errors
-/// No port on the loopback could be had.
-pub fn serve(site: &Path) -> Result<(std::net::SocketAddr, mpsc::Receiver<String>)> {
-    let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| Error::io("127.0.0.1", e))?;
-    let address = listener
-        .local_addr()
-        .map_err(|e| Error::io("127.0.0.1", e))?;
-    let (tell, heard) = mpsc::channel();
-    let root = site.to_path_buf();
-    std::thread::spawn(move || answer(&listener, &root, &tell));
-    Ok((address, heard))
-}
-
 /// Serves `site`, opens its page in headless Chromium with
 /// `?bench=FRAMES`, and waits for the page's `bench-result`.
 fn play(site: &Path) -> Result<Played> {
-    let (address, heard) = serve(site)?;
+    let (address, heard) = site::serve(site).map_err(|e| Error::io("127.0.0.1", e))?;
     let profile = TempGame(
         std::env::temp_dir().join(format!("moonloop-bench-{}-chromium", std::process::id())),
     );
     let mut chromium = Command::new("chromium")
-        .args(HEADLESS)
+        .args(site::HEADLESS)
         .arg(format!("--user-data-dir={}", profile.0.display()))
         .arg(format!("http://{address}/index.html?bench={FRAMES}"))
         .stdout(Stdio::null())
@@ -175,50 +150,4 @@ fn play(site: &Path) -> Result<Played> {
         work: field("work")?,
         interval: field("interval")?,
     })
-}
-
-/// Answers GETs of the files in `root` (one name, no folders) and hands
-/// the query of `bench-result` to `tell`; ends after a bounded number of
-/// requests.
-fn answer(listener: &TcpListener, root: &Path, tell: &mpsc::Sender<String>) {
-    for stream in listener.incoming().take(10_000) {
-        let Ok(mut stream) = stream else { continue };
-        let mut request = String::new();
-        if BufReader::new(&stream).read_line(&mut request).is_err() {
-            continue;
-        }
-        let target = request.split_whitespace().nth(1).unwrap_or("/");
-        let (name, query) = target.split_once('?').unwrap_or((target, ""));
-        let name = name.trim_start_matches('/');
-        if name == "bench-result" {
-            let _ = stream.write_all(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n");
-            let _ = tell.send(query.to_string());
-            continue;
-        }
-        let file: Option<PathBuf> =
-            (!name.is_empty() && !name.contains(['/', '\\']) && name != "..")
-                .then(|| root.join(name));
-        let body = file.and_then(|f| std::fs::read(f).ok());
-        let kind = match name.rsplit('.').next() {
-            Some("html") => "text/html",
-            Some("js") => "text/javascript",
-            Some("wasm") => "application/wasm",
-            _ => "application/octet-stream",
-        };
-        let _ = match body {
-            Some(body) => stream
-                .write_all(
-                    format!(
-                        "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\
-                         Connection: close\r\n\r\n",
-                        body.len()
-                    )
-                    .as_bytes(),
-                )
-                .and_then(|()| stream.write_all(&body)),
-            None => stream.write_all(
-                b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-            ),
-        };
-    }
 }

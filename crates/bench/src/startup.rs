@@ -8,17 +8,19 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::{Row, interleaved};
-use crate::clock::ConstantClock;
-use crate::engine::Engine;
-use crate::lua::{LuaGame, compile_at_load};
+use moonloop::clock::ConstantClock;
+use moonloop::engine::Engine;
+use moonloop::lua::{LuaGame, compile_at_load};
 
 /// What start and one frame may cost.
 const TARGET: Duration = Duration::from_millis(5);
 
 fn start_and_one_frame(dir: &Path) {
     let game = LuaGame::load(dir).expect("the game loads");
-    let mut engine =
-        crate::session::Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0))));
+    let mut engine = moonloop::session::Session::new(Engine::new(
+        game,
+        Box::new(ConstantClock::new(1.0 / 60.0)),
+    ));
     engine.advance(1).expect("the game runs");
 }
 

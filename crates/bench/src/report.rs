@@ -1,11 +1,10 @@
 //! The bench's report: every row with its verdict against its target,
 //! printed as a table or JSON, and what a software adapter cannot judge.
 
-use crate::terminal::say;
 use std::time::Duration;
 
 use super::{Row, reload_latency, run};
-use crate::error::Result;
+use moonloop::error::Result;
 
 /// The report: every row, and what the machine could not judge.
 #[derive(Debug, Default)]
@@ -46,7 +45,6 @@ impl Report {
             adapter: "not measured".into(),
             ..Report::default()
         };
-        #[cfg(feature = "gpu")]
         if want("render") {
             match super::render::run_render() {
                 Ok((rows, adapter, software)) => {
@@ -60,7 +58,6 @@ impl Report {
         if want("frame") {
             report.reload = reload_latency(20).ok();
         }
-        #[cfg(feature = "window")]
         if want("window") {
             match super::window::rows() {
                 Ok(rows) => report.rows.extend(rows),
@@ -195,16 +192,6 @@ impl Report {
         out.push_str("  ]\n}");
         out
     }
-}
-
-/// Prints `rows` as the report's table (`cargo bench`).
-pub fn print(rows: &[Row]) {
-    Report {
-        rows: rows.to_vec(),
-        adapter: "not measured".into(),
-        ..Report::default()
-    }
-    .print();
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use super::{Row, TempGame};
-use crate::error::{Error, Result};
+use moonloop::error::{Error, Result};
 
 /// Frames each run draws (about four seconds).
 const FRAMES: u64 = 240;
@@ -77,20 +77,18 @@ impl Costs {
     }
 }
 
-/// Returns the moonloop executable to run windows with: this one, when
-/// this process is moonloop (`cargo bench` runs a harness of its own).
+/// Returns the moonloop executable to run windows with: the one beside
+/// this program, as Cargo builds both into one folder.
 fn moonloop() -> Result<PathBuf> {
     let exe = std::env::current_exe().map_err(|e| Error::io("this program", e))?;
-    let name = exe
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    if name == "moonloop" {
-        Ok(exe)
+    let host = exe.with_file_name(format!("moonloop{}", std::env::consts::EXE_SUFFIX));
+    if host.is_file() {
+        Ok(host)
     } else {
-        Err(Error::Usage(
-            "the window rows run from `moonloop bench` only".into(),
-        ))
+        Err(Error::Usage(format!(
+            "no moonloop executable beside this one ({}); `cargo build --release` builds it",
+            host.display()
+        )))
     }
 }
 
@@ -200,7 +198,7 @@ pub fn rows() -> Result<Vec<Row>> {
         ));
     }
     let exe = moonloop()?;
-    let software = crate::render::Renderer::headless().is_ok_and(|r| r.is_software());
+    let software = moonloop::render::Renderer::headless().is_ok_and(|r| r.is_software());
     let ms = Duration::from_millis;
     let cases = [
         ("an empty game at 1280x720", EMPTY.to_string(), ms(4)),

@@ -5,10 +5,10 @@
 use std::time::Duration;
 
 use super::{TempGame, interleaved};
-use crate::clock::ConstantClock;
-use crate::engine::Engine;
-use crate::error::{Error, Result};
-use crate::lua::LuaGame;
+use moonloop::clock::ConstantClock;
+use moonloop::engine::Engine;
+use moonloop::error::{Error, Result};
+use moonloop::lua::LuaGame;
 
 /// How many sprites the case draws.
 const SPRITES: usize = 2_000;
@@ -81,17 +81,19 @@ pub fn case() -> Result<(Duration, Duration)> {
         .map_err(|e| Error::Asset(format!("the bench's sheet does not encode: {e}")))?;
     std::fs::write(&file, png).map_err(|e| Error::io(&file, e))?;
     let mut pixmap = tiny_skia::Pixmap::new(1280, 720).expect("a 1280x720 pixmap");
-    let mut typesetter = crate::text::Typesetter::new();
+    let mut typesetter = moonloop::text::Typesetter::new();
     let lines = super::screen_cases::hundred_lines(&mut typesetter);
     let game = LuaGame::load(&dir.0)?;
-    let mut engine =
-        crate::session::Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0))));
-    let yellow = crate::color::Rgba::parse("#ffff80").map_err(|r| Error::Asset(r.into()))?;
+    let mut engine = moonloop::session::Session::new(Engine::new(
+        game,
+        Box::new(ConstantClock::new(1.0 / 60.0)),
+    ));
+    let yellow = moonloop::color::Rgba::parse("#ffff80").map_err(|r| Error::Asset(r.into()))?;
     let [plain, ours] = interleaved(|case, n| {
         for _ in 0..n {
             if case == 1 {
                 engine.advance(1).expect("the game runs");
-                crate::compositor::screen_picture_into(engine.engine_mut(), &mut pixmap);
+                moonloop::compositor::screen_picture_into(engine.engine_mut(), &mut pixmap);
                 continue;
             }
             pixmap.fill(tiny_skia::Color::BLACK);
@@ -139,14 +141,16 @@ pub fn swarm_case() -> Result<Option<(Duration, Duration)>> {
         return Ok(None);
     }
     let game = LuaGame::load(&dir)?;
-    let mut engine =
-        crate::session::Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0))));
+    let mut engine = moonloop::session::Session::new(Engine::new(
+        game,
+        Box::new(ConstantClock::new(1.0 / 60.0)),
+    ));
     let mut pixmap = tiny_skia::Pixmap::new(640, 360).expect("a 640x360 pixmap");
     let [headless, drawn] = interleaved(|case, n| {
         for _ in 0..n {
             engine.advance(1).expect("the game runs");
             if case == 1 {
-                crate::compositor::screen_picture_into(engine.engine_mut(), &mut pixmap);
+                moonloop::compositor::screen_picture_into(engine.engine_mut(), &mut pixmap);
             }
         }
     });

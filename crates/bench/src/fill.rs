@@ -5,10 +5,10 @@
 use std::time::Duration;
 
 use super::{TempGame, interleaved};
-use crate::clock::ConstantClock;
-use crate::engine::Engine;
-use crate::error::Result;
-use crate::lua::LuaGame;
+use moonloop::clock::ConstantClock;
+use moonloop::engine::Engine;
+use moonloop::error::Result;
+use moonloop::lua::LuaGame;
 
 const GAME: &str = r##"
 return {
@@ -27,8 +27,10 @@ pub fn case() -> Result<(Duration, Duration)> {
     use tiny_skia::{Color, FillRule, Paint, PathBuilder, Rect, Shader, Transform};
     let dir = TempGame::new("fill", GAME)?;
     let game = LuaGame::load(&dir.0)?;
-    let mut engine =
-        crate::session::Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0))));
+    let mut engine = moonloop::session::Session::new(Engine::new(
+        game,
+        Box::new(ConstantClock::new(1.0 / 60.0)),
+    ));
     let mut pixmap = tiny_skia::Pixmap::new(1280, 720).expect("a 1280x720 pixmap");
     let paint = |c: Color| Paint {
         shader: Shader::SolidColor(c),
@@ -44,7 +46,7 @@ pub fn case() -> Result<(Duration, Duration)> {
         for _ in 0..n {
             if case == 1 {
                 engine.advance(1).expect("the game runs");
-                crate::compositor::screen_picture_into(engine.engine_mut(), &mut pixmap);
+                moonloop::compositor::screen_picture_into(engine.engine_mut(), &mut pixmap);
                 continue;
             }
             pixmap.fill(Color::BLACK);

@@ -1,38 +1,48 @@
-//! Bench: the host's speed as ratios against baselines run in the same
-//! process (`moonloop bench`, or `cargo bench`).
+//! moonloop-bench: the host's speed as ratios against baselines run in
+//! the same process. A development tool, built and run from moonloop's
+//! repository (`cargo run --release -p moonloop-bench -- [--only GROUP]`)
+//! and never shipped with the host (docs/cli.md#bench).
 //!
 //! Each case times a batch of iterations long enough to swamp the clock's
 //! resolution, repeats the batch, and keeps the median, so a noisy
 //! neighbour moves the numbers less than a mean would. Ratios, not times,
 //! are the result: they hold across machines where absolute times do not.
 
+/// Prints a line to stdout, its control characters escaped as the host
+/// escapes them, dropping it if stdout has closed.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let text = format!($($arg)*);
+        let _ = writeln!(std::io::stdout(), "{}", moonloop::terminal::escape_lines(&text));
+    }};
+}
+
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use mlua::{Function, Value};
 
-use crate::clock::ConstantClock;
-use crate::engine::Engine;
-use crate::error::{Error, Result};
-use crate::lua::{Budget, Call, Limits, LuaGame};
-use crate::session::Session;
+use moonloop::clock::ConstantClock;
+use moonloop::engine::Engine;
+use moonloop::error::{Error, Result};
+use moonloop::lua::{Budget, Call, Limits, LuaGame};
+use moonloop::session::Session;
 
 mod explore;
 mod fill;
 mod history;
-#[cfg(feature = "net")]
 mod online;
 mod physics;
 mod record;
-#[cfg(feature = "gpu")]
 mod render;
 mod report;
 mod rollback;
 mod screen_cases;
 mod sprites;
 mod startup;
-pub mod web;
-#[cfg(feature = "window")]
+mod web;
 mod window;
 
 /// How long one timed batch should take.
@@ -203,9 +213,9 @@ fn frame_case(name: &str, game: &str) -> Result<(Duration, Duration)> {
     // The baseline runs in its own copy of the game, so both start alike,
     // compiled to native code as it loads: it runs no frames that would
     // compile it.
-    crate::lua::compile_at_load(true);
+    moonloop::lua::compile_at_load(true);
     let baseline_game = LuaGame::load(&dir.0);
-    crate::lua::compile_at_load(false);
+    moonloop::lua::compile_at_load(false);
     let baseline_game = baseline_game?;
     let bench: Function = baseline_game
         .main_table()
@@ -230,9 +240,9 @@ fn budget_case() -> Result<(Duration, Duration, Duration)> {
     let script = |e: mlua::Error| Error::Script(e.to_string());
     // Native code, as a game's runs from its second frame.
     let make = || -> Result<(mlua::Lua, Function)> {
-        crate::lua::compile_at_load(true);
-        let lua = crate::lua::new_vm(Limits::default());
-        crate::lua::compile_at_load(false);
+        moonloop::lua::compile_at_load(true);
+        let lua = moonloop::lua::new_vm(Limits::default());
+        moonloop::lua::compile_at_load(false);
         let lua = lua.map_err(script)?;
         let f: Function = lua
             .load(TIGHT_LOOP)
@@ -273,7 +283,7 @@ fn headless(dir: &std::path::Path, history: bool) -> Result<Session<LuaGame>> {
     let game = LuaGame::load(dir)?;
     let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
     if history {
-        engine.keep_history(crate::history::DEFAULT_CAP)?;
+        engine.keep_history(moonloop::history::DEFAULT_CAP)?;
     }
     Ok(Session::new(engine))
 }
@@ -302,8 +312,8 @@ pub fn reload_latency(rounds: usize) -> Result<(Duration, Duration)> {
     };
     let dir = TempGame::new("reload", &source(0))?;
     let game = LuaGame::load(&dir.0)?;
-    let engine = Engine::new(game, Box::new(crate::clock::PacedClock::from_hz(60.0)));
-    let watcher = crate::reload::Watcher::new(&dir.0)?;
+    let engine = Engine::new(game, Box::new(moonloop::clock::PacedClock::from_hz(60.0)));
+    let watcher = moonloop::reload::Watcher::new(&dir.0)?;
     let mut session = Session::new(engine).watch(Some(watcher)).quiet();
     let version = |session: &Session<LuaGame>| -> usize {
         match session.engine().game().state() {
@@ -346,7 +356,7 @@ pub fn reload_latency(rounds: usize) -> Result<(Duration, Duration)> {
     Ok((to_reload[rounds / 2], to_frame[rounds / 2]))
 }
 
-/// The groups of cases `moonloop bench --only` picks from.
+/// The groups of cases `--only` picks from.
 pub const GROUPS: [&str; 11] = [
     "frame", "history", "screen", "record", "budget", "render", "explore", "physics", "rollback",
     "window", "web",
@@ -523,4 +533,50 @@ fn budget_rows() -> Result<Vec<Row>> {
     Ok(rows)
 }
 
-pub use report::{Report, Verdict, print};
+use report::Report;
+
+/// The command line: what to measure and how to say it.
+#[derive(clap::Parser)]
+#[command(
+    name = "moonloop-bench",
+    version,
+    about = "Measures the moonloop host against baselines run in the same process"
+)]
+struct Args {
+    /// Exits 1 when a CPU target is missed (renderer targets on a
+    /// software adapter are reported as needing a GPU, not failed).
+    #[arg(long)]
+    check: bool,
+    /// Prints the rows as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Runs one group of cases only: frame, history, screen, record,
+    /// budget, render, explore, physics, rollback, window (a game in a
+    /// real window: needs a display and the moonloop executable beside
+    /// this one; hot reload latency is measured with frame) or web (a
+    /// game in a web page: needs `tools/cross.sh web` and chromium).
+    #[arg(long, value_name = "GROUP", value_parser = clap::builder::PossibleValuesParser::new(GROUPS))]
+    only: Option<String>,
+}
+
+fn main() -> ExitCode {
+    let args = <Args as clap::Parser>::parse();
+    match Report::run(args.only.as_deref()) {
+        Ok(report) => {
+            if args.json {
+                say!("{}", report.json());
+            } else {
+                report.print();
+            }
+            if args.check && !report.holds() {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(err) => {
+            eprintln!("moonloop-bench: {}", moonloop::terminal::line(&err.chain()));
+            ExitCode::from(err.exit_code())
+        }
+    }
+}

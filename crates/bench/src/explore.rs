@@ -8,11 +8,11 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::{Row, TempGame};
-use crate::clock::ConstantClock;
-use crate::engine::Engine;
-use crate::error::Result;
-use crate::explore::{Options, search};
-use crate::lua::LuaGame;
+use moonloop::clock::ConstantClock;
+use moonloop::engine::Engine;
+use moonloop::error::Result;
+use moonloop::explore::{Options, search};
+use moonloop::lua::LuaGame;
 
 /// A game whose bug is deep: eight levels, each passed by walking from
 /// the middle to one edge (right on odd levels, left on even ones),
@@ -42,8 +42,10 @@ fn options(game: &Path, jobs: usize, runs: u64, frames: u64, guided: bool) -> Op
 /// Time per frame of pong played headless.
 fn played(pong: &Path, frames: u64) -> Result<Duration> {
     let game = LuaGame::load(pong)?;
-    let mut engine =
-        crate::session::Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0))));
+    let mut engine = moonloop::session::Session::new(Engine::new(
+        game,
+        Box::new(ConstantClock::new(1.0 / 60.0)),
+    ));
     let started = Instant::now();
     engine.advance(frames)?;
     Ok(started.elapsed() / frames as u32)
@@ -94,9 +96,9 @@ pub fn rows() -> Result<Vec<Row>> {
         rows.push(a_property_on_physics(&plinko)?);
     }
     let deep = TempGame::new("explore-deep", DEEP)?;
-    std::fs::create_dir_all(deep.0.join("tests")).map_err(|e| crate::Error::io(&deep.0, e))?;
+    std::fs::create_dir_all(deep.0.join("tests")).map_err(|e| moonloop::Error::io(&deep.0, e))?;
     std::fs::write(deep.0.join("tests/props.luau"), DEEP_PROPERTIES)
-        .map_err(|e| crate::Error::io(&deep.0, e))?;
+        .map_err(|e| moonloop::Error::io(&deep.0, e))?;
     let runs_to = |guided: bool| -> Result<(Duration, Option<u64>, u64)> {
         let started = Instant::now();
         let found = search(&options(&deep.0, 2, 2000, 600, guided))?;
@@ -134,14 +136,14 @@ pub fn rows() -> Result<Vec<Row>> {
 /// median of three each.
 fn a_property_on_physics(plinko: &Path) -> Result<Row> {
     let main = std::fs::read_to_string(plinko.join("main.luau"))
-        .map_err(|e| crate::Error::io(plinko, e))?;
+        .map_err(|e| moonloop::Error::io(plinko, e))?;
     let with = TempGame::new("explore-property", &main)?;
-    std::fs::create_dir_all(with.0.join("tests")).map_err(|e| crate::Error::io(&with.0, e))?;
+    std::fs::create_dir_all(with.0.join("tests")).map_err(|e| moonloop::Error::io(&with.0, e))?;
     std::fs::write(
         with.0.join("tests/props.luau"),
         "property(\"t\", function() return true end)\n",
     )
-    .map_err(|e| crate::Error::io(&with.0, e))?;
+    .map_err(|e| moonloop::Error::io(&with.0, e))?;
     let without = TempGame::new("explore-no-property", &main)?;
     let per_frame = |game: &Path| -> Result<Duration> {
         let started = Instant::now();

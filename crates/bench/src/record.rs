@@ -6,10 +6,10 @@
 use std::time::Duration;
 
 use super::interleaved;
-use crate::clock::ConstantClock;
-use crate::engine::Engine;
-use crate::error::{Error, Result};
-use crate::lua::LuaGame;
+use moonloop::clock::ConstantClock;
+use moonloop::engine::Engine;
+use moonloop::error::{Error, Result};
+use moonloop::lua::LuaGame;
 
 /// How many frames each case encodes.
 const FRAMES: usize = 60;
@@ -23,8 +23,10 @@ fn pong_frames(size: (u32, u32)) -> Result<Option<Vec<Vec<u8>>>> {
         return Ok(None);
     }
     let game = LuaGame::load(&dir)?;
-    let mut engine =
-        crate::session::Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0))));
+    let mut engine = moonloop::session::Session::new(Engine::new(
+        game,
+        Box::new(ConstantClock::new(1.0 / 60.0)),
+    ));
     engine.engine_mut().set_surface(size.0, size.1);
     let mut pixmap = tiny_skia::Pixmap::new(size.0, size.1).expect("a frame");
     // Past the serve, so the ball and paddles move in every frame.
@@ -32,7 +34,7 @@ fn pong_frames(size: (u32, u32)) -> Result<Option<Vec<Vec<u8>>>> {
     let mut frames = Vec::with_capacity(FRAMES);
     for _ in 0..FRAMES {
         engine.advance(1)?;
-        crate::compositor::screen_picture_into(engine.engine_mut(), &mut pixmap);
+        moonloop::compositor::screen_picture_into(engine.engine_mut(), &mut pixmap);
         frames.push(pixmap.data().to_vec());
     }
     Ok(Some(frames))
@@ -47,7 +49,7 @@ pub fn gif_case() -> Result<Option<(Duration, Duration)>> {
     let mut out = Vec::new();
     let mut rgba = Vec::new();
     let [whole, differences] = interleaved(|case, n| {
-        let mut differ = crate::record::Differ::default();
+        let mut differ = moonloop::record::Differ::default();
         out.clear();
         let mut encoder = gif::Encoder::new(&mut out, 640, 360, &[]).expect("a GIF in memory");
         for i in 0..n {
@@ -77,7 +79,7 @@ pub fn apng_case() -> Result<Option<(Duration, Duration)>> {
         out.clear();
         let delays = vec![(1u16, 60u16); n as usize];
         let mut next = 0;
-        let written = crate::record::apng(&mut out, (1280, 720), &delays, case == 0, |f| {
+        let written = moonloop::record::apng(&mut out, (1280, 720), &delays, case == 0, |f| {
             f.copy_from_slice(&frames[next % FRAMES]);
             next += 1;
             Ok(())
