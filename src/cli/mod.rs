@@ -377,10 +377,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             bless,
             shard,
             report,
-        } => {
-            crate::lua::picture::bless(bless);
-            test(games, budget, shard.as_deref(), report.as_deref())
-        }
+        } => test(games, budget, bless, shard.as_deref(), report.as_deref()),
         Command::Check { games } => Ok(check(&games)),
         Command::Host {
             game,

@@ -7,13 +7,14 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 
 use crate::error::{Error, Result};
-use crate::lua::{TestReport, run_test_file_with};
+use crate::lua::{TestReport, TestRun, run_test_file_with};
 
 /// Finds the test files of each game, runs them in parallel on the
 /// available cores, and prints the results in file order.
 pub(super) fn test(
     games: Vec<PathBuf>,
     budget: Option<f64>,
+    bless: bool,
     shard: Option<&str>,
     report: Option<&Path>,
 ) -> Result<ExitCode> {
@@ -49,8 +50,11 @@ pub(super) fn test(
         .filter(|(k, _)| *k as u64 % shards == shard)
         .map(|(_, f)| f)
         .collect();
-    let budget = budget.map_or(crate::lua::TEST_BUDGET, std::time::Duration::from_secs_f64);
-    let reports = run_parallel(&files, budget);
+    let run = TestRun {
+        budget: budget.map_or(crate::lua::TEST_BUDGET, std::time::Duration::from_secs_f64),
+        bless,
+    };
+    let reports = run_parallel(&files, run);
     if let Some(path) = report {
         let cases: Vec<crate::explore::report::Case> = reports
             .iter()
@@ -99,7 +103,7 @@ pub(super) fn test(
     })
 }
 
-fn run_parallel(files: &[(PathBuf, PathBuf)], budget: std::time::Duration) -> Vec<TestReport> {
+fn run_parallel(files: &[(PathBuf, PathBuf)], run: TestRun) -> Vec<TestReport> {
     let next = Mutex::new(0usize);
     let results: Mutex<Vec<(usize, TestReport)>> = Mutex::new(Vec::new());
     let workers = std::thread::available_parallelism()
@@ -121,16 +125,15 @@ fn run_parallel(files: &[(PathBuf, PathBuf)], budget: std::time::Duration) -> Ve
                     // One file that trips the host must not lose the
                     // others' results: it fails alone (the panic hook has
                     // printed what happened).
-                    let report =
-                        std::panic::catch_unwind(|| run_test_file_with(game, file, budget))
-                            .unwrap_or_else(|_| TestReport {
-                                file: file.display().to_string(),
-                                results: vec![crate::lua::Outcome::failed(
+                    let report = std::panic::catch_unwind(|| run_test_file_with(game, file, run))
+                        .unwrap_or_else(|_| TestReport {
+                            file: file.display().to_string(),
+                            results: vec![crate::lua::Outcome::failed(
                             "(the file)".into(),
                             "the host failed while running this file; see the internal error above"
                                 .into(),
                         )],
-                            });
+                        });
                     results.lock().unwrap().push((i, report));
                 }
             });

@@ -32,13 +32,12 @@ mod tiled;
 mod vm;
 
 pub use game::LuaGame;
-pub use native::compile_at_load;
 pub use predicate::Predicate;
 pub use require::RUNTIME;
 pub use scenario::{
     DEFAULT_CLOCKS, Ending, Run, check_dt, check_dt_with, compact, disagreements, split_clocks,
 };
-pub use testing::{Outcome, TEST_BUDGET, TestReport, run_test_file, run_test_file_with};
+pub use testing::{Outcome, TEST_BUDGET, TestReport, TestRun, run_test_file, run_test_file_with};
 
 pub use determinism::DEFAULT_SEED;
 pub use errors::describe;

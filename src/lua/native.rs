@@ -10,7 +10,6 @@
 //! interpreter does, so a frame's state is the same either way (N1 and the
 //! hashes of every example game check it).
 
-use std::cell::Cell;
 use std::collections::VecDeque;
 
 use mlua::{Function, Lua};
@@ -29,23 +28,9 @@ struct Waiting {
     started: bool,
 }
 
-thread_local! {
-    /// Whether VMs made on this thread compile each module as it loads, as
-    /// moonloop did before: the start-up bench's baseline.
-    static AT_LOAD: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Makes the VMs this thread creates from now on compile each module as it
-/// loads (`true`) or as frames run (`false`, the default). For the
-/// start-up bench, which measures one against the other.
-pub fn compile_at_load(on: bool) {
-    AT_LOAD.with(|at_load| at_load.set(on));
-}
-
-/// Readies `lua` to compile modules natively later. Luau's own compile at
-/// load is turned off.
-pub fn install(lua: &Lua) {
-    let at_load = AT_LOAD.with(Cell::get);
+/// Readies `lua` to compile modules natively later, or, `at_load`, as
+/// each loads (Luau's own way, the start-up bench's baseline).
+pub fn install(lua: &Lua, at_load: bool) {
     #[cfg(not(target_family = "wasm"))]
     lua.enable_jit(at_load);
     lua.set_app_data(Waiting {
@@ -119,7 +104,7 @@ mod tests {
     #[test]
     fn modules_wait_for_the_second_frame_then_compile_one_a_frame() {
         let lua = Lua::new();
-        install(&lua);
+        install(&lua, false);
         for source in ["return 1", "return function(x) return x * 2 end"] {
             let chunk = lua.load(source).into_function().unwrap();
             queue(&lua, &chunk);
@@ -137,7 +122,7 @@ mod tests {
     #[test]
     fn reloaded_code_stays_in_the_interpreter() {
         let lua = Lua::new();
-        install(&lua);
+        install(&lua, false);
         let chunk = lua.load("return 1").into_function().unwrap();
         queue(&lua, &chunk);
         close(&lua);

@@ -11,30 +11,33 @@
 //! the run says which.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use mlua::{Lua, UserData, UserDataFields, UserDataMethods};
 use tiny_skia::Pixmap;
 
-/// Whether this run blesses goldens (`moonloop test --bless`).
-static BLESS: AtomicBool = AtomicBool::new(false);
-
-/// Makes golden comparisons write the goldens instead, for this process.
-pub fn bless(on: bool) {
-    BLESS.store(on, Ordering::Relaxed);
-}
+/// Marks a test file's VM as blessing goldens (`moonloop test --bless`):
+/// the pictures its engines take write a golden that is missing or
+/// differs rather than fail.
+pub struct Blessing;
 
 /// A frame's picture, in a test.
 pub struct Picture {
     pixmap: Pixmap,
     /// The game folder goldens are named from.
     root: PathBuf,
+    /// Whether a golden that is missing or differs is written instead.
+    blessing: bool,
 }
 
 impl Picture {
-    /// The picture `pixmap` of a game in `root`.
-    pub fn new(pixmap: Pixmap, root: PathBuf) -> Picture {
-        Picture { pixmap, root }
+    /// The picture `pixmap` of a game in `root`, blessing goldens when
+    /// `blessing`.
+    pub fn new(pixmap: Pixmap, root: PathBuf, blessing: bool) -> Picture {
+        Picture {
+            pixmap,
+            root,
+            blessing,
+        }
     }
 }
 
@@ -105,7 +108,7 @@ impl Picture {
         // A name --bless would refuse is refused here too (it said "run
         // --bless to write it").
         let rel = crate::assets::check_name(name).map_err(|why| format!("matches: {why}"))?;
-        let blessing = BLESS.load(Ordering::Relaxed);
+        let blessing = self.blessing;
         // Only a golden that is not there is new; one that cannot be read
         // or is not a picture says so (it read as "no golden yet").
         let there = std::fs::symlink_metadata(self.root.join(rel)).is_ok();
@@ -259,7 +262,7 @@ mod tests {
     #[test]
     fn a_golden_outside_the_folder_or_not_a_picture_is_named_not_called_new() {
         let dir = tempfile::tempdir().unwrap();
-        let picture = Picture::new(filled(100), dir.path().to_path_buf());
+        let picture = Picture::new(filled(100), dir.path().to_path_buf(), false);
         let outside = picture.matches("../title.png", 0).unwrap_err();
         assert!(
             outside.contains("is not a path inside the game folder"),
@@ -279,22 +282,22 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("tests")).unwrap();
         let name = "tests/title.png";
-        let picture = Picture::new(filled(100), dir.path().to_path_buf());
+        let picture = Picture::new(filled(100), dir.path().to_path_buf(), false);
         let missing = picture.matches(name, 0).unwrap_err();
         assert!(
             missing.contains("no golden `tests/title.png` yet"),
             "{missing}"
         );
-        bless(true);
-        picture.matches(name, 0).unwrap();
-        bless(false);
+        Picture::new(filled(100), dir.path().to_path_buf(), true)
+            .matches(name, 0)
+            .unwrap();
         assert!(has(dir.path(), name), "blessed");
         picture.matches(name, 0).unwrap();
         // One pixel off by one: within a tolerance of 1, not of 0.
         let mut off = filled(100);
         let c = tiny_skia::PremultipliedColorU8::from_rgba(101, 10, 20, 255).unwrap();
         off.pixels_mut()[5] = c;
-        let picture = Picture::new(off, dir.path().to_path_buf());
+        let picture = Picture::new(off, dir.path().to_path_buf(), false);
         picture.matches(name, 1).unwrap();
         let err = picture.matches(name, 0).unwrap_err();
         assert!(

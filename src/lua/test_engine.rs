@@ -518,7 +518,8 @@ impl UserData for EngineHandle {
                 let shapes = this.session.engine().colliders();
                 crate::colliders::draw(&mut pixmap, &shapes, &viewport);
             }
-            Ok(super::picture::Picture::new(pixmap, root))
+            let blessing = lua.app_data_ref::<super::picture::Blessing>().is_some();
+            Ok(super::picture::Picture::new(pixmap, root, blessing))
         });
         methods.add_method("hash", |lua, this, ()| {
             this.session

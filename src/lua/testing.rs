@@ -216,13 +216,31 @@ type Registered = Rc<RefCell<Vec<(String, Function)>>>;
 /// passing test named after the file, unless it declares properties: a
 /// file of properties alone is `moonloop explore`'s, and counts as none.
 pub fn run_test_file(game_dir: &Path, file: &Path) -> TestReport {
-    run_test_file_with(game_dir, file, TEST_BUDGET)
+    run_test_file_with(game_dir, file, TestRun::default())
 }
 
-/// Runs one test file like [`run_test_file`], each test under `budget`
-/// (`moonloop test --budget`).
-pub fn run_test_file_with(game_dir: &Path, file: &Path, budget: Duration) -> TestReport {
-    let test_budget = budget;
+/// How a test file runs: `moonloop test`'s options.
+#[derive(Debug, Clone, Copy)]
+pub struct TestRun {
+    /// Each test's time budget (`--budget`). Default: [`TEST_BUDGET`].
+    pub budget: Duration,
+    /// Whether a picture's golden that is missing or differs is written
+    /// rather than failed (`--bless`). Default: no.
+    pub bless: bool,
+}
+
+impl Default for TestRun {
+    fn default() -> TestRun {
+        TestRun {
+            budget: TEST_BUDGET,
+            bless: false,
+        }
+    }
+}
+
+/// Runs one test file like [`run_test_file`], as `run` says.
+pub fn run_test_file_with(game_dir: &Path, file: &Path, run: TestRun) -> TestReport {
+    let test_budget = run.budget;
     let display_dir = game_dir.to_string_lossy().trim_end_matches('/').to_string();
     let rel = file.strip_prefix(game_dir).unwrap_or(file).to_path_buf();
     let modules = Modules::new(game_dir.to_path_buf(), display_dir);
@@ -237,6 +255,9 @@ pub fn run_test_file_with(game_dir: &Path, file: &Path, budget: Duration) -> Tes
     let setup = || -> mlua::Result<(Lua, Attached)> {
         let lua = vm::new_vm(Limits::default())?;
         lua.set_app_data(modules);
+        if run.bless {
+            lua.set_app_data(super::picture::Blessing);
+        }
         require::install(&lua)?;
         state::install(&lua)?;
         let globals = lua.globals();

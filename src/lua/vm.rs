@@ -31,6 +31,10 @@ pub struct Limits {
     /// the limits, chosen by whoever runs the game, not by the game.
     /// Default: 0.
     pub seed: u64,
+    /// Whether each module is compiled to native code as it loads, as
+    /// moonloop once did, rather than one a frame once the game runs
+    /// (`lua::native`): the start-up bench's baseline. Default: no.
+    pub native_at_load: bool,
 }
 
 impl Default for Limits {
@@ -39,6 +43,7 @@ impl Default for Limits {
             budget: DEFAULT_BUDGET,
             memory: DEFAULT_MEMORY_CAP,
             seed: super::determinism::DEFAULT_SEED,
+            native_at_load: false,
         }
     }
 }
@@ -98,7 +103,7 @@ pub fn new_vm(limits: Limits) -> mlua::Result<Lua> {
         }
     });
     let lua = Lua::new_with(StdLib::ALL_SAFE, LuaOptions::default())?;
-    super::native::install(&lua);
+    super::native::install(&lua, limits.native_at_load);
     let globals = lua.globals();
     // Code comes in through `require` alone, which confines it to the game
     // folder; environments are not the game's to swap.

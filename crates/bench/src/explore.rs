@@ -64,7 +64,7 @@ fn explored(pong: &Path, jobs: usize) -> Result<(Duration, u64)> {
 /// A game does not load.
 pub fn rows() -> Result<Vec<Row>> {
     let mut rows = Vec::new();
-    let pong = Path::new(env!("CARGO_MANIFEST_DIR")).join("games/pong");
+    let pong = super::repository().join("games/pong");
     if pong.join("main.luau").is_file() {
         let live = played(&pong, 9600)?;
         let (one, frames) = explored(&pong, 1)?;
@@ -91,7 +91,7 @@ pub fn rows() -> Result<Vec<Row>> {
             ..Row::default()
         });
     }
-    let plinko = Path::new(env!("CARGO_MANIFEST_DIR")).join("games/plinko");
+    let plinko = super::repository().join("games/plinko");
     if plinko.join("main.luau").is_file() {
         rows.push(a_property_on_physics(&plinko)?);
     }

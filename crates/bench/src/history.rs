@@ -11,9 +11,7 @@ use moonloop::error::Result;
 
 /// A game of the repository's, when the games are beside the binary.
 fn example(name: &str) -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("games")
-        .join(name);
+    let dir = super::repository().join("games").join(name);
     dir.join("main.luau").is_file().then_some(dir)
 }
 

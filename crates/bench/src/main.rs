@@ -18,7 +18,7 @@ macro_rules! say {
     }};
 }
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -44,6 +44,20 @@ mod sprites;
 mod startup;
 mod web;
 mod window;
+
+/// moonloop's repository, whose example games some cases play: the bench
+/// runs from it (`cargo run -p moonloop-bench`), never from elsewhere.
+fn repository() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A game's limits, every module compiled to native code as it loads.
+fn at_load() -> Limits {
+    Limits {
+        native_at_load: true,
+        ..Limits::default()
+    }
+}
 
 /// How long one timed batch should take.
 const BATCH: Duration = Duration::from_millis(40);
@@ -213,10 +227,7 @@ fn frame_case(name: &str, game: &str) -> Result<(Duration, Duration)> {
     // The baseline runs in its own copy of the game, so both start alike,
     // compiled to native code as it loads: it runs no frames that would
     // compile it.
-    moonloop::lua::compile_at_load(true);
-    let baseline_game = LuaGame::load(&dir.0);
-    moonloop::lua::compile_at_load(false);
-    let baseline_game = baseline_game?;
+    let baseline_game = LuaGame::load_with(&dir.0, at_load())?;
     let bench: Function = baseline_game
         .main_table()
         .get("bench")
@@ -240,10 +251,7 @@ fn budget_case() -> Result<(Duration, Duration, Duration)> {
     let script = |e: mlua::Error| Error::Script(e.to_string());
     // Native code, as a game's runs from its second frame.
     let make = || -> Result<(mlua::Lua, Function)> {
-        moonloop::lua::compile_at_load(true);
-        let lua = moonloop::lua::new_vm(Limits::default());
-        moonloop::lua::compile_at_load(false);
-        let lua = lua.map_err(script)?;
+        let lua = moonloop::lua::new_vm(at_load()).map_err(script)?;
         let f: Function = lua
             .load(TIGHT_LOOP)
             .set_name("=bench")

@@ -124,7 +124,7 @@ fn online(pong: &Path) -> Result<(Duration, [f64; 2], u64)> {
 /// # Errors
 /// Pong does not load.
 pub fn row() -> Result<Option<Row>> {
-    let pong = Path::new(env!("CARGO_MANIFEST_DIR")).join("games/pong");
+    let pong = super::repository().join("games/pong");
     if !pong.join("main.luau").is_file() {
         return Ok(None);
     }

@@ -18,7 +18,7 @@ const FRAMES: usize = 60;
 /// (pong's frames are opaque, so its bytes as they are); `None` when the
 /// repository's games are not beside the binary.
 fn pong_frames(size: (u32, u32)) -> Result<Option<Vec<Vec<u8>>>> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("games/pong");
+    let dir = super::repository().join("games/pong");
     if !dir.join("main.luau").is_file() {
         return Ok(None);
     }

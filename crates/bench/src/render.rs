@@ -142,7 +142,7 @@ fn frames_of<const K: usize>(
     for (i, main) in mains.iter().enumerate() {
         let dir = TempGame::new(&format!("frames{i}"), main)?;
         for file in files {
-            let from = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+            let from = super::repository().join(file);
             let to = dir.0.join(from.file_name().unwrap_or_default());
             std::fs::copy(&from, &to).map_err(|e| moonloop::error::Error::io(&to, e))?;
         }

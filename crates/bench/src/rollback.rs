@@ -73,7 +73,7 @@ fn row(name: &str, dir: &Path, target_frame: bool) -> Result<Row> {
 /// A game does not load or run.
 pub fn rows() -> Result<Vec<Row>> {
     let mut rows = Vec::new();
-    let pong = Path::new(env!("CARGO_MANIFEST_DIR")).join("games/pong");
+    let pong = super::repository().join("games/pong");
     if pong.join("main.luau").is_file() {
         rows.push(row("pong", &pong, true)?);
     }

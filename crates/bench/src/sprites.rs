@@ -136,7 +136,7 @@ pub fn case() -> Result<(Duration, Duration)> {
 /// 640x360: returns (update and render, the same and its picture drawn),
 /// or `None` when the repository's games are not beside the binary.
 pub fn swarm_case() -> Result<Option<(Duration, Duration)>> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("games/swarm");
+    let dir = super::repository().join("games/swarm");
     if !dir.join("main.luau").is_file() {
         return Ok(None);
     }

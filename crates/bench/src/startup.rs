@@ -10,13 +10,13 @@ use std::time::Duration;
 use super::{Row, interleaved};
 use moonloop::clock::ConstantClock;
 use moonloop::engine::Engine;
-use moonloop::lua::{LuaGame, compile_at_load};
+use moonloop::lua::{Limits, LuaGame};
 
 /// What start and one frame may cost.
 const TARGET: Duration = Duration::from_millis(5);
 
-fn start_and_one_frame(dir: &Path) {
-    let game = LuaGame::load(dir).expect("the game loads");
+fn start_and_one_frame(dir: &Path, limits: Limits) {
+    let game = LuaGame::load_with(dir, limits).expect("the game loads");
     let mut engine = moonloop::session::Session::new(Engine::new(
         game,
         Box::new(ConstantClock::new(1.0 / 60.0)),
@@ -26,16 +26,19 @@ fn start_and_one_frame(dir: &Path) {
 
 /// The row, where the game is there.
 pub fn row() -> Option<Row> {
-    let pong = Path::new(env!("CARGO_MANIFEST_DIR")).join("games/pong");
+    let pong = super::repository().join("games/pong");
     if !pong.join("main.luau").is_file() {
         return None;
     }
     let [eager, lazy] = interleaved(|case, n| {
-        compile_at_load(case == 0);
+        let limits = if case == 0 {
+            super::at_load()
+        } else {
+            Limits::default()
+        };
         for _ in 0..n {
-            start_and_one_frame(&pong);
+            start_and_one_frame(&pong, limits);
         }
-        compile_at_load(false);
     });
     Some(Row {
         case: "pong: start and one frame vs the same compiling every module as it loads".into(),
