@@ -875,6 +875,46 @@ fn shot_and_recording(
     (shot, last)
 }
 
+// rule: H5
+#[test]
+fn frame_times_says_where_a_windows_frames_went() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let x = Xvfb::start();
+    let dir = game(&[("main.luau", &STILL.replace(", SCALING", ""))]);
+    let child = x
+        .command(env!("CARGO_BIN_EXE_moonloop"))
+        .args(["run", ".", "--no-watch", "--audio", "off", "--frames", "20"])
+        .args(["--frame-times", "times.txt"])
+        .env("MOONLOOP_PRESENT", "cpu")
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (code, _, stderr) = finish(child);
+    assert_eq!(code, Some(0), "{stderr}");
+    let times = std::fs::read_to_string(dir.path().join("times.txt")).unwrap();
+    let field = |name: &str| -> String {
+        times
+            .lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
+            .unwrap_or_else(|| panic!("no {name} in {times}"))
+            .to_string()
+    };
+    assert_eq!(field("way"), "cpu", "{times}");
+    let number = |name: &str| field(name).parse::<u64>().unwrap();
+    assert!((20..=22).contains(&number("frames")), "{times}");
+    for part in ["game", "draw", "present"] {
+        assert!(number(part) > 0, "{part}: {times}");
+    }
+    // Headless there is no window to time.
+    let out = common::moonloop(
+        &["run", ".", "--headless", "--frame-times", "t.txt"],
+        dir.path(),
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+}
+
 // rule: H4
 #[test]
 fn a_2d_window_shows_exactly_the_pixels_its_recording_takes() {

@@ -69,6 +69,12 @@ pub(super) struct RunArgs {
     /// .wav file the mix is rendered into, in step with simulated time.
     #[arg(long, value_name = "DEVICE|FILE.wav", default_value = "default")]
     audio: String,
+    /// When the window closes, writes where its frames spent their time
+    /// to FILE: the way they were presented, the frames, and the
+    /// nanoseconds spent running, drawing and presenting them, one
+    /// `name value` a line (what moonloop-bench's window rows read).
+    #[arg(long, value_name = "FILE", conflicts_with = "headless")]
+    frame_times: Option<PathBuf>,
     /// Opens the window fullscreen.
     #[arg(long)]
     fullscreen: bool,
@@ -353,6 +359,7 @@ fn in_window(
         watcher,
         frames,
         audio: args.audio.clone(),
+        frame_times: args.frame_times.clone(),
         paused: args.until.is_some(),
         origin: crate::report::Origin {
             seed,

@@ -53,6 +53,9 @@ pub struct Options<G> {
     /// The ALSA device to play cues on; "off" plays none, and empty (the
     /// default) is ALSA's `default`.
     pub audio: String,
+    /// Where to write where the frames spent their time, when the
+    /// window closes (`--frame-times`).
+    pub frame_times: Option<PathBuf>,
     /// Opens paused (F5 plays on).
     pub paused: bool,
     /// What the run started from, for a bug report (Shift+F2).
@@ -72,6 +75,7 @@ impl<G> Default for Options<G> {
             watcher: None,
             frames: None,
             audio: String::new(),
+            frame_times: None,
             paused: false,
             origin: crate::report::Origin::default(),
             look: Choice::default(),
@@ -130,6 +134,7 @@ pub fn run<G: Game>(engine: Engine<G>, options: Options<G>) -> Result<Session<G>
         None => None,
     };
     let sound = Player::for_device(&options.audio, Bank::new(engine.config().sounds.clone()))?;
+    let frame_times = options.frame_times;
     let session = Session::new(engine)
         .watch(options.watcher)
         .sound(Some(sound))
@@ -159,12 +164,11 @@ pub fn run<G: Game>(engine: Engine<G>, options: Options<G>) -> Result<Session<G>
         view: None,
     };
     event_loop.run_app(&mut app)?;
-    // What the bench's window rows read (an internal knob, not the CLI's).
-    if let Some(path) = std::env::var_os("MOONLOOP_FRAME_TIMES")
+    if let Some(path) = &frame_times
         && let Some(gpu) = &app.gpu
-        && let Err(e) = app.times.write(Path::new(&path), gpu.presenter.way())
+        && let Err(e) = app.times.write(path, gpu.presenter.way())
     {
-        tell!("moonloop: cannot write {}: {e}", Path::new(&path).display());
+        tell!("moonloop: cannot write {}: {e}", path.display());
     }
     // The window and its surface go before the recording is finished.
     app.gpu = None;

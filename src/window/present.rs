@@ -21,8 +21,8 @@ use crate::error::{Error, Result};
 use crate::record::Recorder;
 use crate::render::Renderer;
 
-/// Where a window's frames spent their time, summed: what
-/// `moonloop-bench --only window` reads (`MOONLOOP_FRAME_TIMES`).
+/// Where a window's frames spent their time, summed: what `run
+/// --frame-times` writes and `moonloop-bench --only window` reads.
 #[derive(Debug, Default, Clone)]
 pub struct FrameTimes {
     /// Frames drawn.

@@ -7,7 +7,7 @@
 //!
 //! Each case runs `moonloop run` as a child for a fixed number of frames,
 //! once each way (`MOONLOOP_PRESENT`), and reads the sums the window
-//! writes at exit (`MOONLOOP_FRAME_TIMES`): the window paces itself to
+//! writes at exit (`--frame-times`): the window paces itself to
 //! the display, so what counts is what a frame costs, not how many came.
 
 use std::path::{Path, PathBuf};
@@ -104,8 +104,9 @@ fn run(exe: &Path, game: &Path, way: &str) -> Result<Costs> {
             "--audio",
             "off",
         ])
+        .arg("--frame-times")
+        .arg(&times)
         .env("MOONLOOP_PRESENT", way)
-        .env("MOONLOOP_FRAME_TIMES", &times)
         .current_dir(game)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
