@@ -141,7 +141,7 @@ pub fn load(path: &Path) -> Result<Replay> {
             reason,
         };
         crate::save::check_size(saved, "its saved").map_err(|r| bad(r.into()))?;
-        crate::state::from_json(&mlua::Lua::new(), saved)
+        moonloop_core::document::read(saved, crate::state::MAX_DEPTH)
             .map_err(|why| bad(format!("the saved line is not a save ({why})")))?;
     }
     Ok(replay)

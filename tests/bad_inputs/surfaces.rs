@@ -229,6 +229,17 @@ fn decoders() -> Vec<Row> {
             )
             .args(&["run", "g", "--headless", "--replay", "g/run.replay"])
             .first("g/run.replay:3: ", 2),
+        Row::new("a replay whose saved line gives a key twice (read without a VM)")
+            .file("g/main.luau", SAVING)
+            .file(
+                "g/run.replay",
+                "moonloop-replay 2\nseed 0\nsaved {\"n\": 1, \"n\": 2}\nframe 1 0.016666666666666666\n",
+            )
+            .args(&["run", "g", "--headless", "--replay", "g/run.replay"])
+            .first(
+                "g/run.replay:3: the saved line is not a save (line 1, column 10: a key appears twice)",
+                2,
+            ),
         Row::new("a zip whose end record claims 65535 entries (read whole before the cap)")
             .file("game.zip", zip_claiming_entries())
             .args(&["run", "game.zip", "--headless", "--frames", "1"])

@@ -21,6 +21,7 @@ pub mod color;
 pub mod config;
 pub mod contain;
 pub mod cues;
+pub mod document;
 pub mod history;
 pub mod input;
 mod number;
