@@ -8,8 +8,9 @@
 use mlua::{Function, Lua, Table, Value};
 
 use super::body::IdList;
+use super::contacts::{self, Began, Contact, Touching};
 use super::moved::{self, Moved};
-use super::{contacts, read, simulate};
+use super::{read, simulate};
 
 /// The names a step writes and the Luau that writes, made once a VM: a
 /// key given as `&str` is a new Lua string, pushed under a protected
@@ -24,7 +25,7 @@ pub(super) struct Keys {
 }
 
 /// A world's `touching` list of `n` pairs and its `m` events
-/// (`contacts::next_world`): entry `i` of the list is the old list's
+/// ([`next_world`]): entry `i` of the list is the old list's
 /// entry `k` where `order` holds `k` > 0 at `i`, else the pair of event
 /// `-k`; event `j` is kind (0 ended, 1 began) then its two bodies'
 /// places in `ids`, three u32s at `44 (j - 1)` of `happened`, then whether
@@ -108,7 +109,7 @@ pub(super) struct Rest<'a> {
 
 /// The world after a step, 2D or 3D (`three`): `old` with its `moved`
 /// bodies written (`old`'s `bodies` when none moved), the pairs touching
-/// and the events (`contacts::next_world`). `id(i)` is body `i`'s id, of
+/// and the events ([`next_world`]). `id(i)` is body `i`'s id, of
 /// `count`; `rest` is brought up to date with it.
 pub(super) fn after<'a>(
     moved: &Moved,
@@ -140,7 +141,7 @@ pub(super) fn after<'a>(
     // A step of no time counts none (P2).
     *rest.steps += if timeless { 0.0 } else { 1.0 };
     let before = std::mem::take(rest.touching);
-    let (world, touching) = contacts::next_world(
+    let (world, touching) = next_world(
         lua,
         (&keys, three),
         old,
@@ -197,4 +198,102 @@ pub(super) fn world(
         (stepped.touching, stepped.timeless, &stepped.began),
     )?;
     Ok((world, read))
+}
+
+/// The world a step writes, 2D or 3D: a new table with `old`'s fields,
+/// its new `bodies` and `steps`, `touching` (the pairs touching `now`)
+/// and `events`; `old`'s pairs were `before`. `ids()` gives the world's
+/// ids in order as a list. Returns the table and its pairs as reading
+/// its `touching` would give them.
+pub fn next_world(
+    lua: &Lua,
+    (keys, three): (&Keys, bool),
+    old: &Table,
+    (bodies, steps): (Table, f64),
+    (before, now, contacts): (Touching, Vec<(usize, usize)>, &Began),
+    ids: impl FnOnce() -> mlua::Result<Table>,
+) -> mlua::Result<(Table, Touching)> {
+    let k = |name| keys.get(name);
+    let world: Table = keys.clone.call(old.clone())?;
+    world.raw_set(k("bodies"), &bodies)?;
+    world.raw_set(k("steps"), steps)?;
+    let listed = old.raw_get::<Value>(k("touching"))?;
+    if now == before.pairs {
+        // Nothing began or ended: the old list stands.
+        world.raw_set(k("touching"), listed)?;
+        world.raw_set(k("events"), lua.create_table()?)?;
+        return Ok((world, before));
+    }
+    // One Luau call (`PAIRS`) makes the list and the events from two
+    // buffers. A pair still touching keeps its table (most of a heap's
+    // do, and history shares what did not change): `order` holds its
+    // slot in the old list, counted from 1; a pair that began holds
+    // minus its place among the events, which name its bodies (`happened`:
+    // kind, 0 ended or 1 began, then the two bodies' places in `ids`, as
+    // u32s). A call through mlua for each pair was a sixth of a step.
+    let mut order = Vec::with_capacity(now.len() * 4);
+    let (mut ended, mut began) = (Vec::new(), Vec::new());
+    let mut count = 0i32;
+    contacts::together(&before.pairs, &now, |(a, b), was, is| {
+        let slot = was.and_then(|i| before.slots[i]);
+        let event = |out: &mut Vec<u8>, kind: u32, contact: Option<&Contact>| {
+            let head = [
+                kind,
+                a as u32 + 1,
+                b as u32 + 1,
+                u32::from(contact.is_some()),
+            ];
+            out.extend(head.iter().flat_map(|v| v.to_le_bytes()));
+            let c = contact.copied().unwrap_or_default();
+            let tail = [c.point, c.normal].concat();
+            out.extend(
+                tail.iter()
+                    .chain([&c.impulse])
+                    .flat_map(|v| v.to_le_bytes()),
+            );
+        };
+        match (was, is) {
+            (Some(_), false) => event(&mut ended, 0, None),
+            (None, true) => {
+                let contact = contacts
+                    .binary_search_by_key(&(a, b), |(pair, _)| *pair)
+                    .ok()
+                    .map(|i| &contacts[i].1);
+                event(&mut began, 1, contact);
+            }
+            _ => {}
+        }
+        if is {
+            let at = slot.unwrap_or_else(|| {
+                count += 1;
+                -count
+            });
+            order.extend_from_slice(&at.to_le_bytes());
+        }
+    });
+    // A pair that began is event `ended + k`, where `-k` is its order.
+    let gone = i32::try_from(ended.len() / contacts::EVENT_BYTES).map_err(mlua::Error::external)?;
+    for at in order.chunks_exact_mut(4) {
+        let k = i32::from_le_bytes(at.try_into().expect("four bytes"));
+        if k < 0 {
+            at.copy_from_slice(&(k - gone).to_le_bytes());
+        }
+    }
+    ended.append(&mut began);
+    let events = ended.len() / contacts::EVENT_BYTES;
+    let (list, happened): (Table, Table) = keys.pairs.call((
+        listed,
+        ids()?,
+        &bodies,
+        lua.create_buffer(order)?,
+        now.len(),
+        lua.create_buffer(ended)?,
+        events,
+        three,
+    ))?;
+    world.raw_set(k("touching"), list)?;
+    world.raw_set(k("events"), happened)?;
+    // A slot for each pair: the list was written in pair order.
+    let slots = (1..).take(now.len()).map(Some).collect();
+    Ok((world, Touching { pairs: now, slots }))
 }
