@@ -1171,6 +1171,67 @@ fn a_spectator_that_never_synchronizes_is_dropped_and_the_players_play_on() {
 
 // rule: N3
 #[test]
+fn a_spectator_plays_the_last_frame_whose_input_came_with_the_hosts_goodbye() {
+    // The host stops at frame 120 as soon as both inputs of it are known,
+    // sends the spectator that frame's input and says goodbye: the two
+    // come in together, before the spectator has played the frame.
+    let link = wire(1, 0, 0);
+    let until = Some(120);
+    let (_a, host) = peer_with(DUEL, 0, ONE, &link, |o| {
+        o.spectators = vec![at(2)];
+        o.until = until;
+    });
+    let (_b, mut two) = peer_with(DUEL, 1, TWO, &link, |o| o.until = until);
+    let dir = game(&[("main.luau", DUEL)]);
+    let mut watcher = Engine::new(
+        LuaGame::load(dir.path()).unwrap(),
+        Box::new(ConstantClock::new(1.0 / 60.0)),
+    );
+    let end = End {
+        at: at(2),
+        wire: link.clone(),
+    };
+    let mut spectating = moonloop::netplay::Spectating::start(end, at(0), Duration::from_secs(3))
+        .unwrap()
+        .waits(Duration::from_secs(10), Duration::from_secs(10), until);
+    let mut host = Some(host);
+    let base = Instant::now();
+    for _ in 0..2000 {
+        let t = {
+            let mut w = link.borrow_mut();
+            w.tick += 1;
+            w.tick
+        };
+        let now = base + Duration::from_micros(16_667 * t);
+        if let Some(h) = host.as_mut() {
+            h.online.tick(&mut h.engine, now);
+            if Driver::<LuaGame>::confirmed(&h.online) >= until {
+                assert!(watcher.frame() < 120, "the race is not set up");
+                host = None;
+            }
+        }
+        two.online.tick(&mut two.engine, now);
+        Driver::<LuaGame>::tick(&mut spectating, &mut watcher, now);
+        assert_eq!(Driver::<LuaGame>::ended(&spectating), None);
+        if host.is_none() && watcher.frame() >= 120 {
+            break;
+        }
+    }
+    assert!(host.is_none(), "the host never got to frame 120");
+    assert_eq!(
+        watcher.frame(),
+        120,
+        "the spectator played to the host's end"
+    );
+    assert_eq!(
+        watcher.game().state_hash().unwrap(),
+        hash_at(&mut two, 120),
+        "and saw what the players played"
+    );
+}
+
+// rule: N3
+#[test]
 fn a_spectator_that_closes_says_goodbye_and_the_host_plays_on() {
     let link = wire(1, 0, 0);
     let (_a, mut host) = peer_with(DUEL, 0, ONE, &link, |o| o.spectators = vec![at(2)]);
