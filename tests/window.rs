@@ -300,6 +300,34 @@ return {
 }
 "##;
 
+// rule: H12
+#[test]
+fn a_window_with_no_data_folder_keeps_saves_in_memory_and_says_so() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let x = Xvfb::start();
+    let dir = game(&[("main.luau", TYPING)]);
+    let child = x
+        .command(env!("CARGO_BIN_EXE_moonloop"))
+        .args(["run", ".", "--no-watch", "--audio", "off", "--frames", "5"])
+        .env_remove("XDG_DATA_HOME")
+        .env("HOME", "relative")
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (code, _, stderr) = finish(child);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains(
+            "moonloop: neither XDG_DATA_HOME nor HOME is set (as an absolute path); saves last \
+             until the game closes (--save-dir DIR keeps them)"
+        ),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("relative").exists(), "nothing written");
+}
+
 // rule: H6, H12
 #[test]
 fn typed_text_reaches_update_and_a_window_saves_in_the_users_data_folder() {

@@ -91,7 +91,8 @@ pub(super) struct RunArgs {
     #[arg(long, value_name = "N", conflicts_with = "replay")]
     seed: Option<u64>,
     /// Keeps the game's save in DIR/<config.id>/save.json (a window's
-    /// default is the user's data folder, $XDG_DATA_HOME/moonloop; a
+    /// default is the user's data folder, $XDG_DATA_HOME/moonloop or
+    /// %APPDATA%\moonloop; a
     /// headless run's is memory, gone when it ends; a replay brings its own).
     #[arg(long, value_name = "DIR", conflicts_with = "replay")]
     save_dir: Option<PathBuf>,
@@ -183,8 +184,9 @@ pub(super) fn run(mut args: RunArgs) -> Result<ExitCode> {
                     Some(root) => Saves::disk(root),
                     None => {
                         tell!(
-                            "moonloop: neither XDG_DATA_HOME nor HOME is set; saves last until \
-                             the game closes (--save-dir DIR keeps them)"
+                            "moonloop: {} set (as an absolute path); saves last until the \
+                             game closes (--save-dir DIR keeps them)",
+                            crate::platform::folders::DATA_ROOT_FROM
                         );
                         Saves::memory(None)
                     }

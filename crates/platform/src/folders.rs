@@ -25,6 +25,13 @@ pub fn data_root() -> Option<PathBuf> {
     data.map(|data| data.join("moonloop"))
 }
 
+/// What [`data_root`] reads, for the line that says none was set.
+#[cfg(windows)]
+pub const DATA_ROOT_FROM: &str = "APPDATA is";
+/// What [`data_root`] reads, for the line that says none was set.
+#[cfg(not(windows))]
+pub const DATA_ROOT_FROM: &str = "neither XDG_DATA_HOME nor HOME is";
+
 /// The folder packaged games unpack into, each in a folder of its own,
 /// made when it is not there.
 ///
