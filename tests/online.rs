@@ -805,6 +805,29 @@ fn run_for(peers: &mut [&mut Peer], wire: &Rc<RefCell<Wire>>, ticks: u64) -> u64
     ticks
 }
 
+/// A spectator of the host at `at(0)`, watching from `at(2)` on `wire`:
+/// its game's folder, its engine and its session.
+fn spectator(
+    wire: &Rc<RefCell<Wire>>,
+) -> (
+    tempfile::TempDir,
+    Engine<LuaGame>,
+    moonloop::netplay::Spectating<End>,
+) {
+    let dir = game(&[("main.luau", DUEL)]);
+    let watcher = Engine::new(
+        LuaGame::load(dir.path()).unwrap(),
+        Box::new(ConstantClock::new(1.0 / 60.0)),
+    );
+    let end = End {
+        at: at(2),
+        wire: wire.clone(),
+    };
+    let spectating =
+        moonloop::netplay::Spectating::start(end, at(0), Duration::from_secs(3)).unwrap();
+    (dir, watcher, spectating)
+}
+
 /// What the host said when it ended, or a failure naming what it did.
 fn host_said(host: &Peer) -> String {
     Driver::<LuaGame>::ended(&host.online)
@@ -1072,15 +1095,7 @@ fn a_spectator_that_sends_inputs_ends_nothing_for_the_players() {
         }
         out
     }));
-    let dir = game(&[("main.luau", DUEL)]);
-    let loaded = LuaGame::load(dir.path()).unwrap();
-    let mut watcher = Engine::new(loaded, Box::new(ConstantClock::new(1.0 / 60.0)));
-    let end = End {
-        at: at(2),
-        wire: link.clone(),
-    };
-    let mut spectating =
-        moonloop::netplay::Spectating::start(end, at(0), Duration::from_secs(3)).unwrap();
+    let (_c, mut watcher, mut spectating) = spectator(&link);
     let base = Instant::now();
     for _ in 0..1500 {
         let tick = {
@@ -1182,18 +1197,8 @@ fn a_spectator_plays_the_last_frame_whose_input_came_with_the_hosts_goodbye() {
         o.until = until;
     });
     let (_b, mut two) = peer_with(DUEL, 1, TWO, &link, |o| o.until = until);
-    let dir = game(&[("main.luau", DUEL)]);
-    let mut watcher = Engine::new(
-        LuaGame::load(dir.path()).unwrap(),
-        Box::new(ConstantClock::new(1.0 / 60.0)),
-    );
-    let end = End {
-        at: at(2),
-        wire: link.clone(),
-    };
-    let mut spectating = moonloop::netplay::Spectating::start(end, at(0), Duration::from_secs(3))
-        .unwrap()
-        .waits(Duration::from_secs(10), Duration::from_secs(10), until);
+    let (_c, mut watcher, spectating) = spectator(&link);
+    let mut spectating = spectating.waits(Duration::from_secs(10), Duration::from_secs(10), until);
     let mut host = Some(host);
     let base = Instant::now();
     for _ in 0..2000 {
@@ -1236,17 +1241,7 @@ fn a_spectator_that_closes_says_goodbye_and_the_host_plays_on() {
     let link = wire(1, 0, 0);
     let (_a, mut host) = peer_with(DUEL, 0, ONE, &link, |o| o.spectators = vec![at(2)]);
     let (_b, mut two) = peer(DUEL, 1, TWO, &link);
-    let dir = game(&[("main.luau", DUEL)]);
-    let mut watcher = Engine::new(
-        LuaGame::load(dir.path()).unwrap(),
-        Box::new(ConstantClock::new(1.0 / 60.0)),
-    );
-    let end = End {
-        at: at(2),
-        wire: link.clone(),
-    };
-    let mut spectating =
-        moonloop::netplay::Spectating::start(end, at(0), Duration::from_secs(3)).unwrap();
+    let (_c, mut watcher, mut spectating) = spectator(&link);
     let base = Instant::now();
     let tick = |host: &mut Peer,
                 two: &mut Peer,

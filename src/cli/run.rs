@@ -92,8 +92,8 @@ pub(super) struct RunArgs {
     seed: Option<u64>,
     /// Keeps the game's save in DIR/<config.id>/save.json (a window's
     /// default is the user's data folder, $XDG_DATA_HOME/moonloop or
-    /// %APPDATA%\moonloop; a
-    /// headless run's is memory, gone when it ends; a replay brings its own).
+    /// %APPDATA%\moonloop; a headless run's is memory, gone when it ends;
+    /// a replay brings its own).
     #[arg(long, value_name = "DIR", conflicts_with = "replay")]
     save_dir: Option<PathBuf>,
     /// Raises the time budget of each call into game code past its
