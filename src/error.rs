@@ -32,8 +32,8 @@ pub enum Error {
     },
 
     /// A command-line argument cannot be used as given.
-    #[error("{0}")]
-    Usage(String),
+    #[error(transparent)]
+    Usage(Misuse),
 
     /// A rule of the contract refused what a frame, a run or a command
     /// asked (R1: a frame of the past that came out differently; R2: a
@@ -47,27 +47,26 @@ pub enum Error {
         what: String,
     },
 
-    /// Luau code failed: a syntax error, an error thrown, a rule refused.
-    ///
-    /// The message already starts with `file:line` where Luau knows it.
-    #[error("{0}")]
-    Script(String),
+    /// Luau code failed: a syntax error, an error thrown, a rule refused,
+    /// at the author's `file:line` where Luau knows it.
+    #[error(transparent)]
+    Script(Failure),
 
-    /// Game code ran past its time budget and was stopped (H9). The
-    /// message starts with `file:line` where Luau knows it.
-    #[error("{0}")]
-    Stopped(String),
+    /// Game code ran past its time budget and was stopped (H9), at the
+    /// `file:line` where Luau knows it.
+    #[error(transparent)]
+    Stopped(Failure),
 
     /// Game code ran out of the memory it may hold (H9, or H10 where
-    /// engines share it). The message starts with `file:line`.
-    #[error("{0}")]
-    OutOfMemory(String),
+    /// engines share it), at the `file:line` where Luau knows it.
+    #[error(transparent)]
+    OutOfMemory(Failure),
 
     /// An asset (an image, a model, a sound) could not be loaded or used
     /// where no Luau call was running to raise it: a reload that broke a
-    /// file, a texture the GPU refused.
-    #[error("{0}")]
-    Asset(String),
+    /// file, a texture the GPU refused, a sound the player could not play.
+    #[error(transparent)]
+    Asset(Failure),
 
     /// The game's save could not be written (H12); the last save is kept.
     #[error("the save could not be written to {path}; the last save is kept")]
@@ -172,6 +171,120 @@ pub enum Error {
 
 pub use moonloop_core::{Refusal, Rule};
 
+/// Where in a game's files something failed: a file, and the line in it
+/// where that is known (a Luau error has one; a bad `config` field, or an
+/// image, names its file alone).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spot {
+    /// The file as the author reads it (`games/pong/main.luau`).
+    pub file: String,
+    /// The line, counted from 1.
+    pub line: Option<u32>,
+}
+
+impl std::fmt::Display for Spot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}", self.file),
+            None => f.write_str(&self.file),
+        }
+    }
+}
+
+/// What failed in game code or a game's file: where, when that is known,
+/// and what. It reads as the one line the author sees, `file:line: what`
+/// (or `what` alone), so a tool or a test can take the place as data
+/// instead of picking it out of the text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", self.shown())]
+pub struct Failure {
+    /// Where, when known.
+    pub at: Option<Spot>,
+    /// What failed, and why (the rule, where one was broken, leads it).
+    pub what: String,
+}
+
+impl Failure {
+    /// A failure at `line` of `file`.
+    pub fn at(file: impl Into<String>, line: u32, what: impl Into<String>) -> Failure {
+        Failure {
+            at: Some(Spot {
+                file: file.into(),
+                line: Some(line),
+            }),
+            what: what.into(),
+        }
+    }
+
+    /// A failure of the whole of `file` (a config field, an image).
+    pub fn in_file(file: impl Into<String>, what: impl Into<String>) -> Failure {
+        Failure {
+            at: Some(Spot {
+                file: file.into(),
+                line: None,
+            }),
+            what: what.into(),
+        }
+    }
+
+    /// Reads a line as Luau and the host's error handler write it,
+    /// `file:line: what`, taking the place apart where it has one. A line
+    /// with no place (`frame 3: ...`, `H9: ...`) is all `what`.
+    pub fn read(line: impl Into<String>) -> Failure {
+        let line = line.into();
+        let place = line.find(": ").and_then(|end| {
+            let (file, number) = line[..end].rsplit_once(':')?;
+            let number: u32 = number.parse().ok()?;
+            let plain = !file.trim().is_empty() && number.to_string() == line[file.len() + 1..end];
+            plain.then(|| (file.to_string(), number, end + 2))
+        });
+        match place {
+            Some((file, number, rest)) => Failure::at(file, number, &line[rest..]),
+            None => Failure {
+                at: None,
+                what: line,
+            },
+        }
+    }
+
+    fn shown(&self) -> String {
+        match &self.at {
+            Some(spot) => format!("{spot}: {}", self.what),
+            None => self.what.clone(),
+        }
+    }
+}
+
+impl From<String> for Failure {
+    fn from(line: String) -> Failure {
+        Failure::read(line)
+    }
+}
+
+impl From<&str> for Failure {
+    fn from(line: &str) -> Failure {
+        Failure::read(line)
+    }
+}
+
+impl From<Refusal> for Failure {
+    fn from(refusal: Refusal) -> Failure {
+        Failure::read(String::from(refusal))
+    }
+}
+
+/// A command line that cannot be used as given: the argument it is about,
+/// where one is to blame, and what is wrong with it. It reads as
+/// `argument: what` (or `what` alone).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", match &self.argument { Some(a) => format!("{a}: {}", self.what), None => self.what.clone() })]
+pub struct Misuse {
+    /// The option or value as the person gave it (`--report x.txt`).
+    pub argument: Option<String>,
+    /// What is wrong with it, and what to do instead.
+    pub what: String,
+}
+
 /// The host's result type.
 pub type Result<T = (), E = Error> = std::result::Result<T, E>;
 
@@ -270,6 +383,33 @@ impl Error {
         text
     }
 
+    /// Luau code, or what it gave the host, failed: `line` as Luau writes
+    /// it (`file:line: what`, or `what`).
+    pub fn script(line: impl Into<String>) -> Self {
+        Error::Script(Failure::read(line))
+    }
+
+    /// An asset could not be loaded or used: `line` as for [`Error::script`].
+    pub fn asset(line: impl Into<String>) -> Self {
+        Error::Asset(Failure::read(line))
+    }
+
+    /// The command line cannot be used as given, for no one argument.
+    pub fn usage(what: impl Into<String>) -> Self {
+        Error::Usage(Misuse {
+            argument: None,
+            what: what.into(),
+        })
+    }
+
+    /// `argument`, as the person gave it, cannot be used: `what` says why.
+    pub fn usage_of(argument: impl Into<String>, what: impl Into<String>) -> Self {
+        Error::Usage(Misuse {
+            argument: Some(argument.into()),
+            what: what.into(),
+        })
+    }
+
     /// `rule` refused: `what` says what, and why.
     pub fn rule(rule: Rule, what: impl Into<String>) -> Self {
         Error::Rule {
@@ -299,6 +439,38 @@ mod chain_tests {
     fn a_message_names_its_causes_once() {
         let err = Error::io("game/x.png", std::io::Error::other("disk on fire"));
         assert_eq!(err.chain(), "game/x.png: disk on fire");
-        assert_eq!(Error::Script("plain".into()).chain(), "plain");
+        assert_eq!(Error::script("plain").chain(), "plain");
+    }
+
+    #[test]
+    fn a_luau_line_keeps_its_place_as_data_and_reads_as_it_came() {
+        for line in [
+            "games/pong/main.luau:12: attempt to index nil",
+            "My Games/x.luau:3: S4: update returned nil",
+            "C:\\games\\x.luau:7: boom",
+            "frame 3: boom",
+            "H9: the game ran out of memory",
+            "main.luau:x: not a line",
+            ":4: no file",
+            "main.luau:04: a line written oddly",
+            "plain",
+            "",
+        ] {
+            assert_eq!(Failure::read(line).to_string(), line);
+        }
+        let failure = Failure::read("games/pong/main.luau:12: attempt to index nil");
+        assert_eq!(
+            failure.at,
+            Some(Spot {
+                file: "games/pong/main.luau".into(),
+                line: Some(12)
+            })
+        );
+        assert_eq!(failure.what, "attempt to index nil");
+        assert_eq!(Failure::read("frame 3: boom").at, None);
+        assert_eq!(
+            Failure::in_file("main.luau", "config.title should be a string").to_string(),
+            "main.luau: config.title should be a string"
+        );
     }
 }

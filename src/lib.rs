@@ -118,7 +118,7 @@ pub use color::Rgba;
 pub use compositor::{Compositor, Steps, screen_picture};
 pub use config::{Config, Scaling};
 pub use engine::{Engine, Game, Past, Pick, Reload, Reloaded, RenderCtx, Tick, UpdateCtx};
-pub use error::{Error, Refusal, Result, Rule};
+pub use error::{Error, Failure, Misuse, Refusal, Result, Rule, Spot};
 pub use input::{Action, Binding, InputEvent, InputFrame, Key};
 pub use lua::{Limits, LuaGame};
 pub use save::Saves;

@@ -58,7 +58,7 @@ impl Format {
             None => Ok(Format::Frames(path.to_path_buf())),
             Some("gif") => Ok(Format::Gif(path.to_path_buf())),
             Some("png") | Some("apng") => Ok(Format::Apng(path.to_path_buf())),
-            Some(other) => Err(Error::Usage(format!(
+            Some(other) => Err(Error::usage(format!(
                 "cannot record to {}: `.{other}` is not a recording format; name a .gif, \
                  a .png (animated), or a folder for numbered PNGs (end it with / if its \
                  name has a dot)",
@@ -130,7 +130,7 @@ impl Recorder {
             // A name without an extension is a folder of frames; over a
             // file of that name the OS would only say "File exists".
             Format::Frames(dir) if dir.exists() && !dir.is_dir() => {
-                return Err(Error::Usage(format!(
+                return Err(Error::usage(format!(
                     "cannot record to {}: it is a file, and a name without .gif or .png is a \
                      folder of numbered PNGs; name a .gif or a .png, or a new folder",
                     path.display()

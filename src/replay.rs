@@ -33,7 +33,7 @@ impl ReplayWriter {
         // `--record-input g/main.luau` (for `--input`) would put the log
         // over the author's code.
         if crate::assets::is_luau_source(path) {
-            return Err(Error::Usage(format!(
+            return Err(Error::usage(format!(
                 "cannot record input to {}: that is a Luau file, and a replay log would \
                  replace it (name the log like run.replay)",
                 path.display()
@@ -166,10 +166,12 @@ pub fn cut_warning(replay: &Replay, path: &Path) -> Option<String> {
 /// It was recorded from another game: a usage error naming both.
 pub fn check_game(recorded: Option<&str>, path: &Path, name: &str) -> Result {
     match recorded {
-        Some(recorded) if recorded != name => Err(Error::Usage(format!(
-            "{}: this replay was recorded from the game `{recorded}`, not `{name}` (its config.id, or its title)",
-            path.display()
-        ))),
+        Some(recorded) if recorded != name => Err(Error::usage_of(
+            path.display().to_string(),
+            format!(
+                "this replay was recorded from the game `{recorded}`, not `{name}` (its config.id, or its title)"
+            ),
+        )),
         _ => Ok(()),
     }
 }

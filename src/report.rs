@@ -77,13 +77,13 @@ pub fn write<G: Game>(
 ) -> Result<Written> {
     let folder = engine
         .folder()
-        .ok_or_else(|| Error::Usage("a report needs a game folder".into()))?;
+        .ok_or_else(|| Error::usage("a report needs a game folder"))?;
     let name = crate::replay::game_name(engine.config()).to_string();
     // A frame's lines take about 64 bytes; a log past what --replay reads
     // would be of no use.
     let frames = engine.history().map_or(0, |h| h.last());
     if frames.saturating_mul(64) > crate::replay::MAX_LOG {
-        return Err(Error::Usage(format!(
+        return Err(Error::usage(format!(
             "a session of {frames} frames is too long for a replay log (at most {} MiB)",
             crate::replay::MAX_LOG >> 20
         )));

@@ -166,7 +166,7 @@ pub fn shell_word(path: &str) -> String {
 /// cannot be written.
 pub fn new_game(dir: &Path, template: &str) -> Result<()> {
     if dir.exists() {
-        return Err(Error::Usage(format!(
+        return Err(Error::usage(format!(
             "`{}` exists already; name a folder that does not",
             dir.display()
         )));
@@ -176,7 +176,7 @@ pub fn new_game(dir: &Path, template: &str) -> Result<()> {
         .and_then(|n| n.to_str())
         .filter(|n| is_game_name(n))
         .ok_or_else(|| {
-            Error::Usage(format!(
+            Error::usage(format!(
                 "`{}` is not a game name: a letter or a digit, then letters, digits, - and _, \
                  at most {MAX_NAME} in all (it becomes config.id)",
                 crate::terminal::escape(&dir.display().to_string())
@@ -187,7 +187,7 @@ pub fn new_game(dir: &Path, template: &str) -> Result<()> {
     // of Luau and start another.
     let path = dir.display().to_string();
     if path.chars().any(char::is_control) {
-        return Err(Error::Usage(format!(
+        return Err(Error::usage(format!(
             "`{}` holds a control character; name a folder without one",
             crate::terminal::escape(&path)
         )));

@@ -44,7 +44,7 @@ pub fn run(game: &Path, replay_path: &Path, when: &str) -> Result<ExitCode> {
                     .filter(|(place, _)| place.starts_with("--when:"))
                     .map_or(why.as_str(), |(_, rest)| rest)
                     .to_string();
-                Error::Usage(format!("--when failed at frame {}: {why}", engine.frame()))
+                Error::usage(format!("--when failed at frame {}: {why}", engine.frame()))
             })?;
         if holds {
             say!("frame {}", engine.frame());
@@ -60,7 +60,7 @@ pub fn run(game: &Path, replay_path: &Path, when: &str) -> Result<ExitCode> {
             if matches!(err, Error::Stopped(_)) {
                 // A frame that runs out of time would make every frame
                 // after it wait as long: the search ends here (H9).
-                return Err(Error::Usage(format!(
+                return Err(Error::usage(format!(
                     "seek stopped at frame {frame}: {line}"
                 )));
             }

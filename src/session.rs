@@ -370,7 +370,7 @@ impl<G: Game> Session<G> {
                 let first = cues.partition_point(|cue| cue.frame < frame);
                 for cue in &cues[first..] {
                     if let Some(line) = player.play(cue, assets) {
-                        faults.push(crate::Error::Asset(line));
+                        faults.push(crate::Error::asset(line));
                     }
                 }
             }
@@ -378,13 +378,13 @@ impl<G: Game> Session<G> {
                 let (cues, assets) = self.engine.cues_and_assets();
                 for cue in cues.drain() {
                     if let Some(line) = player.play(&cue, assets) {
-                        faults.push(crate::Error::Asset(line));
+                        faults.push(crate::Error::asset(line));
                     }
                 }
                 if let Err(refused) = player.render_to(self.engine.time()) {
                     faults.push(refused.into());
                 }
-                faults.extend(player.faults().into_iter().map(crate::Error::Asset));
+                faults.extend(player.faults().into_iter().map(crate::Error::asset));
             }
             // A test reads them; its log is bounded (H10).
             None if self.keep_cues => {}
@@ -461,7 +461,7 @@ mod tests {
     impl Game for Probe {
         fn update(&mut self, ctx: UpdateCtx<'_>, _dt: f64) -> crate::Result {
             if self.fail_on == Some(ctx.frame) {
-                return Err(crate::Error::Script("boom".into()));
+                return Err(crate::Error::script("boom"));
             }
             ctx.cues.play(ctx.frame, "tick", 1.0, 1.0, 0.0).unwrap();
             Ok(())
@@ -511,9 +511,8 @@ mod tests {
 
     #[test]
     fn the_check_is_asked_after_every_advanced_frame_and_its_error_stops_it() {
-        let check: Check<Probe> = Box::new(|engine| {
-            (engine.frame() == 3).then(|| crate::Error::Script("the check".into()))
-        });
+        let check: Check<Probe> =
+            Box::new(|engine| (engine.frame() == 3).then(|| crate::Error::script("the check")));
         let mut session = session(None).check(Some(check));
         let err = session.advance(10).unwrap_err();
         assert_eq!(

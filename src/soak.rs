@@ -107,7 +107,7 @@ pub fn run(
         if frame % reload_every == 0 {
             session
                 .reload(&files)
-                .map_err(|e| Error::Usage(format!("reload at frame {frame}: {}", e.chain())))?;
+                .map_err(|e| Error::usage(format!("reload at frame {frame}: {}", e.chain())))?;
             report.reloads += 1;
         }
         if frame == frames / 10 {

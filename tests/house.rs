@@ -1,7 +1,9 @@
 //! How the host's code is kept, checked so a change that breaks a rule
 //! says so: no public function or field hands back `Result<_, String>` (a
 //! refusal is a `Refusal`, an error an `Error`: types, not strings, cross
-//! a module's edge), and no lifetime is erased with `transmute`.
+//! a module's edge), no error variant is a bare string (its place, its
+//! path or what was waited for are fields a caller can read), and no
+//! lifetime is erased with `transmute`.
 //!
 //! There is no cap on a file's length: a module holds one idea, whatever
 //! its length (a 600-line cap once here cut files in two by count, and one
@@ -93,6 +95,73 @@ fn no_public_function_or_field_hands_back_a_string_error() {
         let text = std::fs::read_to_string(&path).unwrap();
         for item in string_results(&text) {
             found.push(format!("{}: {item}", path.display()));
+        }
+    }
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+/// The variants of the error enums in `text` (those deriving `Error`)
+/// that carry nothing but a string: `Name(String)`.
+fn bare_string_variants(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (at, _) in text.match_indices("#[derive(") {
+        let derive = &text[at..];
+        let Some(close) = derive.find(")]") else {
+            continue;
+        };
+        if !derive[..close].contains("Error") {
+            continue;
+        }
+        let after = &derive[close..];
+        // The item the derive is on: an enum, after its attributes.
+        let Some(open) = after.find('{') else {
+            continue;
+        };
+        let head = &after[..open];
+        let Some(name) = head.split("enum ").nth(1) else {
+            continue;
+        };
+        let mut depth = 0;
+        let mut end = open;
+        for (i, c) in after[open..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                _ => {}
+            }
+            if depth == 0 {
+                end = open + i;
+                break;
+            }
+        }
+        for line in after[open..end].lines() {
+            let line = line.trim();
+            for bare in ["(String)", "(&'static str)", "(Box<str>)"] {
+                if line.ends_with(&format!("{bare},")) && !line.starts_with("//") {
+                    found.push(format!("{}::{line}", name.trim()));
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_bare_string_rule_finds_what_it_looks_for() {
+    let bad = "#[derive(Debug, thiserror::Error)]\npub enum Oops {\n    /// Doc.\n    #[error(\"{0}\")]\n    Script(String),\n    Path { path: String },\n    Typed(Failure),\n}\n#[derive(Debug)]\nenum Plain {\n    Name(String),\n}\n";
+    assert_eq!(bare_string_variants(bad), vec!["Oops::Script(String),"]);
+}
+
+// Typed errors per crate (#48): an error says where and what as fields
+// (`Failure { at, what }`, `Misuse { argument, what }`), so a caller can
+// match on them and the one line is made at the edge.
+#[test]
+fn no_error_variant_is_a_bare_string() {
+    let mut found = Vec::new();
+    for path in all_sources() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        for variant in bare_string_variants(&text) {
+            found.push(format!("{}: {variant}", path.display()));
         }
     }
     assert!(found.is_empty(), "{found:#?}");

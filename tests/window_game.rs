@@ -29,7 +29,7 @@ impl Game for Squares {
         };
         ctx.screen
             .rect(10.0, 10.0, 40.0, 40.0, 0.0, style)
-            .map_err(|r| moonloop::Error::Script(r.into()))
+            .map_err(|r| moonloop::Error::script(String::from(r)))
     }
 
     fn config(&self) -> &Config {

@@ -480,11 +480,14 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             })
         }
         Command::Seek { game, replay, when } => crate::seek::run(&game, &replay, &when),
-        Command::Bench { rest } => Err(crate::Error::Usage(format!(
-            "bench: the benchmarks are a development tool, not part of this program: in \
-             moonloop's repository run `cargo run --release -p moonloop-bench --{}`",
-            rest.iter().map(|a| format!(" {a}")).collect::<String>()
-        ))),
+        Command::Bench { rest } => Err(crate::Error::usage_of(
+            "bench",
+            format!(
+                "the benchmarks are a development tool, not part of this program: in \
+                 moonloop's repository run `cargo run --release -p moonloop-bench --{}`",
+                rest.iter().map(|a| format!(" {a}")).collect::<String>()
+            ),
+        )),
     };
     match outcome {
         Ok(code) => code,

@@ -127,8 +127,8 @@ pub(super) fn run(mut args: RunArgs) -> Result<ExitCode> {
             .is_some_and(|x| x.eq_ignore_ascii_case("zip"))
     {
         if args.watch {
-            return Err(Error::Usage(
-                "a zipped game does not reload; --watch is for game folders".into(),
+            return Err(Error::usage(
+                "a zipped game does not reload; --watch is for game folders",
             ));
         }
         crate::interrupt::install();
@@ -164,11 +164,10 @@ pub(super) fn run(mut args: RunArgs) -> Result<ExitCode> {
             if let Some(until) = args.until
                 && until > playback.frames
             {
-                return Err(Error::Usage(format!(
-                    "--until {until}: {} holds {} frames",
-                    path.display(),
-                    playback.frames
-                )));
+                return Err(Error::usage_of(
+                    format!("--until {until}"),
+                    format!("{} holds {} frames", path.display(), playback.frames),
+                ));
             }
             let frames = args.until.or(args.frames).unwrap_or(playback.frames);
             replay_frames = Some(playback.frames);

@@ -24,7 +24,7 @@ pub(super) fn test(
     let (shard, shards) = match shard {
         None => (0, 1),
         Some(text) => crate::explore::report::parse_shard(text)
-            .map_err(|why| Error::Usage(format!("--shard {why}")))?,
+            .map_err(|why| Error::usage(format!("--shard {why}")))?,
     };
     let games = if games.is_empty() {
         default_games()?

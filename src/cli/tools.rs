@@ -141,12 +141,14 @@ fn refuse_a_scene(game: &Path) -> Result<()> {
         // A frame that fails is the game's to show; the look goes on.
         let _ = engine.advance(1);
         if !crate::compositor::flat(&engine) {
-            return Err(Error::Usage(format!(
-                "{}: the game poses a 3D scene (frame {frame}), which a web page cannot draw \
-                 yet: the page draws the screen layer alone; ship it as an executable \
-                 (--target here or windows)",
-                crate::terminal::escape(&game.to_string_lossy())
-            )));
+            return Err(Error::usage_of(
+                crate::terminal::escape(&game.to_string_lossy()),
+                format!(
+                    "the game poses a 3D scene (frame {frame}), which a web page cannot draw \
+                     yet: the page draws the screen layer alone; ship it as an executable \
+                     (--target here or windows)"
+                ),
+            ));
         }
     }
     Ok(())
@@ -176,7 +178,7 @@ pub(super) fn explore(args: ExploreArgs) -> Result<ExitCode> {
     let shard = match &args.shard {
         None => (0, 1),
         Some(text) => crate::explore::report::parse_shard(text)
-            .map_err(|why| Error::Usage(format!("--shard {why}")))?,
+            .map_err(|why| Error::usage(format!("--shard {why}")))?,
     };
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let options = crate::explore::Options {
@@ -206,10 +208,10 @@ pub(super) fn explore(args: ExploreArgs) -> Result<ExitCode> {
     }) && let Ok(game) = args.game.canonicalize()
         && real.starts_with(&game)
     {
-        return Err(Error::Usage(format!(
-            "--out {}: inside the game folder it would be shipped with the game; write it elsewhere",
-            args.out.display()
-        )));
+        return Err(Error::usage_of(
+            format!("--out {}", args.out.display()),
+            "inside the game folder it would be shipped with the game; write it elsewhere",
+        ));
     }
     let found = crate::explore::search(&options)?;
     let broke = crate::explore::print(&found, &options);

@@ -188,7 +188,7 @@ impl Compositor {
         let viewport = *engine.viewport();
         let (w, h) = viewport.surface;
         if out.len() < w as usize * h as usize {
-            return Some(Error::Asset(format!(
+            return Some(Error::asset(format!(
                 "the window's buffer holds {} pixels, not the {w}x{h} of its surface",
                 out.len()
             )));

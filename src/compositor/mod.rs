@@ -175,7 +175,7 @@ fn faults(screen: &crate::screen::Screen) -> Option<Error> {
     }
     let count = screen.skipped();
     (count > 0).then(|| {
-        Error::Script(format!(
+        Error::script(format!(
             "screen: {count} drawing command(s) could not be rasterized and were skipped \
              (H10: look for coordinates or scales far outside the screen)"
         ))

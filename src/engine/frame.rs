@@ -87,7 +87,7 @@ impl<G: Game> Engine<G> {
             Source::Live => {
                 let refused = updated.map_err(|err| self.errors.push(err)).is_err();
                 for warning in self.cues.take_warnings() {
-                    self.errors.push(Error::Script(warning));
+                    self.errors.push(Error::script(warning));
                 }
                 // History closes the frame before render moves the scene:
                 // a hover it asked is answered again from the scene that
@@ -115,7 +115,7 @@ impl<G: Game> Engine<G> {
                     Err(_) if recorded.refused => true,
                     Err(err) => {
                         first_error
-                            .get_or_insert(Error::Script(format!("frame {}: {err}", self.frame)));
+                            .get_or_insert(Error::script(format!("frame {}: {err}", self.frame)));
                         true
                     }
                 };

@@ -224,12 +224,12 @@ impl<G: Game> Engine<G> {
         }
         self.scene.sweep();
         if let Err(why) = self.scene.update_world() {
-            self.errors.push(Error::Script(why.into()));
+            self.errors.push(Error::script(String::from(why)));
         }
         let (w, h) = self.viewport.logical;
         self.scene.read_camera(w.max(1) as f32 / h.max(1) as f32);
         for warning in self.assets.take_warnings() {
-            self.errors.push(Error::Asset(warning));
+            self.errors.push(Error::asset(warning));
         }
     }
 

@@ -46,7 +46,7 @@ impl<G: Game> Engine<G> {
     /// Asks the re-simulation limit whether to stop before frame `frame`.
     pub(super) fn over_limit(&mut self, frame: u64) -> Option<Error> {
         let why = self.limit.as_mut()?()?;
-        Some(Error::Script(format!("frame {frame}: {why}")))
+        Some(Error::script(format!("frame {frame}: {why}")))
     }
 
     /// Runs the code of `generation` from now on (R1).
@@ -192,7 +192,7 @@ impl<G: Game> Engine<G> {
     fn end_history(&mut self, why: String) {
         self.history = None;
         self.shown.clear();
-        self.errors.push(Error::Script(why));
+        self.errors.push(Error::script(why));
     }
 
     /// Keeps the closed frame whole when history wants a keyframe of it.
@@ -512,7 +512,7 @@ impl<G: Game> Engine<G> {
             && span.migrated
             && let Err(err) = self.game.migrate()
         {
-            first_error.get_or_insert(Error::Script(format!("frame {frame}: {err}")));
+            first_error.get_or_insert(Error::script(format!("frame {frame}: {err}")));
             return false;
         }
         true

@@ -53,7 +53,7 @@ impl<G: Game> Engine<G> {
             return Ok(());
         };
         if !(1..=MAX_DEPTH).contains(&depth) {
-            return Err(Error::Usage(format!(
+            return Err(Error::usage(format!(
                 "N1: a sync test rolls back 1 to {MAX_DEPTH} frames, not {depth}"
             )));
         }

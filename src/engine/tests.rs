@@ -17,7 +17,7 @@ struct Probe {
 impl Game for Probe {
     fn update(&mut self, ctx: UpdateCtx<'_>, dt: f64) -> Result {
         if self.fail_update_on == Some(ctx.frame) {
-            return Err(Error::Script("boom".into()));
+            return Err(Error::script("boom"));
         }
         self.updates.push((ctx.frame, dt));
         let space = Binding::Key(Key::from_name("space").unwrap());

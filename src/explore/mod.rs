@@ -183,7 +183,7 @@ fn play_batch(
         .into_inner()
         .unwrap_or_else(|p| p.into_inner())
         .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err(Error::Script("a run did not finish".into()))))
+        .map(|r| r.unwrap_or_else(|| Err(Error::script("a run did not finish"))))
         .collect()
 }
 
@@ -205,7 +205,7 @@ pub fn search(options: &Options) -> Result<Found> {
     }
     let (shard, shards) = options.shard;
     if options.guided && shards > LANES {
-        return Err(Error::Usage(format!(
+        return Err(Error::usage(format!(
             "a guided search splits into at most {LANES} shards (its lanes); --unguided splits \
              into any number"
         )));

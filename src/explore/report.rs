@@ -138,18 +138,24 @@ pub fn check(path: &Path) -> crate::Result<bool> {
     if let Ok(meta) = std::fs::metadata(path)
         && !meta.is_file()
     {
-        return Err(crate::Error::Usage(format!(
-            "--report {}: it is there and is not a file",
-            crate::terminal::escape(&path.to_string_lossy())
-        )));
+        return Err(crate::Error::usage_of(
+            format!(
+                "--report {}",
+                crate::terminal::escape(&path.to_string_lossy())
+            ),
+            "it is there and is not a file",
+        ));
     }
     match path.extension().and_then(|x| x.to_str()) {
         Some("xml") => Ok(true),
         Some("jsonl") => Ok(false),
-        _ => Err(crate::Error::Usage(format!(
-            "--report {}: a report is a .xml (JUnit) or a .jsonl (JSON lines) file",
-            crate::terminal::escape(&path.to_string_lossy())
-        ))),
+        _ => Err(crate::Error::usage_of(
+            format!(
+                "--report {}",
+                crate::terminal::escape(&path.to_string_lossy())
+            ),
+            "a report is a .xml (JUnit) or a .jsonl (JSON lines) file",
+        )),
     }
 }
 

@@ -125,7 +125,7 @@ impl Shrinker<'_> {
                     .into_iter()
                     .map(|h| {
                         h.join().unwrap_or_else(|_| {
-                            Err(crate::Error::Script("a shrinking run stopped".into()))
+                            Err(crate::Error::script("a shrinking run stopped"))
                         })
                     })
                     .collect()

@@ -28,10 +28,10 @@ pub fn load_script(path: &Path, actions: &[Action]) -> Result<Script> {
     let bytes = crate::assets::read_path(path, &shown, MAX_SCRIPT)
         .map_err(|why| Error::io(path, why.into()))?;
     let text = String::from_utf8(bytes).map_err(|_| {
-        Error::Usage(format!(
-            "{}: an input script is UTF-8 text, and this is not",
-            crate::terminal::escape(&path.to_string_lossy())
-        ))
+        Error::usage_of(
+            crate::terminal::escape(&path.to_string_lossy()),
+            "an input script is UTF-8 text, and this is not",
+        )
     })?;
     Script::parse_with(&text, actions).map_err(|(line, reason)| Error::Input {
         path: path.to_path_buf(),
@@ -48,7 +48,7 @@ pub fn load_script(path: &Path, actions: &[Action]) -> Result<Script> {
 /// The door refuses the name, or a line is malformed.
 pub fn load_script_in(root: &Path, name: &str, actions: &[Action]) -> Result<Script> {
     let bytes = crate::assets::read(Some(root), name, "input file", MAX_SCRIPT)
-        .map_err(|r| Error::Script(r.into()))?;
+        .map_err(|r| Error::script(String::from(r)))?;
     Script::parse_with(&String::from_utf8_lossy(&bytes), actions).map_err(|(line, reason)| {
         Error::Input {
             path: root.join(name),

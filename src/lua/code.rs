@@ -42,7 +42,7 @@ pub(super) fn load_code(
         .guard(Call::Load, || require::load(lua, main_id))
         .map_err(|e| super::errors::stopped_by(budget, script(e)))?;
     let Value::Table(table) = table else {
-        return Err(Error::Script(format!(
+        return Err(Error::script(format!(
             "{main_name}: returned a {} where a game table was expected: return {{ init = ..., update = ..., render = ... }} (G1)",
             state::type_of(&table)
         )));
@@ -52,7 +52,7 @@ pub(super) fn load_code(
         match table.raw_get::<Value>(name).map_err(script)? {
             Value::Nil => Ok(None),
             Value::Function(f) => Ok(Some(f)),
-            other => Err(Error::Script(format!(
+            other => Err(Error::script(format!(
                 "{main_name}: `{name}` is a {}; it should be a function (G1)",
                 state::type_of(&other)
             ))),
@@ -213,7 +213,7 @@ fn check_fields(table: &Table, known: &[&str], file: &str, what: &str) -> Result
             .iter()
             .find(|k| k.eq_ignore_ascii_case(&key) && **k != key)
         {
-            return Err(Error::Script(format!(
+            return Err(Error::script(format!(
                 "{file}: {what} has `{key}`; did you mean `{meant}`?"
             )));
         }

@@ -40,7 +40,7 @@ pub(super) const CONFIG_FIELDS: &[&str] = &[
 /// control characters (a window system refuses a NUL; a newline has no
 /// place in a title bar).
 fn read_title(value: &mlua::LuaString, file: &str) -> Result<String> {
-    let bad = |why: &str| Error::Script(format!("{file}: config.title {why}"));
+    let bad = |why: &str| in_file(file, format!("config.title {why}"));
     if value.as_bytes().len() > 4 * MAX_TITLE {
         return Err(bad(&format!("is longer than {MAX_TITLE} characters")));
     }
@@ -73,22 +73,22 @@ pub(super) fn read_config(
         Value::Nil => return Ok(config),
         Value::Table(t) => t,
         other => {
-            return Err(Error::Script(format!(
-                "{file}: config is a {}; it should be a table",
-                state::type_of(&other)
-            )));
+            return Err(in_file(
+                file,
+                format!(
+                    "config is a {}; it should be a table",
+                    state::type_of(&other)
+                ),
+            ));
         }
     };
-    let bad =
-        |field: &str, want: &str| Error::Script(format!("{file}: config.{field} should be {want}"));
+    let bad = |field: &str, want: &str| in_file(file, format!("config.{field} should be {want}"));
     // `players = N` reads `actions`, which may come later in the table.
     let mut players = Value::Nil;
     for pair in table.pairs::<Value, Value>() {
         let (key, value) = pair.map_err(script)?;
         let Value::String(key) = key else {
-            return Err(Error::Script(format!(
-                "{file}: config has a key that is not a name"
-            )));
+            return Err(in_file(file, "config has a key that is not a name"));
         };
         let key = key.to_string_lossy();
         let number = match &value {
@@ -150,7 +150,7 @@ pub(super) fn read_config(
             "background" => match &value {
                 Value::String(s) => {
                     config.background = Rgba::parse(&s.to_string_lossy())
-                        .map_err(|why| Error::Script(format!("{file}: config.background: {why}")))?
+                        .map_err(|why| in_file(file, format!("config.background: {why}")))?
                 }
                 _ => return Err(bad("background", "a color string such as \"#1e1e2e\"")),
             },
@@ -161,11 +161,14 @@ pub(super) fn read_config(
                     config.budget = Duration::from_secs_f64(n)
                 }
                 Some(n) if n > 0.0 => {
-                    return Err(Error::Script(format!(
-                        "{file}: config.budget is {n} s; a game may lower its time budget but not \
+                    return Err(in_file(
+                        file,
+                        format!(
+                            "config.budget is {n} s; a game may lower its time budget but not \
                          raise it past {} s (whoever runs it can, with --budget) (H10)",
-                        ceilings.budget.as_secs_f64()
-                    )));
+                            ceilings.budget.as_secs_f64()
+                        ),
+                    ));
                 }
                 _ => return Err(bad("budget", "seconds above 0, such as 0.5")),
             },
@@ -174,11 +177,14 @@ pub(super) fn read_config(
                     config.memory = (n * 1048576.0) as usize
                 }
                 Some(n) if n >= 1.0 => {
-                    return Err(Error::Script(format!(
-                        "{file}: config.memory is {n} MiB; a game may lower its memory cap but not \
+                    return Err(in_file(
+                        file,
+                        format!(
+                            "config.memory is {n} MiB; a game may lower its memory cap but not \
                          raise it past {} MiB (whoever runs it can, with --memory) (H10)",
-                        ceilings.memory >> 20
-                    )));
+                            ceilings.memory >> 20
+                        ),
+                    ));
                 }
                 _ => return Err(bad("memory", "megabytes, 1 or more, such as 256")),
             },
@@ -190,10 +196,10 @@ pub(super) fn read_config(
                 };
                 let id = id.to_string_lossy();
                 crate::save::check_id(&id).map_err(|why| {
-                    Error::Script(format!(
-                        "{file}: config.id `{}` {why}",
-                        crate::terminal::escape(&id)
-                    ))
+                    in_file(
+                        file,
+                        format!("config.id `{}` {why}", crate::terminal::escape(&id)),
+                    )
                 })?;
                 config.id = Some(id);
             }
@@ -221,20 +227,26 @@ pub(super) fn read_config(
                 // The name goes through the asset door's checks now; the
                 // file is read when a window opens (headless runs have none).
                 crate::assets::check_name(&name)
-                    .map_err(|why| Error::Script(format!("{file}: config.icon: {why}")))?;
+                    .map_err(|why| in_file(file, format!("config.icon: {why}")))?;
                 if !name.to_ascii_lowercase().ends_with(".png") {
-                    return Err(Error::Script(format!(
-                        "{file}: config.icon `{}` is not a .png file",
-                        crate::terminal::escape(&name)
-                    )));
+                    return Err(in_file(
+                        file,
+                        format!(
+                            "config.icon `{}` is not a .png file",
+                            crate::terminal::escape(&name)
+                        ),
+                    ));
                 }
                 config.icon = Some(name);
             }
             other => {
-                return Err(Error::Script(format!(
-                    "{file}: config.{other} is not a config field (the fields are {})",
-                    CONFIG_FIELDS.join(", ")
-                )));
+                return Err(in_file(
+                    file,
+                    format!(
+                        "config.{other} is not a config field (the fields are {})",
+                        CONFIG_FIELDS.join(", ")
+                    ),
+                ));
             }
         }
     }
@@ -247,11 +259,14 @@ pub(super) fn read_config(
 /// first player only), or a list of each player's own actions.
 fn read_players(value: &Value, actions: Value, file: &str) -> Result<Vec<Vec<Action>>> {
     let bad = || {
-        Error::Script(format!(
-            "{file}: config.players should be how many players, 1 to {PLAYERS} (each given \
+        in_file(
+            file,
+            format!(
+                "config.players should be how many players, 1 to {PLAYERS} (each given \
              config.actions on their own pad), or a list of each player's actions, as in \
              {{ {{ up = {{\"w\"}} }}, {{ up = {{\"up\"}} }} }}"
-        ))
+            ),
+        )
     };
     match value {
         Value::Nil => Ok(Vec::new()),
@@ -265,10 +280,11 @@ fn read_players(value: &Value, actions: Value, file: &str) -> Result<Vec<Vec<Act
                 return Err(bad());
             }
             if actions.is_nil() {
-                return Err(Error::Script(format!(
-                    "{file}: config.players is a count, so each player is given config.actions, \
-                     but there are none; declare actions, or list each player's own"
-                )));
+                return Err(in_file(
+                    file,
+                    "config.players is a count, so each player is given config.actions, \
+                     but there are none; declare actions, or list each player's own",
+                ));
             }
             (1..=count as usize)
                 .map(|player| {
@@ -295,10 +311,11 @@ fn read_players(value: &Value, actions: Value, file: &str) -> Result<Vec<Vec<Act
 
 fn read_sounds(value: &Value, file: &str) -> Result<Vec<(String, String)>> {
     let bad = || {
-        Error::Script(format!(
-            "{file}: config.sounds should map cue names to a sound file or a built-in sound, \
-             as in {{ wall = \"blip\", goal = \"sounds/cheer.ogg\" }}"
-        ))
+        in_file(
+            file,
+            "config.sounds should map cue names to a sound file or a built-in sound, \
+             as in { wall = \"blip\", goal = \"sounds/cheer.ogg\" }",
+        )
     };
     let Value::Table(table) = value else {
         return Err(bad());
@@ -310,11 +327,14 @@ fn read_sounds(value: &Value, file: &str) -> Result<Vec<(String, String)>> {
         };
         let (name, to) = (name.to_string_lossy(), to.to_string_lossy());
         if !crate::sound::is_sound_file(&to) && crate::sound::built_in(&to).is_none() {
-            return Err(Error::Script(format!(
-                "{file}: config.sounds.{name}: `{to}` is neither a .wav, .ogg or .flac file nor a \
+            return Err(in_file(
+                file,
+                format!(
+                    "config.sounds.{name}: `{to}` is neither a .wav, .ogg or .flac file nor a \
                  built-in sound ({})",
-                crate::sound::BUILT_IN.join(", ")
-            )));
+                    crate::sound::BUILT_IN.join(", ")
+                ),
+            ));
         }
         sounds.push((name, to));
     }
@@ -327,9 +347,12 @@ fn read_sounds(value: &Value, file: &str) -> Result<Vec<(String, String)>> {
 /// player's pad alone, and keys off the pads bind for the first player.
 fn read_actions(value: &Value, file: &str, label: &str, own: Option<usize>) -> Result<Vec<Action>> {
     let bad = || {
-        Error::Script(format!(
-            "{file}: {label} should map names to lists of keys, as in {{ jump = {{\"space\", \"w\"}} }}"
-        ))
+        in_file(
+            file,
+            format!(
+                "{label} should map names to lists of keys, as in {{ jump = {{\"space\", \"w\"}} }}"
+            ),
+        )
     };
     let Value::Table(table) = value else {
         return Err(bad());
@@ -354,10 +377,13 @@ fn read_actions(value: &Value, file: &str, label: &str, own: Option<usize>) -> R
                 continue;
             }
             let key = Key::from_name(&key).ok_or_else(|| {
-                Error::Script(format!(
-                    "{file}: {label}.{name} names `{key}`, which is not a key \
+                in_file(
+                    file,
+                    format!(
+                        "{label}.{name} names `{key}`, which is not a key \
                      (keys are named like a, 1, space, left, mouse_left, pad:south, pad2:start)"
-                ))
+                    ),
+                )
             })?;
             if own.is_none_or(|player| player == 1 || key.name().starts_with("pad")) {
                 bound.push(key);
@@ -370,19 +396,28 @@ fn read_actions(value: &Value, file: &str, label: &str, own: Option<usize>) -> R
             && let Some(key) = Key::from_name(&name)
             && !bound.contains(&key)
         {
-            return Err(Error::Script(format!(
-                "{file}: {label}.{name} is named like the key `{name}` but does not \
+            return Err(in_file(
+                file,
+                format!(
+                    "{label}.{name} is named like the key `{name}` but does not \
                      bind it, so input:down(\"{name}\") would stop reading that key; add \
                      \"{name}\" to its keys or rename the action"
-            )));
+                ),
+            ));
         }
         if actions.len() == MAX_ACTIONS {
-            return Err(Error::Script(format!(
-                "{file}: {label} has more than {MAX_ACTIONS} actions"
-            )));
+            return Err(in_file(
+                file,
+                format!("{label} has more than {MAX_ACTIONS} actions"),
+            ));
         }
         actions.push(Action::new(name, &bound));
     }
     actions.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(actions)
+}
+
+/// A config that does not read, blamed on the file that declares it.
+fn in_file(file: &str, what: impl Into<String>) -> Error {
+    Error::Script(crate::Failure::in_file(file, what))
 }

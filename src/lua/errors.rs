@@ -302,28 +302,30 @@ pub(super) fn accept(
     use crate::Error;
     use mlua::Value;
     match result {
-        Ok(Value::Nil) => Err(Error::Script(format!(
-            "{}S4: {name} returned nil; return the next state (the host kept the state it had)",
-            place(function)
+        Ok(Value::Nil) => Err(Error::Script(failure_in(
+            function,
+            format!(
+                "S4: {name} returned nil; return the next state (the host kept the state it had)"
+            ),
         ))),
         Ok(value) => Ok(value),
         Err(err) => Err(match crate::state::take_refusal() {
-            Some(why) => Error::Script(format!(
-                "{}{name} returned a state where {why}",
-                place(function)
+            Some(why) => Error::Script(failure_in(
+                function,
+                format!("{name} returned a state where {why}"),
             )),
             None => script(err),
         }),
     }
 }
 
-/// Returns `"file:line: "` where `function` is defined.
-fn place(function: &mlua::Function) -> String {
+/// A failure placed where `function` is defined.
+fn failure_in(function: &mlua::Function, what: String) -> crate::Failure {
     let info = function.info();
-    match (info.short_src, info.line_defined) {
-        (Some(src), Some(line)) => format!("{src}:{line}: "),
-        (Some(src), None) => format!("{src}: "),
-        _ => String::new(),
+    let line = info.line_defined.and_then(|l| u32::try_from(l).ok());
+    crate::Failure {
+        at: info.short_src.map(|file| crate::Spot { file, line }),
+        what,
     }
 }
 
@@ -331,9 +333,9 @@ fn place(function: &mlua::Function) -> String {
 /// author by [`describe`].
 pub(super) fn script(err: mlua::Error) -> crate::Error {
     if out_of_memory(&err) {
-        crate::Error::OutOfMemory(describe(&err))
+        crate::Error::OutOfMemory(describe(&err).into())
     } else {
-        crate::Error::Script(describe(&err))
+        crate::Error::script(describe(&err))
     }
 }
 
@@ -354,7 +356,9 @@ fn out_of_memory(err: &mlua::Error) -> bool {
 /// budget, when `budget` stopped the last call it ran (H9).
 pub(super) fn stopped_by(budget: &super::vm::Budget, err: crate::Error) -> crate::Error {
     match err {
-        crate::Error::Script(text) if budget.last_call_stopped() => crate::Error::Stopped(text),
+        crate::Error::Script(failure) if budget.last_call_stopped() => {
+            crate::Error::Stopped(failure)
+        }
         other => other,
     }
 }

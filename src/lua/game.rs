@@ -193,7 +193,7 @@ impl LuaGame {
     fn open_save(&mut self) -> Result<Value> {
         let Some(id) = self.code.config.id.clone() else {
             if self.saves.current().is_some() {
-                return Err(Error::Script(format!(
+                return Err(Error::script(format!(
                     "{}: the game was given a save but has no config.id; set config.id = \"name\" \
                      so its save has a folder (H12)",
                     self.main
@@ -226,7 +226,7 @@ impl LuaGame {
             // G2: without init the state is {}.
             let empty = self.lua.create_table().map_err(script)?;
             let empty = Value::Table(empty);
-            state::take(&self.lua, &empty).map_err(|r| Error::Script(r.into()))?;
+            state::take(&self.lua, &empty).map_err(|r| Error::script(String::from(r)))?;
             return Ok(empty);
         };
         let result = self
@@ -381,7 +381,7 @@ impl LuaGame {
             ));
         }
         state::take(&self.lua, &value)
-            .map_err(|why| Error::Script(format!("the transition returned a state where {why}")))?;
+            .map_err(|why| Error::script(format!("the transition returned a state where {why}")))?;
         self.replace_state(value);
         Ok(())
     }

@@ -25,8 +25,7 @@ impl Predicate {
         // the author's text; the place (`--when:2:`) is dropped.
         let source = format!("local state, frame = ...\nreturn (\n{expression}\n)");
         let lua = game.lua();
-        let env =
-            environment(lua).map_err(|e| Error::Usage(format!("--when: {}", describe(&e))))?;
+        let env = environment(lua).map_err(|e| Error::usage_of("--when", describe(&e)))?;
         lua.load(source)
             .set_name("=--when")
             .set_environment(env)
@@ -38,7 +37,7 @@ impl Predicate {
                     .split_once(": ")
                     .filter(|(place, _)| place.starts_with("--when:"))
                     .map_or(why.as_str(), |(_, rest)| rest);
-                Error::Usage(format!("--when `{quoted}` is not an expression: {why}"))
+                Error::usage(format!("--when `{quoted}` is not an expression: {why}"))
             })
     }
 

@@ -232,7 +232,7 @@ impl Properties {
         };
         let copied = self.copy_in(state)?;
         let failed =
-            |why: String| Error::Script(format!("features failed at frame {frame}: {why}"));
+            |why: String| Error::script(format!("features failed at frame {frame}: {why}"));
         let value = self
             .budget
             .guard(Call::Test, || features.call::<Value>((copied, frame)))

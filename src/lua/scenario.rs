@@ -102,7 +102,7 @@ fn load(game_dir: &Path, file: &Path, actions: &[Action]) -> Result<Loaded> {
     let modules = Modules::new(game_dir.to_path_buf(), display);
     let id = ModuleId::Game(rel);
     let name = modules.chunk_name(&id);
-    let script = |e: mlua::Error| Error::Script(errors::describe(&e));
+    let script = |e: mlua::Error| Error::script(errors::describe(&e));
     let lua = vm::new_vm(Limits::default()).map_err(script)?;
     lua.set_app_data(modules);
     require::install(&lua).map_err(script)?;
@@ -112,7 +112,7 @@ fn load(game_dir: &Path, file: &Path, actions: &[Action]) -> Result<Loaded> {
     let value = budget
         .guard(Call::Load, || require::load(&lua, &id))
         .map_err(script)?;
-    let bad = |what: &str| Error::Script(format!("{name}: {what}"));
+    let bad = |what: &str| Error::script(format!("{name}: {what}"));
     let Value::Table(table) = value else {
         return Err(bad(
             "a scenario returns a table: { seconds = ..., outcome = function(state, cues) ... end }",

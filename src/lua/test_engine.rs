@@ -314,12 +314,12 @@ impl UserData for EngineHandle {
                 .engine_mut()
                 .seek(|game, frame| {
                     let copied = state::copy(game.state(), lua)
-                        .map_err(|e| crate::Error::Script(format!("seek: {e}")))?;
+                        .map_err(|e| crate::Error::script(format!("seek: {e}")))?;
                     if let Value::Table(t) = &copied {
-                        freeze_deep(t).map_err(|e| crate::Error::Script(e.to_string()))?;
+                        freeze_deep(t).map_err(|e| crate::Error::script(e.to_string()))?;
                     }
                     let answer: Value = predicate.call((copied, frame)).map_err(|e| {
-                        crate::Error::Script(format!("seek: {}", super::describe(&e)))
+                        crate::Error::script(format!("seek: {}", super::describe(&e)))
                     })?;
                     Ok(!matches!(answer, Value::Nil | Value::Boolean(false)))
                 })

@@ -6,7 +6,7 @@
 //! GGRS's messages. Everything read off the network is bounded before it
 //! is decoded: a packet is at most [`MAX_PACKET`] bytes.
 
-use super::Unlinked;
+use super::{Unlinked, Waiting};
 use std::net::{SocketAddr, UdpSocket};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -341,7 +341,7 @@ impl Link {
                 return Ok((link, player, watching));
             }
             if crate::interrupt::requested() {
-                return Err(Unlinked::Interrupted("waiting for a player"));
+                return Err(Unlinked::Interrupted(Waiting::ForPlayer));
             }
             let Some((from, bytes)) = link.read() else {
                 std::thread::sleep(Duration::from_millis(5));
@@ -390,14 +390,14 @@ impl Link {
                 watching.push(from);
             }
         }
-        Err(Unlinked::Silent(match player {
-            None => format!("no player joined in {} s", wait.as_secs_f64()),
-            Some(_) => format!(
-                "{} of {spectators} spectators joined in {} s",
-                watching.len(),
-                wait.as_secs_f64()
-            ),
-        }))
+        Err(match player {
+            None => Unlinked::NoPlayer { waited: wait },
+            Some(_) => Unlinked::TooFewWatching {
+                joined: watching.len(),
+                wanted: spectators,
+                waited: wait,
+            },
+        })
     }
 
     /// Joins the host at `host` with `game`, to play or (`watch`) to
@@ -426,7 +426,7 @@ impl Link {
         let mut said = Instant::now() - HELLO_EVERY;
         while Instant::now() < until {
             if crate::interrupt::requested() {
-                return Err(Unlinked::Interrupted("joining"));
+                return Err(Unlinked::Interrupted(Waiting::ToJoin));
             }
             if said.elapsed() >= HELLO_EVERY {
                 said = Instant::now();
@@ -445,10 +445,7 @@ impl Link {
                 None => continue,
             }
         }
-        Err(Unlinked::Silent(format!(
-            "{host} did not answer in {} s (is it hosting? is the port open?)",
-            wait.as_secs_f64()
-        )))
+        Err(Unlinked::NoAnswer { host, waited: wait })
     }
 }
 

@@ -16,4 +16,4 @@ pub mod unlinked;
 pub use input::{NetInput, Sampler};
 pub use online::{NetConfig, NetStats, Online, Options};
 pub use spectate::Spectating;
-pub use unlinked::Unlinked;
+pub use unlinked::{Unlinked, Waiting};

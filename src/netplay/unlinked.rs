@@ -23,12 +23,37 @@ pub enum Unlinked {
         /// What it said.
         why: String,
     },
-    /// No answer came in time: no player joined, or the host was silent.
-    #[error("online: {0}")]
-    Silent(String),
-    /// Ctrl+C (or a signal) came while waiting; says for what.
+    /// No player joined while the host waited.
+    #[error("online: no player joined in {} s", waited.as_secs_f64())]
+    NoPlayer {
+        /// How long the host waited.
+        waited: std::time::Duration,
+    },
+    /// The player joined, but fewer spectators than the host was told to
+    /// wait for.
+    #[error("online: {joined} of {wanted} spectators joined in {} s", waited.as_secs_f64())]
+    TooFewWatching {
+        /// Spectators that joined.
+        joined: usize,
+        /// Spectators the host waited for.
+        wanted: usize,
+        /// How long the host waited.
+        waited: std::time::Duration,
+    },
+    /// The host did not answer a join in time.
+    #[error(
+        "online: {host} did not answer in {} s (is it hosting? is the port open?)",
+        waited.as_secs_f64()
+    )]
+    NoAnswer {
+        /// The host asked.
+        host: SocketAddr,
+        /// How long this side waited.
+        waited: std::time::Duration,
+    },
+    /// Ctrl+C (or a signal) came while waiting.
     #[error("online: interrupted while {0}")]
-    Interrupted(&'static str),
+    Interrupted(Waiting),
     /// GGRS refused the session's settings (N3).
     #[error("N3: {what} cannot start: {source}")]
     Session {
@@ -37,6 +62,24 @@ pub enum Unlinked {
         /// GGRS's reason.
         source: ggrs::GgrsError,
     },
+}
+
+/// What a side was waiting for when it was interrupted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Waiting {
+    /// The host, for a player (and its spectators) to join.
+    ForPlayer,
+    /// A player or spectator, for the host to answer.
+    ToJoin,
+}
+
+impl std::fmt::Display for Waiting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Waiting::ForPlayer => "waiting for a player",
+            Waiting::ToJoin => "joining",
+        })
+    }
 }
 
 impl Unlinked {

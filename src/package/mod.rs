@@ -210,7 +210,7 @@ impl Target {
             .map(|target| target.join(file));
         match built {
             Some(path) if path.is_file() => Ok(path),
-            _ => Err(Error::Usage(format!(
+            _ => Err(Error::usage(format!(
                 "there is no {name} runtime to build on: `tools/cross.sh {script}` makes one \
                  ({}), or name one with --runtime FILE",
                 built.map_or_else(|| format!("target/{file}"), |p| p.display().to_string())
@@ -245,7 +245,7 @@ pub fn build(
     if let (Some(into), Ok(game_dir)) = (folder(out), game.canonicalize())
         && into.starts_with(&game_dir)
     {
-        return Err(Error::Usage(format!(
+        return Err(Error::usage(format!(
             "cannot write {} inside the game folder {}: write the executable elsewhere",
             out.display(),
             game.display()
@@ -256,7 +256,7 @@ pub fn build(
     if let Ok(meta) = std::fs::metadata(out)
         && !meta.is_file()
     {
-        return Err(Error::Usage(format!(
+        return Err(Error::usage(format!(
             "cannot write {}: it is {}, not a file",
             out.display(),
             if meta.is_dir() {
@@ -266,19 +266,19 @@ pub fn build(
             }
         )));
     }
-    let zipped = zip_game(game).map_err(|r| Error::Usage(r.into()))?;
+    let zipped = zip_game(game).map_err(|r| Error::usage(String::from(r)))?;
     let zip = zipped.bytes;
     // What the built game cannot unpack is refused now, not when a player
     // runs it: a path too deep or too long inside the folder.
     archive::Archive::new(&zip).map_err(|why| {
-        Error::Usage(format!(
+        Error::usage(format!(
             "cannot build {}: {why}; the built game could not unpack it",
             crate::terminal::escape(&game.to_string_lossy())
         ))
     })?;
     let mut host = std::fs::read(runtime).map_err(|e| Error::io(runtime, e))?;
     if !host.starts_with(target.magic()) {
-        return Err(Error::Usage(format!(
+        return Err(Error::usage(format!(
             "{} is not a moonloop runtime for {target:?}",
             runtime.display()
         )));
@@ -338,7 +338,7 @@ pub fn build_web(
 ) -> crate::Result<(u64, Vec<PathBuf>)> {
     use crate::Error;
     if out.exists() && !out.is_dir() {
-        return Err(Error::Usage(format!(
+        return Err(Error::usage(format!(
             "cannot write the page into {}: it is a file; --target web writes a folder",
             out.display()
         )));
@@ -349,7 +349,7 @@ pub fn build_web(
         game.canonicalize(),
     ) && into.starts_with(&game_dir)
     {
-        return Err(Error::Usage(format!(
+        return Err(Error::usage(format!(
             "cannot write {} inside the game folder {}: write the page elsewhere",
             out.display(),
             game.display()
@@ -357,15 +357,15 @@ pub fn build_web(
     }
     let wasm = std::fs::read(runtime).map_err(|e| Error::io(runtime, e))?;
     if !wasm.starts_with(Target::Web.magic()) {
-        return Err(Error::Usage(format!(
+        return Err(Error::usage(format!(
             "{} is not a moonloop runtime for the web",
             runtime.display()
         )));
     }
     let folder = runtime.parent().unwrap_or(Path::new("."));
-    let zipped = zip_game(game).map_err(|r| Error::Usage(r.into()))?;
+    let zipped = zip_game(game).map_err(|r| Error::usage(String::from(r)))?;
     archive::Archive::new(&zipped.bytes).map_err(|why| {
-        Error::Usage(format!(
+        Error::usage(format!(
             "cannot build {}: {why}; the page could not unpack it",
             crate::terminal::escape(&game.to_string_lossy())
         ))

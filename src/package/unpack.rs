@@ -22,9 +22,14 @@ pub struct Unpacked {
 pub enum Refused {
     /// The package is not one the host runs: not a zip, an entry that
     /// is a link or leaves the folder, too many entries or bytes, no
-    /// main file. The line saying so.
-    #[error("{0}")]
-    Package(String),
+    /// main file.
+    #[error("{what}: {why}")]
+    Package {
+        /// The package, as shown.
+        what: String,
+        /// What is wrong with it (the entry first, where one is to blame).
+        why: String,
+    },
     /// The package's file could not be read.
     #[error("{0}")]
     Unreadable(#[from] crate::assets::Unreadable),
@@ -45,7 +50,7 @@ impl Refused {
     /// The kind of I/O failure this is, where it is one.
     pub fn io_kind(&self) -> Option<std::io::ErrorKind> {
         match self {
-            Refused::Package(_) => None,
+            Refused::Package { .. } => None,
             Refused::Unreadable(why) => Some(why.kind),
             Refused::Disk { source, .. } => Some(source.kind()),
         }
@@ -67,7 +72,10 @@ impl Unpacked {
 /// One line naming the problem: not a zip, an entry that is a link or
 /// leaves the folder, too many entries or bytes, or no main.luau.
 pub fn unpack(bytes: &[u8], what: &str) -> Result<Unpacked, Refused> {
-    let fail = |why: String| Refused::Package(format!("{what}: {why}"));
+    let fail = |why: String| Refused::Package {
+        what: what.to_string(),
+        why,
+    };
     let disk = |entry: &str, source| Refused::Disk {
         what: what.to_string(),
         entry: entry.to_string(),

@@ -221,8 +221,8 @@ pub fn check_display() -> Result<()> {
     let none =
         std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none();
     if none && cfg!(all(unix, not(target_os = "macos"))) {
-        return Err(Error::Usage(
-            "there is no display to open a window on (DISPLAY and WAYLAND_DISPLAY are unset); add --headless".into(),
+        return Err(Error::usage(
+            "there is no display to open a window on (DISPLAY and WAYLAND_DISPLAY are unset); add --headless",
         ));
     }
     Ok(())

@@ -107,7 +107,7 @@ impl Presenter {
         let mut config = surface
             .get_default_config(&adapter, size.0, size.1)
             .ok_or_else(|| {
-                Error::Usage(format!(
+                Error::usage(format!(
                     "the adapter {} cannot draw to this window",
                     renderer.adapter()
                 ))
@@ -123,7 +123,7 @@ impl Presenter {
     /// A CPU presenter of `size` on `window`.
     fn cpu(window: &Arc<Window>, size: (u32, u32)) -> Result<Presenter> {
         let refused = |e: softbuffer::SoftBufferError| {
-            Error::Usage(format!(
+            Error::usage(format!(
                 "the window system refused a buffer to draw in: {e}"
             ))
         };
@@ -253,5 +253,5 @@ fn resize(
 
 /// The error a frame the window system would not take reports.
 fn refused_frame(e: &softbuffer::SoftBufferError) -> Error {
-    Error::Asset(format!("the window system refused a frame: {e}"))
+    Error::asset(format!("the window system refused a frame: {e}"))
 }

@@ -231,7 +231,7 @@ fn frame_case(name: &str, game: &str) -> Result<(Duration, Duration)> {
     let bench: Function = baseline_game
         .main_table()
         .get("bench")
-        .map_err(|e| Error::Script(e.to_string()))?;
+        .map_err(|e| Error::script(e.to_string()))?;
     let state = baseline_game.state().clone();
     let game = LuaGame::load(&dir.0)?;
     let mut engine = Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0))));
@@ -248,7 +248,7 @@ fn frame_case(name: &str, game: &str) -> Result<(Duration, Duration)> {
 /// Times a tight Luau loop with the time budget on against the same loop
 /// with no budget, and against a naive interrupt callback.
 fn budget_case() -> Result<(Duration, Duration, Duration)> {
-    let script = |e: mlua::Error| Error::Script(e.to_string());
+    let script = |e: mlua::Error| Error::script(e.to_string());
     // Native code, as a game's runs from its second frame.
     let make = || -> Result<(mlua::Lua, Function)> {
         let lua = moonloop::lua::new_vm(at_load()).map_err(script)?;
@@ -354,7 +354,7 @@ pub fn reload_latency(rounds: usize) -> Result<(Duration, Duration)> {
             session.tick(Instant::now(), false);
         }
         if version(&session) != round {
-            return Err(Error::Usage("the reload was not seen within 5 s".into()));
+            return Err(Error::usage("the reload was not seen within 5 s"));
         }
         to_frame.push(written.elapsed());
         to_reload.push(reloaded.unwrap_or_default());

@@ -84,7 +84,7 @@ fn online(pong: &Path) -> Result<(Duration, [f64; 2], u64)> {
             index: i,
             link: link.clone(),
         };
-        let script = Script::parse(MOVES).map_err(|(_, why)| Error::Usage(why))?;
+        let script = Script::parse(MOVES).map_err(|(_, why)| Error::usage(why))?;
         let driver = Online::start(end, Options::new(i, address(1 - i)))?.script(Some(script));
         peers.push((engine, driver));
     }
@@ -131,7 +131,7 @@ pub fn row() -> Result<Option<Row>> {
     let local = {
         let game = LuaGame::load(&pong)?;
         let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
-        let script = Script::parse(MOVES).map_err(|(_, why)| Error::Usage(why))?;
+        let script = Script::parse(MOVES).map_err(|(_, why)| Error::usage(why))?;
         engine.set_script(script);
         let started = Instant::now();
         engine.advance(FRAMES)?;

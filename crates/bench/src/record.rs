@@ -89,7 +89,7 @@ pub fn apng_case() -> Result<Option<(Duration, Duration)>> {
         }
     });
     if let Some(e) = failed {
-        return Err(Error::Asset(format!("the bench's APNG: {e}")));
+        return Err(Error::asset(format!("the bench's APNG: {e}")));
     }
     Ok(Some((whole, differences)))
 }

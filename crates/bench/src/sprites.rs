@@ -78,7 +78,7 @@ pub fn case() -> Result<(Duration, Duration)> {
     let file = dir.0.join("sheet.png");
     let png = sheet
         .encode_png()
-        .map_err(|e| Error::Asset(format!("the bench's sheet does not encode: {e}")))?;
+        .map_err(|e| Error::asset(format!("the bench's sheet does not encode: {e}")))?;
     std::fs::write(&file, png).map_err(|e| Error::io(&file, e))?;
     let mut pixmap = tiny_skia::Pixmap::new(1280, 720).expect("a 1280x720 pixmap");
     let mut typesetter = moonloop::text::Typesetter::new();
@@ -88,7 +88,8 @@ pub fn case() -> Result<(Duration, Duration)> {
         game,
         Box::new(ConstantClock::new(1.0 / 60.0)),
     ));
-    let yellow = moonloop::color::Rgba::parse("#ffff80").map_err(|r| Error::Asset(r.into()))?;
+    let yellow =
+        moonloop::color::Rgba::parse("#ffff80").map_err(|r| Error::asset(String::from(r)))?;
     let [plain, ours] = interleaved(|case, n| {
         for _ in 0..n {
             if case == 1 {

@@ -51,12 +51,12 @@ pub fn rows() -> Result<Vec<Row>> {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
-        .map_err(|_| Error::Usage("no chromium to open the page in".into()))?;
+        .map_err(|_| Error::usage("no chromium to open the page in"))?;
     let game = TempGame::new("web-sprites", sprites::GAME)?;
     let sheet = game.0.join("sheet.png");
     let png = sprites::sheet()
         .encode_png()
-        .map_err(|e| Error::Asset(format!("the bench's sheet does not encode: {e}")))?;
+        .map_err(|e| Error::asset(format!("the bench's sheet does not encode: {e}")))?;
     std::fs::write(&sheet, png).map_err(|e| Error::io(&sheet, e))?;
     let site = TempGame(
         std::env::temp_dir().join(format!("moonloop-bench-{}-web-site", std::process::id())),
@@ -131,7 +131,7 @@ fn play(site: &Path) -> Result<Played> {
     let _ = chromium.kill();
     let _ = chromium.wait();
     let query = query.map_err(|_| {
-        Error::Usage(format!(
+        Error::usage(format!(
             "the page did not play {FRAMES} frames in {} s",
             PATIENCE.as_secs()
         ))
@@ -143,7 +143,7 @@ fn play(site: &Path) -> Result<Played> {
             .and_then(|v| v.parse::<f64>().ok())
             .filter(|v| v.is_finite() && *v >= 0.0)
             .map(|ms| Duration::from_secs_f64(ms / 1e3))
-            .ok_or_else(|| Error::Usage(format!("the page's result `{query}` has no {name}")))
+            .ok_or_else(|| Error::usage(format!("the page's result `{query}` has no {name}")))
     };
     Ok(Played {
         first: field("first")?,

@@ -85,7 +85,7 @@ fn moonloop() -> Result<PathBuf> {
     if host.is_file() {
         Ok(host)
     } else {
-        Err(Error::Usage(format!(
+        Err(Error::usage(format!(
             "no moonloop executable beside this one ({}); `cargo build --release` builds it",
             host.display()
         )))
@@ -114,7 +114,7 @@ fn run(exe: &Path, game: &Path, way: &str) -> Result<Costs> {
         .output()
         .map_err(|e| Error::io(exe, e))?;
     if !out.status.success() {
-        return Err(Error::Usage(format!(
+        return Err(Error::usage(format!(
             "the window did not run: {}",
             String::from_utf8_lossy(&out.stderr).trim()
         )));
@@ -150,7 +150,7 @@ fn case(
     let sheet = game.0.join("sheet.png");
     super::sprites::sheet()
         .save_png(&sheet)
-        .map_err(|e| Error::Usage(format!("cannot write {}: {e}", sheet.display())))?;
+        .map_err(|e| Error::usage(format!("cannot write {}: {e}", sheet.display())))?;
     let gpu = run(exe, &game.0, "gpu")?;
     let cpu = run(exe, &game.0, "cpu")?;
     let ((own, own_name), (other, other_name)) = if software {
@@ -194,8 +194,8 @@ fn case(
 /// No display, or a window did not run: the line says which.
 pub fn rows() -> Result<Vec<Row>> {
     if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
-        return Err(Error::Usage(
-            "no display (DISPLAY and WAYLAND_DISPLAY are unset; xvfb-run will do)".into(),
+        return Err(Error::usage(
+            "no display (DISPLAY and WAYLAND_DISPLAY are unset; xvfb-run will do)",
         ));
     }
     let exe = moonloop()?;

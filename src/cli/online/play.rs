@@ -111,14 +111,14 @@ fn resolve(text: &str) -> Result<SocketAddr> {
     let address = text
         .to_socket_addrs()
         .map_err(|e| {
-            Error::Usage(format!(
+            Error::usage(format!(
                 "online: `{shown}` is not an address (HOST:PORT): {e}"
             ))
         })?
         .next()
-        .ok_or_else(|| Error::Usage(format!("online: `{shown}` names no address")))?;
+        .ok_or_else(|| Error::usage(format!("online: `{shown}` names no address")))?;
     if address.port() == 0 {
-        return Err(Error::Usage(format!(
+        return Err(Error::usage(format!(
             "online: `{shown}` has port 0, which no host listens on: give the port the host \
              printed"
         )));
@@ -171,7 +171,7 @@ impl Peer {
         let game = LuaGame::load_shown(&self.game, shown, limits, Saves::memory(None))?;
         let config = crate::Game::config(&game);
         crate::netplay::input::check_players(&config.players)
-            .map_err(|r| Error::Usage(r.into()))?;
+            .map_err(|r| Error::usage(String::from(r)))?;
         let name = crate::replay::game_name(config).to_string();
         let id = GameId::of(&self.game, &name, config.players.len());
         Ok((game, id))
