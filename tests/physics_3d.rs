@@ -562,3 +562,63 @@ end)
     let out = moonloop(&["test", "."], dir.path());
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
 }
+
+// rule: P2, P4, P10
+#[test]
+fn a_dragged_3d_body_follows_the_point_and_still_collides() {
+    // The mouse joint of a 2D world, in 3D (one step written for both):
+    // each step the ball gets the velocity that would take it to the
+    // point in `drag_time`. It reaches a point in the open, and stops at
+    // a wall in the way.
+    let main = r#"
+local physics = require("@moonloop/physics")
+return {
+	init = function()
+		local world = physics.world3d({})
+		world = physics.add(world, "ball", physics.body({ x = 0, y = 1, z = 0, shape = physics.ball(0.25) }))
+		world = physics.add(world, "wall", physics.body({ kind = "fixed", x = 3, y = 1, z = 0, shape = physics.cuboid(0.2, 4, 4) }))
+		return { world = world, target = { x = 1, y = 2, z = -1 } }
+	end,
+	update = function(state, input, dt)
+		local world = physics.step(state.world, dt, { { id = "ball", drag = state.target } })
+		return { world = world, target = state.target }
+	end,
+}
+"#;
+    let tests = r#"
+local physics = require("@moonloop/physics")
+
+local function aim(e, x, y, z)
+	e:apply(function(state)
+		return { world = state.world, target = { x = x, y = y, z = z } }
+	end)
+end
+
+test("the ball reaches the point in the open", function()
+	local e = engine.new({ clock = "constant:1/60" })
+	e:advance(60)
+	local ball = e.state.world.bodies.ball
+	expect(ball.x).near(1, 0.01)
+	expect(ball.y).near(2, 0.01)
+	expect(ball.z).near(-1, 0.01)
+end)
+
+test("a wall in the way stops it", function()
+	local e = engine.new({ clock = "constant:1/60" })
+	aim(e, 5, 1, 0)
+	e:advance(60)
+	expect(e.state.world.bodies.ball.x < 3 - 0.1 - 0.24).is_true()
+end)
+
+test("a drag time of 0 is refused by name", function()
+	local e = engine.new()
+	expect(function()
+		physics.step(e.state.world, 1 / 60, { { id = "ball", drag = { x = 0, y = 0, z = 0 }, drag_time = 0 } })
+	end).errors("drag_time is in seconds, above 0")
+end)
+"#;
+    let dir = game(&[("main.luau", main), ("tests/drag.luau", tests)]);
+    let out = moonloop(&["test", "."], dir.path());
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("3 passed, 0 failed"), "{}", out.stdout);
+}

@@ -163,7 +163,7 @@ pub fn after(
 /// pair rapier has (what debug builds check [`after`] against).
 macro_rules! touch_changes {
     ($rapier:ident) => {
-        mod touch {
+        pub mod touch {
             use $rapier::prelude::*;
 
             /// The pairs that began (true) or stopped touching in a step,

@@ -8,7 +8,6 @@ use crate::terminal::Number;
 use std::collections::HashMap;
 
 use mlua::{Table, Value};
-use rapier2d::prelude::*;
 
 use super::fields::{
     self, Fields, Id, MAX_COORDINATE, MAX_SIZE, flag, id_of, number_or, pair, place_of, shown, text,
@@ -211,41 +210,4 @@ fn read_joint<const N: usize>(
         length,
         collide: flag(&fields, "collide", place)?,
     })
-}
-
-fn v(p: [f64; 2]) -> Vector {
-    Vector::new(p[0] as f32, p[1] as f32)
-}
-
-/// Builds `joints` into `world`, between the bodies made for the world's
-/// bodies (`handles`, in the same order).
-pub fn build(joints: &[Joint], handles: &[RigidBodyHandle], world: &mut PhysicsWorld) {
-    for joint in joints {
-        // Each kind locks its own axes; anchors, contacts and limits are
-        // set the same way on all of them.
-        let (mut built, limited): (GenericJoint, _) = match joint.kind {
-            Kind::Revolute => (RevoluteJointBuilder::new().build().into(), JointAxis::AngX),
-            Kind::Prismatic => (
-                PrismaticJointBuilder::new(v(joint.axis).normalize())
-                    .build()
-                    .into(),
-                JointAxis::LinX,
-            ),
-            Kind::Fixed => (FixedJointBuilder::new().build().into(), JointAxis::LinX),
-            Kind::Rope => (
-                RopeJointBuilder::new(joint.length as f32).build().into(),
-                JointAxis::LinX,
-            ),
-        };
-        built
-            .set_local_anchor1(v(joint.anchor_a))
-            .set_local_anchor2(v(joint.anchor_b))
-            .set_contacts_enabled(joint.collide);
-        if let Some([lo, hi]) = joint.limits {
-            built.set_limits(limited, [lo as f32, hi as f32]);
-        }
-        world
-            .impulse_joints
-            .insert(handles[joint.a], handles[joint.b], built, true);
-    }
 }

@@ -15,8 +15,8 @@
 mod beside;
 mod body;
 mod contacts;
-mod control;
 mod crowd;
+mod dim;
 mod fields;
 mod joints;
 mod kept;
@@ -222,7 +222,8 @@ fn ray(lua: &Lua, args: &[Value]) -> Result<Value, Refusal> {
     }
     with_read(lua, world, read::world, |read| {
         let ignore = ignored(read.bodies.iter().map(|b| &b.key), ignore)?;
-        let hit = contained(|| simulate::ray(read, at, ignore))?;
+        let (from, to) = ([at[0], at[1]], [at[2], at[3]]);
+        let hit = contained(|| simulate::ray(read, from, to, ignore))?;
         hit_table(lua, read, hit)
     })
 }

@@ -90,7 +90,8 @@ pub struct Command {
     pub velocity: Option<[f64; 2]>,
     pub spin: Option<f64>,
     pub position: Option<[f64; 2]>,
-    pub angle: Option<f64>,
+    /// The angle to set, in radians.
+    pub rotation: Option<f64>,
     /// A point the body is pulled to this step (a mouse joint), and in
     /// how many seconds it would get there (0.1 unless given).
     pub drag: Option<[f64; 2]>,
@@ -453,7 +454,7 @@ pub fn commands(value: &Value, world: &World) -> Result<Vec<Command>, Refusal> {
             velocity: vector("velocity")?,
             spin: scalar("spin")?,
             position: vector("position")?,
-            angle: scalar("angle")?,
+            rotation: scalar("angle")?,
             drag: vector("drag")?,
             drag_time,
         });

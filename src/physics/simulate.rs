@@ -1,20 +1,30 @@
-//! One step on rapier: the rapier world the last step left (or one
-//! built afresh from what was read), the commands applied, one step of
-//! `dt`, the bodies and contacts read back (P2, P3). Everything is in
-//! pixels: rapier's length unit is the world's `scale`, so its
-//! tolerances fit a world measured in pixels.
+//! One step on rapier, written once for both dimensions: the rapier world
+//! the last step left (or one built afresh from what was read), the
+//! commands applied, one step of `dt`, the bodies and contacts read back
+//! (P2, P3, P10); and the queries that look through a built world (P5).
+//!
+//! This file is compiled twice, as rapier itself is: as `physics::simulate`
+//! against rapier2d and as `physics::three::simulate` against rapier3d.
+//! Each copy reads its world through `super::read` and what differs with
+//! the dimensions (vectors, rotations, a motion's numbers, shapes) through
+//! `super::dim`; the two crates have the same API over their own types.
+//! Lengths are in the world's units: rapier's length unit is the world's
+//! `scale`, so its tolerances fit a world measured in pixels.
 
+use super::dim::rapier::parry::query::details::ShapeCastOptions;
+use super::dim::rapier::prelude::*;
+
+use super::dim::{self, Point, v};
+use super::read;
 use crate::Refusal;
-use rapier2d::prelude::*;
-
-use super::control;
-use super::read::{self, Kind};
+use crate::physics::body::Kind;
+use crate::physics::joints::{Joint, Kind as JointKind};
 
 /// What one step made.
 #[derive(Debug)]
 pub struct Stepped {
-    /// x, y, angle, vx, vy, spin of each body, in the world's order.
-    pub motions: Vec<[f64; 6]>,
+    /// Each body's motion after the step, in the world's order.
+    pub motions: Vec<dim::Motion>,
     /// Pairs (by index, lower first) touching in this step, sorted.
     pub touching: Vec<(usize, usize)>,
     /// Where and how hard the pairs whose contact began this step met.
@@ -26,12 +36,12 @@ pub struct Stepped {
     pub timeless: bool,
 }
 
-/// A ray's first hit.
+/// A query's first hit.
 #[derive(Debug)]
 pub struct Hit {
     pub body: usize,
-    pub point: [f64; 2],
-    pub normal: [f64; 2],
+    pub point: Point,
+    pub normal: Point,
     pub fraction: f64,
 }
 
@@ -40,7 +50,7 @@ pub struct Hit {
 pub struct Built {
     world: PhysicsWorld,
     bodies: Vec<RigidBodyHandle>,
-    owner: super::kept::Owners,
+    owner: crate::physics::kept::Owners,
 }
 
 impl Clone for Built {
@@ -53,59 +63,51 @@ impl Clone for Built {
     }
 }
 
-impl super::kept::Read for read::World {
+impl crate::physics::kept::Read for read::World {
     type Engine = Built;
 }
 
-impl super::kept::Engine for Built {
+impl crate::physics::kept::Engine for Built {
     fn bytes(&self) -> usize {
-        super::kept::bytes_of(
+        crate::physics::kept::bytes_of(
             self.bodies.len(),
             self.world.narrow_phase.contact_pairs().count(),
         )
     }
 }
 
-fn v(x: f64, y: f64) -> Vector {
-    Vector::new(x as f32, y as f32)
-}
-
 fn build(read: &read::World, dt: f64) -> Result<Built, Refusal> {
     let mut world = PhysicsWorld::new();
-    world.gravity = v(read.gravity[0], read.gravity[1]);
+    world.gravity = v(read.gravity);
     world.integration_parameters.dt = dt as f32;
     world.integration_parameters.length_unit = read.scale as f32;
     // rapier caps a body's speed at 400 meters a second (20,000 pixels at
     // the default scale) without a word; the bound the docs give for
     // velocities is MAX_COORDINATE, refused by name when a body is read.
     world.integration_parameters.normalized_max_linear_velocity =
-        (super::fields::MAX_COORDINATE / read.scale) as f32;
+        (crate::physics::fields::MAX_COORDINATE / read.scale) as f32;
     let mut bodies = Vec::with_capacity(read.bodies.len());
     let mut owner = Vec::with_capacity(read.bodies.len());
     for (i, body) in read.bodies.iter().enumerate() {
-        let [x, y, angle, vx, vy, spin] = body.motion;
-        let mut builder = match body.kind {
+        let builder = match body.kind {
             Kind::Dynamic => RigidBodyBuilder::dynamic(),
             Kind::Kinematic => RigidBodyBuilder::kinematic_velocity_based(),
             Kind::Fixed => RigidBodyBuilder::fixed(),
-        }
-        .translation(v(x, y))
-        .rotation(angle as f32)
-        .linvel(v(vx, vy))
-        .angvel(spin as f32)
-        .linear_damping(body.props.damping as f32)
-        .angular_damping(body.props.angular_damping as f32)
-        .gravity_scale(body.props.gravity_scale as f32)
-        .ccd_enabled(body.props.bullet)
-        // Sleep is not in the table: a world built from it again would
-        // wake every body, so no body sleeps in a kept world either.
-        .can_sleep(false);
+        };
+        let mut builder = dim::placed(builder, &body.motion)
+            .linear_damping(body.props.damping as f32)
+            .angular_damping(body.props.angular_damping as f32)
+            .gravity_scale(body.props.gravity_scale as f32)
+            .ccd_enabled(body.props.bullet)
+            // Sleep is not in the table: a world built from it again would
+            // wake every body, so no body sleeps in a kept world either.
+            .can_sleep(false);
         if body.props.fixed_rotation {
             builder = builder.lock_rotations();
         }
         let handle = world.bodies.insert(builder.build());
-        let shape = control::shared(&body.shape, || {
-            format!("bodies{}.shape", super::fields::place_of(&body.id))
+        let shape = dim::shared(&body.shape, || {
+            format!("bodies{}.shape", crate::physics::fields::place_of(&body.id))
         })?;
         let collider = ColliderBuilder::new(shape)
             .density(body.props.density as f32)
@@ -126,7 +128,7 @@ fn build(read: &read::World, dt: f64) -> Result<Built, Refusal> {
         bodies.push(handle);
         crate::physics::kept::own(&mut owner, collider.into_raw_parts().0, i);
     }
-    super::joints::build(&read.joints, &bodies, &mut world);
+    join(&read.joints, &bodies, &mut world);
     Ok(Built {
         world,
         bodies,
@@ -134,11 +136,47 @@ fn build(read: &read::World, dt: f64) -> Result<Built, Refusal> {
     })
 }
 
+/// Builds `joints` into `world`, between the bodies made for the world's
+/// bodies (`handles`, in the same order) (P6). Each kind locks its own
+/// axes; anchors, contacts and limits are set the same way on all of
+/// them. A revolute joint turns about the screen's normal in 2D and its
+/// `axis` in 3D; a prismatic one slides along its `axis`.
+fn join(joints: &[Joint<{ dim::N }>], handles: &[RigidBodyHandle], world: &mut PhysicsWorld) {
+    for joint in joints {
+        let (mut built, limited): (GenericJoint, _) = match joint.kind {
+            JointKind::Revolute => (dim::revolute(joint.axis), JointAxis::AngX),
+            JointKind::Prismatic => (
+                PrismaticJointBuilder::new(v(joint.axis).normalize())
+                    .build()
+                    .into(),
+                JointAxis::LinX,
+            ),
+            JointKind::Fixed => (FixedJointBuilder::new().build().into(), JointAxis::LinX),
+            JointKind::Rope => (
+                RopeJointBuilder::new(joint.length as f32).build().into(),
+                JointAxis::LinX,
+            ),
+        };
+        built
+            .set_local_anchor1(v(joint.anchor_a))
+            .set_local_anchor2(v(joint.anchor_b))
+            .set_contacts_enabled(joint.collide);
+        if let Some([lo, hi]) = joint.limits {
+            built.set_limits(limited, [lo as f32, hi as f32]);
+        }
+        world
+            .impulse_joints
+            .insert(handles[joint.a], handles[joint.b], built, true);
+    }
+}
+
 /// Steps `read` once by `dt` after `commands`, on `kept`, the rapier
 /// world the step that wrote `read` left, or on one built from `read`.
 ///
 /// # Errors
-/// A shape rapier cannot make (a polygon of points on one line).
+/// A shape rapier cannot make (a polygon of points on one line), or a
+/// body's motion no longer finite after the step (forces past what single
+/// precision holds).
 pub fn step(
     read: &read::World,
     kept: Option<Built>,
@@ -155,62 +193,40 @@ pub fn step(
     };
     for c in commands {
         let body = &mut built.world.bodies[built.bodies[c.body]];
-        if let Some([x, y]) = c.position {
-            body.set_translation(v(x, y), true);
+        if let Some(at) = c.position {
+            body.set_translation(v(at), true);
         }
-        if let Some(angle) = c.angle {
-            body.set_rotation(Rotation::new(angle as f32), true);
+        if let Some(rotation) = c.rotation {
+            body.set_rotation(dim::rotation(rotation), true);
         }
-        if let Some([x, y]) = c.velocity {
-            body.set_linvel(v(x, y), true);
+        if let Some(velocity) = c.velocity {
+            body.set_linvel(v(velocity), true);
         }
         if let Some(spin) = c.spin {
-            body.set_angvel(spin as f32, true);
+            body.set_angvel(dim::spin(spin), true);
         }
-        if let Some([x, y]) = c.push {
+        if let Some(push) = c.push {
             let now = body.linvel();
-            body.set_linvel(now + v(x, y), true);
+            body.set_linvel(now + v(push), true);
         }
-        if let Some([x, y]) = c.impulse {
-            body.apply_impulse(v(x, y), true);
+        if let Some(impulse) = c.impulse {
+            body.apply_impulse(v(impulse), true);
         }
         // A mouse joint: the velocity that would take the body to the
         // point in `drag_time`, so it follows the pointer, a little
         // behind, and still collides on the way. A step of no time moves
         // nothing and pulls nothing.
-        if let Some([x, y]) = c.drag
+        if let Some(to) = c.drag
             && dt > 0.0
         {
             let time = c.drag_time.unwrap_or(0.1).max(dt);
-            let to = v(x, y) - body.translation();
-            body.set_linvel(to / time as f32, true);
+            let by = v(to) - body.translation();
+            body.set_linvel(by / time as f32, true);
         }
     }
-    // Characters walk against the bodies as the step began (what the
-    // tick read): each moves this step by what the world allows (P7).
-    let mut grounded = vec![None; read.bodies.len()];
     let timeless = dt == 0.0;
-    if !timeless && commands.iter().any(|c| c.walk.is_some()) {
-        // Asked of a world of their own, the bodies as the step began:
-        // the world that steps must not have met its contacts yet.
-        let mut ground = build(read, dt)?;
-        ground.world.detect_collisions(&(), &());
-        let walks = commands
-            .iter()
-            .filter_map(|c| Some((c.body, c.walk?, c.gait)));
-        let level = Vector::new(0.0, -1.0);
-        let (world, handles) = (&mut built.world, &built.bodies);
-        control::walk_all(
-            &mut ground.world,
-            world,
-            handles,
-            walks,
-            level,
-            dt,
-            &mut grounded,
-        );
-    }
-    let changes = touch::Changes::default();
+    let grounded = walks(read, commands, dt, &mut built)?;
+    let changes = dim::touch::Changes::default();
     if !timeless {
         built.world.step_with_events(&(), &changes);
     }
@@ -218,39 +234,23 @@ pub fn step(
         .bodies
         .iter()
         .zip(&built.bodies)
-        .enumerate()
-        .map(|(i, (body, &handle))| {
+        .zip(&grounded)
+        .map(|((body, &handle), walked)| {
             if body.kind == Kind::Fixed {
                 return Ok(body.motion);
             }
-            let rb = &built.world.bodies[handle];
-            let (t, l) = (rb.translation(), rb.linvel());
-            let mut out = [t.x, t.y, rb.rotation().angle(), l.x, l.y, rb.angvel()];
+            let out = dim::motion_of(&built.world.bodies[handle]);
             if let Some(at) = out.iter().position(|o| !o.is_finite()) {
                 // Single precision ran out (forces, speeds or masses far
                 // past anything a screen shows): say so, never write it.
                 return Err(refuse!(
                     "bodies{}.{} is not a finite number after this step: the forces, speeds \
                      or masses in the world are past what the simulation holds (P4)",
-                    super::fields::place_of(&body.id),
-                    ["x", "y", "angle", "vx", "vy", "spin"][at]
+                    crate::physics::fields::place_of(&body.id),
+                    dim::MOTION_FIELDS[at]
                 ));
             }
-            if let Some(walked) = grounded.get(i)
-                && walked.is_some()
-            {
-                // A walk moves a character this step only.
-                (out[3], out[4]) = (0.0, 0.0);
-            }
-            // Where single precision did not change a value, the author's
-            // own is kept: a body at rest keeps its table.
-            let mut motion = body.motion;
-            for (m, o) in motion.iter_mut().zip(out) {
-                if (*m as f32) != o {
-                    *m = f64::from(o);
-                }
-            }
-            Ok(motion)
+            Ok(dim::kept(&body.motion, out, walked.is_some()))
         })
         .collect::<Result<Vec<_>, Refusal>>()?;
     // The table says a walker stands still after its walk: so must the
@@ -273,8 +273,8 @@ pub fn step(
     let before: &[(usize, usize)] = if fresh { &[] } else { &read.touching.pairs };
     let changes = changes.0.into_inner().unwrap_or_default();
     let touching = crate::physics::contacts::after(before, changes, &built.owner);
-    debug_assert_eq!(touching, touch::scanned(&built.world, &built.owner));
-    let began = touch::began(&built.world, &built.bodies, before, &touching);
+    debug_assert_eq!(touching, dim::touch::scanned(&built.world, &built.owner));
+    let began = dim::touch::began(&built.world, &built.bodies, before, &touching);
     let stepped = Stepped {
         motions,
         touching,
@@ -285,68 +285,128 @@ pub fn step(
     Ok((stepped, built))
 }
 
-/// The first solid body the segment `[x1, y1, x2, y2]` meets, passing
+/// Moves each character with a walk command (P7) by what the world
+/// allows, worked out against the bodies as the step began (what the
+/// tick read), by setting its velocity in `built` for the step; says
+/// which walked and whether each then stands on something.
+///
+/// # Errors
+/// As [`build`].
+fn walks(
+    read: &read::World,
+    commands: &[read::Command],
+    dt: f64,
+    built: &mut Built,
+) -> Result<Vec<Option<bool>>, Refusal> {
+    let mut grounded = vec![None; read.bodies.len()];
+    if dt == 0.0 || commands.iter().all(|c| c.walk.is_none()) {
+        return Ok(grounded);
+    }
+    // Asked of a world of its own: the world that steps must not have
+    // met its contacts yet.
+    let mut ground = build(read, dt)?;
+    ground.world.detect_collisions(&(), &());
+    let walks = commands
+        .iter()
+        .filter_map(|c| Some((c.body, c.walk?, c.gait)));
+    let (world, handles) = (&mut built.world, &built.bodies);
+    dim::walk_all(
+        &mut ground.world,
+        world,
+        handles,
+        walks,
+        dim::UP,
+        dt,
+        &mut grounded,
+    );
+    Ok(grounded)
+}
+
+/// A world built from `read` for a query, its broad phase up to date.
+fn looked_through(read: &read::World) -> Result<Built, Refusal> {
+    let mut built = build(read, 1.0 / 60.0)?;
+    built.world.detect_collisions(&(), &());
+    Ok(built)
+}
+
+/// What a query passes through: sensors, and the body `ignore`.
+fn passing(built: &Built, ignore: Option<usize>) -> QueryFilter<'static> {
+    let filter = QueryFilter::default().exclude_sensors();
+    match ignore {
+        Some(body) => filter.exclude_rigid_body(built.bodies[body]),
+        None => filter,
+    }
+}
+
+/// The first solid body the segment from `from` to `to` meets, passing
 /// through sensors and the body `ignore`.
 ///
 /// # Errors
-/// As [`step`].
+/// As [`build`].
 pub fn ray(
     read: &read::World,
-    at: [f64; 4],
+    from: Point,
+    to: Point,
     ignore: Option<usize>,
 ) -> Result<Option<Hit>, Refusal> {
-    let [x1, y1, x2, y2] = at;
-    let (dx, dy) = (x2 - x1, y2 - y1);
-    if dx == 0.0 && dy == 0.0 {
+    let by: Point = std::array::from_fn(|i| to[i] - from[i]);
+    if by.iter().all(|&d| d == 0.0) {
         return Ok(None);
     }
-    let mut built = build(read, 1.0 / 60.0)?;
-    built.world.detect_collisions(&(), &());
-    let ray = Ray::new(v(x1, y1), v(dx, dy));
-    let mut filter = QueryFilter::default().exclude_sensors();
-    if let Some(body) = ignore {
-        filter = filter.exclude_rigid_body(built.bodies[body]);
-    }
-    let Some((collider, hit)) = built.world.cast_ray_and_get_normal(&ray, 1.0, true, filter) else {
+    let built = looked_through(read)?;
+    let ray = Ray::new(v(from), v(by));
+    let found = built
+        .world
+        .cast_ray_and_get_normal(&ray, 1.0, true, passing(&built, ignore));
+    let Some((collider, hit)) = found else {
         return Ok(None);
     };
     let fraction = f64::from(hit.time_of_impact);
     Ok(built.owner.of(collider.into_raw_parts().0).map(|body| Hit {
         body,
-        point: [x1 + dx * fraction, y1 + dy * fraction],
-        normal: [f64::from(hit.normal.x), f64::from(hit.normal.y)],
+        point: std::array::from_fn(|i| from[i] + by[i] * fraction),
+        normal: dim::point(hit.normal),
         fraction,
     }))
 }
 
-/// The first solid body `shape` meets moved from `from` by `by` (P5):
-/// `point` is where the shape's centre is when it touches.
+/// The first solid body `shape` meets moved from `from` by `by` (P5),
+/// passing through sensors and the body `ignore`: `point` is where the
+/// shape's centre is when it touches.
 ///
 /// # Errors
-/// As [`step`], and a polygon of points on one line.
+/// As [`build`], and a polygon of points on one line.
 pub fn cast(
     read: &read::World,
     shape: &read::Shape,
-    from: [f64; 2],
-    by: [f64; 2],
+    from: Point,
+    by: Point,
     ignore: Option<usize>,
 ) -> Result<Option<Hit>, Refusal> {
-    let shape = control::shared(shape, || "the shape".to_string())?;
-    let mut built = build(read, 1.0 / 60.0)?;
-    built.world.detect_collisions(&(), &());
-    let ignore = ignore.map(|i| built.bodies[i]);
-    let Some(touch) = control::cast(&built.world, &shape, from, by, ignore) else {
+    let shape = dim::shared(shape, || "the shape".to_string())?;
+    let built = looked_through(read)?;
+    let options = ShapeCastOptions {
+        max_time_of_impact: 1.0,
+        target_distance: 0.0,
+        stop_at_penetration: true,
+        compute_impact_geometry_on_penetration: true,
+    };
+    let pose = Pose::from_translation(v(from));
+    let found = built.world.cast_shape(
+        &pose,
+        v(by),
+        shape.as_ref(),
+        options,
+        passing(&built, ignore),
+    );
+    let Some((collider, hit)) = found else {
         return Ok(None);
     };
-    Ok(built
-        .owner
-        .of(touch.collider.into_raw_parts().0)
-        .map(|body| Hit {
-            body,
-            point: touch.at,
-            normal: touch.normal,
-            fraction: touch.fraction,
-        }))
+    let fraction = f64::from(hit.time_of_impact);
+    Ok(built.owner.of(collider.into_raw_parts().0).map(|body| Hit {
+        body,
+        point: std::array::from_fn(|i| from[i] + by[i] * fraction),
+        normal: dim::point(hit.normal1),
+        fraction,
+    }))
 }
-
-crate::physics::contacts::touch_changes!(rapier2d);

@@ -5,7 +5,15 @@
 //! 3D world says so in its `dimensions` field; `physics.step` and
 //! `physics.ray` look there.
 
+mod dim;
 pub(super) mod read;
+// One source for both dimensions, as rapier builds rapier2d and rapier3d:
+// this is physics/simulate.rs again, against this module's `dim`.
+#[allow(
+    clippy::duplicate_mod,
+    reason = "the 2D and 3D steps are one source compiled twice"
+)]
+#[path = "../simulate.rs"]
 mod simulate;
 pub(super) mod view;
 
@@ -49,7 +57,7 @@ pub fn ray(lua: &Lua, world: &Table, ends: &[Value], ignore: &Value) -> Result<V
         let ignore = super::ignored(read.bodies.iter().map(|b| &b.key), ignore)?;
         let from = [at[0], at[1], at[2]];
         let to = [at[3], at[4], at[5]];
-        let hit = contained(|| Ok(simulate::ray(read, from, to, ignore)))?;
+        let hit = contained(|| simulate::ray(read, from, to, ignore))?;
         hit_table(lua, read, hit)
     })
 }
@@ -84,7 +92,7 @@ pub fn cast(
         let ignore = super::ignored(read.bodies.iter().map(|b| &b.key), ignore)?;
         let from = [xyz[0], xyz[1], xyz[2]];
         let by = [xyz[3], xyz[4], xyz[5]];
-        let hit = contained(|| Ok(simulate::cast(read, &shape, from, by, ignore)))?;
+        let hit = contained(|| simulate::cast(read, &shape, from, by, ignore))?;
         hit_table(lua, read, hit)
     })
 }

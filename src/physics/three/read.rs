@@ -119,6 +119,10 @@ pub struct Command {
     pub spin: Option<[f64; 3]>,
     pub position: Option<[f64; 3]>,
     pub rotation: Option<[f64; 4]>,
+    /// A point the body is pulled to this step (a mouse joint, as in 2D),
+    /// and in how many seconds it would get there (0.1 unless given).
+    pub drag: Option<[f64; 3]>,
+    pub drag_time: Option<f64>,
     /// A character's walk this step (P7).
     pub walk: Option<[f64; 3]>,
     pub gait: crate::physics::walk::Gait,
@@ -161,7 +165,18 @@ const BODY_FIELDS: &[&str] = &[
 ];
 const SHAPE_FIELDS: &[&str] = &["kind", "radius", "width", "height", "depth", "length"];
 const COMMAND_FIELDS: &[&str] = &[
-    "id", "push", "impulse", "velocity", "spin", "position", "rotation", "walk", "slope", "stairs",
+    "id",
+    "push",
+    "impulse",
+    "velocity",
+    "spin",
+    "position",
+    "rotation",
+    "drag",
+    "drag_time",
+    "walk",
+    "slope",
+    "stairs",
 ];
 
 /// Reads `table` as a 3D world.
@@ -404,6 +419,22 @@ pub fn commands(value: &Value, world: &World) -> Result<Vec<Command>, Refusal> {
             }
         };
         let walk = vector("walk")?;
+        let drag_time = match command.get("drag_time") {
+            Value::Nil => None,
+            value => {
+                let time = finite_number(&value, &format!("{place}.drag_time"))?;
+                if time <= 0.0 {
+                    return Err(refuse!("{place}.drag_time is in seconds, above 0 (P4)"));
+                }
+                if time > MAX_COORDINATE {
+                    return Err(refuse!(
+                        "{place}.drag_time is {}, beyond {MAX_COORDINATE} (P4)",
+                        Number(time)
+                    ));
+                }
+                Some(time)
+            }
+        };
         let kinematic = world.bodies[body].kind == Kind::Kinematic;
         let gait = walk::gait(&command, &place, walk.is_some(), kinematic, &shown(&id))?;
         out.push(Command {
@@ -419,6 +450,8 @@ pub fn commands(value: &Value, world: &World) -> Result<Vec<Command>, Refusal> {
                 Value::Nil => None,
                 value => Some(rotation(&value, &format!("{place}.rotation"))?),
             },
+            drag: vector("drag")?,
+            drag_time,
         });
     }
     Ok(out)
