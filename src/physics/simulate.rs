@@ -361,13 +361,13 @@ pub fn ray(
     let Some((collider, hit)) = found else {
         return Ok(None);
     };
-    let fraction = f64::from(hit.time_of_impact);
-    Ok(built.owner.of(collider.into_raw_parts().0).map(|body| Hit {
-        body,
-        point: std::array::from_fn(|i| from[i] + by[i] * fraction),
-        normal: dim::point(hit.normal),
-        fraction,
-    }))
+    Ok(hit_at(
+        &built,
+        collider,
+        (from, by),
+        hit.time_of_impact,
+        hit.normal,
+    ))
 }
 
 /// The first solid body `shape` meets moved from `from` by `by` (P5),
@@ -402,11 +402,29 @@ pub fn cast(
     let Some((collider, hit)) = found else {
         return Ok(None);
     };
-    let fraction = f64::from(hit.time_of_impact);
-    Ok(built.owner.of(collider.into_raw_parts().0).map(|body| Hit {
+    Ok(hit_at(
+        &built,
+        collider,
+        (from, by),
+        hit.time_of_impact,
+        hit.normal1,
+    ))
+}
+
+/// What a query that went `fraction` of the way along `from` + `by`
+/// before it met `collider` found, where the collider is a body's.
+fn hit_at(
+    built: &Built,
+    collider: ColliderHandle,
+    (from, by): (Point, Point),
+    fraction: f32,
+    normal: Vector,
+) -> Option<Hit> {
+    let fraction = f64::from(fraction);
+    built.owner.of(collider.into_raw_parts().0).map(|body| Hit {
         body,
         point: std::array::from_fn(|i| from[i] + by[i] * fraction),
-        normal: dim::point(hit.normal1),
+        normal: dim::point(normal),
         fraction,
-    }))
+    })
 }
