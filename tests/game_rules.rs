@@ -5,10 +5,11 @@ mod common;
 
 use std::time::Duration;
 
-use common::{engine, game, json, load_error};
+use common::{game, json, load_error, session};
 use moonloop::Engine;
 use moonloop::LuaGame;
 use moonloop::replay::ReplayWriter;
+use moonloop::session::Session;
 use moonloop::{ClockSpec, ConstantClock};
 use moonloop::{InputEvent, Key, input::Script};
 
@@ -26,7 +27,7 @@ fn require_loads_files_beside_the_requiring_file() {
         ),
         ("lib/physics.lua", "return { speed = 12 }"),
     ]);
-    assert_eq!(json(&engine(dir.path())), "{\n  \"r\": 4,\n  \"s\": 12\n}");
+    assert_eq!(json(&session(dir.path())), "{\n  \"r\": 4,\n  \"s\": 12\n}");
 }
 
 // rule: G1
@@ -39,7 +40,7 @@ fn modules_load_once() {
         ),
         ("counter.luau", "return {}"),
     ]);
-    assert!(json(&engine(dir.path())).contains("\"same\": true"));
+    assert!(json(&session(dir.path())).contains("\"same\": true"));
 }
 
 // rule: G1
@@ -109,7 +110,7 @@ fn the_host_library_is_required_by_alias() {
         "main.luau",
         "local t = require('@moonloop/test')\nreturn { init = function() return { ok = type(t.expect) == 'function' } end }",
     )]);
-    assert!(json(&engine(dir.path())).contains("\"ok\": true"));
+    assert!(json(&session(dir.path())).contains("\"ok\": true"));
     let err = load_error(&[("main.luau", "return require('@moonloop/nope')")]);
     assert!(
         err.contains("no module `nope` in the host's library"),
@@ -124,7 +125,7 @@ fn main_lua_is_accepted_and_a_folder_without_main_is_not() {
         "main.lua",
         "return { init = function() return { lua = true } end }",
     )]);
-    assert!(json(&engine(dir.path())).contains("\"lua\": true"));
+    assert!(json(&session(dir.path())).contains("\"lua\": true"));
     let err = load_error(&[("readme.txt", "")]);
     assert!(
         err.ends_with("has no main.luau (or main.lua); a game is a folder with one (G1)"),
@@ -153,7 +154,7 @@ fn a_misspelled_game_field_is_named() {
 #[test]
 fn without_init_the_state_is_an_empty_table() {
     let dir = game(&[("main.luau", "return { update = function(s) return s end }")]);
-    assert_eq!(json(&engine(dir.path())), "{}");
+    assert_eq!(json(&session(dir.path())), "{}");
 }
 
 // rule: C1
@@ -176,16 +177,18 @@ fn update_reads_input_and_plays_cues() {
         }
         "#,
     )]);
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     let w = Key::from_name("w").unwrap();
-    e.input_mut().push(InputEvent::Press(w));
+    e.engine_mut().input_mut().push(InputEvent::Press(w));
     e.advance(3).unwrap();
-    e.input_mut().push(InputEvent::Release(w));
-    e.input_mut()
+    e.engine_mut().input_mut().push(InputEvent::Release(w));
+    e.engine_mut()
+        .input_mut()
         .push(InputEvent::Tap(Key::from_name("space").unwrap()));
     e.advance(2).unwrap();
     assert_eq!(json(&e), "{\n  \"held\": 3,\n  \"jumps\": 2\n}");
     let cues: Vec<(u64, &str, f64, f64)> = e
+        .engine()
         .cues()
         .cues()
         .iter()
@@ -242,7 +245,7 @@ fn render_gets_the_state_the_scene_and_the_screen() {
         }
         "#,
     )]);
-    engine(dir.path()).advance(1).unwrap();
+    session(dir.path()).advance(1).unwrap();
 }
 
 // rule: C1
@@ -265,7 +268,7 @@ fn update_gets_nothing_that_draws() {
         }
         "##,
     )]);
-    engine(dir.path()).advance(2).unwrap();
+    session(dir.path()).advance(2).unwrap();
 }
 
 // rule: C2
@@ -287,9 +290,9 @@ fn render_gets_nothing_that_reads_input_or_plays_a_cue() {
         }
         "##,
     )]);
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     e.advance(2).unwrap();
-    assert!(e.cues().cues().is_empty());
+    assert!(e.engine().cues().cues().is_empty());
 }
 
 // rule: S6
@@ -299,9 +302,9 @@ fn a_transition_that_returns_a_function_or_a_metatable_is_refused() {
         "main.luau",
         "return { init = function() return { n = 1 } end }",
     )]);
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     e.advance(1).unwrap();
-    let lua = e.game().lua().clone();
+    let lua = e.engine().game().lua().clone();
     for (body, refusal) in [
         ("return function(s) return print end", "state is a function"),
         (
@@ -314,7 +317,12 @@ fn a_transition_that_returns_a_function_or_a_metatable_is_refused() {
         ),
     ] {
         let transition: mlua::Function = lua.load(body).eval().unwrap();
-        let err = e.game_mut().apply(&transition).unwrap_err().to_string();
+        let err = e
+            .engine_mut()
+            .game_mut()
+            .apply(&transition)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains(refusal), "{body}: {err}");
         assert!(json(&e).contains("\"n\": 1"), "the state is kept");
     }
@@ -332,7 +340,7 @@ fn handles_used_outside_their_function_fail_by_name() {
             end,
         }"#;
     let dir = game(&[("main.luau", kept_input)]);
-    let err = engine(dir.path()).advance(1).unwrap_err().to_string();
+    let err = session(dir.path()).advance(1).unwrap_err().to_string();
     assert!(
         err.contains("main.luau:6: C3: `input` belongs to update and was used outside it"),
         "{err}"
@@ -348,7 +356,7 @@ fn handles_used_outside_their_function_fail_by_name() {
             render = function(s, scene, screen) kept = screen end,
         }"#;
     let dir = game(&[("main.luau", kept_screen)]);
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     e.advance(1).unwrap();
     let err = e.advance(1).unwrap_err().to_string();
     assert!(
@@ -375,8 +383,10 @@ fn scripted_input_reaches_update_by_frame_and_by_time() {
         }
         "#,
     )]);
-    let mut e = engine(dir.path());
-    e.set_script(Script::parse("2 press right\n0.05s release right\n0.05s tap space\n").unwrap());
+    let mut e = session(dir.path());
+    e.engine_mut().set_script(
+        Script::parse("2 press right\n0.05s release right\n0.05s tap space\n").unwrap(),
+    );
     e.advance(5).unwrap();
     assert_eq!(
         json(&e),
@@ -403,21 +413,26 @@ fn a_replay_reaches_the_same_state_hash() {
     // Record a jittery run with scripted input.
     let game = LuaGame::load(dir.path()).unwrap();
     let clock: ClockSpec = "jitter:seed=3,min=0.005,max=0.05".parse().unwrap();
-    let mut e = Engine::new(game, clock.build());
-    e.set_script(
+    let mut e = Session::new(Engine::new(game, clock.build()));
+    e.engine_mut().set_script(
         Script::parse("1 press right\n10 release right\n12 tap space\n0.4s tap space\n").unwrap(),
     );
-    e.set_replay_writer(ReplayWriter::create(&log, 0, None, None).unwrap());
+    e.engine_mut()
+        .set_replay_writer(ReplayWriter::create(&log, 0, None, None).unwrap());
     e.advance(40).unwrap();
-    e.flush().unwrap();
-    let recorded = e.game().state_hash().unwrap();
+    e.engine_mut().flush().unwrap();
+    let recorded = e.engine().game().state_hash().unwrap();
     // Play it back under the log's own clock and input.
     let replay = moonloop::replay::load(&log).unwrap();
     let mut again = Engine::new(LuaGame::load(dir.path()).unwrap(), Box::new(replay.clock()));
     again.set_script(replay.script.clone());
     again.advance(40).unwrap();
     assert_eq!(again.game().state_hash().unwrap(), recorded);
-    assert_eq!(again.time(), e.time(), "the same deltas, bit for bit");
+    assert_eq!(
+        again.time(),
+        e.engine().time(),
+        "the same deltas, bit for bit"
+    );
 }
 
 // rule: H7
@@ -427,9 +442,9 @@ fn cues_are_logged_for_tests_to_read() {
         "main.luau",
         "return { update = function(s, input) input:cue('tick') ; return s end }",
     )]);
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     e.advance(3).unwrap();
-    let frames: Vec<u64> = e.cues().cues().iter().map(|c| c.frame).collect();
+    let frames: Vec<u64> = e.engine().cues().cues().iter().map(|c| c.frame).collect();
     assert_eq!(frames, [1, 2, 3]);
 }
 
@@ -449,7 +464,7 @@ fn a_runaway_function_is_stopped_and_the_loop_lives_on() {
     ] {
         let main = format!("return {{ config = {{ budget = 0.05 }}, {body} }}");
         let dir = game(&[("main.luau", &main)]);
-        let mut e = engine(dir.path());
+        let mut e = session(dir.path());
         let err = e.advance(1).unwrap_err().to_string();
         assert!(
             err.contains(&format!(
@@ -462,7 +477,7 @@ fn a_runaway_function_is_stopped_and_the_loop_lives_on() {
             err.contains("H9"),
             "the next frame runs (and is stopped) too: {err}"
         );
-        assert_eq!(e.frame(), 2);
+        assert_eq!(e.engine().frame(), 2);
     }
     let err = load_error(&[(
         "main.luau",
@@ -479,7 +494,7 @@ fn a_fast_function_is_never_stopped() {
         "return { config = { budget = 1 }, update = function(s) local n = 0 for i = 1, 10000 do n += i end return s end }",
     )]);
     let game = LuaGame::load(dir.path()).unwrap();
-    let mut e = Engine::new(game, Box::new(ConstantClock::new(0.01)));
+    let mut e = Session::new(Engine::new(game, Box::new(ConstantClock::new(0.01))));
     // 600 frames take far longer than one budget in all; each is short.
     // (A whole second's budget leaves room for a busy machine to preempt
     // a frame; a quarter second did not, on a loaded 2-core CI machine.)
@@ -496,11 +511,11 @@ fn memory_is_capped() {
         "main.luau",
         "return { config = { memory = 16 }, update = function(s)\n  local t = { 'xxxxxxxxxxxxxxxx' }\n  while true do local n = #t for i = 1, n do t[n + i] = t[i] .. i end end\nend }",
     )]);
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     let err = e.advance(1).unwrap_err().to_string();
     assert!(err.contains("H9: the game ran out of memory"), "{err}");
     e.advance(1).unwrap_err();
-    assert_eq!(e.frame(), 2, "the loop lives on");
+    assert_eq!(e.engine().frame(), 2, "the loop lives on");
 }
 
 // rule: H9
@@ -531,6 +546,6 @@ fn deep_recursion_is_an_error_not_a_crash() {
         "main.luau",
         "local function f(n) return f(n + 1) + 1 end\nreturn { update = function(s) f(1) return s end }",
     )]);
-    let err = engine(dir.path()).advance(1).unwrap_err().to_string();
+    let err = session(dir.path()).advance(1).unwrap_err().to_string();
     assert!(err.contains("stack overflow"), "{err}");
 }

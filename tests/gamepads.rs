@@ -121,7 +121,7 @@ fn unknown_pad_names_get_one_line() {
         "main.luau",
         "return { update = function(s, input) input:axis('leftx') return s end }",
     )]);
-    let err = common::engine(dir.path())
+    let err = common::session(dir.path())
         .advance(1)
         .unwrap_err()
         .to_string();

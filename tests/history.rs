@@ -302,17 +302,17 @@ fn bad_history_arguments_get_one_line_each() {
 #[test]
 fn a_bug_report_reopens_at_any_frame_and_names_changed_files() {
     let dir = game(&[("g/main.luau", COUNTER), ("g/notes.txt", "v1")]);
-    let mut e = common::engine(&dir.path().join("g"));
-    e.keep_history(history::DEFAULT_CAP).unwrap();
+    let mut e = common::session(&dir.path().join("g"));
+    e.engine_mut().keep_history(history::DEFAULT_CAP).unwrap();
     for frame in 1..=90 {
         if frame % 30 == 0 {
-            e.input_mut().push(moonloop::InputEvent::Tap(
+            e.engine_mut().input_mut().push(moonloop::InputEvent::Tap(
                 moonloop::Key::from_name("space").unwrap(),
             ));
         }
         e.advance(1).unwrap();
     }
-    let at_90 = e.game().state_hash().unwrap();
+    let at_90 = e.engine().game().state_hash().unwrap();
     let Ok(mut compositor) = Compositor::headless() else {
         eprintln!("no adapter: the report's GIF is not checked here");
         return;
@@ -320,18 +320,23 @@ fn a_bug_report_reopens_at_any_frame_and_names_changed_files() {
     // Asked for while frame 40 is shown (scrubbed back in a window): the
     // replay is the whole session, the GIF is around frame 40, and the
     // engine is left on frame 40.
-    e.show(40).unwrap();
-    let at_40 = e.game().state_hash().unwrap();
+    e.engine_mut().show(40).unwrap();
+    let at_40 = e.engine().game().state_hash().unwrap();
     let folder = dir.path().join("report");
-    let written =
-        report::write(&mut e, &mut compositor, &folder, &report::Origin::default()).unwrap();
+    let written = report::write(
+        e.engine_mut(),
+        &mut compositor,
+        &folder,
+        &report::Origin::default(),
+    )
+    .unwrap();
     assert_eq!(written.frames, 90);
     assert_eq!(
         written.gif_frames, 91,
         "frames 0 to 90: all of a short history"
     );
-    assert_eq!(e.frame(), 40, "the engine is left where it stood");
-    assert_eq!(e.game().state_hash().unwrap(), at_40);
+    assert_eq!(e.engine().frame(), 40, "the engine is left where it stood");
+    assert_eq!(e.engine().game().state_hash().unwrap(), at_40);
     for file in ["replay.txt", "files.txt", "around-40.gif", "README.txt"] {
         assert!(folder.join(file).is_file(), "{file}");
     }
@@ -374,26 +379,27 @@ fn a_bug_report_reopens_at_any_frame_and_names_changed_files() {
 #[test]
 fn history_holds_its_cap_over_a_long_run_of_a_real_game() {
     let dir = game(&[("g/main.luau", COUNTER)]);
-    let mut e = common::engine(&dir.path().join("g"));
+    let mut e = common::session(&dir.path().join("g"));
     let cap = 64 << 10;
-    e.keep_history(cap).unwrap();
+    e.engine_mut().keep_history(cap).unwrap();
     for _ in 0..20 {
         e.advance(1_000).unwrap();
-        let h = e.history().unwrap();
+        let h = e.engine().history().unwrap();
         assert!(h.bytes() <= cap + 4096, "{} bytes", h.bytes());
     }
-    let h = e.history().unwrap();
+    let h = e.engine().history().unwrap();
     assert_eq!(h.last(), 20_000);
     let oldest = *h.frames().start();
     assert!(oldest > 0, "the oldest frames were dropped");
     // What is left rebuilds exactly.
-    let now = e.game().state_json().unwrap();
+    let now = e.engine().game().state_json().unwrap();
     let at = e
+        .engine_mut()
         .with_state_at(oldest + 30, |g| g.state_json().unwrap())
         .unwrap();
     assert!(at.contains(&format!("\"n\": {}", oldest + 30)), "{at}");
-    assert_eq!(e.game().state_json().unwrap(), now);
-    let err = e.rewind(20_000 - oldest + 1).unwrap_err();
+    assert_eq!(e.engine().game().state_json().unwrap(), now);
+    let err = e.engine_mut().rewind(20_000 - oldest + 1).unwrap_err();
     // The rule is the error's, not only its text's.
     assert!(
         matches!(
@@ -442,12 +448,15 @@ fn history_s_digest_of_a_changing_state_never_stops_the_collector() {
     // frame's state, stored there, was marked at once): memory grew by a
     // state a frame until the cap.
     let dir = game(&[("main.luau", CHURN)]);
-    let mut engine = common::engine(dir.path());
-    engine.keep_history(history::DEFAULT_CAP).unwrap();
+    let mut session = common::session(dir.path());
+    session
+        .engine_mut()
+        .keep_history(history::DEFAULT_CAP)
+        .unwrap();
     let mut most = 0;
     for _ in 0..60 {
-        engine.advance(10).unwrap();
-        most = most.max(engine.game().lua().used_memory());
+        session.advance(10).unwrap();
+        most = most.max(session.engine().game().lua().used_memory());
     }
     // The state is about 150 KiB: ten of them is a collector that works.
     assert!(
@@ -478,34 +487,38 @@ return {
 #[test]
 fn a_frame_refused_when_it_ran_is_refused_again_when_the_past_runs_again() {
     let dir = game(&[("g/main.luau", REFUSES_ON_SPACE)]);
-    let mut e = common::engine(&dir.path().join("g"));
-    e.keep_history(history::DEFAULT_CAP).unwrap();
-    e.set_synctest(Some(4), history::DEFAULT_CAP).unwrap();
+    let mut e = common::session(&dir.path().join("g"));
+    e.engine_mut().keep_history(history::DEFAULT_CAP).unwrap();
+    e.engine_mut()
+        .set_synctest(Some(4), history::DEFAULT_CAP)
+        .unwrap();
     let space = || moonloop::InputEvent::Tap(moonloop::Key::from_name("space").unwrap());
-    let mut hashes = vec![e.game().state_hash().unwrap()];
+    let mut hashes = vec![e.engine().game().state_hash().unwrap()];
     for frame in 1..=60 {
         if frame % 9 == 0 {
-            e.input_mut().push(space());
+            e.engine_mut().input_mut().push(space());
         }
         let ran = e.advance(1);
         assert_eq!(ran.is_err(), frame % 9 == 0, "frame {frame}: {ran:?}");
-        hashes.push(e.game().state_hash().unwrap());
+        hashes.push(e.engine().game().state_hash().unwrap());
     }
     // The sync test ran every frame back over the refused ones.
-    assert!(e.synctest_checked() > 0);
+    assert!(e.engine().synctest_checked() > 0);
     // Back past refused frames, and on again: the same frames.
-    e.rewind(40).unwrap();
-    assert_eq!(e.game().state_hash().unwrap(), hashes[20]);
-    e.show(50).unwrap();
-    assert_eq!(e.game().state_hash().unwrap(), hashes[50]);
-    let n_at = |e: &mut moonloop::Engine<moonloop::LuaGame>, frame| {
-        e.with_state_at(frame, |g| g.state_hash().unwrap()).unwrap()
+    e.engine_mut().rewind(40).unwrap();
+    assert_eq!(e.engine().game().state_hash().unwrap(), hashes[20]);
+    e.engine_mut().show(50).unwrap();
+    assert_eq!(e.engine().game().state_hash().unwrap(), hashes[50]);
+    let n_at = |e: &mut moonloop::session::Session<moonloop::LuaGame>, frame| {
+        e.engine_mut()
+            .with_state_at(frame, |g| g.state_hash().unwrap())
+            .unwrap()
     };
     assert_eq!(n_at(&mut e, 37), hashes[37]);
     // The same code reloaded from frame 5 runs the refused frames as
     // they ran, and nothing differs.
-    e.show(60).unwrap();
-    let (_, differs) = e.reload_from(&[], 5).unwrap();
+    e.engine_mut().show(60).unwrap();
+    let (_, differs) = e.engine_mut().reload_from(&[], 5).unwrap();
     assert_eq!(differs, None);
-    assert_eq!(e.game().state_hash().unwrap(), hashes[60]);
+    assert_eq!(e.engine().game().state_hash().unwrap(), hashes[60]);
 }

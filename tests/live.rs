@@ -45,10 +45,13 @@ fn key(name: &str) -> Key {
 /// a constant 1/60 clock; returns it and the time it started at.
 fn start(main: &str) -> (tempfile::TempDir, Live<LuaGame>, Instant) {
     let dir = game(&[("main.luau", main)]);
-    let mut engine = common::engine(dir.path());
-    engine.keep_history(moonloop::history::DEFAULT_CAP).unwrap();
+    let mut session = common::session(dir.path());
+    session
+        .engine_mut()
+        .keep_history(moonloop::history::DEFAULT_CAP)
+        .unwrap();
     let t0 = Instant::now();
-    let live = Live::new(Session::new(engine), t0);
+    let live = Live::new(session, t0);
     (dir, live, t0)
 }
 

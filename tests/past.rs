@@ -156,31 +156,35 @@ fn a_re_simulation_runs_under_the_budget_of_whoever_asked_and_stops_changing_not
     use std::cell::Cell;
     use std::rc::Rc;
     let dir = game(&[("main.luau", COUNTING)]);
-    let mut e = common::engine(dir.path());
-    e.keep_history(16 << 20).unwrap();
+    let mut e = common::session(dir.path());
+    e.engine_mut().keep_history(16 << 20).unwrap();
     e.advance(300).unwrap();
     let before = common::json(&e);
     // A limit that lets 100 frames run again, then says the asker's
     // budget is spent.
     let asked = Rc::new(Cell::new(0u32));
     let counted = Rc::clone(&asked);
-    e.set_resimulation_limit(Some(Box::new(move || {
-        counted.set(counted.get() + 1);
-        (counted.get() > 100).then(|| "H9: the test ran past its time budget".to_string())
-    })));
-    let err = e.reload_from(&[], 0).unwrap_err().to_string();
+    e.engine_mut()
+        .set_resimulation_limit(Some(Box::new(move || {
+            counted.set(counted.get() + 1);
+            (counted.get() > 100).then(|| "H9: the test ran past its time budget".to_string())
+        })));
+    let err = e.engine_mut().reload_from(&[], 0).unwrap_err().to_string();
     assert!(
         err.contains("frame 101: H9: the test ran past its time budget"),
         "{err}"
     );
-    assert_eq!(e.frame(), 300, "the present is where it was");
+    assert_eq!(e.engine().frame(), 300, "the present is where it was");
     assert_eq!(common::json(&e), before);
     asked.set(0);
-    e.set_resimulation_limit(None);
-    let at = e.with_state_at(299, |g| g.state_json().unwrap()).unwrap();
+    e.engine_mut().set_resimulation_limit(None);
+    let at = e
+        .engine_mut()
+        .with_state_at(299, |g| g.state_json().unwrap())
+        .unwrap();
     assert!(at.contains("\"n\": 299"), "history is whole: {at}");
     assert_eq!(
-        e.reload_from(&[], 0).unwrap().1,
+        e.engine_mut().reload_from(&[], 0).unwrap().1,
         None,
         "the same code, the same past"
     );

@@ -765,10 +765,10 @@ fn the_physics_view_finds_every_world_in_the_state_with_its_contacts_and_joints(
         )
         .replace("fall = fall }", "fall = fall, levels = state.levels }");
     let dir = game(&[("main.luau", &main)]);
-    let mut engine = common::engine(dir.path());
-    engine.advance(60).unwrap();
-    let view = engine.game().colliders();
-    let state = engine.game().state_json().unwrap();
+    let mut session = common::session(dir.path());
+    session.advance(60).unwrap();
+    let view = session.engine().game().colliders();
+    let state = session.engine().game().state_json().unwrap();
     assert!(state.contains("\"lone\""), "{state}");
     // The machine's 13 bodies and the lone ball.
     assert_eq!(view.outlines.len(), 14, "{view:?}");
@@ -818,9 +818,9 @@ return {
 #[test]
 fn a_step_past_the_memory_cap_says_so_at_the_author_s_line() {
     let dir = game(&[("main.luau", HOARDER)]);
-    let mut engine = common::engine(dir.path());
+    let mut session = common::session(dir.path());
     let err = (0..400)
-        .find_map(|_| engine.advance(1).err())
+        .find_map(|_| session.advance(1).err())
         .expect("the cap is reached")
         .to_string();
     // The step makes most of what the game allocates (a new table for

@@ -7,8 +7,9 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::{engine, game, json};
+use common::{game, json, session};
 use moonloop::reload::Watcher;
+use moonloop::session::Session;
 
 const WAIT: Duration = Duration::from_secs(10);
 
@@ -32,10 +33,11 @@ fn write(dir: &Path, rel: &str, text: &str) {
     std::fs::rename(&temporary, &path).unwrap();
 }
 
-/// Waits for the watcher's next report and reloads the engine with it.
+/// Waits for the watcher's next report and reloads the session with it,
+/// as a runner does between frames.
 fn reload_next(
     watcher: &mut Watcher,
-    e: &mut moonloop::Engine<moonloop::LuaGame>,
+    e: &mut Session<moonloop::LuaGame>,
 ) -> moonloop::Result<moonloop::Reloaded> {
     let changes = watcher.wait(WAIT).expect("the watcher reports the change");
     e.reload(&changes)
@@ -45,7 +47,7 @@ fn reload_next(
 #[test]
 fn the_new_update_runs_on_the_same_state() {
     let dir = game(&[("main.luau", COUNTER), ("step.luau", "return { size = 1 }")]);
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     let mut watcher = Watcher::new(dir.path()).unwrap();
     e.advance(3).unwrap();
     let before = json(&e);
@@ -72,7 +74,7 @@ fn the_new_update_runs_on_the_same_state() {
 #[test]
 fn a_change_to_a_required_module_reaches_the_game() {
     let dir = game(&[("main.luau", COUNTER), ("step.luau", "return { size = 1 }")]);
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     let mut watcher = Watcher::new(dir.path()).unwrap();
     e.advance(2).unwrap();
     write(dir.path(), "step.luau", "return { size = 5 }");
@@ -110,7 +112,7 @@ return {
 }
 "#;
     let dir = game(&[("main.luau", main), ("maps/one.tmj", &tiled_map(3))]);
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     let mut watcher = Watcher::new(dir.path()).unwrap();
     e.advance(1).unwrap();
     assert!(json(&e).contains("\"width\": 3"), "{}", json(&e));
@@ -134,7 +136,7 @@ return {
 #[test]
 fn a_syntax_error_keeps_the_old_code_and_names_the_line() {
     let dir = game(&[("main.luau", COUNTER), ("step.luau", "return { size = 1 }")]);
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     let mut watcher = Watcher::new(dir.path()).unwrap();
     e.advance(1).unwrap();
     write(dir.path(), "step.luau", "return {\n  size = = 2\n}");
@@ -143,7 +145,11 @@ fn a_syntax_error_keeps_the_old_code_and_names_the_line() {
         err.ends_with("step.luau:2: Expected identifier when parsing expression, got '='"),
         "{err}"
     );
-    assert_eq!(e.reload_error(), Some(err.as_str()), "kept for the overlay");
+    assert_eq!(
+        e.engine().reload_error(),
+        Some(err.as_str()),
+        "kept for the overlay"
+    );
     e.advance(1).unwrap();
     assert!(
         json(&e).contains("\"n\": 2"),
@@ -153,7 +159,7 @@ fn a_syntax_error_keeps_the_old_code_and_names_the_line() {
     // Fixing the file reloads, and clears the error.
     write(dir.path(), "step.luau", "return { size = 2 }");
     reload_next(&mut watcher, &mut e).unwrap();
-    assert_eq!(e.reload_error(), None);
+    assert_eq!(e.engine().reload_error(), None);
     e.advance(1).unwrap();
     assert!(json(&e).contains("\"n\": 4"), "{}", json(&e));
 }
@@ -162,7 +168,7 @@ fn a_syntax_error_keeps_the_old_code_and_names_the_line() {
 #[test]
 fn reload_migrates_the_state_once() {
     let dir = game(&[("main.luau", COUNTER), ("step.luau", "return { size = 1 }")]);
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     let mut watcher = Watcher::new(dir.path()).unwrap();
     e.advance(2).unwrap();
     let migrating = COUNTER.replace(
@@ -201,7 +207,7 @@ fn reload_migrates_the_state_once() {
 #[test]
 fn a_rename_style_save_reloads_once() {
     let dir = game(&[("main.luau", COUNTER), ("step.luau", "return { size = 1 }")]);
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     let mut watcher = Watcher::new(dir.path()).unwrap();
     // Write a temporary file and rename it over the original, as many editors do.
     write(dir.path(), ".step.luau.swp", "return { size = 3 }");
@@ -234,11 +240,14 @@ fn a_changed_image_loads_again_on_next_use() {
         "return { config = { width = 4, height = 4 }, render = function(s, scene, screen) screen:image('dot.png', 0, 0, { width = 4, height = 4 }) end }",
     )]);
     std::fs::write(dir.path().join("dot.png"), red.unwrap()).unwrap();
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     let mut watcher = Watcher::new(dir.path()).unwrap();
     e.advance(1).unwrap();
     assert_eq!(
-        moonloop::screen_picture(&mut e).pixel(1, 1).unwrap().red(),
+        moonloop::screen_picture(e.engine_mut())
+            .pixel(1, 1)
+            .unwrap()
+            .red(),
         255
     );
     let mut blue = tiny_skia::Pixmap::new(1, 1).unwrap();
@@ -254,7 +263,10 @@ fn a_changed_image_loads_again_on_next_use() {
     assert_eq!(reloaded.refreshed, ["dot.png"], "{reloaded:?}");
     e.advance(1).unwrap();
     assert_eq!(
-        moonloop::screen_picture(&mut e).pixel(1, 1).unwrap().blue(),
+        moonloop::screen_picture(e.engine_mut())
+            .pixel(1, 1)
+            .unwrap()
+            .blue(),
         255,
         "the new image is drawn"
     );
@@ -270,15 +282,15 @@ fn a_thousand_reloads_leak_nothing() {
             "return { size = 1, big = table.create(1000, 'x') }",
         ),
     ]);
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     let files = [PathBuf::from("main.luau"), PathBuf::from("step.luau")];
-    let lua = e.game().lua().clone();
+    let lua = e.engine().game().lua().clone();
     // Keep a weak reference to the first main table: it must be collected.
     lua.load("moonloop_weak = setmetatable({}, { __mode = 'v' })")
         .exec()
         .unwrap();
     let weak: mlua::Table = lua.globals().get("moonloop_weak").unwrap();
-    weak.set(1, e.game().main_table().clone()).unwrap();
+    weak.set(1, e.engine().game().main_table().clone()).unwrap();
     // Warm up past Luau's pages settling: measured over six runs, the
     // heap after 10 reloads was 665 KB and after 1,000, 2,000 and 3,000
     // anywhere from 762 to 843 KB, in steps of a 16 KB page, never
@@ -323,10 +335,16 @@ return {
 }
 "#;
     let dir = game(&[("main.luau", main)]);
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     e.advance(2).unwrap();
-    let names = |e: &moonloop::Engine<moonloop::LuaGame>| {
-        let mut names: Vec<String> = e.scene().objects().iter().map(|o| o.name.clone()).collect();
+    let names = |e: &Session<moonloop::LuaGame>| {
+        let mut names: Vec<String> = e
+            .engine()
+            .scene()
+            .objects()
+            .iter()
+            .map(|o| o.name.clone())
+            .collect();
         names.sort();
         names
     };
@@ -350,7 +368,11 @@ return {
         ["kept", "made once"],
         "the deleted object went; one the render asked about stayed"
     );
-    assert_eq!(e.scene().lights().count(), 1, "the deleted light went too");
+    assert_eq!(
+        e.engine().scene().lights().count(),
+        1,
+        "the deleted light went too"
+    );
     e.advance(1).unwrap();
     assert_eq!(
         names(&e),
@@ -375,9 +397,9 @@ return {
 "##;
     let first = main.replace("CONFIG_W", "320").replace("CONFIG_H", "200");
     let dir = game(&[("main.luau", &first)]);
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     e.advance(1).unwrap();
-    assert_eq!(e.viewport().logical, (320, 200));
+    assert_eq!(e.engine().viewport().logical, (320, 200));
     let second = main
         .replace("\"one\"", "\"two\"")
         .replace("width = 320, height = 200", "width = 640, height = 480")
@@ -387,9 +409,16 @@ return {
     write(dir.path(), "main.luau", &second);
     e.reload(&[PathBuf::from("main.luau")]).unwrap();
     e.advance(1).expect("screen:size() follows the new config");
-    assert_eq!(e.viewport().logical, (640, 480), "the viewport follows");
-    assert_eq!(e.config().title, "two", "the title follows");
-    assert_eq!(e.background(), moonloop::Rgba::parse("#405060").unwrap());
+    assert_eq!(
+        e.engine().viewport().logical,
+        (640, 480),
+        "the viewport follows"
+    );
+    assert_eq!(e.engine().config().title, "two", "the title follows");
+    assert_eq!(
+        e.engine().background(),
+        moonloop::Rgba::parse("#405060").unwrap()
+    );
 }
 
 // rule: H8
@@ -410,16 +439,21 @@ return {
         pixmap.save_png(dir.path().join("dot.png")).unwrap();
     };
     paint(tiny_skia::Color::from_rgba8(255, 0, 0, 255));
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     e.advance(1).unwrap();
     assert_eq!(
-        moonloop::screen_picture(&mut e).pixel(1, 1).unwrap().red(),
+        moonloop::screen_picture(e.engine_mut())
+            .pixel(1, 1)
+            .unwrap()
+            .red(),
         255
     );
     paint(tiny_skia::Color::from_rgba8(0, 0, 255, 255));
     e.reload(&[PathBuf::from("dot.png")]).unwrap();
     e.advance(1).unwrap();
-    let pixel = moonloop::screen_picture(&mut e).pixel(1, 1).unwrap();
+    let pixel = moonloop::screen_picture(e.engine_mut())
+        .pixel(1, 1)
+        .unwrap();
     assert_eq!(
         (pixel.red(), pixel.blue()),
         (0, 255),
@@ -445,19 +479,19 @@ return {
     let dir = game(&[("main.luau", main)]);
     let fonts = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fonts");
     std::fs::copy(fonts.join("pixel5x7.ttf"), dir.path().join("f.ttf")).unwrap();
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     e.advance(1).unwrap();
-    let pixel = moonloop::screen_picture(&mut e);
+    let pixel = moonloop::screen_picture(e.engine_mut());
     std::fs::copy(fonts.join("DejaVuSerif.ttf"), dir.path().join("f.ttf")).unwrap();
     e.reload(&[PathBuf::from("f.ttf")]).unwrap();
     e.advance(1).unwrap();
-    let serif = moonloop::screen_picture(&mut e);
+    let serif = moonloop::screen_picture(e.engine_mut());
     assert_ne!(pixel.data(), serif.data(), "the new font is drawn");
     std::fs::copy(fonts.join("pixel5x7.ttf"), dir.path().join("f.ttf")).unwrap();
     e.reload(&[PathBuf::from("f.ttf")]).unwrap();
     e.advance(1).unwrap();
     assert_eq!(
-        moonloop::screen_picture(&mut e).data(),
+        moonloop::screen_picture(e.engine_mut()).data(),
         pixel.data(),
         "and the first again, exactly"
     );
@@ -471,26 +505,21 @@ fn a_late_frame_still_looks_for_edits_before_it_runs() {
     // never look at the watcher, so the fix was never loaded.
     let looping = "return {\n  config = { budget = 0.05 },\n  init = function() return { n = 0 } end,\n  update = function(state)\n    while true do end\n  end,\n}\n";
     let dir = game(&[("main.luau", looping)]);
-    let mut session = moonloop::session::Session::new(engine(dir.path()))
-        .watch(Some(Watcher::new(dir.path()).unwrap()));
-    assert!(
-        session.engine_mut().advance(1).is_err(),
-        "the update runs out its time"
-    );
+    let mut session = session(dir.path()).watch(Some(Watcher::new(dir.path()).unwrap()));
+    assert!(session.advance(1).is_err(), "the update runs out its time");
     write(
         dir.path(),
         "main.luau",
         &looping.replace("while true do end", "return { n = state.n + 1 }"),
     );
     let started = std::time::Instant::now();
-    while session.engine_mut().advance(1).is_err() && started.elapsed() < WAIT {
+    while session.advance(1).is_err() && started.elapsed() < WAIT {
         // Due an hour ago: only the watcher can be asked.
         let due = std::time::Instant::now() - Duration::from_secs(3600);
         session.wait_for_edits(due);
     }
-    let (mut e, _) = session.finish().unwrap();
-    e.advance(1).expect("the fixed code runs");
-    assert!(json(&e).contains("\"n\": "), "{}", json(&e));
+    session.advance(1).expect("the fixed code runs");
+    assert!(json(&session).contains("\"n\": "), "{}", json(&session));
 }
 
 // rule: H8

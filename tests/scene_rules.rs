@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{engine, game, json, triangle_gltf};
+use common::{game, json, session, triangle_gltf};
 use glam::Vec3;
 use moonloop::InputEvent;
 
@@ -29,9 +29,11 @@ return {
 #[test]
 fn the_pointer_picks_what_the_camera_showed_last_frame() {
     let dir = game(&[("main.luau", PICKER)]);
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     // Frame 1: nothing has been seen yet, so there is no ray.
-    e.input_mut().push(InputEvent::Move(100.0, 50.0));
+    e.engine_mut()
+        .input_mut()
+        .push(InputEvent::Move(100.0, 50.0));
     e.advance(1).unwrap();
     assert_eq!(
         json(&e),
@@ -43,13 +45,17 @@ fn the_pointer_picks_what_the_camera_showed_last_frame() {
     assert_eq!(json(&e), "{\n  \"hover\": \"box\",\n  \"ray\": true\n}");
     // The pointer over the ball (x = 3 at distance 10, 60° fov, 2:1 aspect).
     let x = 100.0 + 3.0 / (10.0 * (30f64).to_radians().tan() * 2.0) * 100.0;
-    e.input_mut().push(InputEvent::Move(x, 50.0));
+    e.engine_mut().input_mut().push(InputEvent::Move(x, 50.0));
     e.advance(1).unwrap();
     assert!(json(&e).contains("\"hover\": \"ball\""), "{}", json(&e));
     // A pointer in a letterbox bar leaves the game's area: nothing is hit.
-    e.set_surface(400, 100);
-    assert_eq!(e.viewport().to_logical((10.0, 50.0)), None, "the left bar");
-    e.input_mut().push(InputEvent::Leave);
+    e.engine_mut().set_surface(400, 100);
+    assert_eq!(
+        e.engine().viewport().to_logical((10.0, 50.0)),
+        None,
+        "the left bar"
+    );
+    e.engine_mut().input_mut().push(InputEvent::Leave);
     e.advance(1).unwrap();
     assert_eq!(json(&e), "{\n  \"hover\": \"\",\n  \"ray\": false\n}");
 }
@@ -77,16 +83,17 @@ fn objects_persist_across_frames_and_form_a_hierarchy() {
         }
         "#,
     )]);
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     e.advance(3).unwrap();
     let hand = e
+        .engine()
         .scene()
         .get("hand")
         .unwrap()
         .world
         .transform_point3(Vec3::ZERO);
     assert!((hand - Vec3::new(1.0, 0.0, -2.0)).length() < 1e-5, "{hand}");
-    assert_eq!(e.scene().objects().len(), 2);
+    assert_eq!(e.engine().scene().objects().len(), 2);
 }
 
 // rule: H2
@@ -112,15 +119,17 @@ fn a_gltf_model_loads_and_can_be_hit() {
             "#,
         ),
     ]);
-    let mut e = engine(dir.path());
-    e.input_mut().push(InputEvent::Move(640.0, 360.0));
+    let mut e = session(dir.path());
+    e.engine_mut()
+        .input_mut()
+        .push(InputEvent::Move(640.0, 360.0));
     e.advance(2).unwrap();
     assert!(json(&e).contains("\"hover\": \"tri\""), "{}", json(&e));
-    let model = e.scene().objects()[0].mesh.clone();
+    let model = e.engine().scene().objects()[0].mesh.clone();
     let moonloop::Mesh::Model(i) = model else {
         panic!("a model mesh")
     };
-    assert_eq!(e.assets().model_at(i).indices, [0, 1, 2]);
+    assert_eq!(e.engine().assets().model_at(i).indices, [0, 1, 2]);
 
     let bad = game(&[
         (
@@ -132,7 +141,7 @@ fn a_gltf_model_loads_and_can_be_hit() {
             "return { render = function(s, scene) scene:object('x', { mesh = 'broken.gltf' }) end }",
         ),
     ]);
-    let err = engine(bad.path()).advance(1).unwrap_err().to_string();
+    let err = session(bad.path()).advance(1).unwrap_err().to_string();
     assert!(
         err.contains("scene:object: `broken.gltf` is not a readable glTF model"),
         "{err}"
@@ -196,7 +205,7 @@ fn a_parent_cycle_is_a_frame_error_not_a_hang() {
         "main.luau",
         "return { render = function(s, scene)\n  scene:object('a', { parent = 'b' })\n  scene:object('b', { parent = 'a' })\nend }",
     )]);
-    let err = engine(dir.path()).advance(1).unwrap_err().to_string();
+    let err = session(dir.path()).advance(1).unwrap_err().to_string();
     let err = err.replace(&format!("{}/", dir.path().display()), "");
     assert_eq!(
         err,
@@ -211,7 +220,7 @@ fn a_parent_never_posed_is_an_error_at_the_line_that_named_it() {
         "main.luau",
         "return { render = function(s, scene)\n  scene:object('arm')\n  scene:object('hand', { parent = 'arm' })\n  scene:object('o', { parent = 'nobody' })\nend }",
     )]);
-    let err = engine(dir.path()).advance(1).unwrap_err().to_string();
+    let err = session(dir.path()).advance(1).unwrap_err().to_string();
     let err = err.replace(&format!("{}/", dir.path().display()), "");
     assert_eq!(
         err,
@@ -226,9 +235,9 @@ fn the_scene_takes_colors_as_the_screen_does_and_refuses_them_alike() {
         "main.luau",
         "return { render = function(s, scene, screen)\n  scene:object('a', { color = { 1, 0.5, 0 } })\n  scene:object('b', { color = { r = 0, g = 0, b = 1, a = 0.5 } })\n  screen:rect(0, 0, 1, 1, { fill = { 1, 0.5, 0 } })\nend }",
     )]);
-    let mut e = engine(good.path());
+    let mut e = session(good.path());
     e.advance(1).unwrap();
-    let color = |name: &str| e.scene().get(name).unwrap().material.color;
+    let color = |name: &str| e.engine().scene().get(name).unwrap().material.color;
     assert_eq!((color("a").r, color("a").g, color("a").b), (1.0, 0.5, 0.0));
     assert_eq!(color("b").a, 0.5);
     // The same wrong table, refused by both in the same words.
@@ -368,13 +377,17 @@ return {
 }
 "##;
     let dir = game(&[("main.luau", main), ("arm.gltf", &arm)]);
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     // On the bent forearm: a hit.
-    e.input_mut().push(InputEvent::Move(180.0, 86.0));
+    e.engine_mut()
+        .input_mut()
+        .push(InputEvent::Move(180.0, 86.0));
     e.advance(2).unwrap();
     assert_eq!(json(&e), "{\n  \"hover\": \"bent\"\n}");
     // Where the forearm stands at rest, above the elbow: nothing now.
-    e.input_mut().push(InputEvent::Move(205.0, 60.0));
+    e.engine_mut()
+        .input_mut()
+        .push(InputEvent::Move(205.0, 60.0));
     e.advance(1).unwrap();
     assert_eq!(json(&e), "{\n  \"hover\": \"\"\n}");
 }
@@ -459,7 +472,7 @@ fn refused_at_line_3(call: &str, files: &[(&str, String)], said: &str) {
     let mut all: Vec<(&str, &str)> = vec![("main.luau", &main)];
     all.extend(files.iter().map(|(name, text)| (*name, text.as_str())));
     let dir = game(&all);
-    let err = engine(dir.path()).advance(1).unwrap_err().to_string();
+    let err = session(dir.path()).advance(1).unwrap_err().to_string();
     assert!(
         err.contains("main.luau:3:") && err.contains(said),
         "{call}: {err}"
@@ -484,11 +497,11 @@ return {
 }
 "##;
     let dir = game(&[("main.luau", main), ("arm.gltf", &arm_gltf())]);
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     let mut renderer = moonloop::render::Renderer::headless().expect("a software adapter");
     for _ in 0..20 {
         e.advance(1).unwrap();
-        renderer.batch(e.scene(), e.assets());
+        renderer.batch(e.engine().scene(), e.engine().assets());
     }
     assert_eq!(renderer.posed_objects(), 2);
 }
@@ -516,23 +529,30 @@ return {
 #[test]
 fn a_frame_run_again_is_answered_what_the_pointer_was_over_when_it_ran() {
     let dir = game(&[("main.luau", SWAPPING)]);
-    let mut e = engine(dir.path());
-    e.set_synctest(Some(4), moonloop::history::DEFAULT_CAP)
+    let mut e = session(dir.path());
+    e.engine_mut()
+        .set_synctest(Some(4), moonloop::history::DEFAULT_CAP)
         .unwrap();
-    e.input_mut().push(InputEvent::Move(100.0, 50.0));
+    e.engine_mut()
+        .input_mut()
+        .push(InputEvent::Move(100.0, 50.0));
     let mut seen = Vec::new();
     for frame in 1..=12 {
         let ran = e.advance(1);
         assert!(ran.is_ok(), "frame {frame}: {ran:?}");
-        seen.push(e.game().state_hash().unwrap());
+        seen.push(e.engine().game().state_hash().unwrap());
     }
-    assert!(e.synctest_checked() >= 4 * 8, "{}", e.synctest_checked());
+    assert!(
+        e.engine().synctest_checked() >= 4 * 8,
+        "{}",
+        e.engine().synctest_checked()
+    );
     assert!(
         json(&e).contains("crate"),
         "the pointer is over a crate: {}",
         json(&e)
     );
     // Rewound and shown again, a past frame has the state it had.
-    e.rewind(5).unwrap();
-    assert_eq!(e.game().state_hash().unwrap(), seen[6]);
+    e.engine_mut().rewind(5).unwrap();
+    assert_eq!(e.engine().game().state_hash().unwrap(), seen[6]);
 }

@@ -60,9 +60,10 @@ fn sound_game() -> tempfile::TempDir {
 #[test]
 fn every_sound_action_is_logged_with_its_frame() {
     let dir = sound_game();
-    let mut e = common::engine(&dir.path().join("g"));
+    let mut e = common::session(&dir.path().join("g"));
     e.advance(45).unwrap();
     let log: Vec<(u64, &str, &str)> = e
+        .engine()
         .cues()
         .cues()
         .iter()
@@ -82,7 +83,7 @@ fn every_sound_action_is_logged_with_its_frame() {
             (40, "cue", "coin"),
         ]
     );
-    let set = &e.cues().cues()[5];
+    let set = &e.engine().cues().cues()[5];
     assert_eq!(
         (set.volume, set.pitch, set.fade),
         (0.5, 2.0, 0.05),
@@ -249,7 +250,6 @@ fn a_reload_forgets_the_sounds_it_changed_whoever_runs_the_game() {
     // Headless `--watch --audio` reloaded without telling the sound bank,
     // so a sound removed (or edited) played on as it was. The session
     // reloads for every runner, and the bank forgets.
-    use moonloop::session::Session;
     use moonloop::sound::{Bank, Player};
     let dir = game(&[(
         "main.luau",
@@ -257,10 +257,10 @@ fn a_reload_forgets_the_sounds_it_changed_whoever_runs_the_game() {
     )]);
     std::fs::create_dir_all(dir.path().join("sounds")).unwrap();
     std::fs::write(dir.path().join("sounds/zap.wav"), square(0.1)).unwrap();
-    let engine = common::engine(dir.path());
-    let bank = Bank::new(engine.config().sounds.clone());
+    let session = common::session(dir.path());
+    let bank = Bank::new(session.engine().config().sounds.clone());
     let player = Player::to_file(&dir.path().join("out.wav"), bank).unwrap();
-    let mut session = Session::new(engine).sound(Some(player));
+    let mut session = session.sound(Some(player));
     let now = std::time::Instant::now();
     let turn = session.tick(now, false);
     assert!(

@@ -227,8 +227,8 @@ fn frame_error_with(main: &str, extra: &[(&str, &[u8])]) -> String {
     for (name, bytes) in extra {
         std::fs::write(dir.path().join(name), bytes).unwrap();
     }
-    let mut engine = common::engine(dir.path());
-    engine.advance(1).expect_err("the frame fails").to_string()
+    let mut session = common::session(dir.path());
+    session.advance(1).expect_err("the frame fails").to_string()
 }
 
 // rule: H15
@@ -276,17 +276,18 @@ return {
     let dir = common::game(&[("main.luau", main)]);
     std::fs::write(dir.path().join("sheet.png"), sheet()).unwrap();
     let picture = |bands: usize, surface: (u32, u32)| {
-        let mut engine = common::engine(dir.path());
-        engine.set_surface(surface.0, surface.1);
-        engine.layers().0.set_bands(bands);
+        let mut session = common::session(dir.path());
+        session.engine_mut().set_surface(surface.0, surface.1);
+        session.engine_mut().layers().0.set_bands(bands);
         // A debug build on a slow machine may pass the one-second bound
         // (H9), which would cut the bands and the serial picture apart.
-        engine
+        session
+            .engine_mut()
             .layers()
             .0
             .set_time_limit(std::time::Duration::from_secs(600));
-        engine.advance(1).unwrap();
-        moonloop::screen_picture(&mut engine)
+        session.advance(1).unwrap();
+        moonloop::screen_picture(session.engine_mut())
     };
     for surface in [(320, 240), (1000, 577), (64, 700)] {
         let serial = picture(1, surface);

@@ -3,10 +3,11 @@
 
 mod common;
 
-use common::{engine, game, json, load_error};
+use common::{game, json, load_error, session};
 use moonloop::ConstantClock;
 use moonloop::Engine;
 use moonloop::LuaGame;
+use moonloop::session::Session;
 
 /// Makes messages independent of the temporary folder's name.
 fn local(dir: &std::path::Path, message: &str) -> String {
@@ -26,7 +27,7 @@ return {
 #[test]
 fn update_gets_the_current_state_and_returns_the_next() {
     let dir = game(&[("main.luau", COUNTER)]);
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     // Frame 1 and 2: each update sees the state the last one returned.
     e.advance(2).unwrap();
     assert_eq!(
@@ -52,7 +53,7 @@ fn every_state_the_host_takes_is_deeply_frozen() {
         }
         "#,
     )]);
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     e.advance(3).expect("every update saw a frozen state");
 }
 
@@ -72,7 +73,7 @@ fn tables_frozen_by_the_game_are_still_checked() {
         }
         "#,
     )]);
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     let err = e.advance(1).unwrap_err().to_string();
     assert!(err.contains("state.sneaky.f is a function (S5"), "{err}");
 }
@@ -94,7 +95,7 @@ fn unchanged_subtables_are_shared_not_copied() {
         }
         "#,
     )]);
-    engine(dir.path()).advance(3).unwrap();
+    session(dir.path()).advance(3).unwrap();
 }
 
 // rule: S3
@@ -104,7 +105,7 @@ fn writing_the_state_names_the_rule_and_the_fix() {
         "main.luau",
         "return {\n  init = function() return { n = 0 } end,\n  update = function(state)\n    state.n = 1\n    return state\n  end,\n}\n",
     )]);
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     let err = e.advance(1).unwrap_err().to_string();
     assert_eq!(
         local(dir.path(), &err),
@@ -120,7 +121,7 @@ fn writing_the_state_from_render_fails_too() {
         "main.luau",
         "return {\n  init = function() return { n = 0 } end,\n  update = function(s) return s end,\n  render = function(state)\n    state.n = 5\n  end,\n}\n",
     )]);
-    let err = engine(dir.path()).advance(1).unwrap_err().to_string();
+    let err = session(dir.path()).advance(1).unwrap_err().to_string();
     assert!(
         local(dir.path(), &err).starts_with("main.luau:5: attempt to modify a readonly table (S3"),
         "{err}"
@@ -134,7 +135,7 @@ fn update_returning_nil_is_refused_and_the_state_kept() {
         "main.luau",
         "return {\n  init = function() return { n = 7 } end,\n  update = function(state)\n    if state.n > 0 then return nil end\n  end,\n}\n",
     )]);
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     let err = e.advance(1).unwrap_err().to_string();
     assert_eq!(
         local(dir.path(), &err),
@@ -147,7 +148,7 @@ fn update_returning_nil_is_refused_and_the_state_kept() {
 #[test]
 fn update_returning_nothing_is_refused() {
     let dir = game(&[("main.luau", "return { update = function(state) end }")]);
-    let err = engine(dir.path()).advance(1).unwrap_err().to_string();
+    let err = session(dir.path()).advance(1).unwrap_err().to_string();
     // Returning nothing reads as returning nil.
     assert!(err.contains("S4: update returned nil"), "{err}");
 }
@@ -171,13 +172,15 @@ fn under_run_the_loop_goes_on_after_a_nil_update() {
         }
         "#,
     )]);
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     let mut failures = 0;
     for _ in 0..5 {
-        e.tick(std::time::Instant::now());
-        failures += e.frame_errors().len();
+        // As a window runs it: each frame's trouble is shown, and the
+        // game goes on.
+        let turn = e.tick(std::time::Instant::now(), false);
+        failures += usize::from(turn.trouble.is_some());
     }
-    assert_eq!(e.frame(), 5, "all five frames ran");
+    assert_eq!(e.engine().frame(), 5, "all five frames ran");
     assert_eq!(failures, 4, "frames 2 to 5 were refused");
     assert_eq!(json(&e), "{\n  \"n\": 1\n}", "the last good state");
 }
@@ -239,7 +242,7 @@ fn a_refused_table_is_refused_again_every_time_it_comes_back() {
             "#
         );
         let dir = game(&[("main.luau", &main)]);
-        let mut e = engine(dir.path());
+        let mut e = session(dir.path());
         for frame in 1..=3 {
             let err = e
                 .advance(1)
@@ -289,7 +292,7 @@ fn plain_values_are_accepted() {
         "main.luau",
         "return { init = function() return { s = 'x', n = 1.5, b = false, v = vector.create(1, 2, 3), t = { 1, { 2 } } } end }",
     )]);
-    let e = engine(dir.path());
+    let e = session(dir.path());
     assert!(
         json(&e).contains("\"v\": {\"$vector\": [1, 2, 3]}"),
         "{}",
@@ -301,14 +304,14 @@ fn plain_values_are_accepted() {
 #[test]
 fn apply_runs_a_transition_between_frames() {
     let dir = game(&[("main.luau", COUNTER)]);
-    let mut e = engine(dir.path());
+    let mut e = session(dir.path());
     e.advance(1).unwrap();
-    let lua = e.game().lua().clone();
+    let lua = e.engine().game().lua().clone();
     let set_ten: mlua::Function = lua
         .load("return function(state) return { n = 10, list = state.list } end")
         .eval()
         .unwrap();
-    e.game_mut().apply(&set_ten).unwrap();
+    e.engine_mut().game_mut().apply(&set_ten).unwrap();
     e.advance(1).unwrap();
     assert!(
         json(&e).contains("\"n\": 11"),
@@ -319,7 +322,12 @@ fn apply_runs_a_transition_between_frames() {
         .load("return function(state) return nil end")
         .eval()
         .unwrap();
-    let err = e.game_mut().apply(&to_nil).unwrap_err().to_string();
+    let err = e
+        .engine_mut()
+        .game_mut()
+        .apply(&to_nil)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("S4: apply's transition returned nil"), "{err}");
     assert!(
         json(&e).contains("\"n\": 11"),
@@ -334,7 +342,7 @@ fn canonical_encoding_sorts_keys_and_writes_exact_floats() {
         "main.luau",
         "return { init = function() return { z = 0.1 + 0.2, a = 1/3, [2] = 'two', [1] = 'one', m = { [10] = true, b = -0 } } end }",
     )]);
-    let e = engine(dir.path());
+    let e = session(dir.path());
     assert_eq!(
         json(&e),
         r#"{"$map": [
@@ -359,9 +367,9 @@ fn same_game_clock_and_input_give_the_same_hash() {
     )]);
     let hash = |frames| {
         let game = LuaGame::load(dir.path()).unwrap();
-        let mut e = Engine::new(game, Box::new(ConstantClock::new(1.0 / 144.0)));
+        let mut e = Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 144.0))));
         e.advance(frames).unwrap();
-        e.game().state_hash().unwrap()
+        e.engine().game().state_hash().unwrap()
     };
     assert_eq!(hash(100), hash(100), "two runs agree");
     assert_ne!(hash(100), hash(101), "a different state hashes differently");
@@ -378,6 +386,6 @@ fn the_hash_tells_number_keys_from_string_keys() {
         "main.luau",
         "return { init = function() return { ['1'] = 'x', n = 1 } end }",
     )]);
-    let hash = |dir: &std::path::Path| engine(dir).game().state_hash().unwrap();
+    let hash = |dir: &std::path::Path| session(dir).engine().game().state_hash().unwrap();
     assert_ne!(hash(a.path()), hash(b.path()));
 }

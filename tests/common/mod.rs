@@ -10,6 +10,7 @@ use std::process::Command;
 use moonloop::ConstantClock;
 use moonloop::Engine;
 use moonloop::LuaGame;
+use moonloop::session::Session;
 use tiny_skia::Pixmap;
 
 /// A game that hums (the built-in blip, looped) from its first frame to
@@ -35,10 +36,11 @@ pub fn game(files: &[(&str, &str)]) -> tempfile::TempDir {
     dir
 }
 
-/// Loads the game in `dir` into an engine with a constant 1/60 clock.
-pub fn engine(dir: &Path) -> Engine<LuaGame> {
+/// Loads the game in `dir` into a session with a constant 1/60 clock, as
+/// a runner does, keeping each frame's cues for the test to read.
+pub fn session(dir: &Path) -> Session<LuaGame> {
     let game = LuaGame::load(dir).unwrap_or_else(|e| panic!("the game loads: {e}"));
-    Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)))
+    Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)))).keep_cues()
 }
 
 /// Loads a game whose main.luau is `main`, expecting it to fail; returns the message.
@@ -54,16 +56,16 @@ pub fn load_error(files: &[(&str, &str)]) -> String {
 /// error it raised, with the temporary folder's name taken out.
 pub fn frame_error(main: &str) -> String {
     let dir = game(&[("main.luau", main)]);
-    let err = engine(dir.path())
+    let err = session(dir.path())
         .advance(1)
         .expect_err("the frame fails")
         .to_string();
     err.replace(&format!("{}/", dir.path().display()), "")
 }
 
-/// Returns the state of `engine` as canonical JSON.
-pub fn json(engine: &Engine<LuaGame>) -> String {
-    engine.game().state_json().unwrap()
+/// Returns the state of the game `session` runs as canonical JSON.
+pub fn json(session: &Session<LuaGame>) -> String {
+    session.engine().game().state_json().unwrap()
 }
 
 /// Writes a picture of where `actual` differs from `expected` by more than
@@ -416,12 +418,12 @@ pub fn picture(body: &str, surface: (u32, u32), extra: &[(&str, &[u8])]) -> Pixm
         std::fs::write(dir.path().join(name), bytes).unwrap();
     }
     let game = LuaGame::load(dir.path()).unwrap();
-    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
-    engine.set_surface(surface.0, surface.1);
-    engine
+    let mut session = Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0))));
+    session.engine_mut().set_surface(surface.0, surface.1);
+    session
         .advance(1)
         .unwrap_or_else(|e| panic!("the frame runs: {e}"));
-    moonloop::screen_picture(&mut engine)
+    moonloop::screen_picture(session.engine_mut())
 }
 
 /// Runs the game `main` headless five times under a jittering clock with
