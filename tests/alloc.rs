@@ -11,6 +11,7 @@ use common::game;
 use moonloop::ConstantClock;
 use moonloop::Engine;
 use moonloop::LuaGame;
+use moonloop::session::Session;
 use moonloop::{InputEvent, Key};
 
 struct Counting;
@@ -87,18 +88,20 @@ fn steady_frames_allocate_nothing() {
         "#,
     )]);
     let game = LuaGame::load(dir.path()).unwrap();
-    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    // Stepped as a runner steps it: through the session.
+    let mut session = Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0))));
     let space = Key::from_name("space").unwrap();
     let mut frames = |n: u32| {
         for i in 0..n {
             // Live input arrives between frames, as from a window.
-            engine.input_mut().push(if i % 2 == 0 {
+            let input = session.engine_mut().input_mut();
+            input.push(if i % 2 == 0 {
                 InputEvent::Press(space)
             } else {
                 InputEvent::Release(space)
             });
-            engine.input_mut().push(InputEvent::Move(i as f64, 1.0));
-            engine.advance(1).unwrap();
+            input.push(InputEvent::Move(i as f64, 1.0));
+            session.advance(1).unwrap();
         }
     };
     frames(200); // warm-up: caches, free lists and the VM settle
@@ -124,17 +127,20 @@ fn history_allocates_nothing_between_keyframes() {
         "#,
     )]);
     let game = LuaGame::load(dir.path()).unwrap();
-    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
-    engine.keep_history(moonloop::history::DEFAULT_CAP).unwrap();
+    let mut session = Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0))));
+    session
+        .engine_mut()
+        .keep_history(moonloop::history::DEFAULT_CAP)
+        .unwrap();
     let space = Key::from_name("space").unwrap();
     let mut frames = |n: u32| {
         for i in 0..n {
-            engine.input_mut().push(if i % 2 == 0 {
+            session.engine_mut().input_mut().push(if i % 2 == 0 {
                 InputEvent::Press(space)
             } else {
                 InputEvent::Release(space)
             });
-            engine.advance(1).unwrap();
+            session.advance(1).unwrap();
         }
     };
     frames(660); // warm-up, to just past the keyframe of frame 660
@@ -199,12 +205,12 @@ fn batching_textured_models_allocates_nothing() {
 /// each drawn into a picture, after 50 to warm up.
 fn pictures_allocate(dir: &std::path::Path) -> u64 {
     let game = LuaGame::load(dir).unwrap();
-    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
+    let mut session = Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0))));
     let mut pixmap = tiny_skia::Pixmap::new(320, 180).unwrap();
     let mut frames = |n: u32| {
         for _ in 0..n {
-            engine.advance(1).unwrap();
-            moonloop::compositor::screen_picture_into(&mut engine, &mut pixmap);
+            session.advance(1).unwrap();
+            moonloop::compositor::screen_picture_into(session.engine_mut(), &mut pixmap);
         }
     };
     frames(50);

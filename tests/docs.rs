@@ -12,6 +12,7 @@ use std::process::Command;
 
 use moonloop::ConstantClock;
 use moonloop::Engine;
+use moonloop::session::Session;
 use moonloop::{LuaGame, lua::run_test_file};
 
 fn blocks(text: &str) -> Vec<(String, String, usize)> {
@@ -57,8 +58,11 @@ fn every_docs_example_runs() {
                     }
                     let loaded =
                         LuaGame::load(dir.path()).unwrap_or_else(|e| panic!("{place}: {e}"));
-                    let mut engine = Engine::new(loaded, Box::new(ConstantClock::new(1.0 / 60.0)));
-                    engine
+                    let mut session = Session::new(Engine::new(
+                        loaded,
+                        Box::new(ConstantClock::new(1.0 / 60.0)),
+                    ));
+                    session
                         .advance(10)
                         .unwrap_or_else(|e| panic!("{place}: {e}"));
                     game = Some(dir);

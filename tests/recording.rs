@@ -7,6 +7,7 @@ mod common;
 
 use common::game;
 use moonloop::capture::Capture;
+use moonloop::session::Session;
 use moonloop::{ConstantClock, Engine, LuaGame};
 use tiny_skia::Pixmap;
 
@@ -29,27 +30,27 @@ const FRAMES: u64 = 8;
 /// The game's own pictures, frame by frame, drawn on the CPU by tiny-skia
 /// in an engine of their own: what each recorded frame must be.
 fn drawn(dir: &std::path::Path) -> Vec<Pixmap> {
-    let mut engine = Engine::new(
+    let mut session = Session::new(Engine::new(
         LuaGame::load(dir).unwrap(),
         Box::new(ConstantClock::new(1.0 / 60.0)),
-    );
+    ));
     (0..FRAMES)
         .map(|_| {
-            engine.advance(1).unwrap();
-            moonloop::screen_picture(&mut engine)
+            session.advance(1).unwrap();
+            moonloop::screen_picture(session.engine_mut())
         })
         .collect()
 }
 
 fn record(dir: &std::path::Path, name: &str) {
-    let mut engine = Engine::new(
+    let mut session = Session::new(Engine::new(
         LuaGame::load(dir).unwrap(),
         Box::new(ConstantClock::new(1.0 / 60.0)),
-    );
+    ));
     let mut capture = Capture::start(&dir.join(name), true).unwrap();
     for _ in 0..FRAMES {
-        engine.advance(1).unwrap();
-        assert!(capture.take(&mut engine).is_none());
+        session.advance(1).unwrap();
+        assert!(capture.take(session.engine_mut()).is_none());
     }
     let summary = capture.recorder.finish().unwrap();
     assert_eq!((summary.frames, summary.dropped), (FRAMES, 0), "{name}");

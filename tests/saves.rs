@@ -6,6 +6,7 @@ mod common;
 use std::path::Path;
 
 use common::{game, moonloop};
+use moonloop::session::Session;
 use moonloop::{ConstantClock, Engine, Limits, LuaGame, Saves};
 
 /// Counts frames; saves the best count whenever it rises.
@@ -26,10 +27,11 @@ return {
 }
 "#;
 
-fn load(dir: &Path, saves: Saves) -> Engine<LuaGame> {
+/// The game in `dir`, saving to `saves`, in a session as a runner has it.
+fn load(dir: &Path, saves: Saves) -> Session<LuaGame> {
     let game = LuaGame::load_saving(dir, Limits::default(), saves)
         .unwrap_or_else(|e| panic!("the game loads: {e}"));
-    Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)))
+    Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0))))
 }
 
 fn saved_file(root: &Path) -> String {
@@ -47,9 +49,19 @@ fn what_update_saves_is_what_the_next_run_starts_from() {
     drop(first);
 
     let mut second = load(dir.path(), Saves::disk(root.path().into()));
-    assert_eq!(second.game().loaded_save(), Some("{\n  \"best\": 3\n}"));
+    assert_eq!(
+        second.engine().game().loaded_save(),
+        Some("{\n  \"best\": 3\n}")
+    );
     second.advance(2).unwrap();
-    assert!(second.game().state_json().unwrap().contains("\"best\": 3"));
+    assert!(
+        second
+            .engine()
+            .game()
+            .state_json()
+            .unwrap()
+            .contains("\"best\": 3")
+    );
     // Nothing rose past the best, so nothing was written.
     assert_eq!(saved_file(root.path()), "{\n  \"best\": 3\n}\n");
     second.advance(2).unwrap();
@@ -79,7 +91,7 @@ fn a_frame_that_fails_saves_nothing() {
     let err = e.advance(1).unwrap_err().to_string();
     assert!(err.contains("boom"), "{err}");
     assert!(!root.path().join("g").join("save.json").exists());
-    assert_eq!(e.game().save_json(), None);
+    assert_eq!(e.engine().game().save_json(), None);
 }
 
 // rule: H12
@@ -113,7 +125,7 @@ fn a_save_that_is_not_plain_small_data_or_has_no_id_is_refused_by_name() {
         let dir = game(&[("main.luau", main)]);
         let err = match LuaGame::load(dir.path()) {
             Err(e) => e.to_string(),
-            Ok(game) => Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)))
+            Ok(game) => Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0))))
                 .advance(1)
                 .unwrap_err()
                 .to_string(),
@@ -140,11 +152,15 @@ fn a_save_that_cannot_be_read_back_is_set_aside_in_one_line() {
         std::fs::create_dir_all(root.path().join("counter")).unwrap();
         std::fs::write(root.path().join("counter/save.json"), corrupt).unwrap();
         let mut e = load(dir.path(), Saves::disk(root.path().into()));
-        let notice = e.game_mut().take_save_notice().expect("a notice");
+        let notice = e
+            .engine_mut()
+            .game_mut()
+            .take_save_notice()
+            .expect("a notice");
         assert!(!notice.contains('\n'), "{notice}");
         assert!(notice.contains("save.json.corrupt"), "{notice}");
         assert_eq!(
-            e.game().loaded_save(),
+            e.engine().game().loaded_save(),
             None,
             "{corrupt}: starts without a save"
         );

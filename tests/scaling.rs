@@ -10,6 +10,7 @@ mod common;
 use std::sync::Mutex;
 
 use common::game;
+use moonloop::session::Session;
 use moonloop::{Compositor, ConstantClock, Engine, LuaGame};
 use tiny_skia::Pixmap;
 
@@ -41,16 +42,21 @@ return {{
 fn draw(main: &str, surface: (u32, u32), scaling: Option<&str>) -> (Pixmap, Pixmap) {
     let dir = game(&[("main.luau", main)]);
     let loaded = LuaGame::load(dir.path()).unwrap();
-    let mut engine = Engine::new(loaded, Box::new(ConstantClock::new(1.0 / 60.0)));
-    engine.set_scaling(scaling.and_then(moonloop::Scaling::parse));
-    engine.set_surface(surface.0, surface.1);
-    engine.advance(1).unwrap();
+    let mut session = Session::new(Engine::new(
+        loaded,
+        Box::new(ConstantClock::new(1.0 / 60.0)),
+    ));
+    session
+        .engine_mut()
+        .set_scaling(scaling.and_then(moonloop::Scaling::parse));
+    session.engine_mut().set_surface(surface.0, surface.1);
+    session.advance(1).unwrap();
     let mut guard = RENDERER.lock().unwrap_or_else(|e| e.into_inner());
     let compositor =
         guard.get_or_insert_with(|| Compositor::headless().unwrap_or_else(|e| panic!("{e}")));
-    compositor.draw(&mut engine);
+    compositor.draw(session.engine_mut());
     let view = compositor.read_view();
-    let (picture, fault) = compositor.picture(&mut engine, None);
+    let (picture, fault) = compositor.picture(session.engine_mut(), None);
     assert!(fault.is_none());
     (view, picture)
 }
@@ -129,9 +135,12 @@ fn pointers_land_on_the_logical_pixel_under_them() {
     let main = r#"return { config = { width = 32, height = 18, scaling = "whole" } }"#;
     let dir = game(&[("main.luau", main)]);
     let loaded = LuaGame::load(dir.path()).unwrap();
-    let mut engine = Engine::new(loaded, Box::new(ConstantClock::new(1.0 / 60.0)));
-    engine.set_surface(137, 80);
-    let v = *engine.viewport();
+    let mut session = Session::new(Engine::new(
+        loaded,
+        Box::new(ConstantClock::new(1.0 / 60.0)),
+    ));
+    session.engine_mut().set_surface(137, 80);
+    let v = *session.engine().viewport();
     assert_eq!((v.x, v.y, v.width, v.height), (4, 4, 128, 72));
     assert_eq!(
         v.to_logical((4.0 + 4.0 * 10.0 + 1.0, 4.0 + 4.0 * 3.0)),

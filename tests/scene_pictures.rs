@@ -15,6 +15,7 @@ use moonloop::Compositor;
 use moonloop::ConstantClock;
 use moonloop::Engine;
 use moonloop::LuaGame;
+use moonloop::session::Session;
 use tiny_skia::Pixmap;
 
 /// A channel may differ by this much before a pixel counts as different.
@@ -84,15 +85,18 @@ fn render(main: &str, surface: (u32, u32), frames: u64) -> Pixmap {
 /// Renders frame `frames` of the game in `dir`.
 fn render_folder(dir: &tempfile::TempDir, surface: (u32, u32), frames: u64) -> Pixmap {
     let loaded = LuaGame::load(dir.path()).unwrap();
-    let mut engine = Engine::new(loaded, Box::new(ConstantClock::new(1.0 / 60.0)));
-    engine.set_surface(surface.0, surface.1);
-    engine
+    let mut session = Session::new(Engine::new(
+        loaded,
+        Box::new(ConstantClock::new(1.0 / 60.0)),
+    ));
+    session.engine_mut().set_surface(surface.0, surface.1);
+    session
         .advance(frames)
         .unwrap_or_else(|e| panic!("the frames run: {e}"));
     let mut guard = RENDERER.lock().unwrap_or_else(|e| e.into_inner());
     let compositor =
         guard.get_or_insert_with(|| Compositor::headless().unwrap_or_else(|e| panic!("{e}")));
-    compositor.draw(&mut engine);
+    compositor.draw(session.engine_mut());
     compositor.read_view()
 }
 
@@ -210,12 +214,12 @@ fn a_screen_layer_alone_composites_as_tiny_skia_draws_it() {
     );
     let gpu = render(&main, (160, 120), 1);
     let dir = game(&[("main.luau", &main)]);
-    let mut engine = Engine::new(
+    let mut session = Session::new(Engine::new(
         LuaGame::load(dir.path()).unwrap(),
         Box::new(ConstantClock::new(0.1)),
-    );
-    engine.advance(1).unwrap();
-    let cpu = moonloop::screen_picture(&mut engine);
+    ));
+    session.advance(1).unwrap();
+    let cpu = moonloop::screen_picture(session.engine_mut());
     let worst = gpu
         .pixels()
         .iter()
@@ -324,18 +328,21 @@ fn a_texture_changed_during_a_run_is_drawn_anew_on_the_gpu() {
     let white = tiny_skia::Color::from_rgba8(240, 240, 240, 255);
     let blue = tiny_skia::Color::from_rgba8(40, 80, 220, 255);
     std::fs::write(dir.path().join("skin.png"), checker(4, red, white)).unwrap();
-    let mut engine = Engine::new(
+    let mut session = Session::new(Engine::new(
         LuaGame::load(dir.path()).unwrap(),
         Box::new(ConstantClock::new(1.0 / 60.0)),
-    );
-    engine.set_surface(120, 90);
-    engine.advance(1).unwrap();
-    let before = draw(&mut engine);
+    ));
+    session.engine_mut().set_surface(120, 90);
+    session.advance(1).unwrap();
+    let before = draw(session.engine_mut());
     assert_close("texture-before", &before);
     std::fs::write(dir.path().join("skin.png"), checker(2, blue, white)).unwrap();
-    engine.reload(&[PathBuf::from("skin.png")]).unwrap();
-    engine.advance(1).unwrap();
-    let after = draw(&mut engine);
+    session
+        .engine_mut()
+        .reload(&[PathBuf::from("skin.png")])
+        .unwrap();
+    session.advance(1).unwrap();
+    let after = draw(session.engine_mut());
     assert_close("texture-after", &after);
     assert_ne!(before.data(), after.data(), "the GPU draws the new file");
 }
@@ -392,10 +399,13 @@ fn a_device_that_cannot_view_a_texture_as_srgb_draws_the_same_frame() {
     )]);
     let frame = |compositor: &mut Compositor| {
         let loaded = LuaGame::load(dir.path()).unwrap();
-        let mut engine = Engine::new(loaded, Box::new(ConstantClock::new(1.0 / 60.0)));
-        engine.set_surface(200, 120);
-        engine.advance(1).unwrap();
-        compositor.draw(&mut engine);
+        let mut session = Session::new(Engine::new(
+            loaded,
+            Box::new(ConstantClock::new(1.0 / 60.0)),
+        ));
+        session.engine_mut().set_surface(200, 120);
+        session.advance(1).unwrap();
+        compositor.draw(session.engine_mut());
         compositor.read_view()
     };
     let renderer = || moonloop::render::Renderer::headless().unwrap();

@@ -14,6 +14,7 @@ use common::{assert_golden, game, picture};
 use moonloop::ConstantClock;
 use moonloop::Engine;
 use moonloop::LuaGame;
+use moonloop::session::Session;
 use tiny_skia::Pixmap;
 
 fn case(name: &str, body: &str) {
@@ -206,9 +207,9 @@ fn letterbox_on_wide_and_tall_surfaces() {
 fn the_spinner_at_a_fixed_time() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("games/spinner");
     let game = LuaGame::load(&root).unwrap();
-    let mut engine = Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0)));
-    engine.advance(30).unwrap(); // half a simulated second: 45 degrees
-    assert_golden("spinner", &moonloop::screen_picture(&mut engine));
+    let mut session = Session::new(Engine::new(game, Box::new(ConstantClock::new(1.0 / 60.0))));
+    session.advance(30).unwrap(); // half a simulated second: 45 degrees
+    assert_golden("spinner", &moonloop::screen_picture(session.engine_mut()));
 }
 
 #[test]
@@ -267,11 +268,11 @@ fn drawing_errors_name_the_call_and_the_argument() {
     for (call, message) in cases {
         let main = format!("return {{ render = function(state, scene, screen)\n  {call}\nend }}");
         let dir = game(&[("main.luau", &main)]);
-        let mut engine = Engine::new(
+        let mut session = Session::new(Engine::new(
             LuaGame::load(dir.path()).unwrap(),
             Box::new(ConstantClock::new(0.1)),
-        );
-        let err = engine.advance(1).unwrap_err().to_string();
+        ));
+        let err = session.advance(1).unwrap_err().to_string();
         assert!(
             err.contains(&format!("main.luau:2: {message}")),
             "{call}: {err}"
