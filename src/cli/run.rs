@@ -409,7 +409,7 @@ fn window_seek(
 fn property_check(game: &Path) -> Result<crate::session::Check<LuaGame>> {
     let properties = crate::lua::properties::Properties::load(game)?;
     Ok(Box::new(move |engine: &Engine<LuaGame>| {
-        match properties.broken(engine.game().state(), engine.frame()) {
+        match properties.broken(engine.game(), engine.frame()) {
             Ok(None) => None,
             Ok(Some((name, why))) => Some(Error::rule(
                 crate::Rule::X1,

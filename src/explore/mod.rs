@@ -449,7 +449,7 @@ pub fn write_failure(
         && !changes.is_empty()
     {
         let read = crate::lua::properties::Properties::load(game)
-            .and_then(|p| p.read_by(name, engine.game().state(), target))
+            .and_then(|p| p.read_by(name, engine.game(), target))
             .unwrap_or_default();
         changes = crate::state::read_first(changes, &read);
     }

@@ -135,14 +135,14 @@ pub fn play(
     let mut noted: HashSet<u64> = HashSet::new();
     let mut look = |engine: &Engine<LuaGame>, played: &mut Played| -> Result<bool> {
         let frame = engine.frame();
-        if let Some((name, why)) = properties.broken(engine.game().state(), frame)? {
+        if let Some((name, why)) = properties.broken(engine.game(), frame)? {
             played.failure = Some(Failure {
                 frame,
                 broke: Broke::Property(name, why),
             });
             return Ok(true);
         }
-        if let Some(feature) = properties.features(engine.game().state(), frame)?
+        if let Some(feature) = properties.features(engine.game(), frame)?
             && !seen.contains(&feature)
             && noted.insert(feature)
         {

@@ -22,6 +22,7 @@ use std::rc::Rc;
 
 use mlua::{Function, Lua, Table, Value};
 
+use super::LuaGame;
 use super::require::{self, ModuleId, Modules};
 use super::vm::{self, Attached, Budget, Call, Limits};
 use crate::error::{Error, Result};
@@ -147,11 +148,11 @@ impl Properties {
         self.list.iter().map(|(name, _)| name.as_str())
     }
 
-    /// Copies `value` (a state of another VM) into this one, frozen.
-    fn copy_in(&self, value: &Value) -> Result<Value> {
+    /// Copies `game`'s state into this VM, frozen.
+    fn copy_in(&self, game: &LuaGame) -> Result<Value> {
         self.copier
             .borrow_mut()
-            .copy(value, &self.lua)
+            .copy(game.lua(), game.state(), &self.lua)
             .map_err(|e| Error::rule(crate::Rule::X1, format!("the state does not copy: {e}")))
     }
 
@@ -161,11 +162,11 @@ impl Properties {
     ///
     /// # Errors
     /// The state does not copy.
-    pub fn broken(&self, state: &Value, frame: u64) -> Result<Option<(String, Option<String>)>> {
+    pub fn broken(&self, game: &LuaGame, frame: u64) -> Result<Option<(String, Option<String>)>> {
         if self.list.is_empty() {
             return Ok(None);
         }
-        let copied = self.copy_in(state)?;
+        let copied = self.copy_in(game)?;
         for (name, holds) in &self.list {
             let answer = self
                 .budget
@@ -188,11 +189,11 @@ impl Properties {
     ///
     /// # Errors
     /// The state does not copy.
-    pub fn read_by(&self, name: &str, state: &Value, frame: u64) -> Result<Vec<String>> {
+    pub fn read_by(&self, name: &str, game: &LuaGame, frame: u64) -> Result<Vec<String>> {
         let Some((_, holds)) = self.list.iter().find(|(n, _)| n == name) else {
             return Ok(Vec::new());
         };
-        let copied = self.copy_in(state)?;
+        let copied = self.copy_in(game)?;
         let noting: Function = self
             .lua
             .load(NOTING)
@@ -226,11 +227,11 @@ impl Properties {
     /// hash (a function): the search cannot be guided by it, and a search
     /// that went on unguided would hide it (each call would cost its whole
     /// second).
-    pub fn features(&self, state: &Value, frame: u64) -> Result<Option<u64>> {
+    pub fn features(&self, game: &LuaGame, frame: u64) -> Result<Option<u64>> {
         let Some(features) = self.features.as_ref() else {
             return Ok(None);
         };
-        let copied = self.copy_in(state)?;
+        let copied = self.copy_in(game)?;
         let failed =
             |why: String| Error::script(format!("features failed at frame {frame}: {why}"));
         let value = self

@@ -381,75 +381,35 @@ fn hash_number(h: &mut blake3::Hasher, n: f64) {
 pub fn copy(value: &Value, into: &Lua) -> Result<Value, Refusal> {
     let mut tables = Tables {
         now: Copies::default(),
-        last: Copies::default(),
         freeze: false,
         spare: Vec::new(),
     };
     copy_at(value, into, &Place::Root, 0, &mut tables)
 }
 
-/// Copies one state after another from one VM into another, frozen, in
-/// time proportional to what is new in each (as taking a state is, S2): a
-/// frozen table copied for the last state is the same copy again, and its
-/// contents are not walked. A frozen table never changes, and the copier
-/// holds each source table while it keeps its copy, so no other table
-/// takes its address meanwhile. Copies kept are those the last state
-/// reached (a table reached only through one reused whole is copied again
-/// if it turns up under a new one).
-#[derive(Default)]
-pub struct Copier {
-    last: Copies,
-    spare: Vec<Vec<(Value, Value)>>,
+/// Copies plain data from one VM into `into`, frozen all the way down:
+/// what [`super::Copier`] falls back on where its walk declines, to name
+/// the place that is not plain data.
+///
+/// # Errors
+/// The value is not plain data; the message names the path.
+pub(super) fn copy_frozen(value: &Value, into: &Lua) -> Result<Value, Refusal> {
+    let mut tables = Tables {
+        now: Copies::default(),
+        freeze: true,
+        spare: Vec::new(),
+    };
+    copy_at(value, into, &Place::Root, 0, &mut tables)
 }
 
-impl Copier {
-    /// Copies `value` into `into`, frozen, reusing what the last copy made.
-    ///
-    /// # Errors
-    /// The value is not plain data; the message names the path.
-    ///
-    /// While it copies, `into`'s memory cap is lifted and checked once at
-    /// the end instead: under a cap, mlua guards every field set and
-    /// string made with a protected call of its own, which was most of a
-    /// copy's cost. The copy's size is bounded anyway by the source's own
-    /// cap, and a copy that leaves `into` over its cap is refused.
-    pub fn copy(&mut self, value: &Value, into: &Lua) -> Result<Value, Refusal> {
-        let mut tables = Tables {
-            now: Copies::with_capacity_and_hasher(self.last.len(), Default::default()),
-            last: std::mem::take(&mut self.last),
-            freeze: true,
-            spare: std::mem::take(&mut self.spare),
-        };
-        let cap = into.set_memory_limit(0).unwrap_or(0);
-        let copied = copy_at(value, into, &Place::Root, 0, &mut tables);
-        let _ = into.set_memory_limit(cap);
-        self.last = tables.now;
-        self.spare = tables.spare;
-        if cap != 0 && into.used_memory() > cap {
-            // What this copy made is garbage once nothing holds it.
-            drop(copied);
-            self.last.clear();
-            let _ = into.gc_collect();
-            return Err(refuse!(
-                "state is larger than the {:.1} MiB a copy of it may hold",
-                cap as f64 / f64::from(1 << 20)
-            ));
-        }
-        copied
-    }
-}
-
-/// Copies of tables by their source's address, each with its source.
-/// Looked up once a table copied, so the hash is a fast one.
-/// Each holds whether the source was frozen when it was copied: only
-/// such a copy is reused by a later copy.
-type Copies = rustc_hash::FxHashMap<*const c_void, (Table, Table, bool)>;
+/// Copies of tables by their source's address, so a table met twice is
+/// copied once. Looked up once a table copied, so the hash is a fast one.
+type Copies = rustc_hash::FxHashMap<*const c_void, Table>;
 
 /// The tables of one copy: those copied (or reused) so far, by the
 /// source's address, and those the last copy made.
 struct Tables {
     now: Copies,
-    last: Copies,
     /// Whether copies are frozen as they are made.
     freeze: bool,
     /// Lists of a table's pairs, emptied, for the next table read.
@@ -493,7 +453,7 @@ fn copy_at(
     Ok(match value {
         Value::Table(t) => {
             let at = copy_table(t, into, place, depth, tables)?;
-            Value::Table(tables.now[&at].1.clone())
+            Value::Table(tables.now[&at].clone())
         }
         other => copy_plain(other, into, place)?,
     })
@@ -521,8 +481,8 @@ fn copy_plain(value: &Value, into: &Lua, place: &Place<'_>) -> Result<Value, Ref
     })
 }
 
-/// Copies table `t` (or finds its copy, made in this copy or, when it is
-/// frozen, the last) and answers its source's address, under which
+/// Copies table `t` (or finds its copy, made earlier in this copy) and
+/// answers its source's address, under which
 /// `tables.now` holds the copy. Fields are set straight from the source's
 /// keys and the copies' own handles: a handle made and dropped for each
 /// key and value was most of the cost of a table whose values are copies
@@ -536,13 +496,6 @@ fn copy_table(
 ) -> Result<*const c_void, Refusal> {
     let at = t.to_pointer();
     if tables.now.contains_key(&at) {
-        return Ok(at);
-    }
-    // Frozen when it was copied, frozen still: Luau has no way to thaw.
-    if let Some(kept) = tables.last.remove(&at)
-        && kept.2
-    {
-        tables.now.insert(at, kept);
         return Ok(at);
     }
     if depth == MAX_DEPTH {
@@ -578,7 +531,7 @@ fn copy_table(
         let set = match v {
             Value::Table(inner) => {
                 let inner = copy_table(inner, into, &child, depth + 1, tables)?;
-                set_field(&out, (k, into), &tables.now[&inner].1)
+                set_field(&out, (k, into), &tables.now[&inner])
             }
             v => set_field(&out, (k, into), copy_plain(v, into, &child)?),
         };
@@ -588,7 +541,7 @@ fn copy_table(
     if tables.freeze {
         out.set_readonly(true);
     }
-    tables.now.insert(at, (t.clone(), out, t.is_readonly()));
+    tables.now.insert(at, out);
     Ok(at)
 }
 

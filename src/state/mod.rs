@@ -27,15 +27,17 @@ use mlua::{Lua, Value, ffi};
 use layout::RawTable;
 
 mod changes;
+mod copier;
 mod decoding;
 mod digest;
 mod encoding;
 mod layout;
 
 pub use changes::{changes, place, read_first};
+pub use copier::Copier;
 pub use decoding::from_json;
 pub use digest::{Digester, lend as lend_digester};
-pub use encoding::{Copier, MAX_JSON, copy, hash, number, to_json};
+pub use encoding::{MAX_JSON, copy, hash, number, to_json};
 
 /// Registry field of the weak set of tables the walk that asks the API
 /// has checked.

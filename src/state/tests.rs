@@ -240,8 +240,8 @@ fn a_copier_copies_what_is_new_and_reuses_the_copies_of_frozen_tables() {
         .call(still)
         .unwrap();
     let mut copier = Copier::default();
-    let a = copier.copy(&Value::Table(first), &into).unwrap();
-    let b = copier.copy(&Value::Table(second), &into).unwrap();
+    let a = copier.copy(&from, &Value::Table(first), &into).unwrap();
+    let b = copier.copy(&from, &Value::Table(second), &into).unwrap();
     let (Value::Table(a), Value::Table(b)) = (a, b) else {
         panic!("tables");
     };
@@ -267,9 +267,11 @@ fn a_copier_copies_what_is_new_and_reuses_the_copies_of_frozen_tables() {
     );
     // A table that is not frozen is copied afresh each time: it may change.
     let open: Table = from.load("return { n = 1 }").eval().unwrap();
-    let c = copier.copy(&Value::Table(open.clone()), &into).unwrap();
+    let c = copier
+        .copy(&from, &Value::Table(open.clone()), &into)
+        .unwrap();
     open.set("n", 5).unwrap();
-    let d = copier.copy(&Value::Table(open), &into).unwrap();
+    let d = copier.copy(&from, &Value::Table(open), &into).unwrap();
     let n = |v: &Value| match v {
         Value::Table(t) => t.get::<i64>("n").unwrap(),
         _ => 0,
@@ -290,7 +292,7 @@ fn a_copy_that_would_pass_the_memory_cap_is_refused_and_the_cap_stays() {
     into.set_memory_limit(cap).unwrap();
     let mut copier = Copier::default();
     let refused = copier
-        .copy(&Value::Table(big), &into)
+        .copy(&from, &Value::Table(big), &into)
         .expect_err("a copy past the cap");
     assert!(refused.line().contains("larger than"), "{}", refused.line());
     assert_eq!(into.set_memory_limit(cap).unwrap(), cap, "the cap is back");
@@ -299,7 +301,7 @@ fn a_copy_that_would_pass_the_memory_cap_is_refused_and_the_cap_stays() {
         .load("return table.freeze({ [1] = 'a', ['1'] = 'b', ['\\xff'] = 'c', [2.5] = 'd' })")
         .eval()
         .unwrap();
-    let Value::Table(copy) = copier.copy(&Value::Table(small), &into).unwrap() else {
+    let Value::Table(copy) = copier.copy(&from, &Value::Table(small), &into).unwrap() else {
         panic!("a table");
     };
     assert_eq!(copy.get::<String>(1).unwrap(), "a");
@@ -310,4 +312,112 @@ fn a_copy_that_would_pass_the_memory_cap_is_refused_and_the_cap_stays() {
         "c"
     );
     assert_eq!(copy.get::<String>(2.5).unwrap(), "d");
+}
+
+// rule: X1
+#[test]
+fn a_copy_is_the_state_whatever_the_walk_meets() {
+    // What the C-API walk takes (strings of any bytes, numbers, booleans,
+    // vectors, a table shared at two places, a list and a map in one
+    // table) and what it leaves to the safe copy (a function, a key that
+    // is a table, a metatable, more tables than the room it made): the
+    // copy is the state each time, or the same refusal the safe copy
+    // gives, and a copy after a refusal copies again.
+    let from = Lua::new();
+    let into = Lua::new();
+    let mut copier = Copier::default();
+    let plain: Table = from
+        .load(
+            "local shared = table.freeze({ 1, 2 })
+             return table.freeze({ s = 'a\\0b\\xff', n = -0.5, t = true, f = false,
+               v = vector.create(1, 2, 3), a = shared, b = shared,
+               mixed = table.freeze({ 10, 20, x = 'y' }) })",
+        )
+        .eval()
+        .unwrap();
+    let copied = copier
+        .copy(&from, &Value::Table(plain.clone()), &into)
+        .unwrap();
+    assert_eq!(
+        to_json(&copied).unwrap(),
+        to_json(&Value::Table(plain)).unwrap()
+    );
+    let Value::Table(copy) = &copied else {
+        panic!("a table");
+    };
+    assert_eq!(
+        copy.get::<Table>("a").unwrap().to_pointer(),
+        copy.get::<Table>("b").unwrap().to_pointer(),
+        "a table at two places is one copy"
+    );
+    assert!(copy.get::<Table>("mixed").unwrap().is_readonly());
+    for (bad, says) in [
+        (
+            "return table.freeze({ deep = table.freeze({ f = print }) })",
+            "state.deep.f is a function",
+        ),
+        (
+            "return table.freeze({ [{}] = 1 })",
+            "has a key that is a table",
+        ),
+        (
+            "return table.freeze({ m = setmetatable({}, {}) })",
+            "state.m has a metatable",
+        ),
+    ] {
+        let value: Value = from.load(bad).eval().unwrap();
+        let refused = copier.copy(&from, &value, &into).expect_err(bad);
+        let safe = crate::state::copy(&value, &into).expect_err(bad);
+        assert!(refused.line().contains(says), "{}", refused.line());
+        assert_eq!(refused.line(), safe.line(), "the safe copy's words");
+    }
+    // Ten thousand tables: more than the first walk makes room for.
+    let many: Value = from
+        .load("local t = {} for i = 1, 10000 do t[i] = table.freeze({ i }) end return table.freeze(t)")
+        .eval()
+        .unwrap();
+    for _ in 0..3 {
+        let copied = copier.copy(&from, &many, &into).unwrap();
+        assert_eq!(to_json(&copied).unwrap(), to_json(&many).unwrap());
+    }
+}
+
+// rule: X1
+#[test]
+fn a_copier_handed_another_game_s_states_starts_afresh() {
+    // A search plays each run in a new VM, and one copier serves them all:
+    // what it kept of the last VM's tables says nothing of the next's.
+    let into = Lua::new();
+    let mut copier = Copier::default();
+    for n in 0..4 {
+        let from = Lua::new();
+        let state: Value = from
+            .load(format!(
+                "return table.freeze({{ n = {n}, part = table.freeze({{ n = {n} }}) }})"
+            ))
+            .eval()
+            .unwrap();
+        let copied = copier.copy(&from, &state, &into).unwrap();
+        assert_eq!(to_json(&copied).unwrap(), to_json(&state).unwrap());
+    }
+}
+
+// rule: X1, H9
+#[test]
+fn a_game_at_its_memory_cap_is_copied_all_the_same() {
+    // The walk keeps the sources it copied in a table of the game's own VM;
+    // a game with no room left for it is copied the safe way, allocating
+    // in the properties' VM alone, and its cap is never passed.
+    let from = Lua::new();
+    let into = Lua::new();
+    let state: Value = from
+        .load("return table.freeze({ a = table.freeze({ 1, 2, 3 }), b = 'x' })")
+        .eval()
+        .unwrap();
+    from.set_memory_limit(from.used_memory() + 64).unwrap();
+    let mut copier = Copier::default();
+    for _ in 0..2 {
+        let copied = copier.copy(&from, &state, &into).unwrap();
+        assert_eq!(to_json(&copied).unwrap(), to_json(&state).unwrap());
+    }
 }
