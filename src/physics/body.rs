@@ -107,6 +107,122 @@ pub(super) fn each_body<B>(
     Ok(bodies)
 }
 
+/// What a world holds beside its bodies' own fields, read alike in 2D
+/// and 3D.
+pub(super) struct Whole<B, const N: usize> {
+    pub gravity: [f64; N],
+    pub scale: f64,
+    pub steps: f64,
+    pub bodies: Vec<B>,
+    pub touching: super::contacts::Touching,
+    pub joints: Vec<super::joints::Joint<N>>,
+}
+
+/// Reads a world's table of `fields`, in 2D or 3D: its `gravity` with
+/// `gravity` (given the field, nil where it is not set), its `scale`
+/// (`default` unless given, in `unit` to a meter), `steps`, its `bodies`
+/// with `bodies` (each with its key by `key`), and the pairs touching and
+/// the joints between them.
+///
+/// # Errors
+/// One line naming the first field that is missing, of the wrong type,
+/// out of bounds or unknown.
+pub(super) fn read_world<B, const N: usize>(
+    table: &Table,
+    fields: &[&str],
+    (default, unit): (f64, &str),
+    gravity: impl FnOnce(Value) -> Result<[f64; N], Refusal>,
+    (bodies, key): (
+        impl FnOnce(&Table) -> Result<Vec<B>, Refusal>,
+        impl Fn(&B) -> &Id,
+    ),
+) -> Result<Whole<B, N>, Refusal> {
+    let table = &Fields::read(table, fields, "", "")?;
+    let gravity = gravity(table.get("gravity"))?;
+    let scale = number_or(table, "scale", default, "")?;
+    if !(1e-3..=1e6).contains(&scale) {
+        return Err(refuse!(
+            "scale is {}; it is {unit} to a meter, from 0.001 to 1000000 (P4)",
+            Number(scale)
+        ));
+    }
+    let steps = number_or(table, "steps", 0.0, "")?;
+    let bodies = match table.get("bodies") {
+        Value::Table(list) => bodies(&list)?,
+        Value::Nil => Vec::new(),
+        other => {
+            return Err(refuse!(
+                "bodies is a table of bodies by id, not a {}",
+                crate::state::type_of(&other)
+            ));
+        }
+    };
+    let index: std::collections::HashMap<&Id, usize> = bodies
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (key(b), i))
+        .collect();
+    let touching = super::contacts::read(&table.get("touching"), &index)?;
+    let joints = super::joints::read(&table.get("joints"), &index)?;
+    Ok(Whole {
+        gravity,
+        scale,
+        steps,
+        bodies,
+        touching,
+        joints,
+    })
+}
+
+/// Reads a tick's commands, a list of `{ id = ..., push = ..., ... }`,
+/// in 2D or 3D: each is checked to be a table of `fields` naming one of
+/// the world's bodies (whose keys `keys` lists in body order), then read
+/// by `read` (given its fields, the body's index, its place and its id).
+///
+/// # Errors
+/// Not a list of tables, more than `most` of them, a field not in
+/// `fields`, an id that names no body, or what `read` refuses.
+pub(super) fn each_command<'a, C>(
+    value: &Value,
+    keys: impl Iterator<Item = &'a Id>,
+    (fields, most): (&[&str], usize),
+    mut read: impl FnMut(&Fields<'_>, usize, &str, &Value) -> Result<C, Refusal>,
+) -> Result<Vec<C>, Refusal> {
+    let list = match value {
+        Value::Nil => return Ok(Vec::new()),
+        Value::Table(list) => list,
+        other => {
+            return Err(refuse!(
+                "the commands are a list of tables, not a {}",
+                crate::state::type_of(other)
+            ));
+        }
+    };
+    let n = list.raw_len();
+    if n > most {
+        return Err(refuse!("more than {most} commands in one step (P4)"));
+    }
+    let index: std::collections::HashMap<&Id, usize> =
+        keys.enumerate().map(|(i, key)| (key, i)).collect();
+    let mut out = Vec::with_capacity(n);
+    for i in 1..=n {
+        let place = format!("commands[{i}]");
+        let Value::Table(command) = list.raw_get::<Value>(i).map_err(text)? else {
+            return Err(refuse!("{place} is not a table {{ id = ..., push = ... }}"));
+        };
+        let command = Fields::read(&command, fields, &place, "")?;
+        let id: Value = command.get("id");
+        let Some(body) = id_of(&id).and_then(|k| index.get(&k).copied()) else {
+            return Err(refuse!(
+                "{place}.id is {}, which names no body of the world",
+                shown(&id)
+            ));
+        };
+        out.push(read(&command, body, &place, &id)?);
+    }
+    Ok(out)
+}
+
 /// A body's `kind` (dynamic unless given), in 2D or 3D.
 pub(super) fn kind(fields: &Fields<'_>, place: &str) -> Result<Kind, Refusal> {
     Ok(match fields.get("kind") {

@@ -5,16 +5,13 @@
 
 use crate::Refusal;
 use crate::terminal::Number;
-use std::collections::HashMap;
 
 use mlua::{Table, Value};
 
 pub use super::body::{Kind, MAX_BODIES, Props};
-use super::body::{each_body, kind, props};
+use super::body::{each_body, each_command, kind, props, read_world};
 pub use super::fields::Id;
-use super::fields::{
-    Fields, finite_number, id_of, joined, number_at, number_or, pair, shown, text,
-};
+use super::fields::{Fields, finite_number, joined, number_at, number_or, pair, shown, text};
 
 /// The most points one polygon or polyline has.
 pub const MAX_POINTS: usize = 1024;
@@ -156,51 +153,35 @@ const COMMAND_FIELDS: &[&str] = &[
 /// One line naming the first field that is missing, of the wrong type,
 /// out of bounds or unknown.
 pub fn world(table: &Table) -> Result<World, Refusal> {
-    let table = &Fields::read(table, WORLD_FIELDS, "", "")?;
-    let gravity = match table.get("gravity") {
-        Value::Nil => [0.0, 0.0],
-        value => pair(&value, || "gravity".to_string())?,
-    };
-    for (axis, g) in ["x", "y"].iter().zip(gravity) {
-        if g.abs() > MAX_COORDINATE {
-            return Err(refuse!(
-                "gravity.{axis} is {}, farther than {MAX_COORDINATE} from 0 (P4)",
-                Number(g)
-            ));
+    let gravity = |value: Value| -> Result<[f64; 2], Refusal> {
+        let gravity = match value {
+            Value::Nil => [0.0, 0.0],
+            value => pair(&value, || "gravity".to_string())?,
+        };
+        for (axis, g) in ["x", "y"].iter().zip(gravity) {
+            if g.abs() > MAX_COORDINATE {
+                return Err(refuse!(
+                    "gravity.{axis} is {}, farther than {MAX_COORDINATE} from 0 (P4)",
+                    Number(g)
+                ));
+            }
         }
-    }
-    let scale = number_or(table, "scale", 50.0, "")?;
-    if !(1e-3..=1e6).contains(&scale) {
-        return Err(refuse!(
-            "scale is {}; it is pixels to a meter, from 0.001 to 1000000 (P4)",
-            Number(scale)
-        ));
-    }
-    let steps = number_or(table, "steps", 0.0, "")?;
-    let bodies = match table.get("bodies") {
-        Value::Table(bodies) => read_bodies(&bodies)?,
-        Value::Nil => Vec::new(),
-        other => {
-            return Err(refuse!(
-                "bodies is a table of bodies by id, not a {}",
-                crate::state::type_of(&other)
-            ));
-        }
+        Ok(gravity)
     };
-    let index: HashMap<&Id, usize> = bodies
-        .iter()
-        .enumerate()
-        .map(|(i, b)| (&b.key, i))
-        .collect();
-    let touching = super::contacts::read(&table.get("touching"), &index)?;
-    let joints = super::joints::read(&table.get("joints"), &index)?;
-    Ok(World {
-        joints,
-        bodies,
+    let whole = read_world(
+        table,
+        WORLD_FIELDS,
+        (50.0, "pixels"),
         gravity,
-        scale,
-        steps,
-        touching,
+        (read_bodies, |b: &Body| &b.key),
+    )?;
+    Ok(World {
+        joints: whole.joints,
+        bodies: whole.bodies,
+        gravity: whole.gravity,
+        scale: whole.scale,
+        steps: whole.steps,
+        touching: whole.touching,
         ids: Default::default(),
     })
 }
@@ -373,91 +354,61 @@ fn points(table: &Fields<'_>, place: &str, least: usize) -> Result<Vec<[f64; 2]>
 /// # Errors
 /// As [`world`], for the commands.
 pub fn commands(value: &Value, world: &World) -> Result<Vec<Command>, Refusal> {
-    let list = match value {
-        Value::Nil => return Ok(Vec::new()),
-        Value::Table(list) => list,
-        other => {
-            return Err(refuse!(
-                "the commands are a list of tables, not a {}",
-                crate::state::type_of(other)
-            ));
-        }
-    };
-    let n = list.raw_len();
-    if n > MAX_COMMANDS {
-        return Err(refuse!(
-            "more than {MAX_COMMANDS} commands in one step (P4)"
-        ));
-    }
-    let index: HashMap<&Id, usize> = world
-        .bodies
-        .iter()
-        .enumerate()
-        .map(|(i, b)| (&b.key, i))
-        .collect();
-    let mut out = Vec::with_capacity(n);
-    for i in 1..=n {
-        let place = format!("commands[{i}]");
-        let Value::Table(command) = list.raw_get::<Value>(i).map_err(text)? else {
-            return Err(refuse!("{place} is not a table {{ id = ..., push = ... }}"));
-        };
-        let command = Fields::read(&command, COMMAND_FIELDS, &place, "")?;
-        let id: Value = command.get("id");
-        let Some(body) = id_of(&id).and_then(|k| index.get(&k).copied()) else {
-            return Err(refuse!(
-                "{place}.id is {}, which names no body of the world",
-                shown(&id)
-            ));
-        };
-        let vector = |field: &str| -> Result<Option<[f64; 2]>, Refusal> {
-            match command.get(field) {
-                Value::Nil => Ok(None),
-                value => {
-                    let v = pair(&value, || format!("{place}.{field}"))?;
-                    if v.iter().any(|c| c.abs() > MAX_COORDINATE) {
-                        return Err(refuse!(
-                            "{place}.{field} is farther than {MAX_COORDINATE} (P4)"
-                        ));
+    let keys = world.bodies.iter().map(|b| &b.key);
+    each_command(
+        value,
+        keys,
+        (COMMAND_FIELDS, MAX_COMMANDS),
+        |command, body, place, id| {
+            let vector = |field: &str| -> Result<Option<[f64; 2]>, Refusal> {
+                match command.get(field) {
+                    Value::Nil => Ok(None),
+                    value => {
+                        let v = pair(&value, || format!("{place}.{field}"))?;
+                        if v.iter().any(|c| c.abs() > MAX_COORDINATE) {
+                            return Err(refuse!(
+                                "{place}.{field} is farther than {MAX_COORDINATE} (P4)"
+                            ));
+                        }
+                        Ok(Some(v))
                     }
-                    Ok(Some(v))
                 }
-            }
-        };
-        let scalar = |field: &str| -> Result<Option<f64>, Refusal> {
-            match command.get(field) {
-                Value::Nil => Ok(None),
-                value => {
-                    let v = number_at(&value, || format!("{place}.{field}"))?;
-                    if v.abs() > MAX_COORDINATE {
-                        return Err(refuse!(
-                            "{place}.{field} is {}, beyond {MAX_COORDINATE} (P4)",
-                            Number(v)
-                        ));
+            };
+            let scalar = |field: &str| -> Result<Option<f64>, Refusal> {
+                match command.get(field) {
+                    Value::Nil => Ok(None),
+                    value => {
+                        let v = number_at(&value, || format!("{place}.{field}"))?;
+                        if v.abs() > MAX_COORDINATE {
+                            return Err(refuse!(
+                                "{place}.{field} is {}, beyond {MAX_COORDINATE} (P4)",
+                                Number(v)
+                            ));
+                        }
+                        Ok(Some(v))
                     }
-                    Ok(Some(v))
                 }
+            };
+            let walk = vector("walk")?;
+            let drag_time = scalar("drag_time")?;
+            if drag_time.is_some_and(|t| t <= 0.0) {
+                return Err(refuse!("{place}.drag_time is in seconds, above 0 (P4)"));
             }
-        };
-        let walk = vector("walk")?;
-        let drag_time = scalar("drag_time")?;
-        if drag_time.is_some_and(|t| t <= 0.0) {
-            return Err(refuse!("{place}.drag_time is in seconds, above 0 (P4)"));
-        }
-        let kinematic = world.bodies[body].kind == Kind::Kinematic;
-        let gait = super::walk::gait(&command, &place, walk.is_some(), kinematic, &shown(&id))?;
-        out.push(Command {
-            walk,
-            gait,
-            body,
-            push: vector("push")?,
-            impulse: vector("impulse")?,
-            velocity: vector("velocity")?,
-            spin: scalar("spin")?,
-            position: vector("position")?,
-            rotation: scalar("angle")?,
-            drag: vector("drag")?,
-            drag_time,
-        });
-    }
-    Ok(out)
+            let kinematic = world.bodies[body].kind == Kind::Kinematic;
+            let gait = super::walk::gait(command, place, walk.is_some(), kinematic, &shown(id))?;
+            Ok(Command {
+                walk,
+                gait,
+                body,
+                push: vector("push")?,
+                impulse: vector("impulse")?,
+                velocity: vector("velocity")?,
+                spin: scalar("spin")?,
+                position: vector("position")?,
+                rotation: scalar("angle")?,
+                drag: vector("drag")?,
+                drag_time,
+            })
+        },
+    )
 }

@@ -1,18 +1,15 @@
 //! Reading a 3D world table and a tick's commands (P10), counted and
 //! checked as a 2D world's are (P4): every refusal names its place.
 
-use std::collections::HashMap;
-
 use mlua::{Table, Value};
 
-use super::super::body::{Kind, Props, each_body, kind, props};
-use super::super::contacts::{self, Touching};
+use super::super::body::{Kind, Props, each_body, each_command, kind, props, read_world};
+use super::super::contacts::Touching;
 use super::super::crowd::Reach;
 use super::super::fields::{
-    Fields, Id, MAX_COORDINATE, MAX_SIZE, finite_number, id_of, joined, number_or, point, shown,
-    text,
+    Fields, Id, MAX_COORDINATE, MAX_SIZE, finite_number, joined, number_or, point, shown,
 };
-use super::super::joints::{self, Joint};
+use super::super::joints::Joint;
 use super::super::read::MAX_COMMANDS;
 use super::super::walk;
 use crate::Refusal;
@@ -185,49 +182,26 @@ const COMMAND_FIELDS: &[&str] = &[
 /// One line naming the first field that is missing, of the wrong type,
 /// out of bounds or unknown.
 pub fn world(table: &Table) -> Result<World, Refusal> {
-    let table = &Fields::read(table, WORLD_FIELDS, "", "")?;
-    let gravity = match table.get("gravity") {
-        Value::Nil => [0.0; 3],
-        value => far_point(&value, "gravity")?,
+    let gravity = |value: Value| match value {
+        Value::Nil => Ok([0.0; 3]),
+        value => far_point(&value, "gravity"),
     };
-    let scale = number_or(table, "scale", 1.0, "")?;
-    if !(1e-3..=1e6).contains(&scale) {
-        return Err(refuse!(
-            "scale is {}; it is the world's units to a meter, from 0.001 to 1000000 (P4)",
-            Number(scale)
-        ));
-    }
-    let steps = number_or(table, "steps", 0.0, "")?;
-    let bodies = match table.get("bodies") {
-        Value::Table(bodies) => read_bodies(&bodies)?,
-        Value::Nil => Vec::new(),
-        other => {
-            return Err(refuse!(
-                "bodies is a table of bodies by id, not a {}",
-                crate::state::type_of(&other)
-            ));
-        }
-    };
-    let index = index(&bodies);
-    let touching = contacts::read(&table.get("touching"), &index)?;
-    let joints = joints::read(&table.get("joints"), &index)?;
-    Ok(World {
-        bodies,
+    let whole = read_world(
+        table,
+        WORLD_FIELDS,
+        (1.0, "the world's units"),
         gravity,
-        scale,
-        steps,
-        touching,
-        joints,
+        (read_bodies, |b: &Body| &b.key),
+    )?;
+    Ok(World {
+        bodies: whole.bodies,
+        gravity: whole.gravity,
+        scale: whole.scale,
+        steps: whole.steps,
+        touching: whole.touching,
+        joints: whole.joints,
         ids: Default::default(),
     })
-}
-
-fn index(bodies: &[Body]) -> HashMap<&Id, usize> {
-    bodies
-        .iter()
-        .enumerate()
-        .map(|(i, b)| (&b.key, i))
-        .collect()
 }
 
 /// A point whose coordinates are each within [`MAX_COORDINATE`] of 0.
@@ -381,78 +355,53 @@ pub fn shape(table: &Table, place: &str) -> Result<Shape, Refusal> {
 /// # Errors
 /// As [`world`], for the commands.
 pub fn commands(value: &Value, world: &World) -> Result<Vec<Command>, Refusal> {
-    let list = match value {
-        Value::Nil => return Ok(Vec::new()),
-        Value::Table(list) => list,
-        other => {
-            return Err(refuse!(
-                "the commands are a list of tables, not a {}",
-                crate::state::type_of(other)
-            ));
-        }
-    };
-    let n = list.raw_len();
-    if n > MAX_COMMANDS {
-        return Err(refuse!(
-            "more than {MAX_COMMANDS} commands in one step (P4)"
-        ));
-    }
-    let index = index(&world.bodies);
-    let mut out = Vec::with_capacity(n);
-    for i in 1..=n {
-        let place = format!("commands[{i}]");
-        let Value::Table(command) = list.raw_get::<Value>(i).map_err(text)? else {
-            return Err(refuse!("{place} is not a table {{ id = ..., push = ... }}"));
-        };
-        let command = Fields::read(&command, COMMAND_FIELDS, &place, "")?;
-        let id: Value = command.get("id");
-        let Some(body) = id_of(&id).and_then(|k| index.get(&k).copied()) else {
-            return Err(refuse!(
-                "{place}.id is {}, which names no body of the world",
-                shown(&id)
-            ));
-        };
-        let vector = |field: &str| -> Result<Option<[f64; 3]>, Refusal> {
-            match command.get(field) {
-                Value::Nil => Ok(None),
-                value => far_point(&value, &format!("{place}.{field}")).map(Some),
-            }
-        };
-        let walk = vector("walk")?;
-        let drag_time = match command.get("drag_time") {
-            Value::Nil => None,
-            value => {
-                let time = finite_number(&value, &format!("{place}.drag_time"))?;
-                if time <= 0.0 {
-                    return Err(refuse!("{place}.drag_time is in seconds, above 0 (P4)"));
+    let keys = world.bodies.iter().map(|b| &b.key);
+    each_command(
+        value,
+        keys,
+        (COMMAND_FIELDS, MAX_COMMANDS),
+        |command, body, place, id| {
+            let vector = |field: &str| -> Result<Option<[f64; 3]>, Refusal> {
+                match command.get(field) {
+                    Value::Nil => Ok(None),
+                    value => far_point(&value, &format!("{place}.{field}")).map(Some),
                 }
-                if time > MAX_COORDINATE {
-                    return Err(refuse!(
-                        "{place}.drag_time is {}, beyond {MAX_COORDINATE} (P4)",
-                        Number(time)
-                    ));
-                }
-                Some(time)
-            }
-        };
-        let kinematic = world.bodies[body].kind == Kind::Kinematic;
-        let gait = walk::gait(&command, &place, walk.is_some(), kinematic, &shown(&id))?;
-        out.push(Command {
-            body,
-            walk,
-            gait,
-            push: vector("push")?,
-            impulse: vector("impulse")?,
-            velocity: vector("velocity")?,
-            spin: vector("spin")?,
-            position: vector("position")?,
-            rotation: match command.get("rotation") {
+            };
+            let walk = vector("walk")?;
+            let drag_time = match command.get("drag_time") {
                 Value::Nil => None,
-                value => Some(rotation(&value, &format!("{place}.rotation"))?),
-            },
-            drag: vector("drag")?,
-            drag_time,
-        });
-    }
-    Ok(out)
+                value => {
+                    let time = finite_number(&value, &format!("{place}.drag_time"))?;
+                    if time <= 0.0 {
+                        return Err(refuse!("{place}.drag_time is in seconds, above 0 (P4)"));
+                    }
+                    if time > MAX_COORDINATE {
+                        return Err(refuse!(
+                            "{place}.drag_time is {}, beyond {MAX_COORDINATE} (P4)",
+                            Number(time)
+                        ));
+                    }
+                    Some(time)
+                }
+            };
+            let kinematic = world.bodies[body].kind == Kind::Kinematic;
+            let gait = walk::gait(command, place, walk.is_some(), kinematic, &shown(id))?;
+            Ok(Command {
+                body,
+                walk,
+                gait,
+                push: vector("push")?,
+                impulse: vector("impulse")?,
+                velocity: vector("velocity")?,
+                spin: vector("spin")?,
+                position: vector("position")?,
+                rotation: match command.get("rotation") {
+                    Value::Nil => None,
+                    value => Some(rotation(&value, &format!("{place}.rotation"))?),
+                },
+                drag: vector("drag")?,
+                drag_time,
+            })
+        },
+    )
 }
