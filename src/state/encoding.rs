@@ -406,8 +406,7 @@ pub(super) fn copy_frozen(value: &Value, into: &Lua) -> Result<Value, Refusal> {
 /// copied once. Looked up once a table copied, so the hash is a fast one.
 type Copies = rustc_hash::FxHashMap<*const c_void, Table>;
 
-/// The tables of one copy: those copied (or reused) so far, by the
-/// source's address, and those the last copy made.
+/// The tables of one copy: those copied so far, by the source's address.
 struct Tables {
     now: Copies,
     /// Whether copies are frozen as they are made.
